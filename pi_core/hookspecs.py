@@ -1,0 +1,79 @@
+"""Hooks that pi_core calls. Each docstring is the contract: when it runs and what it may return.
+
+Plugins contribute by *returning* objects. Hooks that several plugins may want to chain
+(before/after tool call) are called one implementation at a time by the core, later layers last,
+so a project plugin sees what an installed pack already changed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from pi_core.providers import ApiProvider
+    from pi_core.render import Renderer
+    from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
+    from pi_core.types import Model
+
+hookspec = pluggy.HookspecMarker("pi")
+hookimpl = pluggy.HookimplMarker("pi")
+
+
+@hookspec
+def pi_tools() -> list[Tool] | None:
+    """Return the tools this plugin provides. Called once per session.
+
+    A tool named like one from a lower layer replaces it (built-in < installed < project/``-e``).
+    """
+
+
+@hookspec
+def pi_providers() -> list[ApiProvider] | None:
+    """Return API implementations, each with a unique ``api`` such as "anthropic-messages".
+
+    An installed plugin returning an ``api`` that a built-in already serves replaces it.
+    """
+
+
+@hookspec
+def pi_models() -> list[Model] | None:
+    """Return models to add to the catalog (id, api, provider, base URL, costs, limits)."""
+
+
+@hookspec
+def pi_prompt_snippets(active_tools: frozenset[str]) -> str | None:
+    """Return text to append to the system prompt's tool section while ``active_tools`` are on, or None."""
+
+
+@hookspec
+def pi_prompt_guidelines(active_tools: frozenset[str]) -> list[str] | None:
+    """Return extra guideline bullets (without the leading "- ") for the system prompt, or None."""
+
+
+@hookspec
+def pi_before_tool_call(call: ToolCallInfo) -> BeforeToolCall | None:
+    """Run after validation, before ``execute``.
+
+    Return ``BeforeToolCall(block=True, reason=...)`` to refuse the call (the model reads the reason),
+    or ``BeforeToolCall(args={...})`` to replace the arguments (not validated again).
+    Raising ``ToolError`` also blocks, with the error's message.
+    """
+
+
+@hookspec
+def pi_after_tool_call(call: ToolCallInfo, result: ToolResult, is_error: bool) -> AfterToolCall | None:
+    """Run after ``execute``. Return ``AfterToolCall`` to replace content, details or is_error (field by field)."""
+
+
+@hookspec
+def pi_renderers() -> list[Renderer] | None:
+    """Return renderers: how a tool's call and result are drawn in the terminal, keyed by tool name."""
+
+
+@hookspec
+def pi_cli_commands() -> list[click.Command] | None:
+    """Return click commands to add as ``pi <name>`` sub-commands."""

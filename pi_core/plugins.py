@@ -1,0 +1,189 @@
+"""Find, load and layer plugins: built-in < installed < explicit (``-e`` files, ``.pi/extensions``).
+
+One entry point per name: an installed distribution whose entry point is named like a built-in one
+replaces the built-in plugin; two installed distributions with one name raise PluginConflict. A plugin
+that fails to import is recorded in ``failures`` and skipped, so pi still starts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from types import ModuleType
+from typing import Literal
+
+import pluggy
+
+from pi_core import hookspecs
+from pi_core.errors import PluginConflict
+
+BUILTIN_DIST = "pi-harness"
+Layer = Literal["builtin", "installed", "explicit"]
+LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "explicit": 2}
+
+
+@dataclass
+class PluginInfo:
+    name: str
+    layer: Layer
+    source: str  # module path, file path or "dist 1.0"
+    replaces: str | None = None  # "builtin" when an installed plugin took a built-in's name
+
+
+@dataclass
+class PluginFailure:
+    name: str
+    source: str
+    reason: str
+
+
+@dataclass
+class PluginSet:
+    """The plugin manager plus what was learned while loading it."""
+
+    pm: pluggy.PluginManager
+    info: dict[str, PluginInfo] = field(default_factory=dict)
+    failures: list[PluginFailure] = field(default_factory=list)
+
+    def layer_of(self, plugin_name: str) -> Layer:
+        info = self.info.get(plugin_name)
+        return info.layer if info else "explicit"
+
+    def ordered_impls(self, hook_name: str) -> list[tuple[str, object]]:
+        """(plugin name, hookimpl) for one hook, lowest layer first, then load order."""
+        caller = getattr(self.pm.hook, hook_name)
+        order = list(self.info)
+        impls = [(self.pm.get_name(impl.plugin) or "", impl) for impl in caller.get_hookimpls()]
+        impls.sort(key=lambda pair: (LAYER_RANK[self.layer_of(pair[0])],
+                                     order.index(pair[0]) if pair[0] in order else len(order)))
+        return impls
+
+
+def new_plugin_manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager("pi")
+    pm.add_hookspecs(hookspecs)
+    return pm
+
+
+def discover_entry_points() -> dict[str, list[EntryPoint]]:
+    """Entry points of group ``pi``, grouped by name (reads metadata only; imports nothing)."""
+    found: dict[str, list[EntryPoint]] = {}
+    for ep in entry_points(group="pi"):
+        found.setdefault(ep.name, []).append(ep)
+    return found
+
+
+def _dist_label(ep: EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"{dist.name} {dist.version}" if dist else ep.value
+
+
+def _is_builtin(ep: EntryPoint) -> bool:
+    dist = getattr(ep, "dist", None)
+    return dist is not None and dist.name.replace("_", "-").lower() == BUILTIN_DIST
+
+
+def load_plugins(
+    *,
+    load_entry_points: bool = True,
+    extensions: list[str | Path] = (),  # type: ignore[assignment]
+    project_dir: Path | None = None,
+    discover_extensions: bool = True,
+    disabled: set[str] = frozenset(),  # type: ignore[assignment]
+    agent_dir: Path | None = None,
+) -> PluginSet:
+    """Build the plugin manager for one pi run."""
+    plugins = PluginSet(pm=new_plugin_manager())
+    for name in disabled:
+        plugins.pm.set_blocked(name)
+    if load_entry_points:
+        _load_entry_points(plugins, disabled)
+    files: list[Path] = []
+    if discover_extensions:
+        for directory in (agent_dir / "extensions" if agent_dir else None,
+                          project_dir / ".pi" / "extensions" if project_dir else None):
+            if directory is not None and directory.is_dir():
+                files.extend(sorted(directory.glob("*.py")))
+    files.extend(Path(p) for p in extensions)
+    for path in files:
+        register_file(plugins, path, disabled)
+    return plugins
+
+
+def _load_entry_points(plugins: PluginSet, disabled: set[str]) -> None:
+    for name, eps in sorted(discover_entry_points().items()):
+        builtin = [ep for ep in eps if _is_builtin(ep)]
+        others = [ep for ep in eps if not _is_builtin(ep)]
+        if len(others) > 1:
+            raise PluginConflict(
+                f"plugin name {name!r} is registered by several packages: "
+                + ", ".join(_dist_label(ep) for ep in others)
+                + f". Uninstall one, or disable the name with --disable-plugin {name}."
+            )
+        chosen = others[0] if others else builtin[0]
+        layer: Layer = "installed" if others else "builtin"
+        if name in disabled:
+            continue
+        try:
+            module = chosen.load()
+        except Exception as err:  # noqa: BLE001 - a broken plugin must not stop pi
+            plugins.failures.append(PluginFailure(name, _dist_label(chosen), f"{type(err).__name__}: {err}"))
+            continue
+        _register(plugins, module, name, PluginInfo(
+            name, layer, _dist_label(chosen), replaces="builtin" if (others and builtin) else None))
+
+
+def register_file(plugins: PluginSet, path: Path, disabled: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+    """Load a plugin from a ``.py`` file (``-e path.py``, ``.pi/extensions/*.py``) into the top layer."""
+    name = path.stem
+    if name in disabled:
+        return
+    try:
+        module = _import_file(path)
+    except Exception as err:  # noqa: BLE001 - a broken plugin must not stop pi
+        plugins.failures.append(PluginFailure(name, str(path), f"{type(err).__name__}: {err}"))
+        return
+    replaces = name if name in plugins.info else None
+    if replaces:
+        plugins.pm.unregister(name=name)
+        del plugins.info[name]
+    _register(plugins, module, name, PluginInfo(name, "explicit", str(path),
+                                                replaces=replaces and "earlier plugin"))
+
+
+def register_module(plugins: PluginSet, module: object, name: str, layer: Layer = "explicit") -> None:
+    """Register an already imported module or object (tests, embedding)."""
+    if name in plugins.info:
+        plugins.pm.unregister(name=name)
+        del plugins.info[name]
+    _register(plugins, module, name, PluginInfo(name, layer, getattr(module, "__name__", repr(module))))
+
+
+def _register(plugins: PluginSet, module: object, name: str, info: PluginInfo) -> None:
+    try:
+        plugins.pm.register(module, name=name)
+    except Exception as err:  # noqa: BLE001 - e.g. a hookimpl with a misspelt name
+        plugins.failures.append(PluginFailure(name, info.source, f"{type(err).__name__}: {err}"))
+        return
+    plugins.info[name] = info
+
+
+def _import_file(path: Path) -> ModuleType:
+    if not path.is_file():
+        raise FileNotFoundError(f"no such file: {path}")
+    module_name = f"pi_extension_{path.stem}_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module

@@ -1,0 +1,24 @@
+"""pytest fixtures for pi and for third-party plugin packs (registered as the ``pi`` pytest plugin).
+
+- ``pi_pm``: an empty PluginSet (no entry points), to register the plugin under test into.
+- ``pi_ctx``: a ToolContext rooted in ``tmp_path``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pi_core.plugins import PluginSet, load_plugins
+from pi_core.tools import ToolContext
+
+
+@pytest.fixture
+def pi_pm() -> PluginSet:
+    return load_plugins(load_entry_points=False, discover_extensions=False)
+
+
+@pytest.fixture
+def pi_ctx(tmp_path: Path) -> ToolContext:
+    return ToolContext(cwd=tmp_path)

@@ -1,0 +1,156 @@
+"""Tool definitions as data, the context a tool runs in, and its result."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, Union
+
+from pi_core.signals import AbortSignal
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from pi_core.types import ImageContent, TextContent, ToolDefinition
+
+
+@dataclass
+class ToolResult:
+    """What ``execute`` returns: content the model reads, details for renderers and sessions."""
+
+    content: list[TextContent | ImageContent]
+    details: Any = None
+    terminate: bool = False
+
+    @classmethod
+    def text(cls, text: str, details: Any = None) -> ToolResult:
+        from pi_core.types import TextContent
+
+        return cls(content=[TextContent(text=text)], details=details)
+
+
+@dataclass
+class ToolContext:
+    """Everything a running tool needs besides its arguments.
+
+    ``call_id`` is the model's tool-call id, ``signal`` fires on abort (Ctrl-C, timeout of the run),
+    ``update`` streams partial results (each becomes a ``tool_execution_update`` event).
+    """
+
+    cwd: Path
+    call_id: str = ""
+    signal: AbortSignal = field(default_factory=AbortSignal)
+    on_update: Callable[[ToolResult], None] | None = None
+    env: dict[str, str] | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def resolve(self, path: str) -> Path:
+        """Resolve a model-supplied path against ``cwd`` (``~``, a leading ``@``, macOS name variants)."""
+        from pi_core.paths import resolve_to_cwd
+
+        return Path(resolve_to_cwd(path, str(self.cwd)))
+
+    def update(self, partial: ToolResult | str) -> None:
+        if self.on_update is not None:
+            self.on_update(ToolResult.text(partial) if isinstance(partial, str) else partial)
+
+
+ExecuteResult = Union[ToolResult, str]
+Execute = Callable[[Any, ToolContext], Union[ExecuteResult, Awaitable[ExecuteResult]]]
+
+
+@dataclass
+class Tool:
+    """A tool the model can call.
+
+    ``parameters`` is a JSON Schema dict (``execute`` then gets a dict) or a pydantic model class
+    (``execute`` gets an instance). ``prepare_arguments`` fixes known model quirks before validation.
+    ``coercion`` picks Pi's conversion table: "typebox" for the built-ins, "json" for plain schemas.
+    """
+
+    name: str
+    description: str
+    parameters: dict[str, Any] | type[BaseModel]
+    execute: Execute
+    label: str = ""
+    prompt_snippet: str | None = None
+    prompt_guidelines: list[str] = field(default_factory=list)
+    execution_mode: Literal["parallel", "sequential"] = "parallel"
+    prepare_arguments: Callable[[Any], Any] | None = None
+    coercion: Literal["typebox", "json"] = "json"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    @functools.cached_property
+    def json_schema(self) -> dict[str, Any]:
+        if isinstance(self.parameters, dict):
+            return self.parameters
+        return schema_of(self.parameters)
+
+    def definition(self) -> ToolDefinition:
+        from pi_core.types import ToolDefinition
+
+        return ToolDefinition(name=self.name, description=self.description, parameters=self.json_schema)
+
+    def build_args(self, validated: dict[str, Any]) -> Any:
+        """Turn validated JSON arguments into what ``execute`` receives."""
+        if isinstance(self.parameters, dict):
+            return validated
+        return self.parameters.model_validate(validated)
+
+
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+    """A pydantic model as a plain, self-contained JSON Schema (no titles, no $refs), as models expect."""
+    raw = model.model_json_schema()
+    defs = raw.pop("$defs", {})
+
+    def clean(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return clean(defs[node["$ref"].rsplit("/", 1)[-1]])
+            return {k: clean(v) for k, v in node.items() if k != "title"}
+        if isinstance(node, list):
+            return [clean(v) for v in node]
+        return node
+
+    return clean(raw)
+
+
+def default_cwd() -> Path:
+    return Path(os.getcwd())
+
+
+@dataclass
+class ToolCallInfo:
+    """What before/after-tool-call hooks see: the raw call, the validated args, the tool and context."""
+
+    tool_call_id: str
+    tool_name: str
+    args: Any
+    raw_arguments: dict[str, Any]
+    tool: Tool | None = None
+    assistant_message: Any = None
+    context: ToolContext | None = None
+
+
+@dataclass
+class BeforeToolCall:
+    """Returned by ``pi_before_tool_call``: block the call with a reason, or replace its arguments."""
+
+    block: bool = False
+    reason: str | None = None
+    args: Any = None
+
+
+@dataclass
+class AfterToolCall:
+    """Returned by ``pi_after_tool_call``: fields left as None keep their value."""
+
+    content: list[Any] | None = None
+    details: Any = None
+    is_error: bool | None = None
+    terminate: bool | None = None

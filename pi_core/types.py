@@ -1,0 +1,239 @@
+"""Messages, content blocks, usage, models and provider events, shaped like Pi's JSON.
+
+Python attributes are snake_case; the JSON (sessions, RPC, JSON mode) uses Pi's camelCase keys, in Pi's
+key order, so files written here open in Pi and the other way round. Dump with ``to_json()``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class PiModel(BaseModel):
+    """Base for every wire type: camelCase JSON, unknown keys kept (Pi may add fields)."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="allow", serialize_by_alias=True
+    )
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+# --- content blocks -------------------------------------------------------------------------------
+
+
+class TextContent(PiModel):
+    type: Literal["text"] = "text"
+    text: str
+    text_signature: str | None = None
+
+
+class ThinkingContent(PiModel):
+    type: Literal["thinking"] = "thinking"
+    thinking: str
+    thinking_signature: str | None = None
+    redacted: bool | None = None
+
+
+class ImageContent(PiModel):
+    type: Literal["image"] = "image"
+    data: str  # base64
+    mime_type: str
+
+
+class ToolCall(PiModel):
+    type: Literal["toolCall"] = "toolCall"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    thought_signature: str | None = None
+
+
+UserContent = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+AssistantContent = Annotated[
+    Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")
+]
+
+
+# --- usage ----------------------------------------------------------------------------------------
+
+
+class Cost(PiModel):
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+    total: float = 0
+
+
+class Usage(PiModel):
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    total_tokens: int | None = None
+    cost: Cost = Field(default_factory=Cost)
+
+
+# --- messages -------------------------------------------------------------------------------------
+
+
+class UserMessage(PiModel):
+    role: Literal["user"] = "user"
+    content: str | list[UserContent]
+    timestamp: int = Field(default_factory=now_ms)
+
+    def text(self) -> str:
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(b.text for b in self.content if isinstance(b, TextContent))
+
+
+class AssistantMessage(PiModel):
+    role: Literal["assistant"] = "assistant"
+    content: list[AssistantContent] = Field(default_factory=list)
+    api: str = "unknown"
+    provider: str = "unknown"
+    model: str = "unknown"
+    usage: Usage = Field(default_factory=Usage)
+    stop_reason: StopReason = "stop"
+    timestamp: int = Field(default_factory=now_ms)
+    error_message: str | None = None
+    response_id: str | None = None
+
+    def text(self) -> str:
+        return "".join(b.text for b in self.content if isinstance(b, TextContent))
+
+    def tool_calls(self) -> list[ToolCall]:
+        return [b for b in self.content if isinstance(b, ToolCall)]
+
+
+class ToolResultMessage(PiModel):
+    role: Literal["toolResult"] = "toolResult"
+    tool_call_id: str
+    tool_name: str
+    content: list[UserContent] = Field(default_factory=list)
+    details: Any = None
+    is_error: bool = False
+    timestamp: int = Field(default_factory=now_ms)
+
+    def text(self) -> str:
+        return "\n".join(b.text for b in self.content if isinstance(b, TextContent))
+
+
+class CustomMessage(PiModel):
+    """An app-defined message (``bashExecution``, ``custom``, a plugin's role). Never sent as is."""
+
+    role: str
+    timestamp: int = Field(default_factory=now_ms)
+
+
+Message = Union[UserMessage, AssistantMessage, ToolResultMessage]
+AgentMessage = Union[UserMessage, AssistantMessage, ToolResultMessage, CustomMessage]
+
+_ROLE_TYPES: dict[str, type[PiModel]] = {
+    "user": UserMessage,
+    "assistant": AssistantMessage,
+    "toolResult": ToolResultMessage,
+}
+
+
+def message_from_json(data: dict[str, Any]) -> AgentMessage:
+    """Parse one message dict (from a session file, RPC or a test) into its typed model."""
+    cls = _ROLE_TYPES.get(data.get("role", ""), CustomMessage)
+    return cls.model_validate(data)  # type: ignore[return-value]
+
+
+# --- models ---------------------------------------------------------------------------------------
+
+
+class ModelCost(PiModel):
+    """USD per million tokens."""
+
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+
+
+class Model(PiModel):
+    id: str
+    name: str = ""
+    api: str
+    provider: str
+    base_url: str = ""
+    reasoning: bool = False
+    thinking_level_map: dict[str, str | None] | None = None
+    input: list[str] = Field(default_factory=lambda: ["text"])
+    cost: ModelCost = Field(default_factory=ModelCost)
+    context_window: int = 128_000
+    max_tokens: int = 16_384
+    headers: dict[str, str] | None = None
+    compat: dict[str, Any] | None = None
+
+
+PLACEHOLDER_MODEL = Model(id="unknown", name="unknown", api="unknown", provider="unknown")
+
+
+class ToolDefinition(PiModel):
+    """A tool as sent to a provider: name, description, JSON Schema parameters."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class Context(PiModel):
+    system_prompt: str | None = None
+    messages: list[Message] = Field(default_factory=list)
+    tools: list[ToolDefinition] | None = None
+
+
+# --- provider stream events (providers.md §3) -----------------------------------------------------
+
+EventType = Literal[
+    "start",
+    "text_start",
+    "text_delta",
+    "text_end",
+    "thinking_start",
+    "thinking_delta",
+    "thinking_end",
+    "toolcall_start",
+    "toolcall_delta",
+    "toolcall_end",
+    "done",
+    "error",
+]
+
+
+class AssistantMessageEvent(PiModel):
+    """One provider stream event. ``partial`` is the same mutable message on every event but the last."""
+
+    type: EventType
+    content_index: int | None = None
+    delta: str | None = None
+    content: str | None = None
+    tool_call: ToolCall | None = None
+    partial: AssistantMessage | None = None
+    reason: StopReason | None = None
+    message: AssistantMessage | None = None
+    error: AssistantMessage | None = None
+
+    @property
+    def final(self) -> AssistantMessage | None:
+        """The finished message of a ``done`` or ``error`` event."""
+        return self.message if self.type == "done" else self.error
