@@ -1,0 +1,377 @@
+"""The agent loop (agent-loop.md §2-§6): stream a reply, run its tool calls, repeat until done.
+
+Stateless functions driving one run. Everything the loop produces goes through ``emit`` (awaited, so
+listeners act as barriers), and every failure of a tool becomes an error result the model reads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from pi_core.errors import ToolError
+from pi_core.events import AgentEvent
+from pi_core.providers import StreamOptions
+from pi_core.signals import AbortSignal
+from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolContext, ToolResult
+from pi_core.types import (
+    AgentMessage,
+    AssistantMessage,
+    AssistantMessageEvent,
+    Context,
+    Message,
+    Model,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+from pi_core.validation import validate_tool_arguments
+
+Emit = Callable[[AgentEvent], Awaitable[None]]
+StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
+
+LENGTH_STOP_TEXT = (
+    'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments '
+    "may be truncated. Re-issue the tool call with complete arguments."
+)
+
+
+def default_convert_to_llm(messages: list[AgentMessage]) -> list[Message]:
+    return [m for m in messages if isinstance(m, (UserMessage, AssistantMessage, ToolResultMessage))]
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+@dataclass
+class AgentContext:
+    system_prompt: str
+    messages: list[AgentMessage]
+    tools: list[Tool] = field(default_factory=list)
+
+
+@dataclass
+class LoopConfig:
+    model: Model
+    stream_fn: StreamFn
+    convert_to_llm: Callable[[list[AgentMessage]], list[Message]] = default_convert_to_llm
+    transform_context: Callable[[list[AgentMessage], AbortSignal], Any] | None = None
+    get_api_key: Callable[[str], Any] | None = None
+    get_steering_messages: Callable[[], list[AgentMessage]] | None = None
+    get_follow_up_messages: Callable[[], list[AgentMessage]] | None = None
+    tool_execution: Literal["parallel", "sequential"] = "parallel"
+    before_tool_call: Callable[[ToolCallInfo, AbortSignal], Any] | None = None
+    after_tool_call: Callable[[ToolCallInfo, ToolResult, bool, AbortSignal], Any] | None = None
+    should_stop_after_turn: Callable[[dict[str, Any]], bool] | None = None
+    options: StreamOptions = field(default_factory=StreamOptions)
+    cwd: Path = field(default_factory=Path.cwd)
+    tool_env: dict[str, Any] = field(default_factory=dict)  # handed to every ToolContext.extras
+
+
+async def run_agent_loop(prompts: list[AgentMessage], context: AgentContext, config: LoopConfig,
+                         emit: Emit, signal: AbortSignal, *, skip_initial_steering: bool = False) -> list[AgentMessage]:
+    """Run from new prompt messages; returns every new message of this run, in order."""
+    context.messages = [*context.messages, *prompts]
+    new_messages: list[AgentMessage] = list(prompts)
+    await emit(AgentEvent("agent_start"))
+    await emit(AgentEvent("turn_start"))
+    for prompt in prompts:
+        await emit(AgentEvent("message_start", message=prompt))
+        await emit(AgentEvent("message_end", message=prompt))
+    await _run(context, new_messages, config, emit, signal, skip_initial_steering)
+    return new_messages
+
+
+async def run_agent_loop_continue(context: AgentContext, config: LoopConfig, emit: Emit,
+                                  signal: AbortSignal) -> list[AgentMessage]:
+    """Continue from the current transcript (its last message must not be an assistant message)."""
+    if not context.messages:
+        raise ValueError("Cannot continue: no messages in context")
+    if isinstance(context.messages[-1], AssistantMessage):
+        raise ValueError("Cannot continue from message role: assistant")
+    new_messages: list[AgentMessage] = []
+    await emit(AgentEvent("agent_start"))
+    await emit(AgentEvent("turn_start"))
+    await _run(context, new_messages, config, emit, signal, False)
+    return new_messages
+
+
+async def _run(context: AgentContext, new_messages: list[AgentMessage], config: LoopConfig, emit: Emit,
+               signal: AbortSignal, skip_initial_steering: bool) -> None:
+    pending = [] if skip_initial_steering else _poll(config.get_steering_messages)
+    first = True
+    while True:
+        has_tool_calls = True
+        while has_tool_calls or pending:
+            if not first:
+                await emit(AgentEvent("turn_start"))
+            first = False
+            for message in pending:
+                await emit(AgentEvent("message_start", message=message))
+                await emit(AgentEvent("message_end", message=message))
+                context.messages.append(message)
+                new_messages.append(message)
+            pending = []
+
+            assistant = await stream_assistant_response(context, config, emit, signal)
+            new_messages.append(assistant)
+            if assistant.stop_reason in ("error", "aborted"):
+                await emit(AgentEvent("turn_end", message=assistant, tool_results=[]))
+                await emit(AgentEvent("agent_end", messages=new_messages))
+                return
+
+            tool_calls = assistant.tool_calls()
+            has_tool_calls = bool(tool_calls)
+            results: list[ToolResultMessage] = []
+            terminate = False
+            if tool_calls:
+                results, terminate = await execute_tool_calls(context, assistant, tool_calls, config, emit, signal)
+                context.messages.extend(results)
+                new_messages.extend(results)
+            await emit(AgentEvent("turn_end", message=assistant, tool_results=results))
+
+            if config.should_stop_after_turn and config.should_stop_after_turn(
+                {"message": assistant, "tool_results": results, "context": context, "new_messages": new_messages}
+            ):
+                await emit(AgentEvent("agent_end", messages=new_messages))
+                return
+            if terminate:
+                has_tool_calls = False
+            pending = _poll(config.get_steering_messages)
+
+        follow_ups = _poll(config.get_follow_up_messages)
+        if not follow_ups:
+            break
+        pending = follow_ups
+    await emit(AgentEvent("agent_end", messages=new_messages))
+
+
+def _poll(getter: Callable[[], list[AgentMessage]] | None) -> list[AgentMessage]:
+    return list(getter()) if getter else []
+
+
+# --- streaming ------------------------------------------------------------------------------------
+
+
+async def stream_assistant_response(context: AgentContext, config: LoopConfig, emit: Emit,
+                                    signal: AbortSignal) -> AssistantMessage:
+    messages = context.messages
+    if config.transform_context is not None:
+        messages = await _maybe_await(config.transform_context(messages, signal))
+    llm_context = Context(
+        system_prompt=context.system_prompt,
+        messages=config.convert_to_llm(messages),
+        tools=[tool.definition() for tool in context.tools] or None,
+    )
+    api_key = config.options.api_key
+    if config.get_api_key is not None:
+        api_key = (await _maybe_await(config.get_api_key(config.model.provider))) or api_key
+    options = replace(config.options, signal=signal, api_key=api_key)
+
+    partial: AssistantMessage | None = None
+    final: AssistantMessage | None = None
+    async for event in config.stream_fn(config.model, llm_context, options):
+        if event.type == "start":
+            partial = event.partial
+            context.messages.append(partial)  # type: ignore[arg-type]
+            await emit(AgentEvent("message_start", message=partial.model_copy()))  # type: ignore[union-attr]
+        elif event.type in ("done", "error"):
+            final = event.final
+        elif partial is not None:
+            partial = event.partial or partial
+            context.messages[-1] = partial
+            await emit(AgentEvent("message_update", message=partial.model_copy(), assistant_message_event=event))
+    if final is None:
+        final = partial or AssistantMessage(
+            api=config.model.api, provider=config.model.provider, model=config.model.id,
+            stop_reason="aborted" if signal.aborted else "error",
+            error_message="Request was aborted" if signal.aborted else "Provider stream ended without a result",
+        )
+    if partial is not None:
+        context.messages[-1] = final
+    else:
+        context.messages.append(final)
+        await emit(AgentEvent("message_start", message=final))
+    await emit(AgentEvent("message_end", message=final))
+    return final
+
+
+# --- tool execution -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Prepared:
+    call: ToolCall
+    tool: Tool | None = None
+    args: Any = None
+    info: ToolCallInfo | None = None
+    result: ToolResult | None = None
+    is_error: bool = False
+    message: ToolResultMessage | None = None
+
+
+def _error_result(message: str) -> ToolResult:
+    return ToolResult(content=[TextContent(text=message)], details={})
+
+
+def _exception_text(err: BaseException) -> str:
+    return str(err) or type(err).__name__
+
+
+async def execute_tool_calls(context: AgentContext, assistant: AssistantMessage, calls: list[ToolCall],
+                             config: LoopConfig, emit: Emit,
+                             signal: AbortSignal) -> tuple[list[ToolResultMessage], bool]:
+    """Run one assistant message's tool calls; result messages come back in the assistant's order."""
+    if assistant.stop_reason == "length":
+        results = []
+        for call in calls:
+            await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+            prepared = _Prepared(call, result=_error_result(LENGTH_STOP_TEXT.format(name=call.name)), is_error=True)
+            results.append(await _finish(prepared, emit))
+        return results, False
+
+    tools = {tool.name: tool for tool in context.tools}
+    sequential = config.tool_execution == "sequential" or any(
+        tools[c.name].execution_mode == "sequential" for c in calls if c.name in tools)
+    prepared_calls: list[_Prepared] = []
+    if sequential:
+        for call in calls:
+            prepared = await _prepare(call, tools, assistant, config, emit, signal)
+            if prepared.result is None:
+                await _execute(prepared, config, emit, signal)
+            prepared_calls.append(prepared)
+            await _emit_end(prepared, emit)
+            await _emit_message(prepared, emit)
+    else:
+        for call in calls:
+            prepared = await _prepare(call, tools, assistant, config, emit, signal)
+            if prepared.result is not None:
+                await _emit_end(prepared, emit)
+            prepared_calls.append(prepared)
+
+        async def run(prepared: _Prepared) -> None:
+            await _execute(prepared, config, emit, signal)
+            await _emit_end(prepared, emit)
+
+        await asyncio.gather(*(run(p) for p in prepared_calls if p.result is None))
+        for prepared in prepared_calls:
+            await _emit_message(prepared, emit)
+    messages = [p.message for p in prepared_calls if p.message is not None]
+    terminate = bool(prepared_calls) and all(p.result is not None and p.result.terminate for p in prepared_calls)
+    return messages, terminate
+
+
+async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantMessage, config: LoopConfig,
+                   emit: Emit, signal: AbortSignal) -> _Prepared:
+    await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
+    prepared = _Prepared(call)
+    try:
+        tool = tools.get(call.name)
+        if tool is None:
+            raise ToolError(f"Tool {call.name} not found")
+        prepared.tool = tool
+        raw = call.arguments
+        if tool.prepare_arguments is not None:
+            raw = tool.prepare_arguments(raw)
+        validated = validate_tool_arguments(tool, raw)
+        info = ToolCallInfo(tool_call_id=call.id, tool_name=call.name, args=validated,
+                            raw_arguments=call.arguments, tool=tool, assistant_message=assistant)
+        prepared.info = info
+        if config.before_tool_call is not None:
+            decision: BeforeToolCall | None = await _maybe_await(config.before_tool_call(info, signal))
+            if decision is not None and decision.block:
+                raise ToolError(decision.reason or "Tool execution was blocked")
+            if decision is not None and decision.args is not None:
+                info.args = decision.args
+        prepared.args = tool.build_args(info.args)
+    except Exception as err:  # noqa: BLE001 - every preparation failure becomes a result the model reads
+        prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
+    return prepared
+
+
+async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: AbortSignal) -> None:
+    tool, call = prepared.tool, prepared.call
+    assert tool is not None
+    loop = asyncio.get_running_loop()
+    pending_updates: list[asyncio.Future[None]] = []
+
+    def on_update(partial: ToolResult) -> None:
+        event = AgentEvent("tool_execution_update", tool_call_id=call.id, tool_name=call.name,
+                           args=call.arguments, partial_result=partial)
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            pending_updates.append(asyncio.ensure_future(emit(event)))
+        else:
+            pending_updates.append(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(emit(event), loop), loop=loop))
+
+    ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=on_update,
+                      extras=dict(config.tool_env))
+    try:
+        if inspect.iscoroutinefunction(tool.execute):
+            outcome = await tool.execute(prepared.args, ctx)
+        else:
+            outcome = await asyncio.to_thread(tool.execute, prepared.args, ctx)
+            outcome = await _maybe_await(outcome)
+        prepared.result = ToolResult.text(outcome) if isinstance(outcome, str) else outcome
+        prepared.is_error = False
+    except Exception as err:  # noqa: BLE001 - a failing tool is reported to the model, not raised
+        if not isinstance(err, ToolError):
+            import logging
+
+            logging.getLogger("pi").debug("tool %s raised", call.name, exc_info=err)
+        prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
+    if pending_updates:
+        await asyncio.gather(*pending_updates, return_exceptions=True)
+    if config.after_tool_call is not None and prepared.info is not None:
+        try:
+            override: AfterToolCall | None = await _maybe_await(
+                config.after_tool_call(prepared.info, prepared.result, prepared.is_error, signal))
+        except Exception as err:  # noqa: BLE001 - agent-loop.md §4.3: the hook's error becomes the result
+            prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
+            return
+        if override is not None:
+            result = prepared.result
+            prepared.result = ToolResult(
+                content=override.content if override.content is not None else result.content,
+                details=override.details if override.details is not None else result.details,
+                terminate=override.terminate if override.terminate is not None else result.terminate,
+            )
+            if override.is_error is not None:
+                prepared.is_error = override.is_error
+
+
+async def _emit_end(prepared: _Prepared, emit: Emit) -> None:
+    result = prepared.result
+    assert result is not None
+    await emit(AgentEvent("tool_execution_end", tool_call_id=prepared.call.id, tool_name=prepared.call.name,
+                          result={"content": result.content, "details": result.details},
+                          is_error=prepared.is_error))
+
+
+def _to_message(prepared: _Prepared) -> ToolResultMessage:
+    result = prepared.result
+    assert result is not None
+    return ToolResultMessage(tool_call_id=prepared.call.id, tool_name=prepared.call.name,
+                             content=list(result.content), details=result.details, is_error=prepared.is_error)
+
+
+async def _emit_message(prepared: _Prepared, emit: Emit) -> None:
+    message = prepared.message = _to_message(prepared)
+    await emit(AgentEvent("message_start", message=message))
+    await emit(AgentEvent("message_end", message=message))
+
+
+async def _finish(prepared: _Prepared, emit: Emit) -> ToolResultMessage:
+    await _emit_end(prepared, emit)
+    await _emit_message(prepared, emit)
+    assert prepared.message is not None
+    return prepared.message
