@@ -2,6 +2,7 @@
 
 - ``pi_pm``: an empty PluginSet (no entry points), to register the plugin under test into.
 - ``pi_ctx``: a ToolContext rooted in ``tmp_path``.
+- ``pi_fake_server``: a running scripted model server speaking every provider wire (``fake_server``).
 """
 
 from __future__ import annotations
@@ -22,3 +23,12 @@ def pi_pm() -> PluginSet:
 @pytest.fixture
 def pi_ctx(tmp_path: Path) -> ToolContext:
     return ToolContext(cwd=tmp_path)
+
+
+@pytest.fixture
+def pi_fake_server():  # -> Iterator[FakeModelServer]
+    """A started ``FakeModelServer`` on 127.0.0.1 (see ``pi_core.testing.fake_server``); stopped afterwards."""
+    from pi_core.testing.fake_server import FakeModelServer
+
+    with FakeModelServer() as server:
+        yield server

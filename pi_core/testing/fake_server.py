@@ -1,0 +1,501 @@
+"""A scripted model server on 127.0.0.1 that speaks the real streaming wire of every supported API.
+
+Tests queue wire-neutral ``Reply`` objects; each incoming request takes the next one and gets it rendered
+for the API its path names:
+
+- ``POST /v1/messages``                                    Anthropic Messages (SSE)
+- ``POST /v1/chat/completions``                            OpenAI Chat Completions (SSE chunks)
+- ``POST /v1/responses``                                   OpenAI Responses (SSE)
+- ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``)
+
+Usage::
+
+    with FakeModelServer() as server:
+        server.add(Reply(thinking="hmm", text="hi"), Reply(tool_calls=[("read", {"path": "a"})]))
+        model = Model(id="m", api="anthropic-messages", provider="anthropic", base_url=server.url)
+        ...
+        assert server.requests[0].body["model"] == "m"
+
+Base URLs: Anthropic takes ``server.url``; OpenAI ``server.url + "/v1"``; Google ``server.url + "/v1beta"``
+(``server.base_url_for(api)`` knows which). Faults are fields of ``Reply`` (``Reply.http_error(429,
+headers={"retry-after": "1"})``, ``disconnect_after``, ``stall_after``/``stall_s``, ``malformed_sse_after``,
+``stream_error``, ``empty``, ``chunk_delay``, malformed tool arguments via ``ToolUse(raw_arguments=...)``).
+Frame positions count SSE frames of the chosen wire; the string ``"content"`` means "right after the last
+content frame, before the stop reason/usage frames", which is the same logical spot on every wire.
+
+An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``.
+A ``Reply`` may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request.
+
+Standalone (for CLI subprocess tests)::
+
+    python -m pi_core.testing.fake_server --script replies.json [--port N] [--record requests.jsonl]
+
+prints ``http://127.0.0.1:PORT`` on its first line and serves until terminated. While running it also
+accepts ``POST /_fake/replies`` (a JSON list of replies to append) and ``GET /_fake/requests``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import struct
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass, field, fields
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Literal, Union
+from urllib.parse import parse_qs, urlsplit
+
+from pi_core.testing.fake_wires import (
+    DEFAULT_ERROR_MESSAGES,
+    RENDERERS,
+    error_body,
+    malformed_frame,
+    stream_error_frame,
+)
+
+FramePos = Union[int, Literal["content"], None]
+
+# --- the script -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Text:
+    text: str | list[str]  # a list gives the exact deltas
+
+
+@dataclass
+class Thinking:
+    thinking: str | list[str]
+    signature: str | None = "fake-thinking-signature"
+
+
+@dataclass
+class RedactedThinking:
+    data: str = "opaque-redacted-payload"
+
+
+@dataclass
+class ToolUse:
+    """One tool call. ``raw_arguments`` is sent verbatim (e.g. broken JSON) instead of ``arguments``."""
+
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    id: str | None = None
+    raw_arguments: str | None = None
+
+    def arguments_json(self) -> str:
+        if self.raw_arguments is not None:
+            return self.raw_arguments
+        return json.dumps(self.arguments, ensure_ascii=False)
+
+    def arguments_object(self) -> dict[str, Any]:
+        """For wires that send arguments as an object (Google): broken raw JSON becomes ``{}``."""
+        if self.raw_arguments is None:
+            return self.arguments
+        try:
+            value = json.loads(self.raw_arguments)
+        except json.JSONDecodeError:
+            return {}
+        return value if isinstance(value, dict) else {}
+
+
+Block = Union[Text, Thinking, RedactedThinking, ToolUse]
+
+
+@dataclass
+class Reply:
+    """One scripted model answer (or fault), described independently of any wire."""
+
+    text: str | list[str] | None = None
+    thinking: str | list[str] | None = None
+    tool_calls: list[ToolUse | tuple[str, dict[str, Any]]] = field(default_factory=list)
+    blocks: list[Block] | None = None  # explicit block order; replaces thinking/text/tool_calls
+    thinking_signature: str | None = "fake-thinking-signature"
+    stop_reason: str | None = None  # stop / length / toolUse, or a raw vendor value (e.g. "refusal")
+    input_tokens: int = 10
+    output_tokens: int = 5
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    response_id: str | None = None
+    chunk_size: int = 4  # characters per delta: tool arguments arrive in many pieces
+    chunk_delay: float = 0.0  # seconds between frames
+    # faults
+    status: int = 200
+    error_message: str | None = None
+    error_type: str | None = None
+    body: str | dict[str, Any] | None = None  # raw error body; default is the vendor-shaped JSON
+    headers: dict[str, str] = field(default_factory=dict)
+    empty: bool = False  # 200 with SSE headers, then the connection closes without a frame
+    stream_error: str | None = None  # in-band error type, e.g. "overloaded_error"
+    stream_error_after: FramePos = "content"
+    disconnect_after: FramePos = None  # connection reset (RST) after this many frames
+    stall_after: FramePos = None  # stop sending for ``stall_s`` seconds after this many frames
+    stall_s: float = 0.0
+    malformed_sse_after: FramePos = None  # insert a frame with broken JSON here
+
+    @classmethod
+    def http_error(cls, status: int, message: str | None = None, *, error_type: str | None = None,
+                   headers: dict[str, str] | None = None, body: str | dict[str, Any] | None = None) -> Reply:
+        return cls(status=status, error_message=message, error_type=error_type, headers=dict(headers or {}), body=body)
+
+    @classmethod
+    def rate_limited(cls, retry_after: float | None = None) -> Reply:
+        headers = {"retry-after": f"{retry_after:g}"} if retry_after is not None else {}
+        return cls.http_error(429, headers=headers)
+
+    @classmethod
+    def overloaded(cls) -> Reply:
+        """Anthropic's 529 ``overloaded_error`` (other wires get a 529 with their error shape)."""
+        return cls.http_error(529, "Overloaded", error_type="overloaded_error")
+
+    def content_blocks(self) -> list[Block]:
+        if self.blocks is not None:
+            return list(self.blocks)
+        out: list[Block] = []
+        if self.thinking is not None:
+            out.append(Thinking(self.thinking, self.thinking_signature))
+        if self.text is not None:
+            out.append(Text(self.text))
+        out.extend(_tool_use(call) for call in self.tool_calls)
+        return out
+
+    def effective_stop_reason(self) -> str:
+        if self.stop_reason:
+            return self.stop_reason
+        return "toolUse" if any(isinstance(b, ToolUse) for b in self.content_blocks()) else "stop"
+
+    # -- JSON form (for scripts handed to the standalone server) --
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["tool_calls"] = [asdict(_tool_use(c)) for c in self.tool_calls]
+        if self.blocks is not None:
+            data["blocks"] = [{"type": _BLOCK_TYPES_REV[type(b)], **asdict(b)} for b in self.blocks]
+        defaults = asdict(Reply())
+        return {k: v for k, v in data.items() if v != defaults[k]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Reply:
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown reply field(s) {sorted(unknown)}; valid: {sorted(known)}")
+        values = dict(data)
+        values["tool_calls"] = [_tool_use_from_json(c) for c in data.get("tool_calls", [])]
+        if data.get("blocks") is not None:
+            values["blocks"] = [_block_from_json(b) for b in data["blocks"]]
+        return cls(**values)
+
+
+_BLOCK_TYPES = {"text": Text, "thinking": Thinking, "redacted_thinking": RedactedThinking, "tool_call": ToolUse}
+_BLOCK_TYPES_REV = {v: k for k, v in _BLOCK_TYPES.items()}
+
+
+def _tool_use(call: ToolUse | tuple[str, dict[str, Any]]) -> ToolUse:
+    return call if isinstance(call, ToolUse) else ToolUse(call[0], dict(call[1]))
+
+
+def _tool_use_from_json(data: Any) -> ToolUse:
+    if isinstance(data, list):
+        return ToolUse(data[0], dict(data[1]) if len(data) > 1 else {})
+    return ToolUse(**data)
+
+
+def _block_from_json(data: dict[str, Any]) -> Block:
+    values = dict(data)
+    kind = values.pop("type", None)
+    if kind not in _BLOCK_TYPES:
+        raise ValueError(f"unknown block type {kind!r}; valid: {sorted(_BLOCK_TYPES)}")
+    return _BLOCK_TYPES[kind](**values)
+
+
+def load_script(path: str | Path) -> list[Reply]:
+    """Read replies from a JSON file: a list of reply objects, or ``{"replies": [...]}``."""
+    data = json.loads(Path(path).read_text())
+    items = data["replies"] if isinstance(data, dict) else data
+    return [Reply.from_json(item) for item in items]
+
+
+def write_script(path: str | Path, replies: Iterable[Reply]) -> Path:
+    path = Path(path)
+    path.write_text(json.dumps({"replies": [r.to_json() for r in replies]}, indent=2))
+    return path
+
+
+# --- the server -----------------------------------------------------------------------------------
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]  # lower-case names
+    body: Any  # parsed JSON, or None
+    raw: bytes
+    wire: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "path": self.path, "query": self.query, "headers": self.headers,
+                "body": self.body, "wire": self.wire}
+
+
+ReplySource = Union[Reply, Callable[[RecordedRequest], Reply]]
+
+
+def wire_for_path(path: str) -> str | None:
+    if path.endswith("/messages"):
+        return "anthropic-messages"
+    if path.endswith("/chat/completions"):
+        return "openai-completions"
+    if path.endswith("/responses"):
+        return "openai-responses"
+    if ":streamGenerateContent" in path:
+        return "google-generative-ai"
+    return None
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    owner: FakeModelServer
+
+    def get_request(self) -> tuple[socket.socket, Any]:
+        conn, addr = super().get_request()
+        # Small SSE frames must leave immediately, not wait on Nagle's algorithm.
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return conn, addr
+
+
+class FakeModelServer:
+    """Threaded HTTP server on 127.0.0.1 (random port by default). Use as a context manager."""
+
+    def __init__(self, replies: Iterable[ReplySource] = (), *, port: int = 0, host: str = "127.0.0.1",
+                 record_path: str | Path | None = None) -> None:
+        self._lock = threading.Lock()
+        self._queue: list[ReplySource] = list(replies)
+        self.requests: list[RecordedRequest] = []
+        self._record_path = Path(record_path) if record_path else None
+        self._stop = threading.Event()
+        self._httpd = _HTTPServer((host, port), _Handler)
+        self._httpd.owner = self
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle --
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def base_url_for(self, api: str) -> str:
+        if api.startswith("openai") or api.endswith("openai-responses"):
+            return self.url + "/v1"
+        if api.startswith("google"):
+            return self.url + "/v1beta"
+        return self.url
+
+    def start(self) -> FakeModelServer:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                            name="fake-model-server", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()  # wakes stalled replies
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join(5)
+            self._thread = None
+        self._httpd.server_close()
+
+    def __enter__(self) -> FakeModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- script --
+
+    def add(self, *replies: ReplySource) -> FakeModelServer:
+        with self._lock:
+            self._queue.extend(replies)
+        return self
+
+    @property
+    def pending(self) -> int:
+        """Replies not yet served."""
+        with self._lock:
+            return len(self._queue)
+
+    def _record(self, request: RecordedRequest) -> ReplySource | None:
+        with self._lock:
+            self.requests.append(request)
+            if self._record_path is not None:
+                with self._record_path.open("a") as fh:
+                    fh.write(json.dumps(request.to_json()) + "\n")
+            return self._queue.pop(0) if self._queue else None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _HTTPServer
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+        return
+
+    @property
+    def owner(self) -> FakeModelServer:
+        return self.server.owner
+
+    def do_GET(self) -> None:  # noqa: N802
+        if urlsplit(self.path).path == "/_fake/requests":
+            with self.owner._lock:
+                data = [r.to_json() for r in self.owner.requests]
+            self._send_json(200, data)
+        else:
+            self._send_json(404, {"error": {"message": f"fake model server: no GET route {self.path}"}})
+
+    def do_POST(self) -> None:  # noqa: N802
+        split = urlsplit(self.path)
+        length = int(self.headers.get("content-length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            body = None
+        if split.path == "/_fake/replies":
+            try:
+                self.owner.add(*(Reply.from_json(item) for item in (body or [])))
+            except (TypeError, ValueError) as err:
+                self._send_json(400, {"error": {"message": f"bad reply script: {err}"}})
+                return
+            self._send_json(200, {"pending": self.owner.pending})
+            return
+        wire = wire_for_path(split.path)
+        request = RecordedRequest("POST", split.path, {k: v[-1] for k, v in parse_qs(split.query).items()},
+                                  {k.lower(): v for k, v in self.headers.items()}, body, raw, wire)
+        source = self.owner._record(request)
+        if wire is None:
+            self._send_json(404, {"error": {"message": f"fake model server: unknown API path {split.path}"}})
+            return
+        if source is None:
+            message = (f"fake model server: no reply scripted for request #{len(self.owner.requests)} "
+                       f"(POST {split.path}); the reply queue is empty")
+            self._send_json(500, error_body(wire, 500, message, None), {"x-should-retry": "false"})
+            return
+        reply = source(request) if callable(source) else source
+        self._serve(reply, wire, request)
+
+    # -- responses --
+
+    def _send_json(self, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+        payload = data.encode() if isinstance(data, str) else json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.send_header("connection", "close")
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+        self.close_connection = True
+
+    def _serve(self, reply: Reply, wire: str, request: RecordedRequest) -> None:
+        if reply.status != 200:
+            message = reply.error_message or DEFAULT_ERROR_MESSAGES.get(reply.status, f"HTTP {reply.status}")
+            body = reply.body if reply.body is not None else error_body(wire, reply.status, message, reply.error_type)
+            self._send_json(reply.status, body, reply.headers)
+            return
+        model = (request.body or {}).get("model") or _model_from_path(request.path)
+        rendering = RENDERERS[wire](reply, len(self.owner.requests), model, request.body or {})
+        frames = [] if reply.empty else list(rendering.frames)
+        content_end = len(frames) - rendering.tail
+
+        def position(value: FramePos) -> int | None:
+            if value is None or reply.empty:
+                return None
+            if value == "content":
+                return content_end
+            assert isinstance(value, int)
+            return max(0, len(frames) + value) if value < 0 else min(value, len(frames))
+
+        if reply.stream_error:
+            at = position(reply.stream_error_after)
+            at = content_end if at is None else at
+            message = reply.error_message or DEFAULT_ERROR_MESSAGES.get(529, "error")
+            frames = frames[:at] + [stream_error_frame(wire, message, reply.stream_error, at)]
+        malformed_at = position(reply.malformed_sse_after)
+        if malformed_at is not None:
+            frames.insert(malformed_at, malformed_frame(wire))
+        disconnect_at, stall_at = position(reply.disconnect_after), position(reply.stall_after)
+
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("cache-control", "no-cache")
+        self.send_header("connection", "close")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            for index, frame in enumerate(frames + [b""]):
+                if index == stall_at and self.owner._stop.wait(reply.stall_s):
+                    return
+                if index == disconnect_at:
+                    self._reset()
+                    return
+                if not frame:
+                    break
+                if index and reply.chunk_delay and self.owner._stop.wait(reply.chunk_delay):
+                    return
+                self.wfile.write(frame)
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            return  # the client went away (e.g. it aborted): nothing left to do
+
+    def _reset(self) -> None:
+        """Close with RST instead of FIN, the way a dropped connection looks to the client."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+
+
+def _model_from_path(path: str) -> str:
+    tail = path.rsplit("/models/", 1)[-1]
+    return tail.split(":", 1)[0]
+
+
+# --- standalone process ---------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m pi_core.testing.fake_server",
+                                     description="Serve scripted model replies on 127.0.0.1.")
+    parser.add_argument("--script", help="JSON file with the replies to serve, in order")
+    parser.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
+    parser.add_argument("--record", help="append each request as one JSON line to this file")
+    args = parser.parse_args(argv)
+    replies = load_script(args.script) if args.script else []
+    server = FakeModelServer(replies, port=args.port, record_path=args.record)
+    print(server.url, flush=True)
+    try:
+        server._httpd.serve_forever(poll_interval=0.05)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server._stop.set()
+        server._httpd.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
