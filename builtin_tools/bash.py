@@ -1,0 +1,103 @@
+"""bash: run a shell command in the working directory and return its combined output."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_core import Tool, ToolContext, ToolResult, hookimpl
+from pi_core.procs import LocalShellOperations, ShellOperations, shell_env
+from pi_core.shell import execute_shell, shell_tool_result
+
+DEFAULT_ACTIVE = True
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "command": {"type": "string", "description": "The bash command line to run"},
+        "timeout": {"type": "number", "description": "Seconds before the command is killed (optional; no limit by default)"},
+    },
+    "required": ["command"],
+}
+
+DESCRIPTION = (
+    "Run a command with bash in the current working directory; stdout and stderr come back together. "
+    "Only the last 2000 lines or 50KB of output are returned, whichever limit is reached first; when output "
+    "is cut, the complete output is saved to a temp file whose path is given. "
+    "An optional timeout in seconds can be set."
+)
+SNIPPET = "Run bash commands such as ls, grep or find"
+
+
+@dataclass
+class SpawnContext:
+    """What a spawn hook may rewrite before the command starts."""
+
+    command: str
+    cwd: str
+    env: dict[str, str]
+
+
+@dataclass
+class BashOptions:
+    """How bash runs: the backend, a prefix line (setting ``shellCommandPrefix``), a spawn hook, ``shellPath``."""
+
+    operations: ShellOperations | None = None
+    command_prefix: str | None = None
+    spawn_hook: Callable[[SpawnContext], SpawnContext] | None = None
+    shell_path: str | None = None
+    temp_prefix: str = "pi-bash"
+
+    def backend(self) -> ShellOperations:
+        return self.operations or LocalShellOperations(shell_path=self.shell_path)
+
+
+def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext], ToolResult]:
+    """The ``execute`` function for a bash-like tool configured by ``options``."""
+    ops = options.backend()
+
+    def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        command = args["command"]
+        if options.command_prefix:
+            command = f"{options.command_prefix}\n{command}"
+        spawn = SpawnContext(command, str(ctx.cwd), shell_env(ctx.env))
+        if options.spawn_hook is not None:
+            spawn = options.spawn_hook(spawn)
+        timeout = args.get("timeout")
+        outcome = execute_shell(spawn.command, spawn.cwd, operations=ops, signal=ctx.signal, timeout=timeout,
+                                env=spawn.env, on_update=ctx.update, temp_prefix=options.temp_prefix)
+        return shell_tool_result(outcome, timeout)
+
+    return execute
+
+
+def create_bash_tool(options: BashOptions | None = None) -> Tool:
+    """A bash tool with its own backend/prefix/shell; the plugin registers the default one."""
+    return Tool(
+        name="bash",
+        label="bash",
+        description=DESCRIPTION,
+        parameters=PARAMETERS,
+        execute=make_execute(options or BashOptions()),
+        prompt_snippet=SNIPPET,
+        coercion="typebox",
+    )
+
+
+execute = make_execute(BashOptions())
+
+TOOL = Tool(
+    name="bash",
+    label="bash",
+    description=DESCRIPTION,
+    parameters=PARAMETERS,
+    execute=execute,
+    prompt_snippet=SNIPPET,
+    coercion="typebox",
+)
+
+
+@hookimpl
+def pi_tools() -> list[Tool]:
+    return [TOOL]
