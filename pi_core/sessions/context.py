@@ -1,0 +1,126 @@
+"""Build the message list sent to the model from one leaf of the session tree (sessions.md §5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_core.sessions.format import Entry
+from pi_core.sessions.messages import (
+    Message,
+    branch_summary_message,
+    compaction_summary_message,
+    custom_message,
+    to_typed,
+)
+
+_UNSET: Any = object()
+
+
+@dataclass
+class SessionContext:
+    """What the agent resumes with: messages (dicts), thinking level and the model ``{provider, modelId}``."""
+
+    messages: list[Message] = field(default_factory=list)
+    thinking_level: str = "off"
+    model: dict[str, str] | None = None
+
+    def typed_messages(self) -> list[Any]:
+        """The messages as pi_core.types models."""
+        return to_typed(self.messages)
+
+
+def entry_message(entry: Entry) -> Message | None:
+    """The message an entry contributes to the context, or None."""
+    kind = entry.get("type")
+    if kind == "message":
+        return entry.get("message")
+    if kind == "custom_message":
+        return custom_message(
+            entry.get("customType", ""),
+            entry.get("content", ""),
+            bool(entry.get("display")),
+            entry.get("details"),
+            entry.get("timestamp", ""),
+        )
+    if kind == "branch_summary" and entry.get("summary"):
+        return branch_summary_message(entry["summary"], entry.get("fromId", ""), entry.get("timestamp", ""))
+    return None
+
+
+def path_to(leaf: Entry, by_id: dict[str, Entry]) -> list[Entry]:
+    """Entries from the root down to ``leaf`` (a missing parent, or a cycle, ends the walk)."""
+    path: list[Entry] = []
+    seen: set[int] = set()
+    current: Entry | None = leaf
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        path.append(current)
+        parent_id = current.get("parentId")
+        current = by_id.get(parent_id) if parent_id else None
+    path.reverse()
+    return path
+
+
+def build_session_context(
+    entries: list[Entry], leaf_id: str | None = _UNSET, by_id: dict[str, Entry] | None = None
+) -> SessionContext:
+    """Messages, thinking level and model along the path root→leaf.
+
+    ``leaf_id=None`` means "before the first entry" (empty context); an omitted or unknown id means the
+    last entry. The latest compaction on the path replaces everything before its first kept entry.
+    """
+    if leaf_id is None:
+        return SessionContext()
+    if by_id is None:
+        by_id = {e["id"]: e for e in entries if "id" in e}
+    leaf = by_id.get(leaf_id) if isinstance(leaf_id, str) else None
+    if leaf is None:
+        if not entries:
+            return SessionContext()
+        leaf = entries[-1]
+    path = path_to(leaf, by_id)
+
+    thinking = "off"
+    model: dict[str, str] | None = None
+    compaction_index = -1
+    for index, entry in enumerate(path):
+        kind = entry.get("type")
+        if kind == "thinking_level_change":
+            thinking = entry.get("thinkingLevel", thinking)
+        elif kind == "model_change":
+            model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
+        elif kind == "message":
+            message = entry.get("message") or {}
+            if message.get("role") == "assistant":
+                model = {"provider": message.get("provider", ""), "modelId": message.get("model", "")}
+        elif kind == "compaction":
+            compaction_index = index
+
+    messages: list[Message] = []
+    if compaction_index >= 0:
+        compaction = path[compaction_index]
+        messages.append(
+            compaction_summary_message(
+                compaction.get("summary", ""), compaction.get("tokensBefore", 0), compaction.get("timestamp", "")
+            )
+        )
+        first_kept = compaction.get("firstKeptEntryId")
+        keeping = False
+        for entry in path[:compaction_index]:
+            if entry.get("id") == first_kept:
+                keeping = True
+            if keeping:
+                _append(messages, entry)
+        for entry in path[compaction_index + 1 :]:
+            _append(messages, entry)
+    else:
+        for entry in path:
+            _append(messages, entry)
+    return SessionContext(messages=messages, thinking_level=thinking, model=model)
+
+
+def _append(messages: list[Message], entry: Entry) -> None:
+    message = entry_message(entry)
+    if message is not None:
+        messages.append(message)

@@ -1,0 +1,41 @@
+"""Resolve ``--session`` / ``--fork`` arguments: a file path or a session-id prefix (cli.md §4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pi_core.sessions.errors import SessionNotFound
+from pi_core.sessions.store import list_all_sessions, list_sessions
+
+
+@dataclass
+class FoundSession:
+    """A resolved session. ``other_project`` is True for an id match outside this cwd's sessions:
+    the CLI then asks ``Fork this session into current directory? [y/N]`` and, on yes, calls
+    ``SessionManager.fork_from(path, cwd, session_dir)``."""
+
+    path: Path
+    cwd: str
+    other_project: bool = False
+
+
+def looks_like_path(arg: str) -> bool:
+    return "/" in arg or "\\" in arg or arg.endswith(".jsonl")
+
+
+def find_session(path_or_prefix: str, cwd: str | Path, session_dir: str | Path | None = None) -> FoundSession:
+    """A path (missing files allowed: the session is created there), else the newest session of this
+    project whose id starts with the prefix, else one from any project. Raises ``SessionNotFound``."""
+    if looks_like_path(path_or_prefix):
+        path = Path(path_or_prefix).expanduser().resolve()
+        return FoundSession(path=path, cwd=str(cwd))
+    for info in list_sessions(cwd, session_dir):
+        if info.id.startswith(path_or_prefix):
+            return FoundSession(path=info.path, cwd=info.cwd)
+    local_dir = Path(session_dir).resolve() if session_dir else None
+    for info in list_all_sessions():
+        if info.id.startswith(path_or_prefix):
+            same_dir = local_dir is not None and info.path.parent.resolve() == local_dir
+            return FoundSession(path=info.path, cwd=info.cwd, other_project=not same_dir and info.cwd != str(cwd))
+    raise SessionNotFound(path_or_prefix)

@@ -1,0 +1,251 @@
+"""Where session files live, how they are read, and how the newest/matching ones are found."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pi_core.sessions.format import Entry, ms_from_iso
+from pi_core.sessions.jsonfmt import js_loads
+from pi_core.sessions.messages import message_text
+
+log = logging.getLogger("pi.sessions")
+
+SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
+
+
+def agent_dir() -> Path:
+    try:
+        from pi_core.config_paths import agent_dir as configured
+    except ImportError:  # config_paths is written by another helper; keep working without it
+        value = os.environ.get("PI_CODING_AGENT_DIR", "").strip()
+        return Path(value).expanduser() if value else Path.home() / ".pi" / "agent"
+    return configured()
+
+
+def sessions_root() -> Path:
+    return agent_dir() / "sessions"
+
+
+def encode_cwd(cwd: str) -> str:
+    """``/home/u/my-proj`` → ``--home-u-my-proj--``; ``C:\\work\\app`` → ``--C--work-app--``."""
+    stripped = re.sub(r"^[/\\]", "", cwd)
+    return "--" + re.sub(r"[/\\:]", "-", stripped) + "--"
+
+
+def default_session_dir(cwd: str | Path) -> Path:
+    return sessions_root() / encode_cwd(str(cwd))
+
+
+def resolve_session_dir(cwd: str | Path, cli_dir: str | None = None, setting: str | None = None) -> Path:
+    """Effective session dir: ``--session-dir``, then ``PI_CODING_AGENT_SESSION_DIR``, then setting
+    ``sessionDir`` (``~`` expanded in both), else ``<agentDir>/sessions/<encoded cwd>``."""
+    if cli_dir:
+        return Path(cli_dir).expanduser().resolve()
+    env = os.environ.get(SESSION_DIR_ENV, "").strip()
+    if env:
+        return Path(env).expanduser().resolve()
+    if setting:
+        path = Path(setting).expanduser()
+        return (path if path.is_absolute() else Path(cwd) / path).resolve()
+    return default_session_dir(str(cwd))
+
+
+@dataclass
+class LoadedFile:
+    """Records parsed from a session file: ``records[0]`` is the header when the file is valid."""
+
+    records: list[Entry] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    ends_with_newline: bool = True
+    exists: bool = False
+
+
+def _parse_lines(text: str, path: Path, warnings: list[str]) -> list[Entry]:
+    records: list[Entry] = []
+    lines = text.split("\n")
+    last_content = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        try:
+            record = js_loads(line)
+        except (json.JSONDecodeError, ValueError):
+            if index == last_content and not text.endswith("\n"):
+                warnings.append(
+                    f"Skipped a truncated last line in {path} (line {index + 1}); the session continues without it"
+                )
+            else:
+                warnings.append(f"Skipped an unreadable line in {path} (line {index + 1})")
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+        else:
+            warnings.append(f"Skipped a line that is not a JSON object in {path} (line {index + 1})")
+    return records
+
+
+def load_file(path: str | Path) -> LoadedFile:
+    """Parse a session file. Missing, empty or header-less files give no records."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return LoadedFile()
+    text = data.decode("utf-8", errors="replace")
+    loaded = LoadedFile(exists=True, ends_with_newline=(not data or data.endswith(b"\n")))
+    records = _parse_lines(text, path, loaded.warnings)
+    if records and is_header(records[0]):
+        loaded.records = records
+    elif records:
+        loaded.warnings.append(f"{path} does not start with a session header; treating it as empty")
+    for warning in loaded.warnings:
+        log.warning(warning)
+    return loaded
+
+
+def load_entries_from_file(path: str | Path) -> list[Entry]:
+    """Header plus entries of a file, or ``[]`` when it is missing, empty or has no valid header."""
+    return load_file(path).records
+
+
+def is_header(record: object) -> bool:
+    return isinstance(record, dict) and record.get("type") == "session" and isinstance(record.get("id"), str)
+
+
+def read_header(path: str | Path) -> Entry | None:
+    """The header from the first 512 bytes of a file, or None if it is not a valid session file."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return None
+    first = head.split(b"\n", 1)[0].decode("utf-8", errors="replace")
+    try:
+        record = js_loads(first)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    return record if is_header(record) else None
+
+
+def find_most_recent_session(session_dir: str | Path) -> Path | None:
+    """Newest (by mtime) ``*.jsonl`` in the dir with a valid header, or None."""
+    best: tuple[float, Path] | None = None
+    try:
+        candidates = list(Path(session_dir).iterdir())
+    except OSError:
+        return None
+    for path in candidates:
+        if path.suffix != ".jsonl" or not path.is_file() or read_header(path) is None:
+            continue
+        mtime = path.stat().st_mtime
+        if best is None or mtime > best[0]:
+            best = (mtime, path)
+    return best[1] if best else None
+
+
+@dataclass
+class SessionInfo:
+    """One session for a picker or ``list``. Times are Unix ms."""
+
+    path: Path
+    id: str
+    cwd: str
+    name: str | None
+    parent_session_path: str | None
+    created: int
+    modified: int
+    message_count: int
+    first_message: str
+    all_messages_text: str
+
+
+def session_info(path: str | Path) -> SessionInfo | None:
+    """Summary of one file, or None when it is not a session file."""
+    path = Path(path)
+    records = _parse_lines(path.read_text(encoding="utf-8", errors="replace"), path, []) if path.is_file() else []
+    if not records or records[0].get("type") != "session":
+        return None
+    header = records[0]
+    name: str | None = None
+    count = 0
+    first = ""
+    texts: list[str] = []
+    last_activity = 0
+    for entry in records[1:]:
+        kind = entry.get("type")
+        if kind == "session_info" and entry.get("name"):
+            name = str(entry["name"]).strip()
+        if kind != "message":
+            continue
+        count += 1
+        message = entry.get("message")
+        if not isinstance(message, dict) or message.get("role") not in ("user", "assistant") or "content" not in message:
+            continue
+        stamp = message.get("timestamp")
+        if not isinstance(stamp, (int, float)):
+            stamp = ms_from_iso(str(entry.get("timestamp", ""))) or 0
+        last_activity = max(last_activity, int(stamp))
+        text = message_text(message, " ")
+        if not text:
+            continue
+        texts.append(text)
+        if not first and message.get("role") == "user":
+            first = text
+    created = ms_from_iso(str(header.get("timestamp", ""))) or 0
+    modified = last_activity or created or int(path.stat().st_mtime * 1000)
+    return SessionInfo(
+        path=path,
+        id=str(header.get("id", "")),
+        cwd=header["cwd"] if isinstance(header.get("cwd"), str) else "",
+        name=name,
+        parent_session_path=header.get("parentSession"),
+        created=created,
+        modified=modified,
+        message_count=count,
+        first_message=first or "(no messages)",
+        all_messages_text=" ".join(texts),
+    )
+
+
+def _list_dir(directory: Path) -> list[SessionInfo]:
+    try:
+        files = [p for p in directory.iterdir() if p.suffix == ".jsonl"]
+    except OSError:
+        return []
+    infos = []
+    for path in files:
+        try:
+            info = session_info(path)
+        except OSError as err:
+            log.warning("Could not read session %s: %s", path, err)
+            continue
+        if info is not None:
+            infos.append(info)
+    return infos
+
+
+def list_sessions(cwd: str | Path, session_dir: str | Path | None = None) -> list[SessionInfo]:
+    """Sessions of one project (or of ``session_dir``), newest activity first."""
+    directory = Path(session_dir) if session_dir else default_session_dir(str(cwd))
+    infos = _list_dir(directory)
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
+
+
+def list_all_sessions() -> list[SessionInfo]:
+    """Sessions of every project under ``<agentDir>/sessions``, newest activity first."""
+    root = sessions_root()
+    infos: list[SessionInfo] = []
+    try:
+        dirs = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return []
+    for directory in dirs:
+        infos.extend(_list_dir(directory))
+    infos.sort(key=lambda i: i.modified, reverse=True)
+    return infos
