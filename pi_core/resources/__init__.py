@@ -1,0 +1,83 @@
+"""What pi loads from disk besides plugins: context files, skills and prompt templates, and the
+expansion of ``/skill:<name>`` and ``/<template>`` in user input (config.md §3-§8).
+
+Typical use::
+
+    res = load_resources(cwd, agent_dir, skill_paths=opts.skill, template_paths=opts.prompt_template)
+    for d in res.diagnostics: ...        # show at startup
+    text = expand_input(user_text, res)  # before the text becomes a user message
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pi_core.resources.context_files import ContextFile, Warn, discover_context_files, stderr_warning
+from pi_core.resources.diagnostics import Collision, Diagnostic, SourceInfo
+from pi_core.resources.skills import Skill, expand_skill_command, format_skills_for_prompt, load_skills
+from pi_core.resources.templates import PromptTemplate, expand_template, load_templates
+
+__all__ = [
+    "Collision", "ContextFile", "Diagnostic", "PromptTemplate", "Resources", "Skill", "SourceInfo",
+    "expand_input", "format_skills_for_prompt", "load_resources",
+]
+
+
+@dataclass
+class Resources:
+    context_files: list[ContextFile] = field(default_factory=list)
+    skills: list[Skill] = field(default_factory=list)
+    templates: list[PromptTemplate] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # skills first, then templates
+
+    def skill(self, name: str) -> Skill | None:
+        return next((s for s in self.skills if s.name == name), None)
+
+    def template(self, name: str) -> PromptTemplate | None:
+        return next((t for t in self.templates if t.name == name), None)
+
+
+def load_resources(
+    cwd: Path,
+    agent_dir: Path,
+    *,
+    no_context_files: bool = False,
+    no_skills: bool = False,
+    skill_paths: Iterable[str] = (),
+    no_prompt_templates: bool = False,
+    template_paths: Iterable[str] = (),
+    warn: Warn = stderr_warning,
+) -> Resources:
+    """Load everything for one session. ``no_skills`` / ``no_prompt_templates`` turn off discovery
+    but keep the explicit paths (``--skill``, ``--prompt-template``). Unreadable context files are
+    reported through ``warn`` at once (Pi prints them in every mode); the rest goes to ``diagnostics``.
+    """
+    skills = load_skills(cwd=cwd, agent_dir=agent_dir, skill_paths=list(skill_paths),
+                         include_defaults=not no_skills)
+    templates = load_templates(cwd=cwd, agent_dir=agent_dir, template_paths=list(template_paths),
+                               include_defaults=not no_prompt_templates)
+    return Resources(
+        context_files=discover_context_files(cwd, agent_dir, no_context_files=no_context_files, warn=warn),
+        skills=skills.skills,
+        templates=templates.templates,
+        diagnostics=skills.diagnostics + templates.diagnostics,
+    )
+
+
+def _report_skill_error(path: Path, message: str) -> None:
+    print(f"Extension error ({path}): {message}", file=sys.stderr)
+
+
+def expand_input(
+    text: str, resources: Resources, *, on_error: Callable[[Path, str], None] = _report_skill_error
+) -> str:
+    """Input pipeline step 3: ``/skill:<name> [args]`` expansion, then ``/<template> [args]``.
+
+    Unknown names leave the text as typed. A skill file that can no longer be read is reported
+    through ``on_error(path, message)`` (the host turns it into an extension error event).
+    """
+    expanded = expand_skill_command(text, resources.skills, on_error)
+    return expand_template(expanded, resources.templates)

@@ -1,0 +1,194 @@
+"""Prompt templates: ``<name>.md`` files that ``/<name> args`` expands, with ``$1``, ``$@``,
+``$ARGUMENTS`` and ``${@:N:L}`` filled from the arguments (never re-scanning inserted values).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pi_core.resources.diagnostics import (
+    Collision, Diagnostic, SourceInfo, canonical, expand_user_path, is_under)
+from pi_core.resources.frontmatter import FrontmatterError, parse_frontmatter
+from pi_core.resources.ignore import IgnoreMatcher
+
+DESCRIPTION_FALLBACK_CHARS = 60
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    name: str
+    description: str
+    content: str
+    file_path: Path
+    source_info: SourceInfo
+    argument_hint: str | None = None
+
+
+def parse_command_args(text: str) -> list[str]:
+    """Split like a shell, but only on spaces and tabs, with '...' and "..." grouping and no escapes.
+
+    Empty quotes add nothing on their own (``'' " "`` → ``[" "]``).
+    """
+    args: list[str] = []
+    current = ""
+    quote: str | None = None
+    for char in text:
+        if quote:
+            if char == quote:
+                quote = None
+            else:
+                current += char
+        elif char in ("'", '"'):
+            quote = char
+        elif char in (" ", "\t"):
+            if current:
+                args.append(current)
+                current = ""
+        else:
+            current += char
+    if current:
+        args.append(current)
+    return args
+
+
+# One pass over the template text: a value inserted for one placeholder is never scanned again.
+_PLACEHOLDER = re.compile(r"\$\{@:(?P<start>\d+)(?::(?P<count>\d+))?\}|\$(?P<index>\d+)|\$ARGUMENTS|\$@")
+
+
+def substitute_args(content: str, args: list[str]) -> str:
+    """Fill the placeholders: ``$N`` (``$0`` and missing → ""), ``${@:N}`` / ``${@:N:L}`` (1-based;
+    0 counts as 1), ``$ARGUMENTS`` and ``$@`` (all, space-joined). Case-sensitive; nothing else is
+    special. Same result as Pi's ordered passes ($N, slices, $ARGUMENTS, $@), minus their re-scan."""
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group("index") is not None:
+            index = int(match.group("index")) - 1
+            return args[index] if 0 <= index < len(args) else ""
+        if match.group("start") is not None:
+            start = max(int(match.group("start")) - 1, 0)
+            if match.group("count") is not None:
+                return " ".join(args[start : start + int(match.group("count"))])
+            return " ".join(args[start:])
+        return " ".join(args)
+
+    return _PLACEHOLDER.sub(replace, content)
+
+
+def expand_template(text: str, templates: Iterable[PromptTemplate]) -> str:
+    """``/<name> args`` → the template with arguments filled in; anything else comes back unchanged."""
+    if not text.startswith("/"):
+        return text
+    space = text.find(" ")
+    name = text[1:] if space == -1 else text[1:space]
+    template = next((t for t in templates if t.name == name), None)
+    if template is None:
+        return text
+    return substitute_args(template.content, parse_command_args("" if space == -1 else text[space + 1 :]))
+
+
+def load_template_file(path: Path, source_info: SourceInfo) -> PromptTemplate:
+    """Read one template; raises OSError or FrontmatterError (the caller skips the file)."""
+    frontmatter, body = parse_frontmatter(path.read_text(encoding="utf-8", errors="replace"))
+    description = frontmatter.get("description") or ""
+    description = description if isinstance(description, str) else str(description)
+    if not description:
+        first = next((line for line in body.split("\n") if line.strip()), None)
+        if first is not None:
+            description = first[:DESCRIPTION_FALLBACK_CHARS] + ("..." if len(first) > DESCRIPTION_FALLBACK_CHARS else "")
+    hint = frontmatter.get("argument-hint")
+    return PromptTemplate(
+        name=path.name[:-3] if path.name.endswith(".md") else path.name,
+        description=description,
+        content=body,
+        file_path=path,
+        source_info=source_info,
+        argument_hint=str(hint) if hint else None,
+    )
+
+
+def collect_template_files(directory: Path) -> list[Path]:
+    """Direct ``*.md`` files of ``directory`` (no recursion; dot-names and ignored files skipped)."""
+    if not directory.is_dir():
+        return []
+    ignore = IgnoreMatcher(directory)
+    ignore.add_dir(directory)
+    found = []
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name == "node_modules" or not entry.name.endswith(".md"):
+            continue
+        try:
+            is_file = entry.is_file()
+        except OSError:
+            continue  # broken symlink
+        if is_file and not ignore.ignores(entry.name, False):
+            found.append(Path(entry.path))
+    return found
+
+
+@dataclass
+class TemplateSet:
+    templates: list[PromptTemplate]
+    diagnostics: list[Diagnostic]
+
+
+def load_templates(
+    *,
+    cwd: Path,
+    agent_dir: Path,
+    template_paths: Iterable[str] = (),
+    include_defaults: bool = True,
+) -> TemplateSet:
+    """Templates from ``.pi/prompts`` (project), then ``<agent_dir>/prompts`` (user), then explicit
+    paths (files or directories). First name wins; later ones get a "collision" diagnostic."""
+    cwd = Path(os.path.abspath(cwd))
+    project_dir, user_dir = cwd / ".pi" / "prompts", Path(agent_dir) / "prompts"
+    loaded: dict[str, PromptTemplate] = {}
+    seen_files: set[str] = set()
+    diagnostics: list[Diagnostic] = []
+    collisions: list[Diagnostic] = []
+
+    def add(path: Path, info: SourceInfo) -> None:
+        real = canonical(path)
+        if real in seen_files:
+            return
+        seen_files.add(real)
+        try:
+            template = load_template_file(path, info)
+        except (OSError, FrontmatterError) as err:
+            diagnostics.append(Diagnostic("warning", f"prompt template skipped: {err}", path))
+            return
+        existing = loaded.get(template.name)
+        if existing is not None:
+            collisions.append(Diagnostic("collision", f'name "/{template.name}" collision', path,
+                                         Collision("prompt", template.name, existing.file_path, path)))
+            return
+        loaded[template.name] = template
+
+    if include_defaults:
+        for path in collect_template_files(project_dir):
+            add(path, SourceInfo(path, "auto", "project", base_dir=cwd / ".pi"))
+        for path in collect_template_files(user_dir):
+            add(path, SourceInfo(path, "auto", "user", base_dir=Path(agent_dir)))
+
+    for raw in template_paths:
+        path = expand_user_path(raw, cwd)
+        if not path.exists():
+            diagnostics.append(Diagnostic("error", "Prompt template path does not exist", path))
+            continue
+        files = collect_template_files(path) if path.is_dir() else [path] if path.name.endswith(".md") else []
+        if not files and not path.is_dir():
+            diagnostics.append(Diagnostic("warning", "prompt template path is not a markdown file", path))
+        for found in files:
+            scope = ("user" if is_under(found, user_dir) else "project" if is_under(found, project_dir)
+                     else "temporary")
+            base = path if path.is_dir() else path.parent
+            add(found, SourceInfo(found, "local", scope, base_dir=base))
+    return TemplateSet(list(loaded.values()), diagnostics + collisions)
