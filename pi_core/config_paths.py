@@ -1,0 +1,39 @@
+"""Where pi keeps its per-user files: the agent dir (``PI_CODING_AGENT_DIR``, default ``~/.pi/agent``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
+
+
+def agent_dir() -> Path:
+    """The global agent directory; ``~`` and ``~/...`` in the variable are expanded."""
+    configured = os.environ.get(AGENT_DIR_ENV, "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    return Path.home() / ".pi" / "agent"
+
+
+def settings_path() -> Path:
+    return agent_dir() / "settings.json"
+
+
+def auth_path() -> Path:
+    """Credentials (``{"<provider>": {"type": "api_key", "key": "..."}}``), kept at mode 0600."""
+    return agent_dir() / "auth.json"
+
+
+def models_toml_path() -> Path:
+    """pi's own custom providers/models file (written with tomli-w when pi edits it)."""
+    return agent_dir() / "models.toml"
+
+
+def models_json_path() -> Path:
+    """Pi's ``models.json``, read as well so an existing Pi setup keeps working."""
+    return agent_dir() / "models.json"
+
+
+def sessions_dir() -> Path:
+    return agent_dir() / "sessions"
