@@ -1,14 +1,167 @@
-"""The ``pi`` command (placeholder until the full CLI lands)."""
+"""The ``pi`` command: sub-commands through click, the main invocation with Pi's own flag grammar.
+
+Nothing heavy is imported at module level: ``pi --help`` and ``pi --version`` load no plugin, SDK or UI.
+"""
 
 from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
 
 import click
 
 from pi_core import __version__
+from pi_core.args import HELP, Args, parse_args
+from pi_core.errors import PiError
+
+SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, "-v", "--version", message="%(version)s")
-@click.pass_context
-def cli(ctx: click.Context) -> None:
-    """pi: a minimal, hackable coding agent."""
+def cli() -> None:
+    """Console-script entry point."""
+    argv = sys.argv[1:]
+    if argv and argv[0] in SUBCOMMANDS:
+        commands(args=argv, prog_name="pi")
+        return
+    sys.exit(main(argv))
+
+
+def _fail(message: str, code: int = 1) -> int:
+    click.echo(f"Error: {message}", err=True)
+    return code
+
+
+def main(argv: list[str], cwd: Path | None = None) -> int:
+    args = parse_args(argv)
+    if args.offline or os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes"):
+        os.environ["PI_OFFLINE"] = "1"
+        os.environ["PI_SKIP_VERSION_CHECK"] = "1"
+    for warning in args.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    if args.errors:
+        for error in args.errors:
+            click.echo(f"Error: {error}", err=True)
+        return 1
+    if args.version:
+        click.echo(__version__)
+        return 0
+    if args.help:
+        click.echo(HELP, nl=False)
+        return 0
+    try:
+        return _run(args, cwd or Path.cwd())
+    except PiError as err:
+        return _fail(str(err), getattr(err, "exit_code", 1))
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run(args: Args, cwd: Path) -> int:
+    if args.export:
+        from pi_core.sessions.export_html import export_html
+
+        out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"
+        path = export_html(Path(args.export), out)
+        click.echo(f"Exported to: {path}")
+        return 0
+    if args.mode == "rpc" and args.file_args:
+        return _fail("@file arguments are not supported in RPC mode")
+    conflicting = [flag for flag, on in (("--session", args.session), ("--continue", args.continue_),
+                                         ("--resume", args.resume), ("--no-session", args.no_session)) if on]
+    if args.fork and conflicting:
+        return _fail(f"--fork cannot be combined with {', '.join(conflicting)}")
+
+    from pi_core import startup as boot
+
+    env = boot.load_environment(args, cwd)
+    for warning in env.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    if args.list_models is not False:
+        from pi_core.llm.models import format_model_list
+
+        models = boot.model_registry(env)
+        search = args.list_models if isinstance(args.list_models, str) else None
+        click.echo(format_model_list(models.available_models(), search))
+        return 0
+
+    interactive = args.mode != "rpc" and args.mode != "json" and not args.print and sys.stdin.isatty()
+    stdin_text = "" if args.mode == "rpc" else boot.read_piped_stdin()
+    file_text, images = boot.read_file_args(args.file_args, cwd)
+    session = boot.build_session(args, env)
+
+    if args.mode == "rpc":
+        from pi_core.rpc import run_rpc_mode
+
+        return _run_async(run_rpc_mode(session), session)
+    prompts = list(args.messages)
+    first = stdin_text + file_text + (prompts.pop(0) if prompts else "")
+    if interactive and sys.stdout.isatty():
+        from plugins.interactive import run_interactive
+
+        return _run_async(run_interactive(session, initial_message=first or None, initial_images=images,
+                                          startup=env), session)
+    from pi_core.print_mode import run_print_mode
+
+    queue = ([first] if first or images else []) + prompts
+    return _run_async(run_print_mode(session, queue, images, json_mode=args.mode == "json"), session)
+
+
+def _run_async(coro: object, session: object) -> int:
+    from pi_core.print_mode import run_with_signals
+
+    return run_with_signals(coro, session)  # type: ignore[arg-type]
+
+
+# --- sub-commands ---------------------------------------------------------------------------------
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def commands() -> None:
+    """pi sub-commands."""
+
+
+def _environment(no_extensions: bool = False) -> object:
+    from pi_core.startup import load_environment
+
+    env = load_environment(Args(no_extensions=no_extensions), Path.cwd())
+    for warning in env.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    return env
+
+
+@commands.command("plugins")
+@click.option("--json", "json_", is_flag=True, help="Machine-readable output.")
+def plugins_command(json_: bool) -> None:
+    """List plugins: origin, contributed tools and providers, and overrides."""
+    from pi_core.plugin_report import plugin_rows, render_plugin_rows
+
+    env = _environment()
+    rows = plugin_rows(env.registry)  # type: ignore[attr-defined]
+    if json_:
+        import json
+
+        click.echo(json.dumps(rows, indent=2))
+    else:
+        click.echo(render_plugin_rows(rows, env.registry))  # type: ignore[attr-defined]
+
+
+@commands.command("tools")
+@click.option("--json", "json_", is_flag=True, help="Machine-readable output.")
+def tools_command(json_: bool) -> None:
+    """List registered tools, who provides them, and which are active by default."""
+    from pi_core.tool_selection import select_tools
+
+    env = _environment()
+    registry = env.registry  # type: ignore[attr-defined]
+    active = {t.name for t in select_tools(registry).active}
+    rows = [{"name": name, "plugin": registry.tools.owner[name], "active": name in active,
+             "description": tool.description.split(". ")[0]} for name, tool in registry.tools.items.items()]
+    if json_:
+        import json
+
+        click.echo(json.dumps(rows, indent=2))
+        return
+    for row in rows:
+        mark = "*" if row["active"] else " "
+        click.echo(f"{mark} {row['name']:<12} {row['plugin']:<22} {row['description']}")

@@ -81,6 +81,7 @@ class Tool:
     execution_mode: Literal["parallel", "sequential"] = "parallel"
     prepare_arguments: Callable[[Any], Any] | None = None
     coercion: Literal["typebox", "json"] = "json"
+    active_by_default: bool = True  # built-ins only: grep/find/ls are registered but off
 
     def __hash__(self) -> int:
         return id(self)

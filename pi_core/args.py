@@ -1,0 +1,195 @@
+"""Pi's command-line grammar (cli.md §1.1): one left-to-right pass, exactly as Pi users type it.
+
+click cannot express Pi's rules (a value flag takes the next token whatever it looks like, unknown
+``--flags`` consume a value, ``-p`` may take the next token as a message), so the top-level invocation
+is parsed here; sub-commands (``pi plugins``, ``pi install``) stay click commands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh")
+
+
+@dataclass
+class Args:
+    help: bool = False
+    version: bool = False
+    print: bool = False
+    mode: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    thinking: str | None = None
+    models: list[str] | None = None
+    list_models: bool | str = False
+    continue_: bool = False
+    resume: bool = False
+    session: str | None = None
+    fork: str | None = None
+    session_dir: str | None = None
+    no_session: bool = False
+    tools: list[str] | None = None
+    no_tools: bool = False
+    no_builtin_tools: bool = False
+    exclude_tools: list[str] | None = None
+    extensions: list[str] = field(default_factory=list)
+    no_extensions: bool = False
+    disable_plugins: list[str] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)
+    no_skills: bool = False
+    prompt_templates: list[str] = field(default_factory=list)
+    no_prompt_templates: bool = False
+    themes: list[str] = field(default_factory=list)
+    no_themes: bool = False
+    no_context_files: bool = False
+    system_prompt: str | None = None
+    append_system_prompt: list[str] = field(default_factory=list)
+    export: str | None = None
+    verbose: bool = False
+    offline: bool = False
+    messages: list[str] = field(default_factory=list)
+    file_args: list[str] = field(default_factory=list)
+    unknown_flags: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+_BOOL_FLAGS = {
+    "--help": "help", "-h": "help", "--version": "version", "-v": "version",
+    "--continue": "continue_", "-c": "continue_", "--resume": "resume", "-r": "resume",
+    "--no-session": "no_session", "--no-tools": "no_tools", "-nt": "no_tools",
+    "--no-builtin-tools": "no_builtin_tools", "-nbt": "no_builtin_tools",
+    "--no-extensions": "no_extensions", "-ne": "no_extensions", "--no-skills": "no_skills", "-ns": "no_skills",
+    "--no-prompt-templates": "no_prompt_templates", "-np": "no_prompt_templates", "--no-themes": "no_themes",
+    "--no-context-files": "no_context_files", "-nc": "no_context_files", "--verbose": "verbose",
+    "--offline": "offline",
+}
+_VALUE_FLAGS = {
+    "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
+    "--thinking": "thinking", "--session": "session", "--fork": "fork", "--session-dir": "session_dir",
+    "--system-prompt": "system_prompt", "--export": "export",
+}
+_LIST_FLAGS = {"--models": "models", "--tools": "tools", "-t": "tools", "--exclude-tools": "exclude_tools",
+               "-xt": "exclude_tools"}
+_REPEAT_FLAGS = {
+    "--extension": "extensions", "-e": "extensions", "--skill": "skills", "--prompt-template": "prompt_templates",
+    "--theme": "themes", "--append-system-prompt": "append_system_prompt", "--disable-plugin": "disable_plugins",
+}
+
+
+def _split_list(value: str) -> list[str]:
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+def parse_args(argv: list[str]) -> Args:
+    args = Args()
+    i = 0
+    n = len(argv)
+    while i < n:
+        token = argv[i]
+        has_next = i + 1 < n
+        if token in _BOOL_FLAGS:
+            setattr(args, _BOOL_FLAGS[token], True)
+        elif token in ("--print", "-p"):
+            args.print = True
+            if has_next:
+                nxt = argv[i + 1]
+                if not nxt.startswith("@") and (not nxt.startswith("-") or nxt.startswith("---")):
+                    args.messages.append(nxt)
+                    i += 1
+        elif token in _VALUE_FLAGS and has_next:
+            i += 1
+            name, value = _VALUE_FLAGS[token], argv[i]
+            if name == "mode" and value not in ("text", "json", "rpc"):
+                pass  # consumed and ignored, like Pi
+            elif name == "thinking" and value not in THINKING_CHOICES:
+                args.warnings.append(f'Invalid thinking level "{value}". Valid values: {", ".join(THINKING_CHOICES)}')
+            else:
+                setattr(args, name, value)
+        elif token in _LIST_FLAGS and has_next:
+            i += 1
+            setattr(args, _LIST_FLAGS[token], _split_list(argv[i]))
+        elif token in _REPEAT_FLAGS and has_next:
+            i += 1
+            getattr(args, _REPEAT_FLAGS[token]).append(argv[i])
+        elif token == "--list-models":
+            args.list_models = True
+            if has_next and not argv[i + 1].startswith(("-", "@")):
+                i += 1
+                args.list_models = argv[i]
+        elif token.startswith("@"):
+            args.file_args.append(token[1:])
+        elif token.startswith("--"):
+            name, eq, value = token[2:].partition("=")
+            if eq:
+                args.unknown_flags[name] = value
+            elif has_next and not argv[i + 1].startswith(("-", "@")):
+                i += 1
+                args.unknown_flags[name] = argv[i]
+            else:
+                args.unknown_flags[name] = True
+        elif token.startswith("-") and token != "-":
+            args.errors.append(f"Unknown option: {token}")
+        else:
+            args.messages.append(token)
+        i += 1
+    return args
+
+
+HELP = """\
+pi - a minimal, hackable coding agent; every tool and provider is a plugin
+
+Usage:
+  pi [options] [@files...] [messages...]
+  pi plugins | tools | install <pkg> | remove <pkg> | list | update
+
+Options:
+  -p, --print                    Answer the prompt and exit (no interactive UI)
+  --mode <text|json|rpc>         Output mode: text (default), json (one event per line), rpc (stdin/stdout protocol)
+  --provider <name>              Provider used to resolve --model
+  --model <pattern>              Model id or pattern; provider/id and a :<thinking> suffix are accepted
+  --api-key <key>                API key for the selected model's provider (not saved)
+  --thinking <level>             off, minimal, low, medium, high, xhigh
+  --models <patterns>            Comma-separated models to cycle through
+  --list-models [search]         List models that have credentials
+  -c, --continue                 Continue the most recent session in this directory
+  -r, --resume                   Pick a session to resume
+  --session <path|id>            Open a session file or id prefix
+  --fork <path|id>               Fork a session into a new one
+  --session-dir <dir>            Where sessions are stored and looked up
+  --no-session                   Keep the session in memory only
+  -t, --tools <a,b>              Only these tools (built-in and plugin), e.g. read,grep
+  -nt, --no-tools                No tools at all (unless --tools is given)
+  -nbt, --no-builtin-tools       Start with no built-in tool active; plugin tools stay
+  -xt, --exclude-tools <a,b>     Remove these tools
+  -e, --extension <file.py>      Load a plugin file for this run (repeatable)
+  -ne, --no-extensions           Skip plugin discovery (-e files still load)
+  --disable-plugin <name>        Do not load this plugin (repeatable)
+  --skill <path>                 Load a skill file or directory (repeatable)
+  -ns, --no-skills               Skip skill discovery
+  --prompt-template <path>       Load a prompt template file or directory (repeatable)
+  -np, --no-prompt-templates     Skip prompt template discovery
+  -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
+  --system-prompt <text|file>    Replace the default system prompt
+  --append-system-prompt <t|f>   Append to the system prompt (repeatable)
+  --export <in.jsonl> [out.html] Export a session to HTML and exit
+  --verbose                      Verbose start-up output
+  --offline                      No network at start-up
+  -h, --help                     Show this help
+  -v, --version                  Show the version
+
+Sub-commands:
+  pi plugins [--json]            Plugins with their origin, tools, providers and overrides
+  pi tools [--json]              Registered tools and which are active by default
+  pi install <pkg> [-l]          pip-install a plugin package into pi's environment
+  pi remove <pkg> [-l]           Uninstall a plugin package
+  pi list                        Installed plugin packages
+  pi update [pkg]                Upgrade plugin packages
+
+Environment:
+  PI_CODING_AGENT_DIR            Config directory (default ~/.pi/agent)
+  ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...   Provider keys
+"""

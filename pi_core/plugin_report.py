@@ -1,0 +1,49 @@
+"""What ``pi plugins`` shows: each plugin's origin, contributions and overrides, plus load failures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_core.registry import Registry
+
+
+def plugin_rows(registry: Registry) -> list[dict[str, Any]]:
+    plugins = registry.plugins
+    beaten: dict[str, list[str]] = {}
+    for override in registry.overrides:
+        beaten.setdefault(override.winner, []).append(f"{override.kind} {override.name} (from {override.loser})")
+    rows: list[dict[str, Any]] = []
+    for name, info in plugins.info.items():
+        rows.append({
+            "name": name,
+            "layer": info.layer,
+            "source": info.source,
+            "replaces": info.replaces,
+            "tools": registry.tools.by_plugin.get(name, []),
+            "providers": registry.providers.by_plugin.get(name, []),
+            "renderers": registry.renderers.by_plugin.get(name, []),
+            "overrides": beaten.get(name, []),
+            "error": None,
+        })
+    for failure in plugins.failures:
+        rows.append({"name": failure.name, "layer": "failed", "source": failure.source, "replaces": None,
+                     "tools": [], "providers": [], "renderers": [], "overrides": [], "error": failure.reason})
+    return rows
+
+
+def render_plugin_rows(rows: list[dict[str, Any]], registry: Registry) -> str:
+    lines: list[str] = []
+    width = max((len(r["name"]) for r in rows), default=4)
+    for row in rows:
+        parts = [f"{row['name']:<{width}}  {row['layer']:<9}  {row['source']}"]
+        if row["replaces"]:
+            parts.append(f"replaces the {row['replaces']} plugin {row['name']!r}")
+        lines.append("  ".join(parts))
+        for kind in ("tools", "providers", "renderers"):
+            if row[kind]:
+                lines.append(f"{'':<{width}}  {kind}: {', '.join(row[kind])}")
+        for override in row["overrides"]:
+            lines.append(f"{'':<{width}}  overrides {override}")
+        if row["error"]:
+            lines.append(f"{'':<{width}}  FAILED: {row['error']}")
+    return "\n".join(lines) if lines else "No plugins loaded."

@@ -1,0 +1,273 @@
+"""AgentSession: one coding-agent session, the object every mode (print, JSON, RPC, interactive) drives.
+
+It binds an Agent to the plugins (tools, providers, tool-call hooks), the chosen model and key, the
+system prompt and the session file. Modes subscribe to its events and call ``prompt`` / ``steer`` /
+``follow_up`` / ``abort``; everything else (which provider serves a model, persistence, hook calls)
+happens here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_core.agent import Agent
+from pi_core.errors import PiError, ToolError
+from pi_core.events import AgentEvent
+from pi_core.plugins import PluginSet
+from pi_core.providers import StreamOptions
+from pi_core.registry import Registry, call_each
+from pi_core.signals import AbortSignal
+from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
+from pi_core.types import (
+    THINKING_LEVELS,
+    AgentMessage,
+    AssistantMessage,
+    AssistantMessageEvent,
+    Context,
+    ImageContent,
+    Model,
+    TextContent,
+    UserMessage,
+)
+
+SessionListener = Callable[[AgentEvent], Any]
+
+
+def provider_stream_fn(registry: Registry, *, retry: Any = None,
+                       on_retry: Callable[[AgentEvent], Any] | None = None) -> Callable[..., AsyncIterator[AssistantMessageEvent]]:
+    """A loop ``stream_fn`` that sends each request to the plugin serving ``model.api``."""
+
+    async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        provider = registry.providers.items.get(model.api)
+        if provider is None:
+            failed = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="error",
+                                      error_message=f"No API provider registered for api: {model.api}")
+            yield AssistantMessageEvent(type="error", reason="error", error=failed)
+            return
+        if retry is not None:
+            from pi_core.llm.retry import stream_with_retry
+
+            async for event in stream_with_retry(provider, model, context, options, retry, on_retry=on_retry):
+                yield event
+        else:
+            async for event in provider.stream(model, context, options):
+                yield event
+
+    return stream
+
+
+@dataclass
+class SessionConfig:
+    cwd: Path
+    model: Model | None
+    thinking_level: str = "off"
+    tools: list[Tool] = field(default_factory=list)  # active tools, in activation order
+    all_tools: dict[str, Tool] = field(default_factory=dict)  # the registry after --tools filtering
+    system_prompt: str = ""
+    api_key: str | None = None
+    steering_mode: str = "one-at-a-time"
+    follow_up_mode: str = "one-at-a-time"
+
+
+class AgentSession:
+    def __init__(self, config: SessionConfig, *, plugins: PluginSet, registry: Registry,
+                 stream_fn: Callable[..., AsyncIterator[AssistantMessageEvent]] | None = None,
+                 api_key_for: Callable[[Model], str | None] | None = None,
+                 store: Any = None, messages: list[AgentMessage] | None = None,
+                 prompt_builder: Callable[[list[Tool]], str] | None = None,
+                 expand_input: Callable[[str], str] | None = None,
+                 convert_to_llm: Callable[[list[AgentMessage]], list[Any]] | None = None,
+                 retry: Any = None) -> None:
+        self.config = config
+        self.plugins = plugins
+        self.registry = registry
+        self.store = store  # a session manager, or None for --no-session
+        self.api_key_for = api_key_for
+        self.prompt_builder = prompt_builder
+        self.expand_input = expand_input or (lambda text: text)
+        self._listeners: list[SessionListener] = []
+        self.models: Any = None  # the ModelRegistry, when built by startup
+        self.resources: Any = None
+        extra: dict[str, Any] = {"convert_to_llm": convert_to_llm} if convert_to_llm else {}
+        self.agent = Agent(
+            stream_fn=stream_fn or provider_stream_fn(registry, retry=retry, on_retry=self._emit_sync),
+            **extra,
+            system_prompt=config.system_prompt,
+            model=config.model,
+            thinking_level=config.thinking_level,
+            tools=config.tools,
+            messages=messages or [],
+            before_tool_call=self._before_tool_call,
+            after_tool_call=self._after_tool_call,
+            get_api_key=self._api_key,
+            steering_mode=config.steering_mode,  # type: ignore[arg-type]
+            follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
+            cwd=config.cwd,
+        )
+        self.agent.subscribe(self._on_agent_event)
+
+    # --- events -----------------------------------------------------------------------------------
+
+    def subscribe(self, listener: SessionListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
+        if event.type == "message_end" and self.store is not None:
+            self.store.append_message(event.message)
+        await self._emit(event)
+
+    async def _emit(self, event: AgentEvent) -> None:
+        for listener in list(self._listeners):
+            outcome = listener(event)
+            if asyncio.iscoroutine(outcome):
+                await outcome
+
+    def _emit_sync(self, event: AgentEvent) -> Any:
+        return self._emit(event)
+
+    # --- hooks ------------------------------------------------------------------------------------
+
+    def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
+        for plugin_name, impl in self.plugins.ordered_impls("pi_before_tool_call"):
+            try:
+                decision = impl.function(call=info)  # type: ignore[attr-defined]
+            except ToolError as err:
+                return BeforeToolCall(block=True, reason=str(err))
+            if decision is None:
+                continue
+            if decision.block:
+                return decision
+            if decision.args is not None:
+                info.args = decision.args
+        return None
+
+    def _after_tool_call(self, info: ToolCallInfo, result: ToolResult, is_error: bool,
+                         signal: AbortSignal) -> AfterToolCall | None:
+        merged: AfterToolCall | None = None
+        for plugin_name, impl in self.plugins.ordered_impls("pi_after_tool_call"):
+            change = impl.function(call=info, result=result, is_error=is_error)  # type: ignore[attr-defined]
+            if change is None:
+                continue
+            result = ToolResult(
+                content=change.content if change.content is not None else result.content,
+                details=change.details if change.details is not None else result.details,
+                terminate=change.terminate if change.terminate is not None else result.terminate,
+            )
+            is_error = change.is_error if change.is_error is not None else is_error
+            merged = AfterToolCall(content=result.content, details=result.details, is_error=is_error,
+                                   terminate=result.terminate)
+        return merged
+
+    def _api_key(self, provider: str) -> str | None:
+        if self.config.api_key:
+            return self.config.api_key
+        if self.api_key_for is not None and self.agent.state.model is not None:
+            return self.api_key_for(self.agent.state.model)
+        return None
+
+    # --- state ------------------------------------------------------------------------------------
+
+    @property
+    def model(self) -> Model:
+        return self.agent.state.model
+
+    @property
+    def messages(self) -> list[AgentMessage]:
+        return self.agent.state.messages
+
+    @property
+    def is_streaming(self) -> bool:
+        return self.agent.state.is_streaming
+
+    @property
+    def active_tools(self) -> list[Tool]:
+        return list(self.agent.state.tools)
+
+    def set_active_tools(self, names: list[str]) -> None:
+        unknown = [n for n in names if n not in self.config.all_tools]
+        if unknown:
+            raise PiError(f"Unknown tool(s): {', '.join(unknown)}. Known: {', '.join(self.config.all_tools)}")
+        self.agent.state.tools = [self.config.all_tools[n] for n in names]
+        if self.prompt_builder is not None:
+            self.agent.state.system_prompt = self.prompt_builder(self.agent.state.tools)
+
+    def set_model(self, model: Model) -> None:
+        self.agent.state.model = model
+        if self.store is not None:
+            self.store.append_model_change(model.provider, model.id)
+
+    def set_thinking_level(self, level: str) -> None:
+        if level not in THINKING_LEVELS:
+            raise PiError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
+        self.agent.state.thinking_level = level
+        if self.store is not None:
+            self.store.append_thinking_level_change(level)
+
+    # --- prompting --------------------------------------------------------------------------------
+
+    def _user_message(self, text: str, images: list[ImageContent] | None) -> UserMessage:
+        return UserMessage(content=[TextContent(text=text), *(images or [])])
+
+    async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
+                     streaming_behavior: str | None = None) -> None:
+        """Run one prompt to the end (or queue it while streaming, per ``streaming_behavior``)."""
+        text = self.expand_input(text)
+        if self.is_streaming:
+            if streaming_behavior == "steer":
+                self.steer(text, images, expanded=True)
+                return
+            if streaming_behavior == "followUp":
+                self.follow_up(text, images, expanded=True)
+                return
+            raise PiError("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
+                          "to queue the message.")
+        self.check_ready()
+        await self.agent.prompt(self._user_message(text, images))
+
+    def check_ready(self) -> None:
+        model = self.agent.state.model
+        if model is None or model.id == "unknown":
+            raise PiError("No model selected.")
+        if not self._api_key(model.provider) and self.api_key_for is not None:
+            from pi_core.llm.env_keys import env_var_names
+
+            names = env_var_names(model.provider)
+            hint = f" Set {' or '.join(names)}, or pass --api-key." if names else " Pass --api-key."
+            raise PiError(f"No API key found for {model.provider}.{hint}")
+
+    def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
+        self.agent.steer(self._user_message(text if expanded else self.expand_input(text), images))
+        self._queue_changed()
+
+    def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
+        self.agent.follow_up(self._user_message(text if expanded else self.expand_input(text), images))
+        self._queue_changed()
+
+    def _queue_changed(self) -> None:
+        def texts(queue: list[AgentMessage]) -> list[str]:
+            return [m.text() if isinstance(m, UserMessage) else "" for m in queue]
+
+        event = AgentEvent("queue_update", steering=texts(self.agent.steering_queue),
+                           follow_up=texts(self.agent.follow_up_queue))
+        try:
+            asyncio.get_running_loop().create_task(self._emit(event))
+        except RuntimeError:
+            pass  # no loop running: nobody can be listening
+
+    async def abort(self) -> None:
+        self.agent.abort()
+        await self.agent.wait_for_idle()
+
+    async def wait_for_idle(self) -> None:
+        await self.agent.wait_for_idle()
+
+    def last_assistant(self) -> AssistantMessage | None:
+        for message in reversed(self.messages):
+            if isinstance(message, AssistantMessage):
+                return message
+        return None

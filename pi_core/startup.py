@@ -1,0 +1,243 @@
+"""Turn parsed arguments into a ready AgentSession: settings, plugins, tools, model, prompt, session file.
+
+Every mode (print, JSON, RPC, interactive) starts here, so they all see the same plugins and model.
+Problems the user must fix raise PiError; things worth knowing are collected in ``warnings``.
+"""
+
+from __future__ import annotations
+
+import base64
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pi_core.args import Args
+from pi_core.errors import PiError
+from pi_core.plugins import PluginSet, load_plugins
+from pi_core.registry import Registry, build_registry
+from pi_core.types import ImageContent
+
+IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"),
+               (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
+
+
+@dataclass
+class Startup:
+    cwd: Path
+    agent_dir: Path
+    plugins: PluginSet
+    registry: Registry
+    settings: Any = None
+    models: Any = None
+    resources: Any = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def agent_dir() -> Path:
+    from pi_core.config_paths import agent_dir as configured
+
+    return configured()
+
+
+def load_settings(cwd: Path, warnings: list[str]) -> Any:
+    try:
+        from pi_core.settings import load_settings as load
+    except ImportError:
+        return None
+    settings = load(cwd)
+    for warning in getattr(settings, "warnings", []) or []:
+        warnings.append(str(warning))
+    return settings
+
+
+def _setting(settings: Any, name: str, default: Any = None) -> Any:
+    if settings is None:
+        return default
+    getter = getattr(settings, "get", None)
+    if callable(getter):
+        value = getter(name)
+        return default if value is None else value
+    return getattr(settings, name, default)
+
+
+def load_environment(args: Args, cwd: Path) -> Startup:
+    """Settings and plugins: enough for ``pi plugins``, ``pi tools`` and ``--list-models``."""
+    warnings: list[str] = []
+    settings = load_settings(cwd, warnings)
+    disabled = set(args.disable_plugins) | set(_setting(settings, "disabledPlugins", []) or []) \
+        | set(_setting(settings, "disabled_plugins", []) or [])
+    directory = agent_dir()
+    plugins = load_plugins(extensions=[cwd / e for e in args.extensions], project_dir=cwd,
+                           discover_extensions=not args.no_extensions, disabled=disabled, agent_dir=directory)
+    registry = build_registry(plugins)
+    for failure in plugins.failures:
+        warnings.append(f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}')
+    return Startup(cwd=cwd, agent_dir=directory, plugins=plugins, registry=registry, settings=settings,
+                   warnings=warnings)
+
+
+def model_registry(startup: Startup) -> Any:
+    if startup.models is None:
+        from pi_core.llm.models import ModelRegistry
+
+        startup.models = ModelRegistry.from_plugins(startup.plugins, startup.agent_dir)
+        startup.warnings.extend(startup.models.warnings())
+    return startup.models
+
+
+def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
+    """``@file`` arguments (cli.md §6): text inlined in <file> tags, images attached."""
+    from pi_core.paths import resolve_to_cwd
+
+    text: list[str] = []
+    images: list[ImageContent] = []
+    for raw in paths:
+        path = Path(resolve_to_cwd(raw, str(cwd)))
+        if not path.is_file():
+            raise PiError(f"File not found: {path}")
+        try:
+            data = path.read_bytes()
+        except OSError as err:
+            raise PiError(f"Could not read file {path}: {err.strerror or err}") from err
+        if not data:
+            continue
+        mime = next((m for magic, m in IMAGE_MAGIC if data.startswith(magic)), None)
+        if mime is None and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
+            mime = "image/webp"
+        if mime is not None:
+            images.append(ImageContent(data=base64.b64encode(data).decode(), mime_type=mime))
+            text.append(f'<file name="{path}"></file>\n')
+            continue
+        text.append(f'<file name="{path}">\n{data.decode("utf-8", errors="replace")}\n</file>\n')
+    return "".join(text), images
+
+
+def read_piped_stdin() -> str:
+    if sys.stdin is None or sys.stdin.isatty():
+        return ""
+    try:
+        return sys.stdin.read().strip()
+    except (OSError, ValueError):
+        return ""
+
+
+def open_session_store(args: Args, env: Startup) -> Any:
+    """The session file per the flags' precedence: --no-session > --fork > --session > --continue > new."""
+    from pi_core.sessions.lookup import find_session
+    from pi_core.sessions.manager import SessionManager
+    from pi_core.sessions.store import resolve_session_dir
+
+    cwd = env.cwd
+    session_dir = resolve_session_dir(cwd, args.session_dir, _setting(env.settings, "sessionDir"))
+    if args.no_session:
+        return SessionManager.in_memory(cwd)
+    if args.fork:
+        found = find_session(args.fork, cwd, session_dir)
+        return SessionManager.fork_from(found.path, cwd, session_dir)
+    if args.session:
+        found = find_session(args.session, cwd, session_dir)
+        if found.other_project:
+            return SessionManager.fork_from(found.path, cwd, session_dir)
+        return SessionManager.open(found.path, session_dir)
+    if args.resume:
+        if not sys.stdin.isatty():
+            raise PiError("--resume needs a terminal to pick a session; use --session <id> or --continue instead")
+        from plugins.interactive.pickers import pick_session  # type: ignore[import-not-found]
+
+        chosen = pick_session(SessionManager.list(cwd, session_dir))
+        if chosen is None:
+            raise PiError("No session selected")
+        return SessionManager.open(chosen, session_dir)
+    if args.continue_:
+        return SessionManager.continue_recent(cwd, session_dir)
+    return SessionManager.create(cwd, session_dir)
+
+
+def build_session(args: Args, env: Startup) -> Any:
+    """Everything a mode needs, in one AgentSession."""
+    from pi_core.llm.model_resolution import initial_model
+    from pi_core.resources import expand_input, load_resources
+    from pi_core.runtime import AgentSession, SessionConfig
+    from pi_core.sessions.messages import convert_to_llm, to_typed
+    from pi_core.system_prompt import build_system_prompt, gather_prompt_hooks, load_prompt_texts
+    from pi_core.tool_selection import select_tools
+
+    settings = env.settings
+    models = model_registry(env)
+    store = open_session_store(args, env)
+    env.warnings.extend(getattr(store, "warnings", []))
+    context = store.build_session_context()
+    history = context.typed_messages()
+
+    selection = select_tools(env.registry, allow=args.tools, no_tools=args.no_tools,
+                             no_builtin=args.no_builtin_tools, exclude=args.exclude_tools,
+                             default_names=_setting(settings, "defaultTools"))
+    resources = load_resources(env.cwd, env.agent_dir, no_context_files=args.no_context_files,
+                               no_skills=args.no_skills, skill_paths=args.skills,
+                               no_prompt_templates=args.no_prompt_templates, template_paths=args.prompt_templates)
+    env.resources = resources
+    env.warnings.extend(str(d) for d in resources.diagnostics)
+    texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
+                              append_system_prompt=args.append_system_prompt)
+
+    def prompt_for(tools: list[Any]) -> str:
+        snippets, guidelines = gather_prompt_hooks(env.plugins, frozenset(t.name for t in tools))
+        return build_system_prompt(tools=tools, cwd=env.cwd, agent_dir=env.agent_dir, custom_prompt=texts.custom,
+                                   append_prompts=texts.append, context_files=resources.context_files,
+                                   skills=resources.skills, extra_snippets=snippets, extra_guidelines=guidelines)
+
+    chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=bool(history),
+                           session_model=(context.model["provider"], context.model["modelId"])
+                           if context.model else None,
+                           default_provider=_setting(settings, "defaultProvider"),
+                           default_model=_setting(settings, "defaultModel"))
+    if chosen.message:
+        env.warnings.append(chosen.message)
+    if args.api_key:
+        if chosen.model is None:
+            raise PiError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
+        models.set_runtime_key(chosen.model.provider, args.api_key)
+    thinking = args.thinking or chosen.thinking or (context.thinking_level if history else None) \
+        or _setting(settings, "defaultThinkingLevel") or "medium"
+    if chosen.model is not None:
+        from pi_core.llm.thinking import clamp_thinking_level
+
+        thinking = clamp_thinking_level(chosen.model, thinking)
+    else:
+        thinking = "off"
+    if chosen.model is None and args.mode != "rpc" and (args.print or args.mode == "json" or not sys.stdin.isatty()):
+        raise PiError("No models available. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) or add "
+                      "models to models.toml in the config directory, then try again.")
+
+    config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
+                           all_tools=selection.available, system_prompt=prompt_for(selection.active),
+                           steering_mode=_setting(settings, "steeringMode", "one-at-a-time"),
+                           follow_up_mode=_setting(settings, "followUpMode", "one-at-a-time"))
+    block_images = bool(_setting(settings, "blockImages", False))
+    session = AgentSession(
+        config, plugins=env.plugins, registry=env.registry, store=store, messages=history,
+        api_key_for=lambda model: models.api_key_for(model),
+        prompt_builder=prompt_for, expand_input=lambda text: expand_input(text, resources),
+        convert_to_llm=lambda messages: to_typed(convert_to_llm(messages, block_images)),
+        retry=_retry_policy(settings),
+    )
+    session.models = models
+    session.resources = resources
+    if chosen.model is not None and not history:
+        store.append_model_change(chosen.model.provider, chosen.model.id)
+        store.append_thinking_level_change(thinking)
+    return session
+
+
+def _retry_policy(settings: Any) -> Any:
+    from pi_core.llm.retry import RetryPolicy
+
+    retry = _setting(settings, "retry", None)
+    if isinstance(retry, dict):
+        known = {k: v for k, v in retry.items() if k in RetryPolicy.__dataclass_fields__}
+        try:
+            return RetryPolicy(**known)
+        except TypeError:
+            return RetryPolicy()
+    return RetryPolicy()
