@@ -1,0 +1,167 @@
+"""find: list files and directories matching a glob, relative to the search directory, honouring .gitignore."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core.errors import AbortedError
+from pi_core.globs import compile_glob
+from pi_core.procs import js_number
+from pi_core.ripgrep import require_rg
+from pi_core.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+
+DEFAULT_ACTIVE = False
+DEFAULT_LIMIT = 1000
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Glob to match, such as '*.py', '**/*.toml' or 'src/**/test_*.py'"},
+        "path": {"type": "string", "description": "Directory to search; the working directory if omitted"},
+        "limit": {"type": "number", "description": "Return at most this many paths (1000 unless set)"},
+    },
+    "required": ["pattern"],
+}
+
+DESCRIPTION = (
+    "Find files by glob pattern. Returns the matching paths relative to the search directory, skipping "
+    "what .gitignore excludes. Results stop at 1000 paths or 50KB of output, whichever comes first."
+)
+SNIPPET = "Find files by glob pattern (skips what .gitignore excludes)"
+
+
+class FindOperations(Protocol):
+    """A replacement file system for find (remote host, container)."""
+
+    def exists(self, path: str) -> bool: ...
+
+    def glob(self, pattern: str, cwd: str, ignore: list[str], limit: float) -> list[str]:
+        """Paths (absolute or relative to ``cwd``) matching ``pattern`` under ``cwd``."""
+
+
+@dataclass
+class FindOptions:
+    """``operations`` replaces the local ripgrep listing entirely."""
+
+    operations: FindOperations | None = None
+
+
+def make_execute(options: FindOptions) -> Callable[[dict[str, Any], ToolContext], ToolResult]:
+    """The ``execute`` function for a find tool configured by ``options``."""
+
+    def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        ctx.signal.raise_if_aborted()
+        pattern: str = args["pattern"]
+        search_path = str(ctx.resolve(args.get("path") or "."))
+        limit = args.get("limit")
+        limit = DEFAULT_LIMIT if limit is None else limit
+        if options.operations is not None:
+            return _find_with_operations(options.operations, pattern, search_path, limit)
+        if not os.path.isdir(search_path):
+            raise ToolError(f"Path not found: {search_path}")
+        paths = _local_find(pattern, search_path, limit, ctx)
+        notice = f"{js_number(limit)} results limit reached. Use limit={js_number(limit * 2)} for more, or refine pattern"
+        return _result(paths, limit, notice)
+
+    return execute
+
+
+def _local_find(pattern: str, search_path: str, limit: float, ctx: ToolContext) -> list[str]:
+    """fd's matching on top of ``rg --files``: basename match, or full-path match when the glob has a ``/``."""
+    full_path = "/" in pattern
+    if full_path and not (pattern.startswith(("/", "**/")) or pattern == "**"):
+        pattern = "**/" + pattern
+    # fd's smart case: a pattern without capitals matches regardless of case.
+    regex = compile_glob(pattern, ignore_case=pattern == pattern.lower())
+    root = search_path.replace(os.sep, "/").rstrip("/")
+
+    def matches(relative: str) -> bool:
+        subject = f"{root}/{relative}" if full_path else relative.rsplit("/", 1)[-1]
+        return regex.match(subject) is not None
+
+    found: set[str] = set()
+    seen_dirs: set[str] = set()
+    for relative in _listed_files(search_path, ctx):
+        if matches(relative):
+            found.add(relative)
+        # rg lists files only; fd also reports the (non-ignored) directories on the way to them.
+        parent = relative.rpartition("/")[0]
+        while parent and parent not in seen_dirs:
+            seen_dirs.add(parent)
+            if matches(parent):
+                found.add(parent + "/")
+            parent = parent.rpartition("/")[0]
+    ordered = sorted(found)
+    return ordered[: int(limit)] if limit > 0 else ordered
+
+
+def _listed_files(search_path: str, ctx: ToolContext) -> Iterable[str]:
+    """Every file ripgrep would search under ``search_path`` (hidden included, ignore files honoured)."""
+    argv = [require_rg(), "--files", "--hidden", "--no-require-git", "--color=never", "--glob", "!.git"]
+    try:
+        proc = subprocess.Popen(argv, cwd=search_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL)
+    except OSError as err:
+        raise ToolError(f"Failed to run ripgrep: {err}") from err
+    assert proc.stdout is not None
+    remove_abort = ctx.signal.add_callback(proc.kill)
+    try:
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace").strip()
+            if line:
+                yield line.replace("\\", "/") if sys.platform == "win32" else line
+    finally:
+        remove_abort()
+        proc.stdout.close()
+        proc.wait()
+    if ctx.signal.aborted:
+        raise AbortedError("Operation aborted")
+
+
+def _find_with_operations(ops: FindOperations, pattern: str, search_path: str, limit: float) -> ToolResult:
+    if not ops.exists(search_path):
+        raise ToolError(f"Path not found: {search_path}")
+    found = ops.glob(pattern, search_path, ["**/node_modules/**", "**/.git/**"], limit)
+    relative = [os.path.relpath(p, search_path).replace(os.sep, "/") if os.path.isabs(p) else p for p in found]
+    return _result(relative, limit, f"{js_number(limit)} results limit reached")
+
+
+def _result(paths: list[str], limit: float, limit_notice: str) -> ToolResult:
+    if not paths:
+        return ToolResult.text("No files found matching pattern")
+    truncation = truncate_head("\n".join(paths), max_lines=sys.maxsize, max_bytes=DEFAULT_MAX_BYTES)
+    notices: list[str] = []
+    details: dict[str, Any] = {}
+    if len(paths) >= limit:
+        notices.append(limit_notice)
+        details["resultLimitReached"] = limit
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = truncation.to_json()
+    text = truncation.content
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return ToolResult.text(text, details or None)
+
+
+def create_find_tool(options: FindOptions | None = None) -> Tool:
+    """A find tool with its own operations; the plugin registers the default one."""
+    return Tool(name="find", label="find", description=DESCRIPTION, parameters=PARAMETERS,
+                execute=make_execute(options or FindOptions()), prompt_snippet=SNIPPET, coercion="typebox")
+
+
+execute = make_execute(FindOptions())
+
+TOOL = Tool(name="find", label="find", description=DESCRIPTION, parameters=PARAMETERS, execute=execute,
+            prompt_snippet=SNIPPET, coercion="typebox")
+
+
+@hookimpl
+def pi_tools() -> list[Tool]:
+    return [TOOL]

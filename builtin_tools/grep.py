@@ -1,0 +1,236 @@
+"""grep: search file contents with ripgrep and return matching lines with paths and line numbers."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core.errors import AbortedError
+from pi_core.procs import js_number
+from pi_core.ripgrep import require_rg
+from pi_core.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, format_size, truncate_head, truncate_line
+
+DEFAULT_ACTIVE = False
+DEFAULT_LIMIT = 100
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "pattern": {"type": "string", "description": "Regular expression (or plain text) to look for"},
+        "path": {"type": "string", "description": "Directory or single file to search; the working directory if omitted"},
+        "glob": {"type": "string", "description": "Only search files matching this glob, such as '*.py' or '**/test_*.py'"},
+        "ignoreCase": {"type": "boolean", "description": "Match regardless of letter case (false unless set)"},
+        "literal": {"type": "boolean", "description": "Match the pattern as plain text rather than a regex (false unless set)"},
+        "context": {"type": "number", "description": "Lines of context to include before and after each match (0 unless set)"},
+        "limit": {"type": "number", "description": "Stop after this many matches (100 unless set)"},
+    },
+    "required": ["pattern"],
+}
+
+DESCRIPTION = (
+    "Search the contents of files for a pattern. Each result is a matching line with its file path and line "
+    "number. Files excluded by .gitignore are skipped. Results stop at 100 matches or 50KB of output, "
+    "whichever comes first, and lines longer than 500 chars are shortened."
+)
+SNIPPET = "Search file contents for a pattern (skips what .gitignore excludes)"
+
+
+class GrepOperations(Protocol):
+    """File access grep needs for its output; ripgrep itself always runs locally."""
+
+    def is_directory(self, path: str) -> bool:
+        """Whether ``path`` is a directory; raises if it does not exist."""
+
+    def read_file(self, path: str) -> str:
+        """The file's text (used to show context lines)."""
+
+
+class LocalGrepOperations:
+    def is_directory(self, path: str) -> bool:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+
+    def read_file(self, path: str) -> str:
+        return Path(path).read_text(encoding="utf-8", errors="replace")
+
+
+@dataclass
+class GrepOptions:
+    operations: GrepOperations | None = None
+
+
+@dataclass
+class _Match:
+    path: str
+    line_number: int
+    text: str
+
+
+def make_execute(options: GrepOptions) -> Callable[[dict[str, Any], ToolContext], ToolResult]:
+    """The ``execute`` function for a grep tool using ``options.operations``."""
+    ops: GrepOperations = options.operations or LocalGrepOperations()
+
+    def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        ctx.signal.raise_if_aborted()
+        search_path = str(ctx.resolve(args.get("path") or "."))
+        try:
+            is_dir = ops.is_directory(search_path)
+        except OSError as err:
+            raise ToolError(f"Path not found: {search_path}") from err
+        limit_arg = args.get("limit")
+        limit = max(1, DEFAULT_LIMIT if limit_arg is None else limit_arg)
+        context = int(args.get("context") or 0)
+        matches, limit_reached = _run_rg(_rg_argv(args, search_path), limit, ctx)
+        if not matches:
+            return ToolResult.text("No matches found")
+        return _format(matches, limit, limit_reached, max(0, context), search_path, is_dir, ops)
+
+    return execute
+
+
+def _rg_argv(args: dict[str, Any], search_path: str) -> list[str]:
+    argv = [require_rg(), "--json", "--line-number", "--color=never", "--hidden"]
+    if args.get("ignoreCase"):
+        argv.append("--ignore-case")
+    if args.get("literal"):
+        argv.append("--fixed-strings")
+    if args.get("glob"):
+        argv += ["--glob", args["glob"]]
+    return [*argv, "--", args["pattern"], search_path]
+
+
+def _run_rg(argv: list[str], limit: float, ctx: ToolContext) -> tuple[list[_Match], bool]:
+    """Collect ``match`` events until rg ends or ``limit`` is reached (then rg is killed)."""
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    except OSError as err:
+        raise ToolError(f"Failed to run ripgrep: {err}") from err
+    assert proc.stdout is not None and proc.stderr is not None
+    stderr_chunks: list[bytes] = []
+    # rg may write many warnings; reading them concurrently keeps its stderr pipe from filling up.
+    stderr_reader = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)  # type: ignore[union-attr]
+    stderr_reader.start()
+    remove_abort = ctx.signal.add_callback(proc.kill)
+    matches: list[_Match] = []
+    limit_reached = False
+    try:
+        for raw in proc.stdout:
+            if not raw.startswith(b'{"type":"match"'):
+                continue
+            data = json.loads(raw)["data"]
+            matches.append(_Match(_text_of(data["path"]), data["line_number"], _text_of(data["lines"])))
+            if len(matches) >= limit:
+                limit_reached = True
+                proc.kill()
+                break
+    finally:
+        remove_abort()
+        proc.stdout.close()
+        code = proc.wait()
+        stderr_reader.join()
+    if ctx.signal.aborted:
+        raise AbortedError("Operation aborted")
+    if not limit_reached and code not in (0, 1):
+        stderr = b"".join(stderr_chunks).decode("utf-8", "replace").strip()
+        raise ToolError(stderr or f"ripgrep exited with code {code}")
+    return matches, limit_reached
+
+
+def _text_of(field: dict[str, str]) -> str:
+    """rg's JSON gives ``{"text": ...}`` for UTF-8 data and ``{"bytes": base64}`` otherwise."""
+    if "text" in field:
+        return field["text"]
+    return base64.b64decode(field["bytes"]).decode("utf-8", "replace")
+
+
+def _format(matches: list[_Match], limit: float, limit_reached: bool, context: int, search_path: str,
+            is_dir: bool, ops: GrepOperations) -> ToolResult:
+    files: dict[str, list[str] | None] = {}
+    lines_truncated = False
+    out: list[str] = []
+
+    def shown(text: str) -> str:
+        nonlocal lines_truncated
+        text, cut = truncate_line(text.replace("\r", ""), GREP_MAX_LINE_LENGTH)
+        lines_truncated = lines_truncated or cut
+        return text
+
+    for match in matches:
+        label = _display_path(match.path, search_path, is_dir)
+        if context == 0:
+            text = match.text.replace("\r\n", "\n").replace("\r", "")
+            out.append(f"{label}:{match.line_number}: {shown(text.removesuffix(chr(10)))}")
+            continue
+        if match.path not in files:
+            files[match.path] = _file_lines(match.path, ops)
+        lines = files[match.path]
+        if not lines:
+            out.append(f"{label}:{match.line_number}: (unable to read file)")
+            continue
+        first = max(1, match.line_number - context)
+        last = min(len(lines), match.line_number + context)
+        for number in range(first, last + 1):
+            sep = ":" if number == match.line_number else "-"
+            out.append(f"{label}{sep}{number}{sep} {shown(lines[number - 1])}")
+
+    truncation = truncate_head("\n".join(out), max_lines=sys.maxsize, max_bytes=DEFAULT_MAX_BYTES)
+    notices: list[str] = []
+    details: dict[str, Any] = {}
+    if limit_reached:
+        notices.append(f"{js_number(limit)} matches limit reached. Use limit={js_number(limit * 2)} for more, "
+                       "or refine pattern")
+        details["matchLimitReached"] = limit
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = truncation.to_json()
+    if lines_truncated:
+        notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
+        details["linesTruncated"] = True
+    text = truncation.content
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return ToolResult.text(text, details or None)
+
+
+def _display_path(path: str, search_path: str, is_dir: bool) -> str:
+    if is_dir:
+        relative = os.path.relpath(path, search_path).replace(os.sep, "/")
+        if not relative.startswith(".."):
+            return relative
+    return os.path.basename(path)
+
+
+def _file_lines(path: str, ops: GrepOperations) -> list[str] | None:
+    try:
+        content = ops.read_file(path)
+    except OSError:
+        return None
+    if not content:
+        return None
+    return content.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
+def create_grep_tool(options: GrepOptions | None = None) -> Tool:
+    """A grep tool with its own file operations; the plugin registers the default one."""
+    return Tool(name="grep", label="grep", description=DESCRIPTION, parameters=PARAMETERS,
+                execute=make_execute(options or GrepOptions()), prompt_snippet=SNIPPET, coercion="typebox")
+
+
+execute = make_execute(GrepOptions())
+
+TOOL = Tool(name="grep", label="grep", description=DESCRIPTION, parameters=PARAMETERS, execute=execute,
+            prompt_snippet=SNIPPET, coercion="typebox")
+
+
+@hookimpl
+def pi_tools() -> list[Tool]:
+    return [TOOL]
