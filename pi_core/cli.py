@@ -22,7 +22,15 @@ def cli() -> None:
     """Console-script entry point."""
     argv = sys.argv[1:]
     if argv and argv[0] in SUBCOMMANDS:
-        commands(args=argv, prog_name="pi")
+        try:
+            commands.main(args=argv, prog_name="pi", standalone_mode=False)
+        except click.exceptions.Exit as done:
+            sys.exit(done.exit_code)
+        except click.ClickException as err:
+            err.show()
+            sys.exit(err.exit_code)
+        except PiError as err:
+            sys.exit(_fail(str(err)))
         return
     sys.exit(main(argv))
 

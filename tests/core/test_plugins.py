@@ -1,0 +1,163 @@
+"""Plugin discovery and override-by-name, through real distributions found via importlib.metadata.
+
+Each test builds throwaway distributions (a ``*.dist-info`` with an ``entry_points.txt`` next to the
+module) in a temp dir and runs the real ``pi`` command with that dir on PYTHONPATH.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pi_core.plugins import load_plugins, register_module
+from pi_core.registry import build_registry
+
+PI = [sys.executable, "-c", "from pi_core.cli import cli; cli()"]
+
+READ_OVERRIDE = '''
+from pi_core import Tool, hookimpl
+
+def execute(args, ctx):
+    return "acme read of " + args["path"]
+
+TOOL = Tool(name="read", description="Acme's audited read.",
+            parameters={"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]},
+            execute=execute)
+
+@hookimpl
+def pi_tools():
+    return [TOOL]
+'''
+
+
+def make_dist(root: Path, dist: str, module: str, source: str, entry_name: str, version: str = "1.0") -> None:
+    """A minimal installed distribution: importlib.metadata finds it on sys.path."""
+    (root / f"{module}.py").write_text(textwrap.dedent(source))
+    info = root / f"{dist.replace('-', '_')}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text(f"[pi]\n{entry_name} = {module}\n")
+
+
+def run_pi(args: list[str], tmp_path: Path, extra_path: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path / "agent")}
+    if extra_path is not None:
+        env["PYTHONPATH"] = str(extra_path) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run(PI + args, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+
+
+def plugin_rows(result: subprocess.CompletedProcess[str]) -> dict[str, dict]:
+    assert result.returncode == 0, result.stderr
+    return {row["name"]: row for row in json.loads(result.stdout)}
+
+
+def test_builtin_plugins_each_have_an_entry_point() -> None:
+    repo = Path(__file__).resolve().parents[2]
+    builtin_modules = sorted(p.stem for p in (repo / "builtin_tools").glob("*.py")
+                             if not p.stem.startswith("_"))
+    from importlib.metadata import entry_points
+
+    names = {ep.value for ep in entry_points(group="pi")}
+    for module in builtin_modules:
+        assert f"builtin_tools.{module}" in names, module
+
+
+def test_third_party_tool_overrides_builtin_and_is_reported(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    make_dist(site, "acme-tools", "acme_tools", READ_OVERRIDE, entry_name="acme")
+    rows = plugin_rows(run_pi(["plugins", "--json"], tmp_path, site))
+    assert rows["acme"]["layer"] == "installed"
+    assert rows["acme"]["tools"] == ["read"]
+    assert any(o.startswith("tool read") for o in rows["acme"]["overrides"])
+    text = run_pi(["plugins"], tmp_path, site).stdout
+    assert "overrides tool read (from read)" in text
+
+
+def test_installed_plugin_with_builtin_name_replaces_whole_plugin(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    make_dist(site, "acme-read", "acme_read", READ_OVERRIDE, entry_name="read")
+    rows = plugin_rows(run_pi(["plugins", "--json"], tmp_path, site))
+    assert rows["read"]["layer"] == "installed"
+    assert rows["read"]["replaces"] == "builtin"
+    assert rows["read"]["source"].startswith("acme-read")
+
+
+def test_two_installed_plugins_with_one_name_conflict(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    make_dist(site, "acme-a", "acme_a", READ_OVERRIDE, entry_name="shared")
+    make_dist(site, "acme-b", "acme_b", READ_OVERRIDE, entry_name="shared")
+    result = run_pi(["plugins"], tmp_path, site)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "acme-a" in result.stderr and "acme-b" in result.stderr and "'shared'" in result.stderr
+
+
+def test_explicit_file_beats_installed_and_builtin(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    make_dist(site, "acme-tools", "acme_tools", READ_OVERRIDE, entry_name="acme")
+    (tmp_path / "mine.py").write_text(READ_OVERRIDE.replace("acme read", "my read"))
+    plugins = load_plugins(extensions=[tmp_path / "mine.py"], discover_extensions=False)
+    registry = build_registry(plugins)
+    assert registry.tools.owner["read"] == "mine"
+    # and through the CLI, with the project's .pi/extensions too
+    ext = tmp_path / ".pi" / "extensions"
+    ext.mkdir(parents=True)
+    (ext / "project_read.py").write_text(READ_OVERRIDE)
+    rows = plugin_rows(run_pi(["plugins", "--json"], tmp_path, site))
+    assert rows["project_read"]["layer"] == "explicit"
+    assert rows["project_read"]["tools"] == ["read"]
+
+
+def test_disabled_plugin_contributes_nothing(tmp_path: Path) -> None:
+    plugins = load_plugins(disabled={"bash"}, discover_extensions=False)
+    registry = build_registry(plugins)
+    assert "bash" not in registry.tools.items
+    rows = plugin_rows(run_pi(["plugins", "--json"], tmp_path))
+    assert "bash" in rows
+
+
+def test_plugin_failing_at_import_is_reported_and_skipped(tmp_path: Path) -> None:
+    (tmp_path / "broken.py").write_text("raise RuntimeError('kaboom')\n")
+    plugins = load_plugins(extensions=[tmp_path / "broken.py"], discover_extensions=False)
+    assert [f.name for f in plugins.failures if f.name == "broken"] == ["broken"]
+    assert "kaboom" in next(f.reason for f in plugins.failures if f.name == "broken")
+    rows = plugin_rows(run_pi(["plugins", "--json"], tmp_path))
+    assert "broken" not in rows  # not in the project's .pi: only -e loads it
+
+
+def test_hook_that_raises_is_recorded_against_its_plugin(pi_pm) -> None:
+    class Bad:
+        from pi_core import hookimpl
+
+        @staticmethod
+        @hookimpl
+        def pi_tools():
+            raise ValueError("no tools today")
+
+    register_module(pi_pm, Bad, "bad")
+    registry = build_registry(pi_pm)
+    assert registry.tools.items == {}
+    assert "no tools today" in pi_pm.failures[0].reason and pi_pm.failures[0].name == "bad"
+
+
+def test_help_imports_no_heavy_module() -> None:
+    code = ("import sys; from pi_core.cli import main; main(['--help']); "
+            "heavy = [m for m in ('anthropic', 'openai', 'rich', 'prompt_toolkit', 'pydantic', 'jsonschema') "
+            "if m in sys.modules]; print('HEAVY', heavy)")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "HEAVY []" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("flag", ["--version", "-v"])
+def test_version(flag: str, tmp_path: Path) -> None:
+    result = run_pi([flag], tmp_path)
+    assert result.returncode == 0 and result.stdout.strip() == "0.1.0"
