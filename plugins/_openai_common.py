@@ -1,0 +1,131 @@
+"""Shared by the two OpenAI plugins: the SDK client, Pi-style error texts, tool-call id rules, caching."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import openai
+
+    from pi_core.llm.stream import FailureInfo
+    from pi_core.providers import StreamOptions
+    from pi_core.types import Model
+
+MISSING_KEY_TEXT = ("OpenAI API key is required. Set OPENAI_API_KEY environment variable or pass it as an "
+                    "argument.")
+_UNSAFE_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+def sanitize_id(value: str) -> str:
+    return _UNSAFE_ID_CHARS.sub("_", value)
+
+
+def resolve_api_key(model: Model, options: StreamOptions) -> str:
+    """The explicit key, else the provider's environment key, else OPENAI_API_KEY; none is an error."""
+    from pi_core.llm.env_keys import env_api_key
+
+    key = options.api_key or env_api_key(model.provider) or os.environ.get("OPENAI_API_KEY")
+    if not key:
+        raise ValueError(MISSING_KEY_TEXT)
+    return key
+
+
+def make_client(model: Model, options: StreamOptions, api_key: str,
+                extra_headers: dict[str, str] | None = None) -> openai.AsyncOpenAI:
+    """An AsyncOpenAI client for one request: model headers, then ``extra_headers``, then option headers."""
+    import openai
+
+    headers = {**(model.headers or {}), **(extra_headers or {}), **(options.headers or {})}
+    kwargs: dict[str, Any] = {
+        "api_key": api_key,
+        "base_url": model.base_url or None,
+        "default_headers": headers,
+        # Pi lets the SDK retry 408/409/429/5xx twice (honouring retry-after) before its own agent retry.
+        "max_retries": options.max_retries if options.max_retries is not None else 2,
+        "timeout": options.timeout_s if options.timeout_s is not None else 600.0,
+    }
+    if options.http_client is not None:
+        kwargs["http_client"] = options.http_client
+    return openai.AsyncOpenAI(**kwargs)
+
+
+def error_text(err: BaseException) -> str:
+    """An SDK exception as Pi's JS SDK words it: ``{status} {message}`` or ``{status} status code (no body)``,
+    plus OpenRouter's ``error.metadata.raw`` on a new line when present."""
+    import openai
+
+    if isinstance(err, openai.APIStatusError):
+        body = err.body
+        message: str | None = None
+        if isinstance(body, dict):
+            value = body.get("message")
+            message = value if isinstance(value, str) else (json.dumps(value) if value else json.dumps(body))
+        elif isinstance(body, str) and body:
+            message = body
+        text = f"{err.status_code} {message}" if message else f"{err.status_code} status code (no body)"
+        raw = (body.get("metadata") or {}).get("raw") if isinstance(body, dict) else None
+        return f"{text}\n{raw}" if raw else text
+    if isinstance(err, openai.APIError):
+        return err.message
+    if _is_transport_error(err):
+        # Wording the retry layer recognises (Pi's runtime reports these as "terminated"/"fetch failed").
+        return f"Network error: {err or type(err).__name__}"
+    return str(err) or type(err).__name__
+
+
+def cache_retention(options: StreamOptions) -> str:
+    """``none`` / ``short`` / ``long``; default short, or long when ``PI_CACHE_RETENTION=long``."""
+    if options.cache_retention:
+        return options.cache_retention
+    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+
+
+def long_cache_ok(model: Model, options: StreamOptions) -> bool:
+    compat = model.compat or {}
+    return cache_retention(options) == "long" and compat.get("supportsLongCacheRetention") is not False
+
+
+def response_info(response: Any) -> dict[str, Any]:
+    return {"status": response.status_code, "headers": dict(response.headers)}
+
+
+def strip_surrogates(text: str) -> str:
+    """Drop unpaired UTF-16 surrogates (they cannot be encoded and vendors reject them)."""
+    return text.encode("utf-8", "ignore").decode("utf-8") if _has_surrogate(text) else text
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def failure_info(err: BaseException) -> FailureInfo | None:
+    """Status and retry-after of an SDK error, for the shared retry layer."""
+    import openai
+
+    from pi_core.llm.stream import FailureInfo
+
+    if isinstance(err, openai.APIStatusError):
+        return FailureInfo(status=err.status_code, retry_after=_retry_after(err.response.headers))
+    if isinstance(err, openai.APIConnectionError) or _is_transport_error(err):
+        return FailureInfo(retryable=True)
+    return None
+
+
+def _retry_after(headers: Any) -> float | None:
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value:
+            try:
+                return float(value) * scale
+            except ValueError:
+                continue
+    return None
+
+
+def _is_transport_error(err: BaseException) -> bool:
+    import httpx2
+
+    return isinstance(err, httpx2.TransportError)

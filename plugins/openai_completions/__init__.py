@@ -1,0 +1,30 @@
+"""openai-completions: OpenAI Chat Completions and every OpenAI-compatible server, through the openai SDK."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from pi_core import hookimpl
+
+if TYPE_CHECKING:
+    from pi_core.providers import StreamOptions
+    from pi_core.types import AssistantMessageEvent, Context, Model
+
+
+class OpenAICompletionsProvider:
+    api = "openai-completions"
+
+    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        from plugins.openai_completions.streaming import stream_completions
+
+        async for event in stream_completions(model, context, options):
+            yield event
+
+
+PROVIDER = OpenAICompletionsProvider()
+
+
+@hookimpl
+def pi_providers() -> list[OpenAICompletionsProvider]:
+    return [PROVIDER]

@@ -1,0 +1,229 @@
+"""Build the Chat Completions request body from a pi Context (providers.md §6-§8, §12)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pi_core.llm.stream import sanitize_surrogates
+from pi_core.llm.thinking import base_max_tokens, clamp_thinking_level
+from pi_core.llm.transform import transform_messages
+from pi_core.providers import StreamOptions
+from pi_core.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Message,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+)
+from plugins._openai_common import cache_retention, long_cache_ok
+
+BRIDGE_TEXT = "I have processed the tool results."
+SEE_IMAGE_TEXT = "(see attached image)"
+TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
+
+
+def _image_part(block: ImageContent) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": f"data:{block.mime_type};base64,{block.data}"}}
+
+
+def _user(content: str | list[TextContent | ImageContent]) -> dict[str, Any] | None:
+    if isinstance(content, str):
+        return {"role": "user", "content": sanitize_surrogates(content)}
+    parts = [{"type": "text", "text": sanitize_surrogates(b.text)} if isinstance(b, TextContent) else _image_part(b)
+             for b in content]
+    return {"role": "user", "content": parts} if parts else None
+
+
+def _assistant(message: AssistantMessage, compat: dict[str, Any]) -> dict[str, Any] | None:
+    out: dict[str, Any] = {"role": "assistant", "content": "" if compat["requiresAssistantAfterToolResult"] else None}
+    texts = [b.text for b in message.content if isinstance(b, TextContent) and b.text.strip()]
+    if texts:
+        out["content"] = sanitize_surrogates("".join(texts))
+    thinking = [b for b in message.content if isinstance(b, ThinkingContent) and b.thinking.strip()]
+    if thinking:
+        if compat["requiresThinkingAsText"]:
+            joined = "\n\n".join(b.thinking for b in thinking)
+            out["content"] = f"{joined}\n\n{out['content']}" if out["content"] else joined
+        elif thinking[0].thinking_signature:
+            out[thinking[0].thinking_signature] = "\n".join(b.thinking for b in thinking)
+    if compat["requiresReasoningContentOnAssistantMessages"]:
+        out.setdefault("reasoning_content", "\n".join(b.thinking for b in thinking))
+    calls = [b for b in message.content if isinstance(b, ToolCall)]
+    if calls:
+        out["tool_calls"] = [{"id": c.id, "type": "function",
+                              "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+                             for c in calls]
+        details = [_json_or_none(c.thought_signature) for c in calls if c.thought_signature]
+        if any(details):
+            out["reasoning_details"] = [d for d in details if d]
+    if not out["content"] and not calls:
+        return None
+    return out
+
+
+def _json_or_none(text: str | None) -> Any:
+    try:
+        return json.loads(text or "")
+    except ValueError:
+        return None
+
+
+def _tool_result(message: ToolResultMessage, compat: dict[str, Any]) -> dict[str, Any]:
+    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    out: dict[str, Any] = {"role": "tool", "content": sanitize_surrogates(text or SEE_IMAGE_TEXT),
+                           "tool_call_id": message.tool_call_id}
+    if compat["requiresToolResultName"] and message.tool_name:
+        out["name"] = message.tool_name
+    return out
+
+
+def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> list[dict[str, Any]]:
+    messages: list[Message] = transform_messages(context.messages, model)
+    out: list[dict[str, Any]] = []
+    if context.system_prompt:
+        role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
+        out.append({"role": role, "content": sanitize_surrogates(context.system_prompt)})
+    last_role: str | None = None
+    i = 0
+    while i < len(messages):
+        message = messages[i]
+        if isinstance(message, ToolResultMessage):
+            images: list[dict[str, Any]] = []
+            while i < len(messages) and isinstance(messages[i], ToolResultMessage):
+                result = messages[i]
+                assert isinstance(result, ToolResultMessage)
+                out.append(_tool_result(result, compat))
+                if "image" in model.input:
+                    images += [_image_part(b) for b in result.content if isinstance(b, ImageContent)]
+                i += 1
+            if images:
+                if compat["requiresAssistantAfterToolResult"]:
+                    out.append({"role": "assistant", "content": BRIDGE_TEXT})
+                out.append({"role": "user", "content": [{"type": "text", "text": TOOL_IMAGES_TEXT}, *images]})
+                last_role = "user"
+            else:
+                last_role = "toolResult"
+            continue
+        if message.role == "user":
+            if compat["requiresAssistantAfterToolResult"] and last_role == "toolResult":
+                out.append({"role": "assistant", "content": BRIDGE_TEXT})
+            converted = _user(message.content)
+        else:
+            assert isinstance(message, AssistantMessage)
+            converted = _assistant(message, compat)
+        if converted is not None:
+            out.append(converted)
+        last_role = message.role
+        i += 1
+    return out
+
+
+def convert_tools(tools: list[ToolDefinition], compat: dict[str, Any]) -> list[dict[str, Any]]:
+    converted = []
+    for tool in tools:
+        function: dict[str, Any] = {"name": tool.name, "description": tool.description, "parameters": tool.parameters}
+        if compat["supportsStrictMode"] is not False:
+            function["strict"] = False
+        converted.append({"type": "function", "function": function})
+    return converted
+
+
+def _has_tool_history(messages: list[Message]) -> bool:
+    return any(isinstance(m, ToolResultMessage) or (isinstance(m, AssistantMessage) and m.tool_calls())
+               for m in messages)
+
+
+def _add_anthropic_cache_markers(body: dict[str, Any], ttl: bool) -> None:
+    """OpenRouter ``anthropic/*``: cache breakpoints on the system prompt, last tool and last text."""
+    marker: dict[str, Any] = {"type": "ephemeral", **({"ttl": "1h"} if ttl else {})}
+    messages = body["messages"]
+    for message in messages:
+        if message["role"] in ("system", "developer") and isinstance(message["content"], str):
+            message["content"] = [{"type": "text", "text": message["content"], "cache_control": marker}]
+            break
+    if body.get("tools"):
+        body["tools"][-1]["cache_control"] = marker
+    for message in reversed(messages):
+        if message["role"] not in ("user", "assistant"):
+            continue
+        content = message["content"]
+        if isinstance(content, str) and content:
+            message["content"] = [{"type": "text", "text": content, "cache_control": marker}]
+            return
+        if isinstance(content, list):
+            for part in reversed(content):
+                if part.get("type") == "text":
+                    part["cache_control"] = marker
+                    return
+
+
+def _thinking_fields(model: Model, options: StreamOptions, compat: dict[str, Any]) -> dict[str, Any]:
+    if not model.reasoning:
+        return {}
+    level = clamp_thinking_level(model, options.reasoning or "off")
+    level_map = model.thinking_level_map or {}
+    effort = level_map.get(level, level) if level != "off" else None
+    on = level != "off"
+    fmt = compat["thinkingFormat"]
+    if fmt in ("zai", "qwen"):
+        return {"enable_thinking": on}
+    if fmt == "qwen-chat-template":
+        return {"chat_template_kwargs": {"enable_thinking": on, "preserve_thinking": True}}
+    if fmt == "deepseek":
+        fields: dict[str, Any] = {"thinking": {"type": "enabled" if on else "disabled"}}
+        if on and effort:
+            fields["reasoning_effort"] = effort
+        return fields
+    if fmt == "openrouter":
+        if on:
+            return {"reasoning": {"effort": effort}} if effort else {}
+        off = level_map.get("off", "none")
+        return {"reasoning": {"effort": off}} if off is not None else {}
+    if not compat["supportsReasoningEffort"]:
+        return {}
+    if on:
+        return {"reasoning_effort": effort} if effort else {}
+    off_value = level_map.get("off")
+    return {"reasoning_effort": off_value} if isinstance(off_value, str) else {}
+
+
+def build_body(model: Model, context: Context, options: StreamOptions, compat: dict[str, Any]) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": model.id, "messages": convert_messages(model, context, compat), "stream": True}
+    if compat["supportsUsageInStreaming"] is not False:
+        body["stream_options"] = {"include_usage": True}
+    if compat["supportsStore"]:
+        body["store"] = False
+    max_tokens = base_max_tokens(model, options.max_tokens)
+    if max_tokens:
+        body[compat["maxTokensField"]] = max_tokens
+    if options.temperature is not None:
+        body["temperature"] = options.temperature
+    if context.tools:
+        body["tools"] = convert_tools(context.tools, compat)
+    elif _has_tool_history(context.messages):
+        body["tools"] = []  # proxies in front of Anthropic reject tool traffic without a tools list
+    if options.tool_choice is not None:
+        body["tool_choice"] = options.tool_choice
+    body.update(_thinking_fields(model, options, compat))
+
+    retention = cache_retention(options)
+    long_ok = long_cache_ok(model, options) and compat["supportsLongCacheRetention"] is not False
+    if options.session_id and retention != "none" and ("api.openai.com" in model.base_url or long_ok):
+        body["prompt_cache_key"] = options.session_id
+        if long_ok:
+            body["prompt_cache_retention"] = "24h"
+    if compat["cacheControlFormat"] == "anthropic" and retention != "none":
+        _add_anthropic_cache_markers(body, long_ok)
+
+    if "openrouter.ai" in model.base_url and compat.get("openRouterRouting"):
+        body["provider"] = compat["openRouterRouting"]
+    routing = compat.get("vercelGatewayRouting") or {}
+    if "ai-gateway.vercel.sh" in model.base_url and (routing.get("only") or routing.get("order")):
+        body["providerOptions"] = {"gateway": {k: routing[k] for k in ("only", "order") if routing.get(k)}}
+    return body

@@ -1,0 +1,155 @@
+"""Stream one Chat Completions request and translate its chunks into pi events."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from pi_core.llm.stream import FailureInfo, MessageBuilder
+from pi_core.providers import StreamOptions
+from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
+from plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
+from plugins._streaming import DeltaStream, StreamAborted, await_with_abort, with_abort
+from plugins.openai_completions.compat import get_compat
+from plugins.openai_completions.convert import build_body
+
+_REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
+_STOP_REASONS: dict[str | None, StopReason] = {
+    None: "stop", "stop": "stop", "end": "stop", "length": "length",
+    "tool_calls": "toolUse", "function_call": "toolUse",
+}
+
+
+class FinishReasonError(Exception):
+    pass
+
+
+def _extra(obj: Any, name: str) -> Any:
+    value = getattr(obj, name, None)
+    if value is None and getattr(obj, "model_extra", None):
+        value = obj.model_extra.get(name)
+    return value
+
+
+def _usage(builder: MessageBuilder, raw: Any) -> None:
+    if isinstance(raw, dict):
+        data = raw
+    else:
+        data = raw.model_dump() if hasattr(raw, "model_dump") else dict(raw)
+    details = data.get("prompt_tokens_details") or {}
+    cache_write = details.get("cache_write_tokens") or 0
+    cache_read = details.get("cached_tokens") or data.get("prompt_cache_hit_tokens") or 0
+    if cache_write > 0:
+        cache_read = max(0, cache_read - cache_write)
+    builder.set_usage(input=max(0, (data.get("prompt_tokens") or 0) - cache_read - cache_write),
+                      output=data.get("completion_tokens") or 0, cache_read=cache_read, cache_write=cache_write)
+
+
+class _ChunkReader:
+    def __init__(self, builder: MessageBuilder) -> None:
+        self.builder = builder
+        self.deltas = DeltaStream(builder)
+        self.tool_index: int | None = None
+        self.stop: StopReason = "stop"
+        self.bad_finish: str | None = None
+
+    def feed(self, chunk: Any) -> list[AssistantMessageEvent]:
+        if chunk.usage:
+            _usage(self.builder, chunk.usage)
+        if not chunk.choices:
+            return []
+        choice = chunk.choices[0]
+        if not chunk.usage and _extra(choice, "usage"):
+            _usage(self.builder, _extra(choice, "usage"))
+        if choice.finish_reason:
+            mapped = _STOP_REASONS.get(choice.finish_reason)
+            if mapped is None:
+                self.bad_finish = choice.finish_reason
+            else:
+                self.stop = mapped
+        delta = choice.delta
+        if delta is None:
+            return []
+        events: list[AssistantMessageEvent] = []
+        if delta.content:
+            events += self.deltas.text(delta.content)
+        for field in _REASONING_FIELDS:
+            value = _extra(delta, field)
+            if value:
+                events += self.deltas.thinking(value, field)
+                break
+        for call in delta.tool_calls or []:
+            events += self._tool_delta(call)
+        details = _extra(delta, "reasoning_details")
+        if isinstance(details, list):
+            self._attach_encrypted_reasoning(details)
+        return events
+
+    def _tool_delta(self, call: Any) -> list[AssistantMessageEvent]:
+        current = self.deltas.current_tool()
+        fn = call.function
+        events: list[AssistantMessageEvent] = []
+        is_new = current is None or (call.id and call.id != current.id) or \
+            (call.index is not None and self.tool_index is not None and call.index != self.tool_index)
+        if is_new:
+            events += self.deltas.tool_start(call.id or "", (fn.name if fn else None) or "")
+            self.tool_index = call.index
+            current = self.deltas.current_tool()
+        assert current is not None
+        if call.id:
+            current.id = call.id
+        if fn and fn.name:
+            current.name = fn.name
+        events += self.deltas.tool_args((fn.arguments if fn else None) or "")
+        return events
+
+    def _attach_encrypted_reasoning(self, details: list[Any]) -> None:
+        for detail in details:
+            if not isinstance(detail, dict) or detail.get("type") != "reasoning.encrypted":
+                continue
+            for block in self.builder.message.content:
+                if isinstance(block, ToolCall) and detail.get("id") and block.id == detail["id"] and detail.get("data"):
+                    block.thought_signature = json.dumps(detail)
+
+
+async def stream_completions(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    from openai import AsyncStream
+    from openai.types.chat import ChatCompletionChunk
+
+    builder = MessageBuilder(model)
+    signal = options.signal
+    client = None
+    sdk_stream = None
+    try:
+        api_key = resolve_api_key(model, options)
+        body = build_body(model, context, options, get_compat(model))
+        if options.on_payload is not None:
+            replaced = options.on_payload(body, model)
+            body = replaced if replaced is not None else body
+        client = make_client(model, options, api_key)
+        sdk_stream = await await_with_abort(
+            client.post("/chat/completions", cast_to=ChatCompletionChunk, body=body, stream=True,
+                        stream_cls=AsyncStream[ChatCompletionChunk]), signal)
+        if options.on_response is not None:
+            options.on_response(response_info(sdk_stream.response), model)
+        yield builder.start()
+        reader = _ChunkReader(builder)
+        async for chunk in with_abort(sdk_stream, signal):
+            for event in reader.feed(chunk):
+                yield event
+        for event in reader.deltas.close():
+            yield event
+        if signal.aborted:
+            raise StreamAborted()
+        if reader.bad_finish is not None:
+            raise FinishReasonError(f"Provider finish_reason: {reader.bad_finish}")
+        yield builder.done(reader.stop)
+    except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
+        aborted = signal.aborted or isinstance(err, StreamAborted)
+        yield builder.error(error_text(err), aborted, None if aborted else failure_info(err))
+    finally:
+        if sdk_stream is not None:
+            await sdk_stream.close()
+        if client is not None and options.http_client is None:
+            await client.close()
