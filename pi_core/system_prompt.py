@@ -11,7 +11,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_core.resources.context_files import ContextFile, Warn, stderr_warning
+from pi_core.resources.context_files import ContextFile, Warn, read_verbatim, stderr_warning
 from pi_core.resources.skills import Skill, format_skills_for_prompt
 
 if TYPE_CHECKING:
@@ -142,7 +142,7 @@ def resolve_prompt_input(value: str | None, description: str, warn: Warn = stder
     if not exists:
         return value
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        return read_verbatim(path)
     except OSError as err:
         warn(f"Warning: Could not read {description} file {value}: {err}")
         return value

@@ -22,6 +22,12 @@ class ContextFile:
     content: str
 
 
+def read_verbatim(path: Path) -> str:
+    """The file's text exactly as stored (no newline translation; invalid UTF-8 replaced)."""
+    with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+        return handle.read()
+
+
 def stderr_warning(message: str) -> None:
     print(message, file=sys.stderr)
 
@@ -33,7 +39,7 @@ def context_file_in(directory: Path, warn: Warn = stderr_warning) -> ContextFile
         if not os.path.exists(path):
             continue
         try:
-            return ContextFile(path, path.read_text(encoding="utf-8", errors="replace"))
+            return ContextFile(path, read_verbatim(path))
         except OSError as err:
             warn(f"Warning: Could not read {path}: {err}")
     return None
