@@ -1,0 +1,106 @@
+"""ls: list a directory's entries, dotfiles included, directories marked with a trailing "/"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_core import hookimpl
+from pi_core.errors import ToolError
+from pi_core.fileops import LOCAL, LsOperations, node_error_message
+from pi_core.tools import Tool, ToolContext, ToolResult
+from pi_core.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+
+DEFAULT_ACTIVE = False
+DEFAULT_LIMIT = 500
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "Directory to list; the working directory when left out"},
+        "limit": {"type": "number", "description": "Most entries to return (500 when left out)"},
+    },
+    "required": [],
+}
+
+DESCRIPTION = (
+    "List the entries of a directory in alphabetical order, dotfiles included; directories end with '/'. "
+    "Output stops at 500 entries or 50KB, whichever comes first."
+)
+
+
+def _sort_key(name: str) -> tuple[str, str]:
+    # Case-insensitive, like Pi's lower-cased locale comparison; the raw name breaks ties stably.
+    return name.casefold(), name
+
+
+def _js_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+def create_ls_tool(operations: LsOperations | None = None) -> Tool:
+    """An ls tool on ``operations`` (the local disk by default)."""
+    ops = operations or LOCAL
+
+    def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult | str:
+        ctx.signal.raise_if_aborted()
+        directory = str(ctx.resolve(args.get("path") or "."))
+        limit = args.get("limit")
+        effective: float = DEFAULT_LIMIT if limit is None else limit
+        if not ops.exists(directory):
+            raise ToolError(f"Path not found: {directory}")
+        try:
+            is_dir = ops.is_dir(directory)
+        except OSError as err:
+            raise ToolError(f"Path not found: {directory}") from err
+        if not is_dir:
+            raise ToolError(f"Not a directory: {directory}")
+        try:
+            names = ops.list_dir(directory)
+        except OSError as err:
+            raise ToolError(f"Cannot read directory: {node_error_message(err, 'scandir', directory)}") from err
+        names.sort(key=_sort_key)
+        entries: list[str] = []
+        limit_reached = False
+        for name in names:
+            if len(entries) >= effective:
+                limit_reached = True
+                break
+            ctx.signal.raise_if_aborted()
+            try:
+                suffix = "/" if ops.is_dir(f"{directory.rstrip('/')}/{name}") else ""
+            except OSError:
+                continue  # a dangling symlink or an entry that vanished: Pi skips what it cannot stat
+            entries.append(name + suffix)
+        if not entries:
+            return "(empty directory)"
+        truncation = truncate_head("\n".join(entries), max_lines=10**12)
+        details: dict[str, Any] = {}
+        notices: list[str] = []
+        if limit_reached:
+            notices.append(f"{_js_number(effective)} entries limit reached. Use limit={_js_number(effective * 2)} for more")
+            details["entryLimitReached"] = effective
+        if truncation.truncated:
+            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+            details["truncation"] = truncation.to_json()
+        text = truncation.content
+        if notices:
+            text += f"\n\n[{'. '.join(notices)}]"
+        return ToolResult.text(text, details or None)
+
+    return Tool(
+        name="ls",
+        label="ls",
+        description=DESCRIPTION,
+        parameters=PARAMETERS,
+        execute=execute,
+        prompt_snippet="List the entries of a directory",
+        coercion="typebox",
+    )
+
+
+TOOL = create_ls_tool()
+
+
+@hookimpl
+def pi_tools() -> list[Tool]:
+    return [TOOL]

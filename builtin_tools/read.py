@@ -1,0 +1,184 @@
+"""read: show a text file a page at a time, or an image as an attachment, so the model can look before it acts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pi_core import hookimpl
+from pi_core.errors import ToolError
+from pi_core.fileops import LOCAL, ReadOperations, node_error_message
+from pi_core.images import SNIFF_BYTES, detect_image_mime_type, fit_image
+from pi_core.paths import resolve_read_path
+from pi_core.tools import Tool, ToolContext, ToolResult
+from pi_core.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
+
+from builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
+
+DEFAULT_ACTIVE = True
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "path": {"type": "string", "description": "File to read: a path relative to the working directory, or absolute"},
+        "offset": {"type": "number", "description": "First line to show, counting from 1"},
+        "limit": {"type": "number", "description": "How many lines to show at most"},
+    },
+    "required": ["path"],
+}
+
+DESCRIPTION = (
+    "Show what a file contains. Text files and images (jpg, png, gif, webp) are supported; images come back "
+    "as attachments. Text output stops at 2000 lines or 50KB, whichever comes first. Page through big files "
+    "with offset/limit, and keep raising offset until you have read everything you need."
+)
+
+# Bytes that mark a file as binary when they open it (and no NUL byte gave it away already).
+_BINARY_SIGNATURES = (b"%PDF-", b"PK\x03\x04", b"\x7fELF", b"\x1f\x8b", b"7z\xbc\xaf\x27\x1c", b"Rar!\x1a\x07",
+                      b"\x28\xb5\x2f\xfd", b"\xca\xfe\xba\xbe", b"\xcf\xfa\xed\xfe", b"SQLite format 3\x00")
+_TEXT_CONTROLS = frozenset(b"\t\n\r\f\v\x1b\x08")
+
+
+def _looks_binary(head: bytes) -> bool:
+    if not head:
+        return False
+    if b"\x00" in head or head.startswith(_BINARY_SIGNATURES):
+        return True
+    controls = sum(1 for byte in head if byte < 0x20 and byte not in _TEXT_CONTROLS)
+    return controls * 10 > len(head)
+
+
+def _model_accepts_images(ctx: ToolContext) -> bool:
+    model = ctx.extras.get("model")
+    if model is None:
+        return True
+    inputs = model.get("input") if isinstance(model, dict) else getattr(model, "input", None)
+    return inputs is None or "image" in inputs
+
+
+def _js_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_images: bool = True) -> Tool:
+    """A read tool on ``operations`` (the local disk by default).
+
+    ``ctx.extras`` may carry ``model`` (its ``input`` list says whether images can be sent) and
+    ``auto_resize_images`` (the ``images.autoResize`` setting), which overrides the argument.
+    """
+    ops = operations or LOCAL
+
+    def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        ctx.signal.raise_if_aborted()
+        path: str = args["path"]
+        absolute = resolve_read_path(path, str(ctx.cwd), ops.exists)
+        try:
+            ops.access(absolute)
+            stream = ops.open_file(absolute)
+        except OSError as err:
+            raise ToolError(node_error_message(err, "access", absolute)) from err
+        with stream:
+            try:
+                head = stream.read(SNIFF_BYTES)
+            except OSError as err:
+                raise ToolError(node_error_message(err, "read", absolute)) from err
+            mime = detect_image_mime_type(head)
+            if mime is not None:
+                ctx.signal.raise_if_aborted()
+                rest = stream.read()
+                return _image_result(head + rest, mime, ctx, auto_resize_images)
+            if _looks_binary(head):
+                raise ToolError(
+                    f"Cannot read {path}: it looks like a binary file, not text or a supported image "
+                    "(jpg, png, gif, webp). Inspect it with bash instead (e.g. file, xxd | head).")
+            offset = args.get("offset")
+            limit = args.get("limit")
+            start = max(0, int(offset) - 1) if offset else 0
+            try:
+                text_slice = read_slice(stream, head, start, None if limit is None else max(0, int(limit)))
+            except OffsetBeyondEnd as err:
+                raise ToolError(
+                    f"Offset {_js_number(offset)} is beyond end of file ({err.total_lines} lines total)") from err
+        ctx.signal.raise_if_aborted()
+        return _text_result(text_slice, path, start, limit)
+
+    return Tool(
+        name="read",
+        label="read",
+        description=DESCRIPTION,
+        parameters=PARAMETERS,
+        execute=execute,
+        prompt_snippet="Show the contents of a file (text or image)",
+        prompt_guidelines=["Look at files with read, not with cat or sed."],
+        coercion="typebox",
+    )
+
+
+def _truncation(s: TextSlice) -> TruncationResult:
+    return TruncationResult(
+        content="\n".join(s.kept), truncated=s.truncated_by is not None, truncated_by=s.truncated_by,  # type: ignore[arg-type]
+        total_lines=s.selected_lines, total_bytes=s.selected_bytes,
+        output_lines=len(s.kept), output_bytes=s.output_bytes if s.kept else 0,
+        last_line_partial=False, first_line_exceeds_limit=s.first_line_exceeds,
+        max_lines=DEFAULT_MAX_LINES, max_bytes=DEFAULT_MAX_BYTES)
+
+
+def _text_result(s: TextSlice, path: str, start: int, limit: Any) -> ToolResult:
+    from pi_core.types import TextContent
+
+    first = start + 1
+    total = str(s.total_lines) if s.counted_all else f"at least {s.total_lines} (not all counted)"
+    truncation = _truncation(s)
+    details: dict[str, Any] | None = {"truncation": truncation.to_json()} if truncation.truncated else None
+    if s.first_line_exceeds:
+        text = (f"[Line {first} is {format_size(s.first_line_bytes)}, exceeds {format_size(DEFAULT_MAX_BYTES)} "
+                f"limit. Use bash: sed -n '{first}p' {path} | head -c {DEFAULT_MAX_BYTES}]")
+    elif s.truncated_by == "lines":
+        end = first + len(s.kept) - 1
+        text = f"{truncation.content}\n\n[Showing lines {first}-{end} of {total}. Use offset={end + 1} to continue.]"
+    elif s.truncated_by == "bytes":
+        end = first + len(s.kept) - 1
+        text = (f"{truncation.content}\n\n[Showing lines {first}-{end} of {total} "
+                f"({format_size(DEFAULT_MAX_BYTES)} limit). Use offset={end + 1} to continue.]")
+    elif limit is not None and start + s.selected_lines < s.total_lines:
+        remaining = s.total_lines - (start + s.selected_lines)
+        more = str(remaining) if s.counted_all else f"At least {remaining}"
+        text = f"{truncation.content}\n\n[{more} more lines in file. Use offset={start + s.selected_lines + 1} to continue.]"
+    else:
+        text = truncation.content
+    if s.invalid_utf8:
+        text += "\n\n[This file is not valid UTF-8: bytes that could not be decoded are shown as \ufffd.]"
+    return ToolResult(content=[TextContent(text=text)], details=details)
+
+
+def _image_result(data: bytes, mime: str, ctx: ToolContext, auto_resize: bool) -> ToolResult:
+    from pi_core.types import ImageContent, TextContent
+
+    auto_resize = bool(ctx.extras.get("auto_resize_images", auto_resize))
+    unsupported = "" if _model_accepts_images(ctx) else (
+        "\n[Current model does not support images. The image will be omitted from this request.]")
+    if not auto_resize:
+        import base64
+
+        encoded = base64.b64encode(data).decode("ascii")
+        return ToolResult(content=[TextContent(text=f"Read image file [{mime}]{unsupported}"),
+                                   ImageContent(data=encoded, mime_type=mime)])
+    fitted = fit_image(data, mime)
+    if fitted is None:
+        return ToolResult(content=[TextContent(
+            text=f"Read image file [{mime}]\n[Image omitted: could not be resized below the inline image size "
+                 f"limit.]{unsupported}")])
+    text = f"Read image file [{fitted.mime_type}]"
+    if fitted.resized:
+        text += "\n" + fitted.dimension_note()
+    return ToolResult(content=[TextContent(text=text + unsupported),
+                               ImageContent(data=fitted.data, mime_type=fitted.mime_type)])
+
+
+TOOL = create_read_tool()
+
+
+@hookimpl
+def pi_tools() -> list[Tool]:
+    return [TOOL]
+
+
