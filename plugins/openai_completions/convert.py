@@ -57,7 +57,7 @@ def _assistant(message: AssistantMessage, compat: dict[str, Any]) -> dict[str, A
     calls = [b for b in message.content if isinstance(b, ToolCall)]
     if calls:
         out["tool_calls"] = [{"id": c.id, "type": "function",
-                              "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False)}}
+                              "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False, separators=(",", ":"))}}
                              for c in calls]
         details = [_json_or_none(c.thought_signature) for c in calls if c.thought_signature]
         if any(details):
