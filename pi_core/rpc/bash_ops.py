@@ -1,0 +1,76 @@
+"""The RPC ``bash`` / ``abort_bash`` commands: run a user's command and record a bashExecution message."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pi_core.signals import AbortSignal
+from pi_core.types import message_from_json
+
+
+class BashRunner:
+    """Runs commands in the session cwd; results join the context now, or at the next prompt if the
+    agent is streaming (a message must not land in the middle of a turn)."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self._signals: set[AbortSignal] = set()
+        self._pending: list[dict[str, Any]] = []
+
+    async def run(self, command: str) -> dict[str, Any]:
+        from pi_core.shell import run_command
+
+        prefix = _setting(self.session, "shellCommandPrefix")
+        full = f"{prefix}\n{command}" if prefix else command
+        signal = AbortSignal()
+        self._signals.add(signal)
+        try:
+            result = await asyncio.to_thread(
+                run_command, full, str(self.session.config.cwd), shell_path=_setting(self.session, "shellPath"),
+                signal=signal)
+        finally:
+            self._signals.discard(signal)
+        data: dict[str, Any] = {"output": result.output}
+        if result.exit_code is not None:
+            data["exitCode"] = result.exit_code
+        data["cancelled"] = result.cancelled
+        data["truncated"] = result.truncated
+        if result.truncated and result.full_output_path:
+            data["fullOutputPath"] = result.full_output_path
+        self._record(command, data)
+        return data
+
+    def abort(self) -> None:
+        for signal in list(self._signals):
+            signal.abort()
+
+    def _record(self, command: str, data: dict[str, Any]) -> None:
+        from pi_core.types import now_ms
+
+        message = {"role": "bashExecution", "command": command, **data, "timestamp": now_ms()}
+        if self.session.is_streaming:
+            self._pending.append(message)
+        else:
+            self._append(message)
+
+    def _append(self, message: dict[str, Any]) -> None:
+        self.session.agent.state.messages.append(message_from_json(message))
+        store = getattr(self.session, "store", None)
+        if store is not None:
+            store.append_message(message)
+
+    def flush_pending(self) -> None:
+        """Move results deferred during a run into the context (called before the next prompt)."""
+        pending, self._pending = self._pending, []
+        for message in pending:
+            self._append(message)
+
+    def clear_pending(self) -> None:
+        self._pending.clear()
+
+
+def _setting(session: Any, key: str) -> Any:
+    settings = getattr(session, "settings", None)
+    getter = getattr(settings, "get", None)
+    return getter(key) if callable(getter) else None

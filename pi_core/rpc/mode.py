@@ -1,0 +1,181 @@
+"""RpcMode: reads JSONL commands, runs each as its own task, writes responses and session events.
+
+Commands are not serialized (rpc.md §2): a slow ``bash`` or ``compact`` never holds up ``abort`` or
+``get_state``, so responses may come out of order and clients correlate them by ``id``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import traceback
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from pi_core.errors import PiError
+from pi_core.events import AgentEvent
+from pi_core.rpc.commands import COMMANDS, NO_DATA, warn
+from pi_core.rpc.framing import JsonlSplitter
+from pi_core.rpc.session_ops import SessionOps
+from pi_core.rpc.ui import RpcUI
+from pi_core.sessions.jsonfmt import js_loads
+
+Output = Callable[[dict[str, Any]], None]
+ChunkSource = Callable[[], Coroutine[Any, Any, bytes]]
+
+# At EOF the process quits at once; this only bounds how long an aborted turn may take to unwind
+# (so its aborted reply still reaches the session file) before we stop waiting.
+SHUTDOWN_GRACE_SECONDS = 5.0
+
+
+class RpcMode:
+    def __init__(self, session: Any, output: Output, *, model_registry: Any = None) -> None:
+        self.session = session
+        self.output = output
+        self.loop = asyncio.get_running_loop()
+        self.ui = RpcUI(output, self.loop)
+        self.ops = SessionOps(session, emit=self.emit_event, model_registry=model_registry)
+        self.exit_code = 0
+        self.stopping = asyncio.Event()
+        self.shutdown_requested = False
+        self._run_task: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+        session.agent.tool_env.update(ui=self.ui, request_shutdown=self.request_shutdown)
+        self._unsubscribe = session.subscribe(self._on_session_event)
+
+    # --- output -----------------------------------------------------------------------------------
+
+    def _on_session_event(self, event: AgentEvent) -> None:
+        self.output(event.to_json())
+
+    def emit_event(self, event: AgentEvent) -> None:
+        """Write an event produced by an RPC operation (compaction, thinking level, session name)."""
+        self.output(event.to_json())
+
+    def respond(self, request_id: Any, command: str, *, data: Any = NO_DATA, error: str | None = None) -> None:
+        response: dict[str, Any] = {}
+        if request_id is not None:
+            response["id"] = request_id
+        response.update(type="response", command=command, success=error is None)
+        if error is not None:
+            response["error"] = error
+        elif data is not NO_DATA:
+            response["data"] = data
+        self.output(response)
+
+    # --- runs -------------------------------------------------------------------------------------
+
+    def is_busy(self) -> bool:
+        return self.session.is_streaming or (self._run_task is not None and not self._run_task.done())
+
+    def start_run(self, run: Coroutine[Any, Any, None]) -> None:
+        self._run_task = self.loop.create_task(self._run(run))
+
+    async def _run(self, run: Coroutine[Any, Any, None]) -> None:
+        try:
+            await run
+        except PiError as err:
+            # Failures after acceptance are the run's business (error events), not a second response.
+            warn(f"pi: prompt failed after it was accepted: {err}")
+        except Exception:  # noqa: BLE001 - one broken run must not take the RPC server down
+            warn("pi: prompt run crashed:\n" + traceback.format_exc())
+
+    async def abort_run(self) -> None:
+        task = self._run_task
+        self.session.agent.abort()
+        if task is not None and not task.done():
+            if not self.session.is_streaming:
+                task.cancel()  # created but not started yet: nothing to unwind
+            await asyncio.wait({task})
+        await self.session.wait_for_idle()
+
+    def request_shutdown(self) -> None:
+        """A plugin's ``ctx.shutdown()``: quit after the next command response is written."""
+        self.shutdown_requested = True
+
+    # --- input ------------------------------------------------------------------------------------
+
+    def feed_line(self, line: str) -> None:
+        task = self.loop.create_task(self.handle_line(line))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def handle_line(self, line: str) -> None:
+        try:
+            parsed = js_loads(line)
+        except ValueError as err:
+            self.respond(None, "parse", error=f"Failed to parse command: {err}")
+            return
+        if not isinstance(parsed, dict):
+            self.respond(None, "parse", error=f"Failed to parse command: expected a JSON object, got {line[:40]}")
+            return
+        kind = parsed.get("type")
+        if kind == "extension_ui_response":
+            self.ui.handle_response(parsed)
+            return
+        if not isinstance(kind, str):
+            self.respond(None, "parse", error='Failed to parse command: missing string field "type"')
+            return
+        entry = COMMANDS.get(kind)
+        if entry is None:
+            self.respond(None, kind, error=f"Unknown command: {kind}")
+            return
+        handler, params = entry
+        request_id = parsed.get("id")
+        try:
+            for param in params:
+                param.check(parsed)
+            data = await handler(self, parsed)
+        except PiError as err:
+            self.respond(request_id, kind, error=str(err))
+        except Exception as err:  # noqa: BLE001 - any failure is that command's error response (rpc.md §3)
+            warn(f"pi: command {kind} failed:\n" + traceback.format_exc())
+            self.respond(request_id, kind, error=str(err) or type(err).__name__)
+        else:
+            self.respond(request_id, kind, data=data)
+        if self.shutdown_requested:
+            self.stopping.set()
+
+    async def serve(self, read_chunk: ChunkSource) -> int:
+        """Read until EOF (or a shutdown request), then shut down; returns the exit code."""
+        splitter = JsonlSplitter()
+        reader = self.loop.create_task(self._read_all(read_chunk, splitter))
+        stopper = self.loop.create_task(self.stopping.wait())
+        try:
+            await asyncio.wait({reader, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            reader.cancel()
+            stopper.cancel()
+        await asyncio.sleep(0)  # let lines that arrived with EOF start before shutting down
+        await self.shutdown()
+        return self.exit_code
+
+    async def _read_all(self, read_chunk: ChunkSource, splitter: JsonlSplitter) -> None:
+        while True:
+            chunk = await read_chunk()
+            if not chunk:
+                break
+            for record in splitter.feed(chunk):
+                self.feed_line(record)
+        for record in splitter.finish():
+            self.feed_line(record)
+
+    async def shutdown(self) -> None:
+        """Abort the turn and any ``bash``, cancel open dialogs, and give the turn a moment to record
+        its aborted reply; then stop everything still running."""
+        self.ops.bash.abort()
+        self.ui.cancel_all()
+        self.session.agent.abort()
+        run = self._run_task
+        if run is not None and not run.done() and not self.session.is_streaming:
+            run.cancel()  # accepted but not started: there is no turn to unwind
+        pending = [t for t in (self._run_task, *self._tasks) if t is not None and not t.done()]
+        pending = [t for t in pending if t is not asyncio.current_task()]
+        if pending:
+            done, still = await asyncio.wait(pending, timeout=SHUTDOWN_GRACE_SECONDS)
+            for task in still:
+                task.cancel()
+        self._unsubscribe()
+        flush = getattr(sys.stderr, "flush", None)
+        if callable(flush):
+            flush()

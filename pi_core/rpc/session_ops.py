@@ -1,0 +1,335 @@
+"""Session operations RPC mode needs that AgentSession does not (yet) offer, built on its public parts.
+
+Each method first uses the AgentSession method of the same job when the session has one (so moving
+the logic into the runtime later needs no change here), else works on ``session.agent``,
+``session.store`` (a SessionManager) and the model registry directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pi_core.errors import PiError
+from pi_core.events import AgentEvent
+from pi_core.rpc.bash_ops import BashRunner
+from pi_core.rpc.thinking import clamp_thinking_level, next_thinking_level
+from pi_core.types import AssistantMessage, Model
+
+QUEUE_MODES = ("all", "one-at-a-time")
+
+
+def _has_model(model: Model | None) -> bool:
+    return model is not None and model.id != "unknown"
+
+
+class SessionOps:
+    """State, model, queue-mode, bash and session-file commands over one AgentSession."""
+
+    def __init__(self, session: Any, *, emit: Callable[[AgentEvent], None], model_registry: Any = None) -> None:
+        self.session = session
+        self.emit = emit  # writes the event before the command's response, as Pi's listeners do
+        self._registry = model_registry if model_registry is not None else getattr(session, "model_registry", None)
+        self.is_compacting = False
+        self.auto_compaction_enabled = bool(_setting(session, "compaction.enabled", True))
+        self.auto_retry_enabled = bool(_setting(session, "retry.enabled", True))
+        self.bash = BashRunner(session)
+        if getattr(session, "store", None) is None:
+            # Pi always has a session manager; --no-session only keeps it in memory.
+            from pi_core.sessions.manager import SessionManager
+
+            session.store = SessionManager.in_memory(session.config.cwd)
+        _install_session_converter(session)
+
+    @property
+    def store(self) -> Any:
+        return self.session.store
+
+    @property
+    def agent(self) -> Any:
+        return self.session.agent
+
+    # --- state ------------------------------------------------------------------------------------
+
+    def state(self) -> dict[str, Any]:
+        session, agent, store = self.session, self.agent, self.store
+        data: dict[str, Any] = {}
+        if _has_model(session.model):
+            data["model"] = session.model.to_json()
+        data["thinkingLevel"] = agent.state.thinking_level
+        data["isStreaming"] = session.is_streaming
+        data["isCompacting"] = self.is_compacting
+        data["steeringMode"] = agent.steering_mode
+        data["followUpMode"] = agent.follow_up_mode
+        if store.is_persisted and store.session_file is not None:
+            data["sessionFile"] = str(store.session_file)
+        data["sessionId"] = store.session_id
+        if store.session_name:
+            data["sessionName"] = store.session_name
+        data["autoCompactionEnabled"] = self.auto_compaction_enabled
+        data["messageCount"] = len(session.messages)
+        data["pendingMessageCount"] = len(agent.steering_queue) + len(agent.follow_up_queue)
+        return data
+
+    def last_assistant_text(self) -> str | None:
+        for message in reversed(self.session.messages):
+            if not isinstance(message, AssistantMessage):
+                continue
+            if message.stop_reason == "aborted" and not message.content:
+                continue
+            text = "".join(b.text for b in message.content if b.type == "text").strip()  # type: ignore[union-attr]
+            return text or None
+        return None
+
+    def fork_messages(self) -> list[dict[str, str]]:
+        from pi_core.sessions.messages import message_text
+
+        found = []
+        for entry in self.store.get_entries():
+            message = entry.get("message")
+            if entry.get("type") == "message" and isinstance(message, dict) and message.get("role") == "user":
+                text = message_text(message, "")
+                if text:
+                    found.append({"entryId": entry["id"], "text": text})
+        return found
+
+    # --- models and thinking ----------------------------------------------------------------------
+
+    def model_registry(self) -> Any:
+        if self._registry is None:
+            from pi_core.llm.models import ModelRegistry
+
+            self._registry = ModelRegistry.from_plugins(self.session.plugins)
+        return self._registry
+
+    def available_models(self) -> list[Model]:
+        return list(self.model_registry().available_models())
+
+    def set_model(self, provider: str, model_id: str) -> Model:
+        model = next((m for m in self.available_models() if m.provider == provider and m.id == model_id), None)
+        if model is None:
+            raise PiError(f"Model not found: {provider}/{model_id}")
+        self._switch_model(model, None)
+        return model
+
+    def cycle_model(self) -> dict[str, Any] | None:
+        scoped = self._scope()
+        if len(scoped) < 2:
+            return None
+        current = self.session.model
+        index = next((i for i, (m, _) in enumerate(scoped)
+                      if m.provider == current.provider and m.id == current.id), 0)
+        model, level = scoped[(index + 1) % len(scoped)]
+        self._switch_model(model, level)
+        return {"model": model.to_json(), "thinkingLevel": self.agent.state.thinking_level,
+                "isScoped": bool(getattr(self.session, "scoped_models", None))}
+
+    def _scope(self) -> list[tuple[Model, str | None]]:
+        registry = self.model_registry()
+        scoped = getattr(self.session, "scoped_models", None) or []
+        entries = [(s.model, getattr(s, "thinking_level", None)) for s in scoped if registry.has_auth(s.model.provider)]
+        return entries or [(m, None) for m in self.available_models()]
+
+    def _switch_model(self, model: Model, level: str | None) -> None:
+        self.session.set_model(model)
+        self._apply_thinking_level(level or self.agent.state.thinking_level, force_record=False)
+
+    def set_thinking_level(self, level: str) -> None:
+        self._apply_thinking_level(level, force_record=False)
+
+    def cycle_thinking_level(self) -> str | None:
+        level = next_thinking_level(self.session.model, self.agent.state.thinking_level)
+        if level is None:
+            return None
+        self._apply_thinking_level(level, force_record=False)
+        return self.agent.state.thinking_level
+
+    def _apply_thinking_level(self, level: str, *, force_record: bool) -> None:
+        effective = clamp_thinking_level(self.session.model if _has_model(self.session.model) else None, level)
+        if effective == self.agent.state.thinking_level and not force_record:
+            return
+        self.session.set_thinking_level(effective)
+        self.emit(AgentEvent("thinking_level_changed", level=effective))
+
+    # --- queue modes and toggles ------------------------------------------------------------------
+
+    def set_steering_mode(self, mode: str) -> None:
+        self.agent.steering_mode = _queue_mode(mode)
+        _save_setting(self.session, "steeringMode", mode)
+
+    def set_follow_up_mode(self, mode: str) -> None:
+        self.agent.follow_up_mode = _queue_mode(mode)
+        _save_setting(self.session, "followUpMode", mode)
+
+    def set_auto_compaction(self, enabled: bool) -> None:
+        self.auto_compaction_enabled = enabled
+        _save_setting(self.session, "compaction.enabled", enabled)
+
+    def set_auto_retry(self, enabled: bool) -> None:
+        self.auto_retry_enabled = enabled
+        _save_setting(self.session, "retry.enabled", enabled)
+
+    def abort_retry(self) -> None:
+        abort_retry = getattr(self.session, "abort_retry", None)
+        if callable(abort_retry):
+            abort_retry()
+
+    # --- session files ----------------------------------------------------------------------------
+
+    async def new_session(self, parent_session: str | None) -> bool:
+        """Start an empty session; True unless a plugin vetoed (no veto hook exists yet)."""
+        own = getattr(self.session, "new_session", None)
+        if callable(own):
+            return bool(await own(parent_session=parent_session))
+        await self._stop_run()
+        self.store.new_session(parent_session=parent_session)
+        self._reset_agent([])
+        model = self.session.model
+        if _has_model(model):
+            self.store.append_model_change(model.provider, model.id)
+        self.store.append_thinking_level_change(self.agent.state.thinking_level)
+        return True
+
+    async def switch_session(self, session_path: str) -> bool:
+        own = getattr(self.session, "switch_session", None)
+        if callable(own):
+            return bool(await own(session_path))
+        await self._stop_run()
+        path = Path(session_path).expanduser()
+        if not path.is_absolute():
+            path = Path(self.session.config.cwd) / path
+        self.store.set_session_file(path.resolve())
+        self._restore_from_store()
+        return True
+
+    async def fork(self, entry_id: str) -> tuple[str, bool]:
+        own = getattr(self.session, "fork", None)
+        if callable(own):
+            result = await own(entry_id)
+            return result.selected_text, bool(getattr(result, "cancelled", False))
+        await self._stop_run()
+        result = self.store.fork(entry_id)
+        self._restore_from_store()
+        return result.selected_text, False
+
+    async def clone(self) -> bool:
+        own = getattr(self.session, "clone", None)
+        if callable(own):
+            return bool(await own())
+        if self.store.leaf_id is None:
+            raise PiError("Cannot clone session: no current entry selected")
+        await self._stop_run()
+        self.store.clone()
+        self._restore_from_store()
+        return False
+
+    def set_session_name(self, name: str) -> None:
+        name = name.strip()
+        if not name:
+            raise PiError("Session name cannot be empty")
+        self.store.append_session_info(name)
+        self.emit(AgentEvent("session_info_changed", name=name))
+
+    def export_html(self, output_path: str | None) -> str:
+        own = getattr(self.session, "export_html", None)
+        if callable(own):
+            return str(own(output_path))
+        if not self.store.is_persisted:
+            raise PiError("Cannot export in-memory session to HTML")
+        from pi_core.sessions import export_html
+
+        cwd = Path(self.session.config.cwd)
+        target = Path(output_path).expanduser() if output_path else None
+        if target is not None and not target.is_absolute():
+            target = cwd / target
+        return str(export_html(self.store, target, cwd=cwd))
+
+    async def _stop_run(self) -> None:
+        self.bash.flush_pending()
+        if self.session.is_streaming:
+            await self.session.abort()
+
+    def _reset_agent(self, messages: list[Any]) -> None:
+        self.agent.reset()
+        self.agent.state.messages = messages
+        self.bash.clear_pending()
+
+    def _restore_from_store(self) -> None:
+        context = self.store.build_session_context()
+        self._reset_agent(context.typed_messages())
+        if context.model:
+            registry = self.model_registry()
+            recorded = registry.find(context.model.get("provider", ""), context.model.get("modelId", ""))
+            if recorded is not None and registry.has_auth(recorded.provider):
+                self.agent.state.model = recorded
+        if context.thinking_level:
+            self.agent.state.thinking_level = clamp_thinking_level(self.session.model, context.thinking_level)
+
+    # --- commands ---------------------------------------------------------------------------------
+
+    def slash_commands(self) -> list[dict[str, Any]]:
+        """Prompt templates then skills (no extension commands exist in pi yet)."""
+        resources = getattr(self.session, "resources", None)
+        commands: list[dict[str, Any]] = []
+        for template in _items(getattr(resources, "templates", None)):
+            commands.append(_command(template.name, template, "prompt"))
+        for skill in _items(getattr(resources, "skills", None)):
+            commands.append(_command(f"skill:{skill.name}", skill, "skill"))
+        return commands
+
+
+def _items(collection: Any) -> list[Any]:
+    if collection is None:
+        return []
+    if isinstance(collection, dict):
+        return list(collection.values())
+    for attr in ("templates", "skills", "items"):
+        inner = getattr(collection, attr, None)
+        if inner is not None:
+            return _items(inner)
+    return list(collection)
+
+
+def _command(name: str, item: Any, source: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": name}
+    if getattr(item, "description", None):
+        entry["description"] = item.description
+    entry["source"] = source
+    info = getattr(item, "source_info", None)
+    if info is not None:
+        entry["sourceInfo"] = info.to_json() if hasattr(info, "to_json") else dict(vars(info))
+    return entry
+
+
+def _queue_mode(mode: str) -> Any:
+    if mode not in QUEUE_MODES:
+        raise PiError(f'Invalid mode "{mode}". Valid values: {", ".join(QUEUE_MODES)}')
+    return mode
+
+
+def _setting(session: Any, key: str, default: Any) -> Any:
+    settings = getattr(session, "settings", None)
+    getter = getattr(settings, "get", None)
+    if not callable(getter):
+        return default
+    value = getter(key)
+    return default if value is None else value
+
+
+def _save_setting(session: Any, key: str, value: Any) -> None:
+    settings = getattr(session, "settings", None)
+    setter = getattr(settings, "set_global", None) or getattr(settings, "set", None)
+    if callable(setter):
+        setter(key, value)
+
+
+def _install_session_converter(session: Any) -> None:
+    """Let bashExecution/custom/summary messages reach the model as user text (sessions.md §2.5)."""
+    from pi_core.loop import default_convert_to_llm
+
+    if session.agent.convert_to_llm is not default_convert_to_llm:
+        return
+    from pi_core.sessions.messages import convert_to_llm, to_typed
+
+    session.agent.convert_to_llm = lambda messages: to_typed(convert_to_llm(messages))
