@@ -190,12 +190,10 @@ class MessageBuilder:
         self._open = None
         return self._event("thinking_end", index, content=block.thinking)
 
-    def redacted_thinking(self, data: str) -> list[AssistantMessageEvent]:
-        """A redacted block: start and end at once, the opaque payload kept as its signature."""
-        start = self._open_block(
+    def redacted_thinking_start(self, data: str) -> AssistantMessageEvent:
+        """Open a redacted block: fixed text, ``redacted=True``, the opaque payload kept as its signature."""
+        return self._open_block(
             ThinkingContent(thinking=REDACTED_THINKING_TEXT, thinking_signature=data, redacted=True), "thinking_start")
-        assert start.content_index is not None
-        return [start, self.thinking_end(start.content_index)]
 
     # -- tool calls --
 

@@ -1,0 +1,33 @@
+"""anthropic-messages: Anthropic's Messages API (Claude), streamed through the official ``anthropic`` SDK."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from pi_core.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from pi_core.providers import StreamOptions
+    from pi_core.types import AssistantMessageEvent, Context, Model
+
+
+class AnthropicMessages:
+    """The registered provider; the SDK-backed implementation loads on the first request."""
+
+    api = "anthropic-messages"
+
+    def __init__(self) -> None:
+        self._impl: Any = None
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        if self._impl is None:
+            from plugins.anthropic_messages.provider import AnthropicMessagesProvider
+
+            self._impl = AnthropicMessagesProvider()
+        return self._impl.stream(model, context, options)
+
+
+@hookimpl
+def pi_providers() -> list[AnthropicMessages]:
+    return [AnthropicMessages()]

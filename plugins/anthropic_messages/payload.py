@@ -1,0 +1,238 @@
+"""Build the Anthropic Messages request body and headers from a pi Context (providers.md §6-§8, §12)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pi_core.llm.stream import sanitize_surrogates
+from pi_core.llm.thinking import adjust_max_tokens_for_thinking, base_max_tokens, mapped_level
+from pi_core.llm.transform import transform_messages
+from pi_core.providers import StreamOptions
+from pi_core.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolDefinition,
+    ToolResultMessage,
+    UserMessage,
+)
+
+ADAPTIVE_MARKERS = ("opus-4-6", "opus-4.6", "opus-4-7", "opus-4.7", "sonnet-4-6", "sonnet-4.6")
+INTERLEAVED_BETA = "interleaved-thinking-2025-05-14"
+FINE_GRAINED_BETA = "fine-grained-tool-streaming-2025-05-14"
+OAUTH_BETAS = ("claude-code-20250219", "oauth-2025-04-20")
+CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
+CLAUDE_CODE_VERSION = "2.1.75"
+SEE_IMAGE_TEXT = "(see attached image)"
+# With an OAuth (subscription) token the API only accepts Claude Code's own spelling of these tools.
+CLAUDE_CODE_TOOLS = ("Read", "Write", "Edit", "Bash", "Grep", "Glob", "AskUserQuestion", "EnterPlanMode",
+                     "ExitPlanMode", "KillShell", "NotebookEdit", "Skill", "Task", "TaskOutput", "TodoWrite",
+                     "WebFetch", "WebSearch")
+_CLAUDE_CODE_BY_LOWER = {name.lower(): name for name in CLAUDE_CODE_TOOLS}
+
+
+def is_oauth_token(api_key: str | None) -> bool:
+    return bool(api_key) and "sk-ant-oat" in api_key  # type: ignore[operator]
+
+
+def is_adaptive(model: Model) -> bool:
+    return any(marker in model.id for marker in ADAPTIVE_MARKERS)
+
+
+def to_wire_tool_name(name: str, oauth: bool) -> str:
+    return _CLAUDE_CODE_BY_LOWER.get(name.lower(), name) if oauth else name
+
+
+def from_wire_tool_name(name: str, tools: list[ToolDefinition] | None, oauth: bool) -> str:
+    if not oauth:
+        return name
+    for tool in tools or []:
+        if tool.name.lower() == name.lower():
+            return tool.name
+    return name
+
+
+def _compat(model: Model, key: str) -> Any:
+    return (model.compat or {}).get(key)
+
+
+def cache_control(model: Model, options: StreamOptions) -> dict[str, str] | None:
+    retention = options.cache_retention or ("long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short")
+    if retention == "none":
+        return None
+    control = {"type": "ephemeral"}
+    if retention == "long" and _compat(model, "supportsLongCacheRetention") is not False:
+        control["ttl"] = "1h"
+    return control
+
+
+# --- messages -------------------------------------------------------------------------------------
+
+
+def _image(block: ImageContent) -> dict[str, Any]:
+    return {"type": "image", "source": {"type": "base64", "media_type": block.mime_type, "data": block.data}}
+
+
+def _user_blocks(content: list[TextContent | ImageContent]) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, TextContent):
+            if block.text.strip():
+                blocks.append({"type": "text", "text": sanitize_surrogates(block.text)})
+        else:
+            blocks.append(_image(block))
+    return blocks
+
+
+def _tool_result_content(message: ToolResultMessage) -> str | list[dict[str, Any]]:
+    texts = [sanitize_surrogates(b.text) for b in message.content if isinstance(b, TextContent)]
+    images = [b for b in message.content if isinstance(b, ImageContent)]
+    if not images:
+        return "\n".join(texts)
+    blocks: list[dict[str, Any]] = [{"type": "text", "text": t} for t in texts if t]
+    if not blocks:
+        blocks.append({"type": "text", "text": SEE_IMAGE_TEXT})
+    blocks.extend(_image(image) for image in images)
+    return blocks
+
+
+def _assistant_blocks(message: AssistantMessage, oauth: bool) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for block in message.content:
+        if isinstance(block, TextContent):
+            if block.text.strip():
+                blocks.append({"type": "text", "text": sanitize_surrogates(block.text)})
+        elif isinstance(block, ThinkingContent):
+            if block.redacted:
+                blocks.append({"type": "redacted_thinking", "data": block.thinking_signature or ""})
+            elif not block.thinking.strip():
+                continue
+            elif not block.thinking_signature:
+                blocks.append({"type": "text", "text": sanitize_surrogates(block.thinking)})
+            else:
+                blocks.append({"type": "thinking", "thinking": sanitize_surrogates(block.thinking),
+                               "signature": block.thinking_signature})
+        elif isinstance(block, ToolCall):
+            blocks.append({"type": "tool_use", "id": block.id, "name": to_wire_tool_name(block.name, oauth),
+                           "input": block.arguments})
+    return blocks
+
+
+def convert_messages(context: Context, model: Model, oauth: bool,
+                     control: dict[str, str] | None) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in transform_messages(context.messages, model):
+        if isinstance(message, UserMessage):
+            if isinstance(message.content, str):
+                if message.content.strip():
+                    out.append({"role": "user", "content": sanitize_surrogates(message.content)})
+            else:
+                blocks = _user_blocks(message.content)
+                if blocks:
+                    out.append({"role": "user", "content": blocks})
+        elif isinstance(message, AssistantMessage):
+            blocks = _assistant_blocks(message, oauth)
+            if blocks:
+                out.append({"role": "assistant", "content": blocks})
+        elif isinstance(message, ToolResultMessage):
+            result = {"type": "tool_result", "tool_use_id": message.tool_call_id,
+                      "content": _tool_result_content(message), "is_error": message.is_error}
+            previous = out[-1] if out else None
+            # Consecutive results share one user turn, as the API expects.
+            if previous and previous["role"] == "user" and isinstance(previous["content"], list) and \
+                    previous["content"] and previous["content"][-1].get("type") == "tool_result":
+                previous["content"].append(result)
+            else:
+                out.append({"role": "user", "content": [result]})
+    if control and out and out[-1]["role"] == "user":
+        last = out[-1]
+        if isinstance(last["content"], str):
+            last["content"] = [{"type": "text", "text": last["content"], "cache_control": dict(control)}]
+        else:
+            last["content"][-1]["cache_control"] = dict(control)
+    return out
+
+
+# --- tools and the request ------------------------------------------------------------------------
+
+
+def convert_tools(tools: list[ToolDefinition], model: Model, oauth: bool,
+                  control: dict[str, str] | None) -> list[dict[str, Any]]:
+    eager = _compat(model, "supportsEagerToolInputStreaming") is not False
+    out: list[dict[str, Any]] = []
+    for tool in tools:
+        schema = tool.parameters or {}
+        entry: dict[str, Any] = {"name": to_wire_tool_name(tool.name, oauth), "description": tool.description}
+        if eager:
+            entry["eager_input_streaming"] = True
+        # Only properties and required survive at the top level; nested schemas go as they are.
+        entry["input_schema"] = {"type": "object", "properties": schema.get("properties") or {},
+                                 "required": schema.get("required") or []}
+        out.append(entry)
+    if control and out:
+        out[-1]["cache_control"] = dict(control)
+    return out
+
+
+def build_params(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, Any]:
+    control = cache_control(model, options)
+    max_tokens = base_max_tokens(model, options.max_tokens) or model.max_tokens // 3
+    params: dict[str, Any] = {"model": model.id, "messages": convert_messages(context, model, oauth, control),
+                              "max_tokens": max_tokens, "stream": True}
+    system: list[dict[str, Any]] = []
+    if oauth:
+        system.append({"type": "text", "text": CLAUDE_CODE_IDENTITY})
+    if context.system_prompt:
+        system.append({"type": "text", "text": sanitize_surrogates(context.system_prompt)})
+    if system:
+        if control:
+            for block in system:
+                block["cache_control"] = dict(control)
+        params["system"] = system
+    thinking_on = bool(options.reasoning) and model.reasoning
+    if options.temperature is not None and not thinking_on:
+        params["temperature"] = options.temperature
+    if context.tools:
+        params["tools"] = convert_tools(context.tools, model, oauth, control)
+    if thinking_on:
+        level = options.reasoning or "medium"
+        if is_adaptive(model):
+            params["thinking"] = {"type": "adaptive", "display": "summarized"}
+            effort = mapped_level(model, level) or {"minimal": "low", "low": "low", "medium": "medium"}.get(level, "high")
+            params["output_config"] = {"effort": effort}
+        else:
+            max_tokens, budget = adjust_max_tokens_for_thinking(params["max_tokens"], model.max_tokens, level,
+                                                                 options.thinking_budgets)
+            params["max_tokens"] = max_tokens
+            params["thinking"] = {"type": "enabled", "budget_tokens": budget, "display": "summarized"}
+    elif model.reasoning:
+        params["thinking"] = {"type": "disabled"}
+    user_id = (options.metadata or {}).get("user_id")
+    if isinstance(user_id, str):
+        params["metadata"] = {"user_id": user_id}
+    if options.tool_choice is not None:
+        choice = options.tool_choice
+        params["tool_choice"] = {"type": choice} if isinstance(choice, str) else choice
+    return params
+
+
+def build_headers(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, str]:
+    betas: list[str] = list(OAUTH_BETAS) if oauth else []
+    if not is_adaptive(model):
+        betas.append(INTERLEAVED_BETA)
+    if context.tools and _compat(model, "supportsEagerToolInputStreaming") is False:
+        betas.append(FINE_GRAINED_BETA)
+    headers = {"accept": "application/json", "anthropic-dangerous-direct-browser-access": "true"}
+    if betas:
+        headers["anthropic-beta"] = ",".join(betas)
+    if oauth:
+        headers["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
+        headers["x-app"] = "cli"
+    headers.update(model.headers or {})
+    headers.update(options.headers or {})
+    return headers

@@ -1,0 +1,280 @@
+"""The ``anthropic-messages`` ApiProvider: stream a request through the official async SDK as pi events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from pi_core.llm.env_keys import env_api_key
+from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, FailureInfo, MessageBuilder
+from pi_core.providers import StreamOptions
+from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
+
+from plugins.anthropic_messages.payload import build_headers, build_params, from_wire_tool_name, is_oauth_token
+
+if TYPE_CHECKING:
+    import anthropic
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_TIMEOUT_S = 600.0
+DEFAULT_MAX_RETRIES = 2
+STOP_REASONS: dict[str, StopReason] = {"end_turn": "stop", "pause_turn": "stop", "stop_sequence": "stop",
+                                       "max_tokens": "length", "tool_use": "toolUse",
+                                       "refusal": "error", "sensitive": "error"}
+# In-band error types worth another attempt (Anthropic sends these on an already-open stream).
+RETRYABLE_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
+
+Emit = Callable[[AssistantMessageEvent], None]
+
+
+class StreamFailure(Exception):
+    """A failure with the FailureInfo the retry layer needs."""
+
+    def __init__(self, message: str, info: FailureInfo | None = None) -> None:
+        super().__init__(message)
+        self.info = info
+
+
+class AnthropicMessagesProvider:
+    """Anthropic Messages over SSE. SDK clients are created lazily, one per event loop and credentials."""
+
+    api = "anthropic-messages"
+
+    def __init__(self) -> None:
+        self._clients: dict[tuple[Any, ...], anthropic.AsyncAnthropic] = {}
+
+    # -- public --
+
+    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        """Run the request in a task so an abort can cancel a read that is waiting on the network."""
+        builder = MessageBuilder(model)
+        queue: asyncio.Queue[AssistantMessageEvent | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+        task = asyncio.ensure_future(self._run(builder, model, context, options, queue.put_nowait))
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        remove = options.signal.add_callback(lambda: loop.call_soon_threadsafe(task.cancel))
+        finished = False
+        try:
+            while True:
+                event = await queue.get()
+                if event is None:
+                    break
+                finished = event.type in ("done", "error")
+                yield event
+            if not finished:  # cancelled before the request even started
+                yield builder.error(None, aborted=True)
+        finally:
+            remove()
+            if not task.done():
+                task.cancel()
+            try:
+                await task
+            except asyncio.CancelledError:
+                pass
+
+    # -- internals --
+
+    def client(self, model: Model, api_key: str, oauth: bool, http_client: Any) -> anthropic.AsyncAnthropic:
+        import anthropic
+
+        base_url = model.base_url or DEFAULT_BASE_URL
+        credentials = {"auth_token": api_key, "api_key": None} if oauth else {"api_key": api_key}
+        if http_client is not None:  # injected (tests); never cached, the caller owns it
+            return anthropic.AsyncAnthropic(base_url=base_url, timeout=DEFAULT_TIMEOUT_S,
+                                            max_retries=DEFAULT_MAX_RETRIES, http_client=http_client, **credentials)
+        # httpx2 connection pools belong to the event loop that created them.
+        key = (id(asyncio.get_running_loop()), base_url, api_key, oauth)
+        client = self._clients.get(key)
+        if client is None:
+            client = anthropic.AsyncAnthropic(base_url=base_url, timeout=DEFAULT_TIMEOUT_S,
+                                              max_retries=DEFAULT_MAX_RETRIES, **credentials)
+            self._clients = {k: v for k, v in self._clients.items() if k[0] == key[0]}
+            self._clients[key] = client
+        return client
+
+    async def _run(self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions,
+                   emit: Emit) -> None:
+        try:
+            await self._request(builder, model, context, options, emit)
+        except asyncio.CancelledError:
+            if not options.signal.aborted:
+                raise
+            emit(builder.error(None, aborted=True))
+        except StreamFailure as exc:
+            emit(builder.error(exc, aborted=options.signal.aborted, info=exc.info))
+        except Exception as exc:  # noqa: BLE001 - the provider contract: every failure is one error event
+            message, info = describe_error(exc)
+            emit(builder.error(message, aborted=options.signal.aborted, info=info))
+
+    async def _request(self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions,
+                       emit: Emit) -> None:
+        import anthropic
+
+        api_key = options.api_key or env_api_key(model.provider)
+        if not api_key:
+            raise StreamFailure(f"No API key for provider: {model.provider}", FailureInfo(retryable=False))
+        oauth = is_oauth_token(api_key)
+        params = build_params(model, context, options, oauth)
+        if options.on_payload is not None:
+            replaced = options.on_payload(params, model)
+            if replaced is not None:
+                params = replaced
+        client = self.client(model, api_key, oauth, options.http_client)
+        request_options: dict[str, Any] = {"headers": build_headers(model, context, options, oauth)}
+        if options.timeout_s is not None:
+            request_options["timeout"] = options.timeout_s
+        if options.max_retries is not None:
+            request_options["max_retries"] = options.max_retries
+        stream = await client.post("/v1/messages", body=params, cast_to=anthropic.types.Message,
+                                   options=request_options, stream=True,
+                                   stream_cls=anthropic.AsyncStream[anthropic.types.RawMessageStreamEvent])
+        if options.on_response is not None:
+            options.on_response({"status": stream.response.status_code, "headers": dict(stream.response.headers)},
+                                model)
+        emit(builder.start())
+        reader = _EventReader(builder, model, context, oauth, emit)
+        try:
+            async for event in stream:
+                reader.handle(event)
+        finally:
+            await stream.close()
+        if options.signal.aborted:
+            emit(builder.error(None, aborted=True))
+            return
+        if not reader.saw_message_stop:
+            raise StreamFailure("Anthropic stream ended before message_stop", FailureInfo(retryable=True))
+        reason = reader.stop_reason
+        if reason in ("error", "aborted"):
+            raise StreamFailure(UNKNOWN_ERROR_TEXT, FailureInfo(retryable=False))
+        emit(builder.done(reason))
+
+
+class _EventReader:
+    """Turns raw SDK stream events into builder calls; maps Anthropic's block index onto ours."""
+
+    def __init__(self, builder: MessageBuilder, model: Model, context: Context, oauth: bool, emit: Emit) -> None:
+        self.b, self.model, self.context, self.oauth, self.emit = builder, model, context, oauth, emit
+        self.blocks: dict[int, int] = {}  # wire index -> content index
+        self.stop_reason: StopReason = "stop"
+        self.saw_message_stop = False
+
+    def handle(self, event: Any) -> None:
+        kind = event.type
+        if kind == "message_start":
+            self.b.message.response_id = event.message.id
+            self._usage(event.message.usage)
+        elif kind == "content_block_start":
+            self._block_start(event.index, event.content_block)
+        elif kind == "content_block_delta":
+            self._block_delta(event.index, event.delta)
+        elif kind == "content_block_stop":
+            self._block_stop(event.index)
+        elif kind == "message_delta":
+            if event.delta.stop_reason is not None:
+                self.stop_reason = map_stop_reason(event.delta.stop_reason)
+            if event.usage is not None:
+                self._usage(event.usage)
+        elif kind == "message_stop":
+            self.saw_message_stop = True
+
+    def _usage(self, usage: Any) -> None:
+        self.b.set_usage(input=getattr(usage, "input_tokens", None), output=getattr(usage, "output_tokens", None),
+                         cache_read=getattr(usage, "cache_read_input_tokens", None),
+                         cache_write=getattr(usage, "cache_creation_input_tokens", None))
+
+    def _block_start(self, index: int, block: Any) -> None:
+        if block.type == "text":
+            event = self.b.text_start()
+        elif block.type == "thinking":
+            event = self.b.thinking_start()
+        elif block.type == "redacted_thinking":
+            event = self.b.redacted_thinking_start(block.data)
+        elif block.type == "tool_use":
+            name = from_wire_tool_name(block.name, self.context.tools, self.oauth)
+            event = self.b.toolcall_start(block.id, name)
+        else:
+            return  # server tools and other block kinds carry nothing pi shows
+        assert event.content_index is not None
+        self.blocks[index] = event.content_index
+        self.emit(event)
+
+    def _block_delta(self, index: int, delta: Any) -> None:
+        position = self.blocks.get(index)
+        if position is None:
+            return
+        if delta.type == "text_delta":
+            self.emit(self.b.text_delta(position, delta.text))
+        elif delta.type == "thinking_delta":
+            self.emit(self.b.thinking_delta(position, delta.thinking))
+        elif delta.type == "signature_delta":
+            self.b.add_thinking_signature(position, delta.signature)
+        elif delta.type == "input_json_delta":
+            self.emit(self.b.toolcall_delta(position, delta.partial_json))
+
+    def _block_stop(self, index: int) -> None:
+        position = self.blocks.pop(index, None)
+        if position is None:
+            return
+        kind = self.b.message.content[position].type
+        if kind == "text":
+            self.emit(self.b.text_end(position))
+        elif kind == "thinking":
+            self.emit(self.b.thinking_end(position))
+        else:
+            self.emit(self.b.toolcall_end(position))
+
+
+def map_stop_reason(reason: str) -> StopReason:
+    mapped = STOP_REASONS.get(reason)
+    if mapped is None:
+        raise StreamFailure(f"Unhandled stop reason: {reason}", FailureInfo(retryable=False))
+    return mapped
+
+
+def describe_error(exc: Exception) -> tuple[str, FailureInfo | None]:
+    """Pi's error text for an SDK/transport failure, plus what the retry layer needs to know."""
+    import anthropic
+    import httpx2
+
+    if isinstance(exc, anthropic.APIStatusError):
+        status, body = exc.status_code, exc.body
+        if status == 200:  # an ``event: error`` on the open stream: Pi shows the raw event data
+            kind = body.get("error", {}).get("type") if isinstance(body, dict) else None
+            text = json.dumps(body) if isinstance(body, (dict, list)) else str(body or exc.message)
+            return text, FailureInfo(status=None, retryable=kind in RETRYABLE_STREAM_ERRORS)
+        if isinstance(body, (dict, list)):
+            text = f"{status} {json.dumps(body)}"
+        elif body:
+            text = f"{status} {body}"
+        else:
+            text = f"{status} status code (no body)"
+        headers = exc.response.headers
+        should_retry = headers.get("x-should-retry")
+        retryable = {"true": True, "false": False}.get(should_retry or "")
+        return text, FailureInfo(status=status, retry_after=_retry_after(headers), retryable=retryable)
+    if isinstance(exc, anthropic.APITimeoutError):
+        return "Request timed out.", FailureInfo(retryable=True)
+    if isinstance(exc, anthropic.APIConnectionError):
+        cause = exc.__cause__
+        return (f"Connection error: {cause}" if cause else "Connection error."), FailureInfo(retryable=True)
+    if isinstance(exc, httpx2.TimeoutException):
+        return f"Request timed out: {exc}", FailureInfo(retryable=True)
+    if isinstance(exc, httpx2.TransportError):
+        return f"Connection lost: {exc or type(exc).__name__}", FailureInfo(retryable=True)
+    if isinstance(exc, json.JSONDecodeError):
+        return f"Malformed stream event (invalid JSON): {exc}", FailureInfo(retryable=False)
+    return str(exc) or type(exc).__name__, None
+
+
+def _retry_after(headers: Any) -> float | None:
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return float(value) * scale
+        except ValueError:
+            continue
+    return None
