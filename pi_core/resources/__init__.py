@@ -17,11 +17,12 @@ from pathlib import Path
 
 from pi_core.resources.context_files import ContextFile, Warn, discover_context_files, stderr_warning
 from pi_core.resources.diagnostics import Collision, Diagnostic, SourceInfo
+from pi_core.resources.selection import ResourceSettings
 from pi_core.resources.skills import Skill, expand_skill_command, format_skills_for_prompt, load_skills
 from pi_core.resources.templates import PromptTemplate, expand_template, load_templates
 
 __all__ = [
-    "Collision", "ContextFile", "Diagnostic", "PromptTemplate", "Resources", "Skill", "SourceInfo",
+    "Collision", "ContextFile", "Diagnostic", "PromptTemplate", "ResourceSettings", "Resources", "Skill", "SourceInfo",
     "expand_input", "format_skills_for_prompt", "load_resources",
 ]
 
@@ -49,16 +50,19 @@ def load_resources(
     skill_paths: Iterable[str] = (),
     no_prompt_templates: bool = False,
     template_paths: Iterable[str] = (),
+    settings: ResourceSettings | None = None,
     warn: Warn = stderr_warning,
 ) -> Resources:
     """Load everything for one session. ``no_skills`` / ``no_prompt_templates`` turn off discovery
-    but keep the explicit paths (``--skill``, ``--prompt-template``). Unreadable context files are
+    but keep the explicit paths (``--skill``, ``--prompt-template``). ``settings`` carries the
+    ``skills`` / ``prompts`` arrays of both settings scopes
+    (``ResourceSettings.from_scopes(settings.scope_data("global"), settings.scope_data("project"))``). Unreadable context files are
     reported through ``warn`` at once (Pi prints them in every mode); the rest goes to ``diagnostics``.
     """
     skills = load_skills(cwd=cwd, agent_dir=agent_dir, skill_paths=list(skill_paths),
-                         include_defaults=not no_skills)
+                         include_defaults=not no_skills, settings=settings)
     templates = load_templates(cwd=cwd, agent_dir=agent_dir, template_paths=list(template_paths),
-                               include_defaults=not no_prompt_templates)
+                               include_defaults=not no_prompt_templates, settings=settings)
     return Resources(
         context_files=discover_context_files(cwd, agent_dir, no_context_files=no_context_files, warn=warn),
         skills=skills.skills,

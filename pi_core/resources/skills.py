@@ -15,6 +15,8 @@ from pi_core.resources.diagnostics import (
     Collision, Diagnostic, Scope, SourceInfo, canonical, expand_user_path, is_under)
 from pi_core.resources.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
 from pi_core.resources.ignore import IgnoreMatcher
+from pi_core.resources.selection import (
+    Candidate, ResourceSettings, auto_candidates, order_candidates, settings_candidates)
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -173,8 +175,12 @@ def load_skills(
     skill_paths: Iterable[str] = (),
     include_defaults: bool = True,
     home: Path | None = None,
+    settings: ResourceSettings | None = None,
 ) -> SkillSet:
-    """Discovered skills (project first, then user) followed by explicit ``--skill`` paths.
+    """Skills in precedence order: project settings entries, project discovery (``.pi/skills``,
+    ``.agents/skills`` walk), user settings entries, user discovery (agent dir, ``~/.agents/skills``),
+    then explicit ``--skill`` paths. ``include_defaults=False`` (``--no-skills``) keeps only the
+    explicit paths.
 
     On a name collision the first skill wins and the later one gets a "collision" diagnostic; the
     same file reached twice (symlinks, overlapping dirs) loads once, silently.
@@ -204,17 +210,9 @@ def load_skills(
         loaded[skill.name] = skill
 
     if include_defaults:
-        project = SkillOrigin("auto", "project", project_base)
-        user = SkillOrigin("auto", "user", user_base)
-        for path in collect_skill_files(project_base / "skills", "pi"):
-            add(path, project)
-        for directory in ancestor_agents_skill_dirs(cwd, home):
-            for path in collect_skill_files(directory, "agents"):
-                add(path, project)
-        for path in collect_skill_files(user_base / "skills", "pi"):
-            add(path, user)
-        for path in collect_skill_files(home / ".agents" / "skills", "agents"):
-            add(path, user)
+        for candidate in _default_candidates(cwd, project_base, user_base, home, settings or ResourceSettings()):
+            base = candidate.base_dir if candidate.source == "auto" else None
+            add(candidate.path, SkillOrigin(candidate.source, candidate.scope, base))
 
     for raw in skill_paths:
         path = expand_user_path(raw, cwd)
@@ -229,6 +227,23 @@ def load_skills(
         else:
             diagnostics.append(Diagnostic("warning", "skill path is not a markdown file", path))
     return SkillSet(list(loaded.values()), diagnostics + collisions)
+
+
+def _default_candidates(cwd: Path, project_base: Path, user_base: Path, home: Path,
+                        settings: ResourceSettings) -> list[Candidate]:
+    def pi_dir(directory: Path) -> list[Path]:
+        return collect_skill_files(directory, "pi")
+
+    project_entries, user_entries = settings.entries("project", "skills"), settings.entries("user", "skills")
+    project_auto = pi_dir(project_base / "skills") + [
+        f for d in ancestor_agents_skill_dirs(cwd, home) for f in collect_skill_files(d, "agents")]
+    user_auto = pi_dir(user_base / "skills") + collect_skill_files(home / ".agents" / "skills", "agents")
+    return order_candidates([
+        *settings_candidates(project_entries, "project", project_base, pi_dir),
+        *settings_candidates(user_entries, "user", user_base, pi_dir),
+        *auto_candidates(project_auto, "project", project_base, project_entries),
+        *auto_candidates(user_auto, "user", user_base, user_entries),
+    ])
 
 
 def _explicit_origin(path: Path, user_skills: Path, project_skills: Path) -> SkillOrigin:

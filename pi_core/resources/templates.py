@@ -14,6 +14,7 @@ from pi_core.resources.diagnostics import (
     Collision, Diagnostic, SourceInfo, canonical, expand_user_path, is_under)
 from pi_core.resources.frontmatter import FrontmatterError, parse_frontmatter
 from pi_core.resources.ignore import IgnoreMatcher
+from pi_core.resources.selection import ResourceSettings, auto_candidates, order_candidates, settings_candidates
 
 DESCRIPTION_FALLBACK_CHARS = 60
 
@@ -133,6 +134,34 @@ def collect_template_files(directory: Path) -> list[Path]:
     return found
 
 
+def collect_markdown_tree(directory: Path) -> list[Path]:
+    """Every ``*.md`` below ``directory`` (a settings entry naming a folder is searched recursively)."""
+    found: list[Path] = []
+    ignore = IgnoreMatcher(directory)
+
+    def walk(current: Path) -> None:
+        ignore.add_dir(current)
+        try:
+            entries = sorted(os.scandir(current), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name == "node_modules":
+                continue
+            rel = Path(entry.path).relative_to(directory).as_posix()
+            try:
+                is_dir, is_file = entry.is_dir(), entry.is_file()
+            except OSError:
+                continue  # broken symlink
+            if is_dir and not ignore.ignores(rel, True):
+                walk(Path(entry.path))
+            elif is_file and entry.name.endswith(".md") and not ignore.ignores(rel, False):
+                found.append(Path(entry.path))
+
+    walk(directory)
+    return found
+
+
 @dataclass
 class TemplateSet:
     templates: list[PromptTemplate]
@@ -145,11 +174,15 @@ def load_templates(
     agent_dir: Path,
     template_paths: Iterable[str] = (),
     include_defaults: bool = True,
+    settings: ResourceSettings | None = None,
 ) -> TemplateSet:
-    """Templates from ``.pi/prompts`` (project), then ``<agent_dir>/prompts`` (user), then explicit
-    paths (files or directories). First name wins; later ones get a "collision" diagnostic."""
+    """Templates in precedence order: project settings entries, ``.pi/prompts``, user settings
+    entries, ``<agent_dir>/prompts``, then explicit paths (files or directories).
+    ``include_defaults=False`` (``--no-prompt-templates``) keeps only the explicit paths.
+    First name wins; later ones get a "collision" diagnostic."""
     cwd = Path(os.path.abspath(cwd))
-    project_dir, user_dir = cwd / ".pi" / "prompts", Path(agent_dir) / "prompts"
+    project_base, user_base = cwd / ".pi", Path(agent_dir)
+    project_dir, user_dir = project_base / "prompts", user_base / "prompts"
     loaded: dict[str, PromptTemplate] = {}
     seen_files: set[str] = set()
     diagnostics: list[Diagnostic] = []
@@ -173,10 +206,15 @@ def load_templates(
         loaded[template.name] = template
 
     if include_defaults:
-        for path in collect_template_files(project_dir):
-            add(path, SourceInfo(path, "auto", "project", base_dir=cwd / ".pi"))
-        for path in collect_template_files(user_dir):
-            add(path, SourceInfo(path, "auto", "user", base_dir=Path(agent_dir)))
+        settings = settings or ResourceSettings()
+        project_entries, user_entries = settings.entries("project", "prompts"), settings.entries("user", "prompts")
+        for c in order_candidates([
+            *settings_candidates(project_entries, "project", project_base, collect_markdown_tree),
+            *settings_candidates(user_entries, "user", user_base, collect_markdown_tree),
+            *auto_candidates(collect_template_files(project_dir), "project", project_base, project_entries),
+            *auto_candidates(collect_template_files(user_dir), "user", user_base, user_entries),
+        ]):
+            add(c.path, SourceInfo(c.path, c.source, c.scope, base_dir=c.base_dir))
 
     for raw in template_paths:
         path = expand_user_path(raw, cwd)
