@@ -134,7 +134,7 @@ class DeltaStream:
         """A call that arrives complete (Gemini): start, one delta carrying all arguments, end."""
         events = self._switch("tool", lambda: self.builder.toolcall_start(call_id, name, thought_signature))
         assert self.index is not None
-        events.append(self.builder.toolcall_delta(self.index, json.dumps(arguments, ensure_ascii=False)))
+        events.append(self.builder.toolcall_delta(self.index, json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))))
         events.append(self.builder.toolcall_end(self.index, arguments))
         self.kind = self.index = None
         return events

@@ -1,0 +1,30 @@
+"""google-generative-ai: the Gemini API (``streamGenerateContent`` over SSE), spoken directly with httpx2."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+from pi_core import hookimpl
+
+if TYPE_CHECKING:
+    from pi_core.providers import StreamOptions
+    from pi_core.types import AssistantMessageEvent, Context, Model
+
+
+class GoogleGenerativeAIProvider:
+    api = "google-generative-ai"
+
+    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        from plugins.google_generative_ai.streaming import stream_google
+
+        async for event in stream_google(model, context, options):
+            yield event
+
+
+PROVIDER = GoogleGenerativeAIProvider()
+
+
+@hookimpl
+def pi_providers() -> list[GoogleGenerativeAIProvider]:
+    return [PROVIDER]

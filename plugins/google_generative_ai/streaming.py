@@ -1,0 +1,175 @@
+"""Stream one Gemini request over httpx2 (SSE) and translate its chunks into pi events."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import quote
+
+from pi_core.errors import ProviderError
+from pi_core.llm.env_keys import env_api_key
+from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
+from pi_core.providers import StreamOptions
+from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
+from plugins._streaming import DeltaStream, StreamAborted, await_with_abort, with_abort
+from plugins.google_generative_ai.convert import build_body
+
+DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
+_ids = itertools.count(1)
+
+
+class FinishError(Exception):
+    pass
+
+
+def _status_error(status: int, body: str, headers: Any) -> ProviderError:
+    """``{status} {body}``, the body compacted when it is JSON (Google's ``{"error": {...}}``)."""
+    text = body.strip()
+    try:
+        text = json.dumps(json.loads(text), separators=(",", ":"))
+    except ValueError:
+        pass
+    retry_after = None
+    try:
+        retry_after = float(headers.get("retry-after")) if headers.get("retry-after") else None
+    except ValueError:
+        retry_after = None
+    message = f"{status} {text}" if text else f"{status} status code (no body)"
+    return ProviderError(message, status=status, retry_after=retry_after)
+
+
+async def _sse_chunks(response: Any) -> AsyncIterator[dict[str, Any]]:
+    data: list[str] = []
+    async for line in response.aiter_lines():
+        if line.startswith("data:"):
+            data.append(line[5:].lstrip())
+            continue
+        if line.strip() or not data:
+            continue
+        payload, data = "\n".join(data), []
+        yield _parse_chunk(payload)
+    if data:
+        yield _parse_chunk("\n".join(data))
+
+
+def _parse_chunk(payload: str) -> dict[str, Any]:
+    try:
+        chunk = json.loads(payload)
+    except ValueError as err:
+        raise ProviderError(f"Invalid JSON in Gemini stream: {payload[:200]}") from err
+    if isinstance(chunk, dict) and isinstance(chunk.get("error"), dict):
+        error = chunk["error"]
+        raise ProviderError(f"{error.get('code', '')} {json.dumps(chunk, separators=(',', ':'))}".strip(),
+                            status=error.get("code") if isinstance(error.get("code"), int) else None)
+    return chunk if isinstance(chunk, dict) else {}
+
+
+class _ChunkReader:
+    def __init__(self, builder: MessageBuilder) -> None:
+        self.builder = builder
+        self.deltas = DeltaStream(builder)
+        self.finish: str | None = None
+
+    def feed(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
+        events: list[AssistantMessageEvent] = []
+        candidate = (chunk.get("candidates") or [{}])[0] or {}
+        for part in (candidate.get("content") or {}).get("parts") or []:
+            signature = part.get("thoughtSignature") or None
+            if "text" in part and part["text"] is not None:
+                if part.get("thought") is True:
+                    events += self.deltas.thinking(part["text"])
+                    self._keep_signature(signature, "thinking_signature")
+                else:
+                    events += self.deltas.text(part["text"])
+                    self._keep_signature(signature, "text_signature")
+            if part.get("functionCall"):
+                events += self._function_call(part["functionCall"], signature)
+        if candidate.get("finishReason"):
+            self.finish = candidate["finishReason"]
+        usage = chunk.get("usageMetadata")
+        if usage:
+            cached = usage.get("cachedContentTokenCount") or 0
+            self.builder.set_usage(
+                input=max(0, (usage.get("promptTokenCount") or 0) - cached),
+                output=(usage.get("candidatesTokenCount") or 0) + (usage.get("thoughtsTokenCount") or 0),
+                cache_read=cached, cache_write=0, total_tokens=usage.get("totalTokenCount") or 0)
+        return events
+
+    def _keep_signature(self, signature: str | None, field: str) -> None:
+        # Some backends send the signature only on the first delta of a part: never overwrite it with None.
+        if signature and self.deltas.index is not None:
+            setattr(self.builder.message.content[self.deltas.index], field, signature)
+
+    def _function_call(self, call: dict[str, Any], signature: str | None) -> list[AssistantMessageEvent]:
+        name = call.get("name") or ""
+        given = call.get("id")
+        taken = {c.id for c in self.builder.message.tool_calls()}
+        call_id = given if given and given not in taken else f"{name}_{int(time.time() * 1000)}_{next(_ids)}"
+        args = call.get("args") if isinstance(call.get("args"), dict) else {}
+        return self.deltas.whole_tool_call(call_id, name, args, signature)
+
+    def stop_reason(self) -> StopReason:
+        reason: StopReason = {"STOP": "stop", "MAX_TOKENS": "length"}.get(self.finish or "STOP", "error")
+        if self.builder.message.tool_calls():
+            return "toolUse"
+        return reason
+
+
+def _url(model: Model) -> str:
+    base = (model.base_url or DEFAULT_BASE_URL).rstrip("/")
+    return f"{base}/models/{quote(model.id, safe='')}:streamGenerateContent?alt=sse"
+
+
+async def stream_google(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    import httpx2
+
+    builder = MessageBuilder(model)
+    signal = options.signal
+    client = options.http_client
+    own_client = client is None
+    response = None
+    try:
+        api_key = options.api_key or env_api_key(model.provider)
+        if not api_key:
+            raise ProviderError(f"No API key for provider: {model.provider}")
+        body = build_body(model, context, options)
+        if options.on_payload is not None:
+            replaced = options.on_payload(body, model)
+            body = replaced if replaced is not None else body
+        headers = {"content-type": "application/json", "x-goog-api-key": api_key,
+                   **(model.headers or {}), **(options.headers or {})}
+        if own_client:
+            client = httpx2.AsyncClient(timeout=httpx2.Timeout(options.timeout_s or 600.0, connect=30.0))
+        request = client.build_request("POST", _url(model), json=body, headers=headers)
+        response = await await_with_abort(client.send(request, stream=True), signal)
+        if options.on_response is not None:
+            options.on_response({"status": response.status_code, "headers": dict(response.headers)}, model)
+        if response.status_code >= 400:
+            raw = await await_with_abort(response.aread(), signal)
+            raise _status_error(response.status_code, raw.decode("utf-8", "replace"), response.headers)
+        yield builder.start()
+        reader = _ChunkReader(builder)
+        async for chunk in with_abort(_sse_chunks(response), signal):
+            for event in reader.feed(chunk):
+                yield event
+        for event in reader.deltas.close():
+            yield event
+        if signal.aborted:
+            raise StreamAborted()
+        reason = reader.stop_reason()
+        if reason == "error":
+            raise FinishError(UNKNOWN_ERROR_TEXT)
+        yield builder.done(reason)
+    except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
+        aborted = signal.aborted or isinstance(err, StreamAborted)
+        if isinstance(err, httpx2.TransportError) and not aborted:
+            err = ProviderError(f"Network error: {err or type(err).__name__}", retryable=True)
+        yield builder.error(err, aborted)
+    finally:
+        if response is not None:
+            await response.aclose()
+        if own_client and client is not None:
+            await client.aclose()
