@@ -106,11 +106,16 @@ def collect_skill_files(root: Path, mode: ScanMode) -> list[Path]:
     if not root.is_dir():
         return []
     found: list[Path] = []
-    _walk(root, root, mode, IgnoreMatcher(root), found)
+    _walk(root, root, mode, IgnoreMatcher(root), found, set())
     return found
 
 
-def _walk(directory: Path, root: Path, mode: ScanMode, ignore: IgnoreMatcher, found: list[Path]) -> None:
+def _walk(directory: Path, root: Path, mode: ScanMode, ignore: IgnoreMatcher, found: list[Path],
+          visited: set[str]) -> None:
+    real = canonical(directory)
+    if real in visited:
+        return  # a symlink back into the tree: searching it again would never end
+    visited.add(real)
     ignore.add_dir(directory)
     try:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
@@ -128,7 +133,7 @@ def _walk(directory: Path, root: Path, mode: ScanMode, ignore: IgnoreMatcher, fo
         kind = _kind(entry)
         rel = prefix + entry.name
         if kind == "dir" and not ignore.ignores(rel, True):
-            _walk(Path(entry.path), root, mode, ignore, found)
+            _walk(Path(entry.path), root, mode, ignore, found, visited)
         elif (kind == "file" and mode == "pi" and directory == root and entry.name.endswith(".md")
               and not ignore.ignores(rel, False)):
             found.append(Path(entry.path))

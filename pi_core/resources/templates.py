@@ -138,8 +138,12 @@ def collect_markdown_tree(directory: Path) -> list[Path]:
     """Every ``*.md`` below ``directory`` (a settings entry naming a folder is searched recursively)."""
     found: list[Path] = []
     ignore = IgnoreMatcher(directory)
+    visited: set[str] = set()
 
     def walk(current: Path) -> None:
+        if canonical(current) in visited:
+            return  # symlink cycle
+        visited.add(canonical(current))
         ignore.add_dir(current)
         try:
             entries = sorted(os.scandir(current), key=lambda e: e.name)

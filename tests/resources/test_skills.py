@@ -180,6 +180,15 @@ def test_symlinked_dir_followed_and_broken_link_skipped(tmp_path: Path) -> None:
     assert [p.parent.name for p in collect_skill_files(root, "pi")] == ["linked"]
 
 
+def test_symlink_loop_terminates(tmp_path: Path) -> None:
+    root = tmp_path / "skills"
+    write_skill(root / "real-one", "description: Real.")
+    (root / "group").mkdir()
+    (root / "group" / "back").symlink_to(root, target_is_directory=True)
+    (root / "group" / "again").symlink_to(root, target_is_directory=True)
+    assert [p.parent.name for p in collect_skill_files(root, "pi")] == ["real-one"]
+
+
 # --- discovery across locations ---------------------------------------------------------------
 
 def test_discovery_locations_and_project_first(dirs: tuple[Path, Path], isolated_home: Path) -> None:
