@@ -102,6 +102,21 @@ def test_default_tools_match_reference_structure() -> None:
     assert prompt.endswith("\nCurrent date: 2026-11-29\nCurrent working directory: /work/proj")
 
 
+def skeleton(prompt: str) -> str:
+    """The prompt minus our-own-words prose (intro paragraph, docs block), with date and cwd normalised."""
+    intro, rest = prompt.split("\n\n", 1)
+    body, tail = rest.rsplit("\n\n", 1)  # tail = docs block + date + cwd
+    tail_lines = [line for line in tail.split("\n") if line.startswith("Current ")]
+    text = "<intro>\n\n" + body + "\n\n<docs>\n" + "\n".join(tail_lines)
+    text = re.sub(r"Current date: \d{4}-\d\d-\d\d", "Current date: <date>", text)
+    return re.sub(r"Current working directory: .*", "Current working directory: <cwd>", text)
+
+
+def test_default_tools_equal_reference_after_normalising() -> None:
+    reference = json.loads(SPEC.read_text())["system"][0]["text"]
+    assert skeleton(build(tools("read", "bash", "edit", "write"))) == skeleton(reference)
+
+
 def test_docs_block_points_at_installed_package_files() -> None:
     prompt = build(tools("read"))
     root = Path(__import__("pi_core").__file__).resolve().parent.parent
