@@ -141,8 +141,9 @@ def read_slice(stream: BinaryIO, head: bytes, start: int, limit: int | None,
             break
         raw, length = line
         result.selected_lines += 1
-        if result.selected_lines == 1 and length > max_bytes:
-            result.first_line_exceeds, result.first_line_bytes = True, length
+        if length > max_bytes:  # only its first bytes were kept, and it cannot fit anyway
+            if result.selected_lines == 1:
+                result.first_line_exceeds, result.first_line_bytes = True, length
             result.truncated_by = "bytes"
             content_bytes += length
             more_may_follow = True
