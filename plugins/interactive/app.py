@@ -1,0 +1,314 @@
+"""The interactive application: a prompt_toolkit app drawn below the terminal's scrollback.
+
+Finished output goes to the scrollback through ``run_in_terminal`` (so the terminal keeps it and
+the user can scroll); the app itself only holds what is still live: the streaming reply, running
+tools, the working indicator, the editor (or a picker), completions and the footer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+from typing import Any
+
+from prompt_toolkit.application import Application, run_in_terminal
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import ANSI
+from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension
+from prompt_toolkit.layout.menus import CompletionsMenu
+from rich.console import Console
+
+from pi_core.errors import PiError
+from plugins.interactive import keys, shell
+from plugins.interactive.builtin_commands import BUILTIN_COMMANDS
+from plugins.interactive.commands import SlashCommand, collect_commands, run_command
+from plugins.interactive.editor import FileIndex, classify, make_completer
+from plugins.interactive.footer import footer_lines
+from plugins.interactive.header import StartupInfo, render_header, startup_info
+from plugins.interactive.pickers import Picker
+from plugins.interactive.preload import Preloader
+from plugins.interactive.renderers import resolve_renderers
+from plugins.interactive.view import ChatView, render_notice
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+class InteractiveApp:
+    def __init__(self, session: Any, *, startup: Any = None, header: StartupInfo | None = None,
+                 console: Console | None = None, input: Any = None, output: Any = None,
+                 preloader: Preloader | None = None) -> None:
+        self.session = session
+        self.startup = startup
+        self.header = header
+        self.console = console or Console(highlight=False)
+        self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self._commit)
+        self.commands: dict[str, SlashCommand] = {}
+        self.refresh_commands()
+        self.preloader = preloader or Preloader(session)
+        self.busy = False
+        self.started_at = 0.0
+        self.run_task: asyncio.Task[None] | None = None
+        self.shell_job: shell.ShellJob | None = None
+        self.picker: Picker | None = None
+        self._picker_future: asyncio.Future[Any] | None = None
+        self.last_ctrl_c = 0.0
+        self.hint: str | None = None  # one-line notice above the editor ("press ctrl+c again...")
+        self._pending: list[Any] = []
+        self._flushing = False
+        self._running = False
+        self._live_cache: tuple[int, int, list[Any]] | None = None
+        self._version = 0
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.exit_code = 0
+        self.history = InMemoryHistory()
+        for message in session.messages:
+            if getattr(message, "role", None) == "user":
+                self.history.append_string(message.text())
+        self.files = FileIndex(session.config.cwd)
+        self.buffer = Buffer(
+            multiline=True, history=self.history,
+            completer=make_completer(lambda: self.commands, session.config.cwd, self.files),
+            complete_while_typing=Condition(self._completing_while_typing),
+        )
+        self.app: Application[int] = Application(
+            layout=Layout(self._layout(), focused_element=self.buffer),
+            key_bindings=keys.build(self), full_screen=False, input=input, output=output,
+            mouse_support=False, refresh_interval=0.1, min_redraw_interval=0.03, erase_when_done=False,
+        )
+        self.app.ttimeoutlen = 0.05
+        self.app.timeoutlen = 0.3
+        self.unsubscribe = session.subscribe(self._on_event)
+
+    # --- commands (also the CommandUI protocol) -----------------------------------------------------
+
+    def refresh_commands(self) -> None:
+        resources = getattr(self.startup, "resources", None) or getattr(self.session, "resources", None)
+        self.commands = collect_commands(BUILTIN_COMMANDS, self.session.plugins, resources,
+                                         warn=lambda text: self.notify(text, "yellow"))
+
+    def notify(self, text: str, style: str = "dim") -> None:
+        self._commit(render_notice(text, style))
+
+    def show(self, renderable: Any) -> None:
+        self._commit(renderable)
+
+    def set_editor_text(self, text: str) -> None:
+        from prompt_toolkit.document import Document
+
+        self.buffer.set_document(Document(text, len(text)), bypass_readonly=True)
+
+    def exit(self, code: int = 0) -> None:
+        self.exit_code = code
+        if self.app.is_running and not self.app.future.done():  # type: ignore[union-attr]
+            self.app.exit(result=code)
+
+    async def pick(self, title: str, items: list[Any], *, multi: bool = False,
+                   checked: set[int] | None = None) -> Any:
+        """Show a picker in place of the editor; the chosen value, or None when cancelled."""
+        self.picker = Picker(title, items, multi=multi, checked=set(checked or ()))
+        self._picker_future = asyncio.get_running_loop().create_future()
+        self.invalidate()
+        try:
+            return await self._picker_future
+        finally:
+            self.picker, self._picker_future = None, None
+            self.invalidate()
+
+    def picker_done(self, value: Any) -> None:
+        if self._picker_future is not None and not self._picker_future.done():
+            self._picker_future.set_result(value)
+
+    def replay(self) -> None:
+        """Draw the session's transcript again (after /resume, /tree, /fork)."""
+        from pi_core.events import AgentEvent
+
+        for message in self.session.messages:
+            role = getattr(message, "role", None)
+            if role == "toolResult":
+                self.view.handle(AgentEvent("tool_execution_end", tool_call_id=message.tool_call_id,
+                                            tool_name=message.tool_name, result=message, is_error=message.is_error))
+                continue
+            self.view.handle(AgentEvent("message_start", message=message))
+            self.view.handle(AgentEvent("message_end", message=message))
+        self.view.handle(AgentEvent("agent_end", messages=[]))
+
+    # --- output -----------------------------------------------------------------------------------
+
+    def _commit(self, renderable: Any) -> None:
+        self._pending.append(renderable)
+        self._version += 1
+        if not self._running:
+            self._print_pending()
+        elif not self._flushing:
+            self._flushing = True
+            self._spawn(self._flush())
+        self.invalidate()
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                await run_in_terminal(self._print_pending)
+        finally:
+            self._flushing = False
+
+    def _print_pending(self) -> None:
+        items, self._pending = self._pending, []
+        for renderable in items:
+            self.console.print()
+            self.console.print(renderable)
+
+    def invalidate(self) -> None:
+        self._version += 1
+        if self._running:
+            self.app.invalidate()
+
+    def _spawn(self, coro: Any) -> asyncio.Task[Any]:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            err = task.exception()
+            self.notify(f"Error: {type(err).__name__}: {err}", "red")
+
+    # --- events -----------------------------------------------------------------------------------
+
+    def _on_event(self, event: Any) -> None:
+        self.view.handle(event)
+        self.invalidate()
+
+    # --- submitting -------------------------------------------------------------------------------
+
+    def submit(self, *, follow_up: bool = False) -> None:
+        text = self.buffer.text
+        kind = classify(text)
+        if kind.kind == "empty":
+            return
+        self.buffer.reset(append_to_history=True)
+        self.hint = None
+        if kind.kind == "command":
+            command = self.commands.get(kind.command)
+            if command is not None and command.handler is not None:
+                self._spawn(run_command(command, self, kind.args))
+                return
+        if kind.kind == "bash":
+            self.shell_job = shell.ShellJob(self, kind.command, kind.send_output)
+            self._spawn(self.shell_job.run())
+            return
+        if self.busy:
+            (self.session.follow_up if follow_up else self.session.steer)(kind.text)
+            return
+        self.run_task = self._spawn(self.run_prompt(kind.text))
+
+    async def run_prompt(self, text: str, images: list[Any] | None = None) -> None:
+        self.busy, self.started_at = True, time.monotonic()
+        self.invalidate()
+        try:
+            await self.preloader.wait()
+            await self.session.prompt(text, images)
+        except PiError as err:
+            self.notify(str(err), "red")
+        finally:
+            self.busy = False
+            self.invalidate()
+
+    async def abort(self) -> None:
+        """Escape while working: stop the run and put the queued messages back in the editor."""
+        agent = self.session.agent
+        queued = [m.text() for m in [*agent.steering_queue, *agent.follow_up_queue] if hasattr(m, "text")]
+        agent.clear_all_queues()
+        if queued:
+            current = self.buffer.text
+            self.set_editor_text("\n".join([*queued, *([current] if current else [])]))
+        self.view.steering, self.view.follow_up = [], []
+        await self.session.abort()
+
+    # --- layout -----------------------------------------------------------------------------------
+
+    def _completing_while_typing(self) -> bool:
+        before = self.buffer.document.text_before_cursor
+        if before.startswith("/") and " " not in before:
+            return True
+        word = before.split()[-1] if before and not before[-1].isspace() else ""
+        return word.startswith("@")
+
+    def _width(self) -> int:
+        return self.app.output.get_size().columns if self._running else self.console.width
+
+    def _live_fragments(self) -> Any:
+        width, rows = self._width(), self.app.output.get_size().rows if self._running else 40
+        if self._live_cache is None or self._live_cache[:2] != (self._version, width):
+            live = self.view.live()
+            text = ""
+            if live is not None:
+                buffer = io.StringIO()
+                Console(file=buffer, force_terminal=True, color_system="truecolor", width=width,
+                        highlight=False).print(live)
+                lines = buffer.getvalue().rstrip("\n").split("\n")
+                keep = max(3, rows - 8)  # the tail that fits; the whole block goes to scrollback when done
+                text = "\n".join(lines[-keep:])
+            self._live_cache = (self._version, width, ANSI(text).__pt_formatted_text__())
+        return self._live_cache[2]
+
+    def _status_fragments(self) -> Any:
+        if self.busy:
+            elapsed = int(time.monotonic() - self.started_at)
+            spin = SPINNER[int(time.monotonic() * 10) % len(SPINNER)]
+            return [("ansicyan", f"{spin} Working… "), ("#888888", f"({elapsed}s) · esc to interrupt")]
+        if self.shell_job is not None and self.shell_job.running:
+            return [("ansicyan", "Running shell command… "), ("#888888", "esc to cancel")]
+        return [("#888888", self.hint or "")]
+
+    def _footer_fragments(self) -> Any:
+        first, second = footer_lines(self.session, self._width())
+        return [("#888888", first + "\n" + second)]
+
+    def _picker_fragments(self) -> Any:
+        return self.picker.lines(self._width()) if self.picker else []
+
+    def _layout(self) -> Any:
+        has_live = Condition(self.view.has_live)
+        picking = Condition(lambda: self.picker is not None)
+        rule = Window(height=1, char="─", style="#555555")
+        editor = HSplit([rule, Window(BufferControl(self.buffer), wrap_lines=True,
+                                      height=Dimension(min=1, max=12), dont_extend_height=True), rule])
+        return HSplit([
+            ConditionalContainer(Window(FormattedTextControl(self._live_fragments), wrap_lines=False,
+                                        dont_extend_height=True), filter=has_live),
+            Window(FormattedTextControl(self._status_fragments), height=1),
+            ConditionalContainer(Window(FormattedTextControl(self._picker_fragments), dont_extend_height=True),
+                                 filter=picking),
+            ConditionalContainer(editor, filter=~picking),
+            CompletionsMenu(max_height=8, scroll_offset=1),
+            Window(FormattedTextControl(self._footer_fragments), height=2),
+        ])
+
+    # --- running ----------------------------------------------------------------------------------
+
+    async def run(self, initial_message: str | None = None, initial_images: list[Any] | None = None) -> int:
+        info = self.header or startup_info(self.session, self.startup)
+        self.console.print(render_header(info, self.session.config.cwd))
+        self.preloader.start()
+        self._running = True
+        try:
+            if initial_message or initial_images:
+                self.app.pre_run_callables.append(
+                    lambda: self._spawn(self.run_prompt(initial_message or "", initial_images)))
+            code = await self.app.run_async()
+        finally:
+            self._running = False
+            self.unsubscribe()
+            if self.session.is_streaming:
+                await self.session.abort()
+            for task in list(self._tasks):
+                task.cancel()
+            self._print_pending()
+        return self.exit_code if code is None else code

@@ -1,0 +1,102 @@
+"""Slash commands: the table the editor completes from and the dispatcher that runs them.
+
+Sources, later ones never replacing built-ins: built-in commands, plugin commands from the
+``pi_slash_commands`` hook (declared here, added to the plugin manager at start-up), prompt templates
+(``/name args``) and skills (``/skill:name``). Templates and skills have no handler: their text goes
+to the model through the session's input expansion.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import pluggy
+
+hookspec = pluggy.HookspecMarker("pi")
+
+
+class CommandUI(Protocol):
+    """What a command handler may do with the interactive UI."""
+
+    session: Any
+
+    def notify(self, text: str, style: str = "dim") -> None: ...
+    def show(self, renderable: Any) -> None: ...
+    async def pick(self, title: str, items: list[Any], *, multi: bool = False,
+                   checked: set[int] | None = None) -> Any: ...
+    def set_editor_text(self, text: str) -> None: ...
+    def exit(self) -> None: ...
+
+
+Handler = Callable[[CommandUI, str], "Awaitable[None] | None"]
+
+
+@dataclass
+class SlashCommand:
+    name: str  # without the slash
+    description: str
+    handler: Handler | None = None  # None: the text is sent as a prompt (templates, skills)
+    source: str = "builtin"  # "builtin", a plugin name, "template" or "skill"
+    argument_hint: str = ""
+
+
+class SlashCommandSpecs:
+    @hookspec
+    def pi_slash_commands(self) -> list[SlashCommand] | None:
+        """Return slash commands for interactive mode. A handler gets (ui, args) and may be async."""
+
+
+def add_hookspec(plugins: Any) -> None:
+    """Declare ``pi_slash_commands`` on the session's plugin manager (once)."""
+    caller = getattr(plugins.pm.hook, "pi_slash_commands", None)
+    if caller is None or caller.spec is None:
+        plugins.pm.add_hookspecs(SlashCommandSpecs)
+
+
+def collect_commands(builtins: list[SlashCommand], plugins: Any = None, resources: Any = None,
+                     warn: Callable[[str], None] = lambda text: None) -> dict[str, SlashCommand]:
+    table = {c.name: c for c in builtins}
+
+    def add(command: SlashCommand) -> None:
+        if command.name in table:
+            warn(f"/{command.name} from {command.source} ignored: the name is taken by {table[command.name].source}")
+            return
+        table[command.name] = command
+
+    if plugins is not None:
+        add_hookspec(plugins)
+        from pi_core.registry import call_each
+
+        for plugin_name, commands in call_each(plugins, "pi_slash_commands"):
+            for command in commands:
+                add(SlashCommand(command.name, command.description, command.handler, plugin_name,
+                                 command.argument_hint))
+        for failure in plugins.failures:
+            if failure.source == "pi_slash_commands":
+                warn(failure.reason)
+    for template in getattr(resources, "templates", None) or []:
+        add(SlashCommand(template.name, template.description or "prompt template", None, "template",
+                         template.argument_hint or ""))
+    for skill in getattr(resources, "skills", None) or []:
+        add(SlashCommand(f"skill:{skill.name}", skill.description, None, "skill"))
+    return table
+
+
+def split_command(text: str) -> tuple[str, str] | None:
+    """``/name args`` -> (name, args); None when the text is not a slash command."""
+    if not text.startswith("/") or text.startswith("//"):
+        return None
+    name, _, args = text[1:].partition(" ")
+    if not name or "/" in name:  # "/usr/bin/ls is odd" is a message, not a command
+        return None
+    return name, args.strip()
+
+
+async def run_command(command: SlashCommand, ui: CommandUI, args: str) -> None:
+    assert command.handler is not None
+    outcome = command.handler(ui, args)
+    if inspect.isawaitable(outcome):
+        await outcome

@@ -1,0 +1,99 @@
+"""Footer and /session figures: cwd, session name, model, thinking level, tokens, cache, cost, context %."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Totals:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    context_tokens: int = 0  # what the last reply's request used: the current context size
+    user_messages: int = 0
+    assistant_messages: int = 0
+    tool_calls: int = 0
+    tool_results: int = 0
+
+
+def session_totals(messages: list[Any]) -> Totals:
+    totals = Totals()
+    for message in messages:
+        role = getattr(message, "role", None)
+        if role == "user":
+            totals.user_messages += 1
+        elif role == "toolResult":
+            totals.tool_results += 1
+        elif role == "assistant":
+            totals.assistant_messages += 1
+            totals.tool_calls += len(message.tool_calls())
+            usage = message.usage
+            totals.input += usage.input
+            totals.output += usage.output
+            totals.cache_read += usage.cache_read
+            totals.cache_write += usage.cache_write
+            totals.cost += usage.cost.total
+            if message.stop_reason not in ("aborted", "error"):
+                totals.context_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+    return totals
+
+
+def compact_count(n: int) -> str:
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{round(n / 1000)}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def short_cwd(cwd: Path | str) -> str:
+    text, home = str(cwd), os.path.expanduser("~")
+    return "~" + text[len(home):] if home != "/" and (text == home or text.startswith(home + os.sep)) else text
+
+
+def session_name(session: Any) -> str | None:
+    name = getattr(session, "session_name", None)
+    if name is None and getattr(session, "store", None) is not None:
+        name = getattr(session.store, "session_name", None) or getattr(session.store, "name", None)
+    return name() if callable(name) else name
+
+
+def footer_lines(session: Any, width: int) -> tuple[str, str]:
+    """Two plain lines: where (cwd and session name), then usage on the left and the model on the right."""
+    cwd = short_cwd(session.config.cwd)
+    name = session_name(session)
+    first = f"{cwd} • {name}" if name else cwd
+    totals = session_totals(session.messages)
+    stats: list[str] = []
+    if totals.input:
+        stats.append(f"↑{compact_count(totals.input)}")
+    if totals.output:
+        stats.append(f"↓{compact_count(totals.output)}")
+    if totals.cache_read:
+        stats.append(f"R{compact_count(totals.cache_read)}")
+    if totals.cache_write:
+        stats.append(f"W{compact_count(totals.cache_write)}")
+    if totals.cost:
+        stats.append(f"${totals.cost:.3f}")
+    model = session.model
+    window = getattr(model, "context_window", 0) or 0
+    percent = f"{totals.context_tokens / window * 100:.1f}%" if window else "?"
+    stats.append(f"{percent}/{compact_count(window)}" if window else percent)
+    left = " ".join(stats)
+    thinking = session.agent.state.thinking_level
+    right = model.id if not model.reasoning else f"{model.id} • {thinking}"
+    if getattr(model, "provider", None):
+        right = f"({model.provider}) {right}"
+    gap = width - len(left) - len(right)
+    second = left + " " * gap + right if gap >= 2 else f"{left}  {right}"
+    if len(first) > width:
+        first = "…" + first[-(width - 1):]
+    return first, second[:width] if len(second) > width else second

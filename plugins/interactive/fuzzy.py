@@ -1,0 +1,38 @@
+"""Subsequence fuzzy matching shared by the pickers and ``@`` file completion."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def fuzzy_score(query: str, text: str) -> float | None:
+    """None when ``query``'s characters do not appear in order in ``text``; lower is a better match.
+
+    Consecutive runs, matches at word starts and a short text all make the score lower.
+    """
+    if not query:
+        return 0.0
+    q, t = query.lower(), text.lower()
+    if q in t:
+        start = t.index(q)
+        boundary = start == 0 or t[start - 1] in "/-_. :"
+        return (0 if boundary else 1) + start * 0.01 + len(t) * 0.001
+    score, pos, last = 10.0, 0, -2
+    for char in q:
+        found = t.find(char, pos)
+        if found < 0:
+            return None
+        if found != last + 1:
+            score += 1 if found == 0 or t[found - 1] in "/-_. :" else 2
+        last, pos = found, found + 1
+    return score + len(t) * 0.001
+
+
+def fuzzy_filter(query: str, items: Iterable[T], key: Callable[[T], str]) -> list[T]:
+    """The items matching ``query``, best first (stable for ties)."""
+    scored = [(s, i, item) for i, item in enumerate(items) if (s := fuzzy_score(query, key(item))) is not None]
+    scored.sort(key=lambda triple: (triple[0], triple[1]))
+    return [item for _, _, item in scored]

@@ -1,0 +1,67 @@
+"""The start-up header: version, key hints, loaded context files, plugins (and overrides), skills."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from plugins.interactive.footer import short_cwd
+
+
+@dataclass
+class StartupInfo:
+    version: str = ""
+    context_files: list[Path] = field(default_factory=list)
+    plugins: list[str] = field(default_factory=list)  # "name (layer)"
+    overrides: list[str] = field(default_factory=list)  # "tool read: myplugin overrides read"
+    skills: list[str] = field(default_factory=list)
+    templates: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def startup_info(session: Any, startup: Any = None) -> StartupInfo:
+    """Gather the header from the CLI's Startup environment and the session, whichever exist."""
+    from pi_core import __version__
+
+    info = StartupInfo(version=__version__)
+    resources = getattr(startup, "resources", None) or getattr(session, "resources", None)
+    if resources is not None:
+        info.context_files = [cf.path for cf in resources.context_files]
+        info.skills = [s.name for s in resources.skills]
+        info.templates = [t.name for t in resources.templates]
+    registry = getattr(startup, "registry", None) or getattr(session, "registry", None)
+    plugins = getattr(registry, "plugins", None)
+    if plugins is not None:
+        info.plugins = [f"{name}" + ("" if p.layer == "builtin" else f" ({p.layer})")
+                        for name, p in plugins.info.items()]
+    if registry is not None:
+        info.overrides = [f"{o.kind} {o.name}: {o.winner} overrides {o.loser}" for o in registry.overrides]
+    info.warnings = list(getattr(startup, "warnings", None) or [])
+    return info
+
+
+def render_header(info: StartupInfo, cwd: Path) -> Any:
+    from rich.console import Group
+    from rich.text import Text
+
+    lines: list[Any] = [Text.assemble(("pi", "bold cyan"), (f" v{info.version}" if info.version else "", "dim"),
+                                      ("  " + short_cwd(cwd), "dim"))]
+    lines.append(Text("esc interrupt · ctrl+c clear/quit · ctrl+o tool output · ctrl+t thinking · "
+                      "/ commands · @ files · ! shell · /hotkeys", style="dim"))
+
+    def section(title: str, items: list[str], style: str = "") -> None:
+        if items:
+            text = Text(f"{title}: ", style="bold")
+            text.append(", ".join(items), style=style)
+            lines.append(text)
+
+    section("Context", [short_cwd(p) for p in info.context_files], "green")
+    section("Plugins", info.plugins, "cyan")
+    for override in info.overrides:
+        lines.append(Text(f"  {override}", style="yellow"))
+    section("Skills", info.skills, "magenta")
+    section("Templates", ["/" + t for t in info.templates], "magenta")
+    for warning in info.warnings:
+        lines.append(Text(f"Warning: {warning}", style="yellow"))
+    return Group(*lines)

@@ -1,0 +1,51 @@
+"""Load the provider's SDK in the background while the user types the first prompt.
+
+Importing an SDK takes a second or more (the anthropic SDK alone about 1.3 s), so the app starts it
+in a worker thread as soon as the prompt is on screen and the first submit waits only for what is
+still loading. A provider can say what to load by defining ``preload()``; otherwise the SDK named
+for its API here is imported.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from typing import Any
+
+SDK_MODULES: dict[str, tuple[str, ...]] = {
+    "anthropic-messages": ("anthropic",),
+    "openai-completions": ("openai",),
+    "openai-responses": ("openai",),
+    "azure-openai-responses": ("openai",),
+}
+
+
+class Preloader:
+    def __init__(self, session: Any) -> None:
+        self.session = session
+        self._task: asyncio.Future[None] | None = None
+        self.error: str | None = None
+
+    def _load(self) -> None:
+        model = self.session.model
+        api = getattr(model, "api", None)
+        provider = self.session.registry.providers.items.get(api) if api else None
+        preload = getattr(provider, "preload", None)
+        if callable(preload):
+            preload()
+            return
+        for name in SDK_MODULES.get(api or "", ()):
+            importlib.import_module(name)
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.ensure_future(asyncio.to_thread(self._load))
+
+    async def wait(self) -> None:
+        """Wait for the background load; a failure is kept for the provider to report on use."""
+        if self._task is None:
+            return
+        try:
+            await asyncio.shield(self._task)
+        except ImportError as err:
+            self.error = str(err)  # the provider raises its own, clearer error when it is called

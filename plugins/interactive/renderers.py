@@ -1,0 +1,263 @@
+"""Built-in renderers: how read, bash, edit, write, grep, find and ls calls and results are drawn.
+
+Contributed through ``pi_renderers`` with ``trylast`` so a plugin's renderer for the same tool name
+wins. ``default_renderer`` draws any tool that has none. Renderers return rich renderables; rich is
+imported inside the functions so this module stays cheap to import.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pi_core import hookimpl
+from pi_core.render import Renderer
+
+COLLAPSED_LINES = 10  # result lines shown before Ctrl+O expands a tool's output
+BASH_TAIL_LINES = 5  # lines of a running or finished command shown while collapsed
+
+
+def result_text(result: Any) -> str:
+    """The text blocks of a ToolResult (or a partial one, or a dict from JSON), joined by newlines."""
+    if result is None:
+        return ""
+    content = result.get("content") if isinstance(result, dict) else getattr(result, "content", None)
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content or []:
+        kind = block.get("type") if isinstance(block, dict) else getattr(block, "type", None)
+        if kind == "text":
+            parts.append(block["text"] if isinstance(block, dict) else block.text)
+        elif kind == "image":
+            parts.append("[image]")
+    return "\n".join(parts)
+
+
+def result_details(result: Any) -> Any:
+    if result is None:
+        return None
+    return result.get("details") if isinstance(result, dict) else getattr(result, "details", None)
+
+
+def _title(name: str, *parts: tuple[str, str]) -> Any:
+    from rich.text import Text
+
+    title = Text(name, style="bold")
+    for text, style in parts:
+        title.append(" ")
+        title.append(text, style=style)
+    return title
+
+
+def _lines(text: str, expanded: bool, *, tail: bool = False, limit: int = COLLAPSED_LINES,
+           style: str = "dim") -> Any:
+    """The output text, cut to ``limit`` lines (head, or tail for commands) unless expanded."""
+    from rich.text import Text
+
+    lines = text.rstrip("\n").split("\n") if text.strip() else []
+    hidden = 0
+    if not expanded and len(lines) > limit:
+        hidden = len(lines) - limit
+        lines = lines[-limit:] if tail else lines[:limit]
+    out = Text()
+    if hidden and tail:
+        out.append(f"… {hidden} earlier lines (ctrl+o to expand)\n", style="dim italic")
+    out.append("\n".join(lines), style=style)
+    if hidden and not tail:
+        out.append(f"\n… {hidden} more lines (ctrl+o to expand)", style="dim italic")
+    return out
+
+
+def _error_or(result: Any, is_error: bool, expanded: bool, ok: Any) -> Any:
+    if is_error:
+        return _lines(result_text(result), expanded, style="red")
+    return ok()
+
+
+# --- read -----------------------------------------------------------------------------------------
+
+
+def read_call(args: dict[str, Any]) -> Any:
+    path = str(args.get("path") or args.get("file_path") or "…")
+    offset, limit = args.get("offset"), args.get("limit")
+    span = ""
+    if offset is not None or limit is not None:
+        start = int(offset) if isinstance(offset, int) else 1
+        span = f":{start}-{start + int(limit) - 1}" if isinstance(limit, int) else f":{start}-"
+    return _title("read", (path, "cyan"), (span, "yellow"))
+
+
+def read_result(result: Any, is_error: bool, expanded: bool) -> Any:
+    def ok() -> Any:
+        text = result_text(result)
+        if not expanded:
+            from rich.text import Text
+
+            count = len(text.split("\n")) if text else 0
+            return Text(f"{count} lines (ctrl+o to show)", style="dim")
+        return _lines(text, True)
+
+    return _error_or(result, is_error, expanded, ok)
+
+
+# --- bash -----------------------------------------------------------------------------------------
+
+
+def bash_call(args: dict[str, Any]) -> Any:
+    command = str(args.get("command") or "…")
+    timeout = args.get("timeout")
+    return _title("$", (command, "bold cyan"), (f"(timeout {timeout}s)" if timeout else "", "dim"))
+
+
+def bash_result(result: Any, is_error: bool, expanded: bool) -> Any:
+    """Also used for partial results: the live tail of a running command."""
+    text = result_text(result)
+    body = _lines(text, expanded, tail=True, limit=BASH_TAIL_LINES, style="red" if is_error else "dim")
+    details = result_details(result)
+    full = details.get("fullOutputPath") if isinstance(details, dict) else None
+    if full:
+        from rich.console import Group
+        from rich.text import Text
+
+        return Group(body, Text(f"Full output: {full}", style="yellow"))
+    return body
+
+
+# --- edit -----------------------------------------------------------------------------------------
+
+
+def edit_call(args: dict[str, Any]) -> Any:
+    edits = args.get("edits")
+    count = len(edits) if isinstance(edits, list) else 1
+    suffix = f"({count} edits)" if count > 1 else ""
+    return _title("edit", (str(args.get("path") or "…"), "cyan"), (suffix, "dim"))
+
+
+def render_diff(diff: str, expanded: bool) -> Any:
+    """Colour a display diff (``-12 old``, ``+12 new``, `` 12 context``) line by line."""
+    from rich.text import Text
+
+    lines = diff.split("\n")
+    hidden = 0
+    if not expanded and len(lines) > COLLAPSED_LINES * 3:
+        hidden = len(lines) - COLLAPSED_LINES * 3
+        lines = lines[: COLLAPSED_LINES * 3]
+    out = Text()
+    for index, line in enumerate(lines):
+        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
+        out.append(line, style=style)
+        if index < len(lines) - 1:
+            out.append("\n")
+    if hidden:
+        out.append(f"\n… {hidden} more diff lines (ctrl+o to expand)", style="dim italic")
+    return out
+
+
+def edit_result(result: Any, is_error: bool, expanded: bool) -> Any:
+    def ok() -> Any:
+        details = result_details(result)
+        diff = details.get("diff") if isinstance(details, dict) else None
+        if isinstance(diff, str) and diff:
+            return render_diff(diff, expanded)
+        return _lines(result_text(result), expanded)
+
+    return _error_or(result, is_error, expanded, ok)
+
+
+# --- write ----------------------------------------------------------------------------------------
+
+
+def write_call(args: dict[str, Any]) -> Any:
+    """The path and a preview of the content (highlighted by the file's extension)."""
+    from rich.console import Group
+    from rich.syntax import Syntax
+
+    path = str(args.get("path") or "…")
+    content = args.get("content")
+    title = _title("write", (path, "cyan"))
+    if not isinstance(content, str) or not content:
+        return title
+    lines = content.split("\n")
+    preview = "\n".join(lines[:COLLAPSED_LINES])
+    lexer = Syntax.guess_lexer(path, code=preview) if "." in path else "text"
+    parts: list[Any] = [title, Syntax(preview, lexer, theme="ansi_dark", background_color="default")]
+    if len(lines) > COLLAPSED_LINES:
+        from rich.text import Text
+
+        parts.append(Text(f"… {len(lines) - COLLAPSED_LINES} more lines", style="dim italic"))
+    return Group(*parts)
+
+
+def write_result(result: Any, is_error: bool, expanded: bool) -> Any:
+    if is_error:
+        return _lines(result_text(result), expanded, style="red")
+    return None  # the call already shows what was written
+
+
+# --- grep / find / ls -----------------------------------------------------------------------------
+
+
+def grep_call(args: dict[str, Any]) -> Any:
+    where = str(args.get("path") or ".")
+    glob = f"--glob {args['glob']}" if args.get("glob") else ""
+    return _title("grep", (f"/{args.get('pattern', '')}/", "magenta"), (where, "cyan"), (glob, "dim"))
+
+
+def find_call(args: dict[str, Any]) -> Any:
+    return _title("find", (str(args.get("pattern") or "…"), "magenta"), (str(args.get("path") or "."), "cyan"))
+
+
+def ls_call(args: dict[str, Any]) -> Any:
+    return _title("ls", (str(args.get("path") or "."), "cyan"))
+
+
+def listing_result(result: Any, is_error: bool, expanded: bool) -> Any:
+    return _lines(result_text(result), expanded, style="red" if is_error else "dim")
+
+
+# --- fallback -------------------------------------------------------------------------------------
+
+
+def default_call(name: str) -> Any:
+    def call(args: dict[str, Any]) -> Any:
+        from rich.text import Text
+
+        shown = json.dumps(args, ensure_ascii=False) if args else ""
+        if len(shown) > 200:
+            shown = shown[:200] + "…"
+        title = Text(name, style="bold")
+        if shown:
+            title.append(" ")
+            title.append(shown, style="dim")
+        return title
+
+    return call
+
+
+def default_renderer(name: str) -> Renderer:
+    """What a tool without its own renderer looks like: name, JSON arguments, the result text."""
+    return Renderer(name, default_call(name), listing_result)
+
+
+BUILTIN_RENDERERS: list[Renderer] = [
+    Renderer("read", read_call, read_result),
+    Renderer("bash", bash_call, bash_result),
+    Renderer("edit", edit_call, edit_result),
+    Renderer("write", write_call, write_result),
+    Renderer("grep", grep_call, listing_result),
+    Renderer("find", find_call, listing_result),
+    Renderer("ls", ls_call, listing_result),
+]
+
+
+@hookimpl(trylast=True)
+def pi_renderers() -> list[Renderer]:
+    return list(BUILTIN_RENDERERS)
+
+
+def resolve_renderers(plugin_renderers: dict[str, Renderer]) -> dict[str, Renderer]:
+    """Built-ins first, then every plugin's renderer replacing ours by tool name."""
+    table = {r.tool_name: r for r in BUILTIN_RENDERERS}
+    table.update(plugin_renderers)
+    return table

@@ -1,0 +1,62 @@
+"""``!cmd`` and ``!!cmd``: run a shell command from the editor, show it, and record it in the session.
+
+``!cmd`` adds a ``bashExecution`` message the model sees on the next request; ``!!cmd`` records it
+with ``excludeFromContext`` so only the user sees it. While the agent is working, the message is
+added when the run ends, so it never lands between a tool call and its result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pi_core.signals import AbortSignal
+from pi_core.types import CustomMessage
+
+
+class ShellJob:
+    def __init__(self, ui: Any, command: str, send_output: bool) -> None:
+        self.ui = ui
+        self.command = command
+        self.send_output = send_output
+        self.signal = AbortSignal()
+        self.running = False
+        self.tail = ""
+
+    def cancel(self) -> None:
+        self.signal.abort()
+
+    def _on_output(self, text: str) -> None:
+        self.tail = text
+        self.ui.view.shell = (self.command, text)
+        loop = self._loop
+        loop.call_soon_threadsafe(self.ui.invalidate)
+
+    async def run(self) -> CustomMessage | None:
+        from pi_core.shell import run_command
+
+        if not self.command:
+            self.ui.notify("Usage: !command (sends its output) or !!command (does not)", "yellow")
+            return None
+        self._loop = asyncio.get_running_loop()
+        self.running = True
+        self.ui.view.shell = (self.command, "")
+        self.ui.invalidate()
+        try:
+            result = await asyncio.to_thread(run_command, self.command, str(self.ui.session.config.cwd),
+                                             signal=self.signal, on_output=self._on_output)
+        finally:
+            self.running = False
+            self.ui.view.shell = None
+            self.ui.invalidate()
+        message = CustomMessage(role="bashExecution", command=self.command, output=result.output,
+                                exitCode=result.exit_code, cancelled=result.cancelled, truncated=result.truncated,
+                                fullOutputPath=result.full_output_path, excludeFromContext=not self.send_output)
+        self.ui.view.commit(self.ui.view.render_bash_execution(message))
+        session = self.ui.session
+        if session.is_streaming:
+            await session.wait_for_idle()
+        session.agent.state.messages.append(message)
+        if getattr(session, "store", None) is not None:
+            session.store.append_message(message)
+        return message

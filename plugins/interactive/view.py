@@ -1,0 +1,252 @@
+"""The chat view: turns session events into rich renderables.
+
+Finished parts (a user message, an assistant reply, a tool call with its result) are handed to
+``commit`` once, in transcript order, and go to the terminal's scrollback. What is still changing
+(the streaming reply, running tools, queued messages) is returned by ``live()`` and redrawn by the app
+below the scrollback on every update.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pi_core.events import AgentEvent
+from pi_core.render import Renderer
+from plugins.interactive.renderers import default_renderer
+
+PENDING_BG, OK_BG, ERROR_BG, USER_BG = "on #23232d", "on #1f2b22", "on #33201f", "on #2b2b2b"
+
+
+@dataclass
+class ToolBlock:
+    call_id: str
+    name: str
+    args: dict[str, Any]
+    result: Any = None
+    partial: Any = None
+    is_error: bool = False
+    done: bool = False
+
+
+def safe_render(draw: Callable[..., Any], *args: Any) -> Any:
+    """Run a renderer; a broken (plugin) renderer shows its error instead of taking the UI down."""
+    from rich.text import Text
+
+    try:
+        return draw(*args)
+    except Exception as err:  # noqa: BLE001 - plugin code; the error is shown, not swallowed
+        return Text(f"renderer failed: {type(err).__name__}: {err}", style="red")
+
+
+def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool) -> Any:
+    from rich.console import Group
+    from rich.padding import Padding
+
+    parts = [safe_render(renderer.call, block.args)]
+    shown = block.result if block.done else block.partial
+    if shown is not None and renderer.result is not None:
+        body = safe_render(renderer.result, shown, block.is_error, expanded)
+        if body is not None and body != "":
+            parts.append(body)
+    background = (ERROR_BG if block.is_error else OK_BG) if block.done else PENDING_BG
+    return Padding(Group(*parts), (0, 1), style=background, expand=True)
+
+
+def render_user(text: str) -> Any:
+    from rich.padding import Padding
+    from rich.text import Text
+
+    return Padding(Text(text), (0, 1), style=USER_BG, expand=True)
+
+
+def render_notice(text: str, style: str = "dim") -> Any:
+    from rich.text import Text
+
+    return Text(text, style=style)
+
+
+class ChatView:
+    def __init__(self, renderers: dict[str, Renderer], commit: Callable[[Any], None]) -> None:
+        self.renderers = renderers
+        self.commit = commit
+        self.show_thinking = True
+        self.expanded = False
+        self.current: Any = None  # the streaming AssistantMessage
+        self.tools: list[ToolBlock] = []  # in the assistant's order; committed from the front
+        self.steering: list[str] = []
+        self.follow_up: list[str] = []
+        self.status: str | None = None  # retry / compaction notice shown while it lasts
+        self.last_tool: ToolBlock | None = None  # for Ctrl+O re-showing the newest output
+        self.shell: tuple[str, str] | None = None  # a running ``!cmd``: (command, output tail)
+
+    def renderer_for(self, name: str) -> Renderer:
+        return self.renderers.get(name) or default_renderer(name)
+
+    # --- events -----------------------------------------------------------------------------------
+
+    def handle(self, event: AgentEvent) -> None:
+        handler = getattr(self, "_on_" + event.type, None)
+        if handler is not None:
+            handler(event)
+
+    def _on_message_start(self, event: AgentEvent) -> None:
+        message = event.message
+        role = getattr(message, "role", None)
+        if role == "user":
+            self.commit(render_user(message.text()))
+        elif role == "assistant":
+            self.current = message
+        elif role == "bashExecution":
+            self.commit(self.render_bash_execution(message))
+
+    def _on_message_update(self, event: AgentEvent) -> None:
+        self.current = event.message
+
+    def _on_message_end(self, event: AgentEvent) -> None:
+        message = event.message
+        if getattr(message, "role", None) != "assistant":
+            return
+        self.current = None
+        body = self.render_assistant(message, streaming=False)
+        if body is not None:
+            self.commit(body)
+        if message.stop_reason == "aborted":
+            self.commit(render_notice("Operation aborted", "yellow"))
+        elif message.stop_reason == "error":
+            self.commit(render_notice(f"Error: {message.error_message or 'unknown error'}", "red"))
+        else:
+            for call in message.tool_calls():
+                if not any(b.call_id == call.id for b in self.tools):
+                    self.tools.append(ToolBlock(call.id, call.name, dict(call.arguments)))
+
+    def _block(self, event: AgentEvent) -> ToolBlock:
+        for block in self.tools:
+            if block.call_id == event.tool_call_id:
+                return block
+        block = ToolBlock(event.tool_call_id, event.tool_name, dict(event.get("args") or {}))
+        self.tools.append(block)
+        return block
+
+    def _on_tool_execution_start(self, event: AgentEvent) -> None:
+        self._block(event)
+
+    def _on_tool_execution_update(self, event: AgentEvent) -> None:
+        self._block(event).partial = event.get("partial_result")
+
+    def _on_tool_execution_end(self, event: AgentEvent) -> None:
+        block = self._block(event)
+        block.result, block.is_error, block.done = event.get("result"), bool(event.get("is_error")), True
+        self._flush_tools()
+
+    def _flush_tools(self, force: bool = False) -> None:
+        while self.tools and (self.tools[0].done or force):
+            block = self.tools.pop(0)
+            self.last_tool = block
+            self.commit(render_tool(block, self.renderer_for(block.name), self.expanded))
+
+    def _on_agent_end(self, event: AgentEvent) -> None:
+        self._flush_tools(force=True)
+        if self.current is not None:
+            body = self.render_assistant(self.current, streaming=False)
+            if body is not None:
+                self.commit(body)
+            self.current = None
+        self.status = None
+
+    def _on_queue_update(self, event: AgentEvent) -> None:
+        self.steering = list(event.get("steering") or [])
+        self.follow_up = list(event.get("follow_up") or [])
+
+    def _on_auto_retry_start(self, event: AgentEvent) -> None:
+        attempt, most = event.get("attempt", "?"), event.get("max_attempts", "?")
+        delay = (event.get("delay_ms") or 0) / 1000
+        reason = event.get("error_message") or ""
+        self.status = f"Retrying ({attempt}/{most}) in {delay:.0f}s… {reason}".rstrip()
+
+    def _on_auto_retry_end(self, event: AgentEvent) -> None:
+        self.status = None
+        if event.get("success") is False:
+            self.commit(render_notice(f"Retry failed: {event.get('final_error') or 'gave up'}", "red"))
+
+    def _on_compaction_start(self, event: AgentEvent) -> None:
+        self.status = "Compacting context…"
+
+    def _on_compaction_end(self, event: AgentEvent) -> None:
+        self.status = None
+        if event.get("error_message"):
+            self.commit(render_notice(f"Compaction failed: {event.get('error_message')}", "red"))
+        elif event.get("aborted"):
+            self.commit(render_notice("Compaction cancelled", "yellow"))
+        else:
+            self.commit(render_notice("Context compacted", "green"))
+
+    # --- drawing ----------------------------------------------------------------------------------
+
+    def render_assistant(self, message: Any, *, streaming: bool) -> Any:
+        """Thinking (dim, or one line when hidden) and Markdown text; tool calls only while streaming."""
+        from rich.console import Group
+        from rich.markdown import Markdown
+        from rich.text import Text
+
+        parts: list[Any] = []
+        for block in message.content:
+            if block.type == "thinking" and block.thinking.strip():
+                if self.show_thinking:
+                    parts.append(Text(block.thinking.strip(), style="dim italic"))
+                else:
+                    parts.append(Text("Thinking… (ctrl+t to show)", style="dim italic"))
+            elif block.type == "text" and block.text.strip():
+                parts.append(Markdown(block.text, code_theme="monokai"))
+            elif block.type == "toolCall" and streaming:
+                renderer = self.renderer_for(block.name)
+                parts.append(render_tool(ToolBlock(block.id, block.name, dict(block.arguments)), renderer,
+                                         self.expanded))
+        return Group(*parts) if parts else None
+
+    def render_bash_execution(self, message: Any) -> Any:
+        from rich.console import Group
+        from rich.padding import Padding
+        from rich.text import Text
+
+        data = message.model_dump() if hasattr(message, "model_dump") else dict(message)
+        title = Text("$ " + str(data.get("command", "")), style="bold cyan")
+        if data.get("exclude_from_context") or data.get("excludeFromContext"):
+            title.append("  (not sent)", style="dim")
+        output = Text(str(data.get("output") or "").rstrip("\n"), style="dim")
+        code = data.get("exit_code", data.get("exitCode"))
+        parts: list[Any] = [title, output]
+        if code not in (0, None):
+            parts.append(Text(f"exit code {code}", style="red"))
+        return Padding(Group(*parts), (0, 1), style=OK_BG if code in (0, None) else ERROR_BG, expand=True)
+
+    def has_live(self) -> bool:
+        return bool(self.current is not None or self.tools or self.steering or self.follow_up or self.status
+                    or self.shell)
+
+    def live(self) -> Any:
+        """Everything still in motion, or None when nothing is."""
+        from rich.console import Group
+        from rich.text import Text
+
+        parts: list[Any] = []
+        if self.current is not None:
+            body = self.render_assistant(self.current, streaming=True)
+            if body is not None:
+                parts.append(body)
+        for block in self.tools:
+            parts.append(render_tool(block, self.renderer_for(block.name), self.expanded))
+        for text in self.steering:
+            parts.append(Text(f"Steering: {text}", style="dim cyan"))
+        for text in self.follow_up:
+            parts.append(Text(f"Follow-up: {text}", style="dim cyan"))
+        if self.shell is not None:
+            from plugins.interactive.renderers import bash_result
+
+            command, tail = self.shell
+            parts.append(Text("$ " + command, style="bold cyan"))
+            parts.append(bash_result({"content": [{"type": "text", "text": tail}]}, False, False))
+        if self.status:
+            parts.append(Text(self.status, style="yellow"))
+        return Group(*parts) if parts else None
