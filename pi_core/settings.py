@@ -185,7 +185,8 @@ class _ScopeState:
                 errors.append(SettingsError(self.scope, f"not saved, the file does not parse: {err}"))
                 return
             for path in sorted(self.modified):
-                _set_path(current, path, copy.deepcopy(_get_path(self.data, path)))
+                value = _get_path(self.data, path)
+                _set_path(current, path, value if value is _MISSING else copy.deepcopy(value))
             text = tomli_w.dumps(current)
             self.toml_path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.toml_path.with_name(f".{self.toml_path.name}.{os.getpid()}.tmp")

@@ -218,6 +218,47 @@ def _tree_html(entries: list[Entry], on_path: set[str], leaf_id: str | None, lab
     return "".join(out)
 
 
+def child_counts_of(entries: list[Entry]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for entry in entries:
+        parent = entry.get("parentId")
+        if isinstance(parent, str):
+            counts[parent] = counts.get(parent, 0) + 1
+    return counts
+
+
+def _other_branches_html(
+    entries: list[Entry],
+    by_id: dict[str, Entry],
+    current_path: list[Entry],
+    child_counts: dict[str, int],
+    results: dict[str, dict[str, Any]],
+) -> str:
+    """Each branch that is not the current one, from where it leaves the shared history to its end."""
+    shown = {e["id"] for e in current_path}
+    sections = []
+    for leaf in entries:
+        if child_counts.get(leaf["id"]) or leaf["id"] in shown:
+            continue
+        segment: list[Entry] = []
+        current: Entry | None = leaf
+        while current is not None and current["id"] not in shown:
+            segment.append(current)
+            shown.add(current["id"])
+            current = by_id.get(current.get("parentId") or "")
+        segment.reverse()
+        body = "".join(_entry_html(e, results) for e in segment)
+        if not body:
+            continue
+        start = f"after {_e(current['id'])}" if current is not None else "from the start"
+        sections.append(
+            f'<details class="branch"><summary>Branch {start}: {_e(_preview(segment[0]))}</summary>{body}</details>'
+        )
+    if not sections:
+        return ""
+    return f'<section id="branches"><h2>Other branches</h2>{"".join(sections)}</section>'
+
+
 def render_session_html(records: list[Entry], title: str) -> str:
     header, entries = records[0], [e for e in records[1:] if isinstance(e.get("id"), str)]
     by_id = {e["id"]: e for e in entries}
@@ -246,12 +287,8 @@ def render_session_html(records: list[Entry], title: str) -> str:
         (str(e["name"]) for e in reversed(entries) if e.get("type") == "session_info" and e.get("name")), None
     )
     conversation = "".join(_entry_html(e, results) for e in path)
-    child_counts: dict[str, int] = {}
-    for entry in entries:
-        parent = entry.get("parentId")
-        if isinstance(parent, str):
-            child_counts[parent] = child_counts.get(parent, 0) + 1
-    branches = sum(1 for count in child_counts.values() if count > 1)
+    other_branches = _other_branches_html(entries, by_id, path, child_counts_of(entries), results)
+    branches = sum(1 for count in child_counts_of(entries).values() if count > 1)
     tree = _tree_html(entries, {e["id"] for e in path}, leaf["id"] if leaf else None, labels)
     meta = (
         f'Session {_e(header.get("id", ""))} · {_e(header.get("timestamp", ""))} · {_e(header.get("cwd", ""))}'
@@ -263,6 +300,7 @@ def render_session_html(records: list[Entry], title: str) -> str:
         f"<title>{_e(name or title)}</title><style>{_CSS}</style></head><body>"
         f"<h1>{_e(name or title)}</h1><div class=\"meta\">{meta}</div>"
         f'<section id="conversation"><h2>Conversation</h2>{conversation or "<p>(no messages)</p>"}</section>'
+        f"{other_branches}"
         f'<section id="tree" class="tree"><h2>Session tree</h2>'
         f"<p class=\"meta\">{branches} branch point(s); the current branch is in bold.</p>{tree}</section>"
         "</body></html>\n"
