@@ -498,4 +498,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, so the reply classes are the ones the wire renderers check against.
+    from pi_core.testing.fake_server import main as _main
+
+    sys.exit(_main())
