@@ -38,7 +38,7 @@ SessionListener = Callable[[AgentEvent], Any]
 
 
 def provider_stream_fn(registry: Registry, *, retry: Any = None,
-                       on_retry: Callable[[AgentEvent], Any] | None = None) -> Callable[..., AsyncIterator[AssistantMessageEvent]]:
+                       on_retry: Callable[[Any], Any] | None = None) -> Callable[..., AsyncIterator[AssistantMessageEvent]]:
     """A loop ``stream_fn`` that sends each request to the plugin serving ``model.api``."""
 
     async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
@@ -94,7 +94,7 @@ class AgentSession:
         self.resources: Any = None
         extra: dict[str, Any] = {"convert_to_llm": convert_to_llm} if convert_to_llm else {}
         self.agent = Agent(
-            stream_fn=stream_fn or provider_stream_fn(registry, retry=retry, on_retry=self._emit_sync),
+            stream_fn=stream_fn or provider_stream_fn(registry, retry=retry, on_retry=self._on_retry),
             **extra,
             system_prompt=config.system_prompt,
             model=config.model,
@@ -127,8 +127,9 @@ class AgentSession:
             if asyncio.iscoroutine(outcome):
                 await outcome
 
-    def _emit_sync(self, event: AgentEvent) -> Any:
-        return self._emit(event)
+    def _on_retry(self, notice: Any) -> Any:
+        return self._emit(AgentEvent("auto_retry_start", attempt=notice.attempt, max_attempts=notice.max_retries,
+                                     delay_ms=int(notice.delay_s * 1000), error_message=notice.error_message))
 
     # --- hooks ------------------------------------------------------------------------------------
 

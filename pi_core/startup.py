@@ -82,7 +82,7 @@ def model_registry(startup: Startup) -> Any:
         from pi_core.llm.models import ModelRegistry
 
         startup.models = ModelRegistry.from_plugins(startup.plugins, startup.agent_dir)
-        startup.warnings.extend(startup.models.warnings())
+        startup.warnings.extend(startup.models.warnings)
     return startup.models
 
 
@@ -234,10 +234,5 @@ def _retry_policy(settings: Any) -> Any:
     from pi_core.llm.retry import RetryPolicy
 
     retry = _setting(settings, "retry", None)
-    if isinstance(retry, dict):
-        known = {k: v for k, v in retry.items() if k in RetryPolicy.__dataclass_fields__}
-        try:
-            return RetryPolicy(**known)
-        except TypeError:
-            return RetryPolicy()
-    return RetryPolicy()
+    provider = retry.get("provider") if isinstance(retry, dict) else None
+    return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
