@@ -38,7 +38,11 @@ def _status_error(status: int, body: str, headers: Any) -> ProviderError:
     except ValueError:
         retry_after = None
     message = f"{status} {text}" if text else f"{status} status code (no body)"
-    return ProviderError(message, status=status, retry_after=retry_after)
+    return ProviderError(message, status=status, retry_after=retry_after, retryable=_retryable_status(status))
+
+
+def _retryable_status(status: int | None) -> bool:
+    return status is not None and (status in (408, 409, 429) or status >= 500)
 
 
 async def _sse_chunks(response: Any) -> AsyncIterator[dict[str, Any]]:
@@ -62,8 +66,9 @@ def _parse_chunk(payload: str) -> dict[str, Any]:
         raise ProviderError(f"Invalid JSON in Gemini stream: {payload[:200]}") from err
     if isinstance(chunk, dict) and isinstance(chunk.get("error"), dict):
         error = chunk["error"]
-        raise ProviderError(f"{error.get('code', '')} {json.dumps(chunk, separators=(',', ':'))}".strip(),
-                            status=error.get("code") if isinstance(error.get("code"), int) else None)
+        status = error.get("code") if isinstance(error.get("code"), int) else None
+        raise ProviderError(f"{status or ''} {json.dumps(chunk, separators=(',', ':'))}".strip(), status=status,
+                            retryable=_retryable_status(status))
     return chunk if isinstance(chunk, dict) else {}
 
 
