@@ -42,12 +42,12 @@ async def run_manual_compaction(mode: RpcMode, custom_instructions: str | None) 
     if callable(own):
         result = await own(custom_instructions)
         return result.to_json() if hasattr(result, "to_json") else result
+    from pi_core.rpc.session_ops import compaction_settings
     from pi_core.sessions.auto import Compactor
-    from pi_core.sessions.compaction import CompactionSettings
 
     await mode.abort_run()
-    settings = CompactionSettings()
-    compactor = Compactor(ops.store, summarizer(session), settings=settings, emit=mode.emit_event)
+    compactor = Compactor(ops.store, summarizer(session), settings=compaction_settings(session),
+                          emit=mode.emit_event)
     model = session.model if session.model.id != "unknown" else None
     ops.is_compacting = True
     try:

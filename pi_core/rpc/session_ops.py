@@ -30,7 +30,8 @@ class SessionOps:
     def __init__(self, session: Any, *, emit: Callable[[AgentEvent], None], model_registry: Any = None) -> None:
         self.session = session
         self.emit = emit  # writes the event before the command's response, as Pi's listeners do
-        self._registry = model_registry if model_registry is not None else getattr(session, "model_registry", None)
+        self._registry = (model_registry if model_registry is not None
+                          else getattr(session, "model_registry", None) or getattr(session, "models", None))
         self.is_compacting = False
         self.auto_compaction_enabled = bool(_setting(session, "compaction.enabled", True))
         self.auto_retry_enabled = bool(_setting(session, "retry.enabled", True))
@@ -133,21 +134,23 @@ class SessionOps:
 
     def _switch_model(self, model: Model, level: str | None) -> None:
         self.session.set_model(model)
-        self._apply_thinking_level(level or self.agent.state.thinking_level, force_record=False)
+        _save_setting(self.session, "defaultProvider", model.provider)
+        _save_setting(self.session, "defaultModel", model.id)
+        self._apply_thinking_level(level or self.agent.state.thinking_level)
 
     def set_thinking_level(self, level: str) -> None:
-        self._apply_thinking_level(level, force_record=False)
+        self._apply_thinking_level(level)
 
     def cycle_thinking_level(self) -> str | None:
         level = next_thinking_level(self.session.model, self.agent.state.thinking_level)
         if level is None:
             return None
-        self._apply_thinking_level(level, force_record=False)
+        self._apply_thinking_level(level)
         return self.agent.state.thinking_level
 
-    def _apply_thinking_level(self, level: str, *, force_record: bool) -> None:
+    def _apply_thinking_level(self, level: str) -> None:
         effective = clamp_thinking_level(self.session.model if _has_model(self.session.model) else None, level)
-        if effective == self.agent.state.thinking_level and not force_record:
+        if effective == self.agent.state.thinking_level:
             return
         self.session.set_thinking_level(effective)
         self.emit(AgentEvent("thinking_level_changed", level=effective))
@@ -237,13 +240,16 @@ class SessionOps:
             return str(own(output_path))
         if not self.store.is_persisted:
             raise PiError("Cannot export in-memory session to HTML")
-        from pi_core.sessions import export_html
+        from pi_core.sessions.export_html import default_export_path, export_html
 
+        session_file = self.store.session_file
+        if session_file is None or not Path(session_file).is_file():
+            raise PiError("Nothing to export yet - start a conversation first")
         cwd = Path(self.session.config.cwd)
-        target = Path(output_path).expanduser() if output_path else None
-        if target is not None and not target.is_absolute():
+        target = Path(output_path).expanduser() if output_path else default_export_path(session_file, cwd)
+        if not target.is_absolute():
             target = cwd / target
-        return str(export_html(self.store, target, cwd=cwd))
+        return str(export_html(session_file, target))
 
     async def _stop_run(self) -> None:
         self.bash.flush_pending()
@@ -308,6 +314,17 @@ def _queue_mode(mode: str) -> Any:
     return mode
 
 
+def compaction_settings(session: Any) -> Any:
+    from pi_core.sessions.compaction import CompactionSettings
+
+    defaults = CompactionSettings()
+    return CompactionSettings(
+        enabled=bool(_setting(session, "compaction.enabled", defaults.enabled)),
+        reserve_tokens=int(_setting(session, "compaction.reserveTokens", defaults.reserve_tokens)),
+        keep_recent_tokens=int(_setting(session, "compaction.keepRecentTokens", defaults.keep_recent_tokens)),
+    )
+
+
 def _setting(session: Any, key: str, default: Any) -> Any:
     settings = getattr(session, "settings", None)
     getter = getattr(settings, "get", None)
@@ -319,7 +336,7 @@ def _setting(session: Any, key: str, default: Any) -> Any:
 
 def _save_setting(session: Any, key: str, value: Any) -> None:
     settings = getattr(session, "settings", None)
-    setter = getattr(settings, "set_global", None) or getattr(settings, "set", None)
+    setter = getattr(settings, "set", None)
     if callable(setter):
         setter(key, value)
 

@@ -43,20 +43,22 @@ def session_stats(session: Any) -> dict[str, Any]:
 
 
 def context_usage(session: Any) -> dict[str, Any] | None:
-    """``{tokens, contextWindow, percent}``; tokens/percent are None after a compaction until a reply
-    arrives, because the last usage then describes a context that no longer exists."""
+    """``{tokens, contextWindow, percent}``. After a compaction the last usage describes a context that
+    no longer exists, so tokens/percent are None until an assistant replies after the compaction entry."""
     model = session.model
     window = getattr(model, "context_window", 0) if model is not None and model.id != "unknown" else 0
-    if not window:
+    if not window or window <= 0:
         return None
-    from pi_core.sessions.tokens import estimate_context_tokens
+    from pi_core.sessions.compaction import latest_compaction
+    from pi_core.sessions.tokens import assistant_usage, calculate_context_tokens, estimate_context_tokens
 
-    messages = list(session.messages)
-    summary_at = max((i for i, m in enumerate(messages) if getattr(m, "role", None) == "compactionSummary"),
-                     default=-1)
-    replied_after = any(isinstance(m, AssistantMessage) and m.stop_reason not in ("aborted", "error")
-                        for m in messages[summary_at + 1 :])
-    if summary_at >= 0 and not replied_after:
-        return {"tokens": None, "contextWindow": window, "percent": None}
-    estimate = estimate_context_tokens(messages)
+    branch = session.store.get_branch()
+    compaction = latest_compaction(branch)
+    if compaction is not None:
+        after = branch[next(i for i, e in enumerate(branch) if e is compaction) + 1 :]
+        usage = next((assistant_usage(e["message"]) for e in reversed(after) if e.get("type") == "message"
+                      and assistant_usage(e.get("message") or {}) is not None), None)
+        if usage is None or calculate_context_tokens(usage) <= 0:
+            return {"tokens": None, "contextWindow": window, "percent": None}
+    estimate = estimate_context_tokens(list(session.messages))
     return {"tokens": estimate.tokens, "contextWindow": window, "percent": estimate.tokens / window * 100}

@@ -1,0 +1,71 @@
+"""RPC ``compact`` and ``export_html`` in-process (rpc.md §9 cases 7 and 13)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pi_core.rpc_client import RpcError
+from pi_core.testing.fake_provider import reply
+from pi_core.types import Usage
+from tests.rpc.conftest import Rig
+
+
+def entries(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_compact_after_one_exchange(rig: Rig) -> None:
+    answer = reply("The answer is 42, as computed.")
+    answer.usage = Usage(input=1200, output=300)
+    pi, client = rig.start(answer, reply("## Goal\nSummarised."))
+    client.prompt_and_wait("What is six times seven? Explain at length.")
+    start = client.event_count()
+    result = client.compact("focus on numbers")
+    assert result["summary"] == "## Goal\nSummarised."
+    assert result["tokensBefore"] == 1500 and result["firstKeptEntryId"]
+    assert client.wait_for_event("compaction_start", after=start) == {"type": "compaction_start", "reason": "manual"}
+    end = client.wait_for_event("compaction_end", after=start)
+    assert end["reason"] == "manual" and end["aborted"] is False and end["willRetry"] is False
+    assert end["result"]["summary"] == "## Goal\nSummarised."
+    assert "focus on numbers" in rig.provider.contexts[1].messages[0].text()
+    compactions = [r for r in entries(rig.session_files()[0]) if r["type"] == "compaction"]
+    assert len(compactions) == 1 and compactions[0]["summary"] == "## Goal\nSummarised."
+    messages = client.get_messages()
+    assert messages[0]["role"] == "compactionSummary"
+    usage = client.get_session_stats()["contextUsage"]
+    assert usage["tokens"] is None and usage["percent"] is None
+    assert client.get_state()["isCompacting"] is False
+
+
+def test_compact_twice_is_already_compacted(rig: Rig) -> None:
+    pi, client = rig.start(reply("hello"), reply("summary"))
+    client.prompt_and_wait("hi")
+    client.compact()
+    response = client.send({"id": "c2", "type": "compact"})
+    assert response == {"id": "c2", "type": "response", "command": "compact", "success": False,
+                        "error": "Already compacted"}
+    end = [e for e in client.events if e["type"] == "compaction_end"][-1]
+    assert end["errorMessage"] == "Compaction failed: Already compacted"
+
+
+def test_compact_empty_session_fails(rig: Rig) -> None:
+    pi, client = rig.start()
+    with pytest.raises(RpcError, match=r"Nothing to compact \(session too small\)"):
+        client.compact()
+
+
+def test_export_html_writes_a_page(rig: Rig) -> None:
+    pi, client = rig.start(reply("exported reply"))
+    with pytest.raises(RpcError, match="Nothing to export yet - start a conversation first"):
+        client.export_html()
+    client.prompt_and_wait("export me")
+    path = Path(client.export_html())
+    assert path.is_file() and path.suffix == ".html" and path.parent == rig.cwd
+    assert path.name == f"pi-session-{rig.session_files()[0].stem}.html"
+    assert "exported reply" in path.read_text(encoding="utf-8")
+    (rig.cwd / "out").mkdir()
+    assert Path(client.export_html("out/page.html")) == rig.cwd / "out" / "page.html"
+    assert (rig.cwd / "out" / "page.html").is_file()
