@@ -94,7 +94,7 @@ def read_result(result: Any, is_error: bool, expanded: bool) -> Any:
         if not expanded:
             from rich.text import Text
 
-            count = len(text.split("\n")) if text else 0
+            count = len(text.rstrip("\n").split("\n")) if text.strip() else 0
             return Text(f"{count} lines (ctrl+o to show)", style="dim")
         return _lines(text, True)
 
