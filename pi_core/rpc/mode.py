@@ -164,7 +164,7 @@ class RpcMode:
         """Abort the turn and any ``bash``, cancel open dialogs, and give the turn a moment to record
         its aborted reply; then stop everything still running."""
         self.ops.bash.abort()
-        self.ui.cancel_all()
+        self.ui.close()
         self.session.agent.abort()
         run = self._run_task
         if run is not None and not run.done() and not self.session.is_streaming:

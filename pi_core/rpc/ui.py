@@ -31,6 +31,7 @@ class RpcUI:
         self._output = output
         self._loop = loop
         self._pending: dict[str, Callable[[dict[str, Any]], None]] = {}
+        self._closed = False
 
     # --- responses from the client -------------------------------------------------------------------
 
@@ -46,8 +47,10 @@ class RpcUI:
     def pending_count(self) -> int:
         return len(self._pending)
 
-    def cancel_all(self) -> None:
-        """Resolve every open dialog as cancelled (used at shutdown so no plugin waits forever)."""
+    def close(self) -> None:
+        """Shutting down: cancel every open dialog, and answer later ones with their default at once,
+        so no plugin waits for a client that is gone."""
+        self._closed = True
         for request_id in list(self._pending):
             self.handle_response({"id": request_id, "cancelled": True})
 
@@ -79,7 +82,7 @@ class RpcUI:
 
     async def _dialog(self, request: dict[str, Any], default: T, parse: Callable[[dict[str, Any]], T], *,
                       timeout: float | None = None, signal: AbortSignal | None = None) -> T:
-        if signal is not None and signal.aborted:
+        if self._closed or (signal is not None and signal.aborted):
             return default
         request_id = str(uuid.uuid4())
         done: asyncio.Future[T] = self._loop.create_future()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pi_core.rpc.framing import JsonlSplitter, serialize_json_line, split_records
@@ -58,6 +58,7 @@ def test_numbers_print_like_javascript() -> None:
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
 
 
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.dictionaries(st.text(max_size=5), texts, max_size=3), max_size=6), st.integers(1, 9))
 def test_any_chunking_yields_the_same_records(values: list[dict[str, str]], chunk: int) -> None:
     data = "".join(serialize_json_line(v) for v in values).encode("utf-8")
