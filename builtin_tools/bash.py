@@ -65,8 +65,11 @@ def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext]
         if options.spawn_hook is not None:
             spawn = options.spawn_hook(spawn)
         timeout = args.get("timeout")
+        # Snapshots cost a tail truncation each: skip them when nobody listens.
+        on_update = ctx.update if ctx.on_update is not None else None
         outcome = execute_shell(spawn.command, spawn.cwd, operations=ops, signal=ctx.signal, timeout=timeout,
-                                env=spawn.env, on_update=ctx.update, temp_prefix=options.temp_prefix)
+                                on_update=on_update,
+                                env=spawn.env, temp_prefix=options.temp_prefix)
         return shell_tool_result(outcome, timeout)
 
     return execute

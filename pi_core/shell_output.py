@@ -143,11 +143,15 @@ class OutputAccumulator:
 
     def _trim(self) -> None:
         keep = 2 * self.max_bytes
-        data = self._tail.encode("utf-8", "surrogatepass")
-        start = len(data) - keep
+        # Every character is at least one byte, so the last ``keep`` characters hold the last ``keep`` bytes.
+        window = self._tail[-keep:]
+        cut_in_window = len(window) < len(self._tail)
+        data = window.encode("utf-8", "surrogatepass")
+        start = max(0, len(data) - keep)
         while start < len(data) and (data[start] & 0xC0) == 0x80:
             start += 1
-        self._tail_mid_line = data[start - 1] != 0x0A
+        before = data[start - 1] if start > 0 else (ord(self._tail[-keep - 1]) if cut_in_window else 0x0A)
+        self._tail_mid_line = before != 0x0A
         self._tail = data[start:].decode("utf-8", "surrogatepass")
         self._tail_bytes = len(data) - start
 

@@ -124,32 +124,36 @@ def truncate_tail(content: str, max_lines: int = DEFAULT_MAX_LINES,
     if total_lines <= max_lines and total_bytes <= max_bytes:
         return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)
 
+    if max_lines <= 0:
+        return TruncationResult("", True, "lines", total_lines, total_bytes, 0, 0, False, False, max_lines, max_bytes)
+    # What is kept fits in max_bytes, so in max_bytes characters: only this window needs encoding.
+    window = content[-(max_bytes + 1) :] if max_bytes + 1 < len(content) else content
+    data = window.encode("utf-8", "surrogatepass")
+    lines = data.rsplit(b"\n", max_lines)
+    last = lines[-1]
+    if len(last) > max_bytes or (len(lines) == 1 and window is not content):
+        kept = tail_bytes(content[content.rfind("\n") + 1 :], max_bytes)
+        return TruncationResult(kept, True, "bytes", total_lines, total_bytes, 1, utf8_len(kept),
+                                True, False, max_lines, max_bytes)
+    # A window cut mid-line starts with a partial line; it could never fit anyway (the window alone
+    # is over the limit), and rsplit's first piece beyond max_lines is excess by definition.
+    candidates = lines[1:] if (len(lines) > max_lines or window is not content) else lines
     truncated_by: Literal["lines", "bytes"] = "lines"
     taken = used = 0
-    end = len(content)
-    start_of_kept = len(content)
-    partial = False
-    while taken < max_lines:
-        newline = content.rfind("\n", 0, end)
-        line = content[newline + 1 : end]
-        cost = utf8_len(line) + (1 if taken else 0)
+    for line in reversed(candidates):
+        cost = len(line) + (1 if taken else 0)
         if used + cost > max_bytes:
             truncated_by = "bytes"
-            if taken == 0:
-                kept = tail_bytes(line, max_bytes)
-                return TruncationResult(kept, True, "bytes", total_lines, total_bytes, 1, utf8_len(kept),
-                                        True, False, max_lines, max_bytes)
             break
         used += cost
         taken += 1
-        start_of_kept = newline + 1
-        if newline < 0:
-            break
-        end = newline
+    if taken < len(lines) and taken < max_lines and truncated_by == "lines":
+        truncated_by = "bytes"
     if taken >= max_lines and used <= max_bytes:
         truncated_by = "lines"
-    return TruncationResult(content[start_of_kept:], True, truncated_by, total_lines, total_bytes, taken, used,
-                            partial, False, max_lines, max_bytes)
+    kept_text = data[len(data) - used :].decode("utf-8", "surrogatepass")
+    return TruncationResult(kept_text, True, truncated_by, total_lines, total_bytes, taken, used,
+                            False, False, max_lines, max_bytes)
 
 
 def tail_bytes(text: str, max_bytes: int) -> str:

@@ -377,12 +377,14 @@ def test_run_command(tmp_path: Path) -> None:
 # --- memory bound and temp dir cleanup (in child processes) ------------------------------------------
 
 CHILD = textwrap.dedent("""
-    import json, resource, sys
+    import json, sys
     from pathlib import Path
     from pi_core.tools import ToolContext
     from builtin_tools.bash import TOOL
     result = TOOL.execute({"command": sys.argv[1]}, ToolContext(cwd=Path.cwd()))
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    # VmHWM, not ru_maxrss: Linux carries the parent's (pytest's) peak across fork+exec into ru_maxrss.
+    status = Path("/proc/self/status").read_text().splitlines()
+    peak_kb = next(int(l.split()[1]) for l in status if l.startswith("VmHWM:"))
     print(json.dumps({"details": result.details, "peak_kb": peak_kb, "tail": result.content[0].text[-300:]}))
 """)
 

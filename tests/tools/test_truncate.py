@@ -100,3 +100,39 @@ def test_invariants(content: str, max_lines: int, max_bytes: int) -> None:
             assert content.startswith(r.content)
         else:
             assert content.endswith(r.content)
+
+
+def reference_tail(content: str, max_lines: int, max_bytes: int) -> tuple[str, str | None, int, bool]:
+    """tools.md §2 truncateTail written out line by line, to check the windowed implementation against."""
+    lines = content.split("\n")
+    if len(lines) <= max_lines and len(content.encode()) <= max_bytes:
+        return content, None, len(lines), False
+    kept: list[str] = []
+    used = 0
+    by = "lines"
+    for line in reversed(lines):
+        if len(kept) >= max_lines:
+            break
+        cost = len(line.encode()) + (1 if kept else 0)
+        if used + cost > max_bytes:
+            by = "bytes"
+            if not kept:
+                data = line.encode()
+                start = len(data) - max_bytes
+                while start < len(data) and (data[start] & 0xC0) == 0x80:
+                    start += 1
+                return data[start:].decode(), "bytes", 1, True
+            break
+        kept.insert(0, line)
+        used += cost
+    if len(kept) >= max_lines and used <= max_bytes:
+        by = "lines"
+    return "\n".join(kept), by, len(kept), False
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "é", "\n", "😀", "b", "\n", "\n"]), max_size=600),
+       st.integers(1, 40), st.integers(1, 120))
+def test_tail_matches_line_by_line_reference(content: str, max_lines: int, max_bytes: int) -> None:
+    r = truncate_tail(content, max_lines=max_lines, max_bytes=max_bytes)
+    assert (r.content, r.truncated_by, r.output_lines, r.last_line_partial) == reference_tail(
+        content, max_lines, max_bytes)
