@@ -61,7 +61,8 @@ def clear_command_cache() -> None:
 @dataclass
 class AuthStorage:
     """Credentials from ``auth.json``: ``{"<provider>": {"type": "api_key", "key": "..."}}`` (OAuth entries are
-    kept on disk untouched but not used: pi has no OAuth login)."""
+    kept on disk untouched but not used: pi has no OAuth login). ``warnings`` are plain texts; the caller
+    prefixes ``Warning: ``."""
 
     path: Path
     data: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -81,16 +82,16 @@ class AuthStorage:
             return
         if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
             self.warnings.append(
-                f"Warning: ignoring {self.path}: it is readable by other users "
+                f"ignoring {self.path}: it is readable by other users "
                 f"(mode {stat.S_IMODE(mode):o}). Run: chmod 600 {self.path}")
             return
         try:
             parsed = json.loads(self.path.read_text(encoding="utf-8") or "{}")
         except (OSError, ValueError) as err:
-            self.warnings.append(f"Warning: could not read {self.path}: {err}")
+            self.warnings.append(f"could not read {self.path}: {err}")
             return
         if not isinstance(parsed, dict):
-            self.warnings.append(f"Warning: ignoring {self.path}: expected a JSON object")
+            self.warnings.append(f"ignoring {self.path}: expected a JSON object")
             return
         self.data = {k: v for k, v in parsed.items() if isinstance(v, dict)}
 
@@ -121,7 +122,7 @@ class AuthStorage:
         # Re-read instead of trusting self.data so an edit never drops entries another pi wrote meanwhile.
         self.reload()
         if self.warnings:
-            raise PiError(self.warnings[0].removeprefix("Warning: ") + "; not changing it")
+            raise PiError(f"{self.warnings[0]}; not changing it")
         return dict(self.data)
 
     def _write(self, data: dict[str, Any]) -> None:

@@ -16,7 +16,11 @@ from pi_core.errors import MissingApiKey, PiError
 from pi_core.llm.auth import AuthStorage, resolve_config_value, run_value_command
 from pi_core.llm.custom_models import CustomConfig, build_models, load_custom_config
 from pi_core.llm.env_keys import env_api_key, env_var_names
+from pi_core.llm.model_resolution import format_model_list, initial_model, resolve_model
 from pi_core.types import Model
+
+__all__ = ["ModelRegistry", "ModelSources", "format_model_list", "initial_model", "missing_key_message",
+           "resolve_model"]
 
 if TYPE_CHECKING:
     from pi_core.plugins import PluginSet
@@ -90,8 +94,11 @@ class ModelRegistry:
 
     @property
     def warnings(self) -> list[str]:
-        """auth.json problems (e.g. refused because group/world readable)."""
-        return list(self.auth.warnings)
+        """Texts to show as ``Warning: <text>``: custom model file errors (those files were ignored) and
+        auth.json problems (e.g. refused because group/world readable)."""
+        loads = [f"errors loading {'models.toml' if 'models.toml' in e.split(chr(10))[0] else 'models.json'}:\n{e}"
+                 for e in self.errors]
+        return loads + list(self.auth.warnings)
 
     # --- lookup ------------------------------------------------------------------------------------
 

@@ -266,3 +266,10 @@ def test_refresh_rereads_the_files(tmp_path: Path) -> None:
                                                   "models": [{"id": "m"}]}}})
     reg.refresh()
     assert reg.find("local", "m") is not None
+
+
+def test_load_errors_surface_as_warnings(tmp_path: Path) -> None:
+    path = write_json(tmp_path, "{oops")
+    [warning] = registry(tmp_path).warnings
+    assert warning.startswith("errors loading models.json:\nFailed to parse models.json: ")
+    assert warning.endswith(f"File: {path}")
