@@ -85,7 +85,9 @@ def read_call(args: dict[str, Any]) -> Any:
     if offset is not None or limit is not None:
         start = int(offset) if isinstance(offset, int) else 1
         span = f":{start}-{start + int(limit) - 1}" if isinstance(limit, int) else f":{start}-"
-    return _title("read", (path, "cyan"), (span, "yellow"))
+    title = _title("read", (path, "cyan"))
+    title.append(span, style="yellow")
+    return title
 
 
 def read_result(result: Any, is_error: bool, expanded: bool) -> Any:

@@ -1,89 +1,15 @@
-"""Harness: an AgentSession on the in-process FakeProvider, driven through prompt_toolkit pipe input.
-
-The scrollback goes to a recording rich console (``Harness.screen()``), the live part to a
-DummyOutput. ``wait_for`` polls a condition with a generous limit: it waits, it does not time.
-"""
+"""Fixtures for the interactive tests (the harness itself lives in harness.py)."""
 
 from __future__ import annotations
 
-import asyncio
-import io
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
-from rich.console import Console
-
-from pi_core.plugins import PluginSet, register_module
-from pi_core.registry import build_registry
-from pi_core.runtime import AgentSession, SessionConfig
-from pi_core.testing.fake_provider import FakeProvider
-from pi_core.tools import Tool
-from pi_core.types import Model
-from plugins.interactive.app import InteractiveApp
-from plugins.interactive.header import StartupInfo
-
-MODEL = Model(id="fake-1", name="Fake One", api="fake", provider="fake", context_window=1000)
-MODEL_2 = Model(id="fake-2", name="Fake Two", api="fake", provider="fake", reasoning=True)
-
-
-class FakeModels:
-    """The slice of ModelRegistry that /model uses."""
-
-    def available_models(self) -> list[Model]:
-        return [MODEL, MODEL_2]
-
-
-def make_session(provider: FakeProvider, tmp_path: Path, tools: list[Tool] = (),  # type: ignore[assignment]
-                 plugins: PluginSet | None = None, store: Any = None) -> AgentSession:
-    from pi_core.plugins import load_plugins
-
-    plugins = plugins or load_plugins(load_entry_points=False, discover_extensions=False)
-    registry = build_registry(plugins)
-    registry.providers.items["fake"] = provider
-    config = SessionConfig(cwd=tmp_path, model=MODEL, tools=list(tools), all_tools={t.name: t for t in tools})
-    session = AgentSession(config, plugins=plugins, registry=registry, store=store)
-    session.models = FakeModels()  # type: ignore[attr-defined]
-    return session
-
-
-class Harness:
-    def __init__(self, session: AgentSession, pipe: Any) -> None:
-        self.session = session
-        self.pipe = pipe
-        self.console = Console(record=True, file=io.StringIO(), width=100, color_system=None)
-        self.ui = InteractiveApp(session, header=StartupInfo(version="test"), console=self.console,
-                                 input=pipe, output=DummyOutput())
-        self.task: asyncio.Task[int] | None = None
-
-    async def start(self, **kwargs: Any) -> None:
-        self.task = asyncio.create_task(self.ui.run(**kwargs))
-        await self.wait_for(lambda: self.ui.app.is_running)
-
-    def send(self, text: str) -> None:
-        self.pipe.send_text(text)
-
-    def screen(self) -> str:
-        return self.console.export_text(clear=False)
-
-    async def wait_for(self, check: Callable[[], Any], limit: float = 10.0) -> None:
-        steps = int(limit / 0.01)
-        for _ in range(steps):
-            if check():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError(f"condition never held; scrollback so far:\n{self.screen()}")
-
-    async def quit(self) -> int:
-        self.send("/quit\r")
-        assert self.task is not None
-        return await asyncio.wait_for(self.task, 10)
 
 
 @pytest.fixture
-def pipe() -> Any:
+def pipe() -> Iterator[Any]:
     with create_pipe_input() as pipe_input:
         yield pipe_input

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.testing.fake_provider import FakeProvider, reply
-from tests.interactive.conftest import Harness, make_session
+from tests.interactive.harness import Harness, make_session
 
 
 def test_prompt_streams_answer_into_scrollback(tmp_path: Path, pipe: Any) -> None:
