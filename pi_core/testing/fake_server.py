@@ -304,7 +304,7 @@ class FakeModelServer:
 
     def start(self) -> FakeModelServer:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                             name="fake-model-server", daemon=True)
             self._thread.start()
         return self

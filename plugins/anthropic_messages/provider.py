@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
-from collections.abc import AsyncIterator, Callable
+import ssl
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_core.llm.env_keys import env_api_key
@@ -27,6 +29,13 @@ STOP_REASONS: dict[str, StopReason] = {"end_turn": "stop", "pause_turn": "stop",
 RETRYABLE_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
 
 Emit = Callable[[AssistantMessageEvent], None]
+Send = Callable[[AssistantMessageEvent], Awaitable[None]]
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """One CA bundle load per process (about 0.15 s), shared by the per-event-loop clients."""
+    return ssl.create_default_context()
 
 
 class StreamFailure(Exception):
@@ -48,11 +57,21 @@ class AnthropicMessagesProvider:
     # -- public --
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        """Run the request in a task so an abort can cancel a read that is waiting on the network."""
+        """Run the request in a task so an abort can cancel a read that is waiting on the network.
+
+        The task hands over one event at a time and waits until the consumer comes back for the next:
+        ``partial`` is one mutable message, so running ahead would show a consumer later state than
+        the event it is handling.
+        """
         builder = MessageBuilder(model)
         queue: asyncio.Queue[AssistantMessageEvent | None] = asyncio.Queue()
+
+        async def send(event: AssistantMessageEvent) -> None:
+            queue.put_nowait(event)
+            await queue.join()
+
         loop = asyncio.get_running_loop()
-        task = asyncio.ensure_future(self._run(builder, model, context, options, queue.put_nowait))
+        task = asyncio.ensure_future(self._run(builder, model, context, options, send, queue.put_nowait))
         task.add_done_callback(lambda _: queue.put_nowait(None))
         remove = options.signal.add_callback(lambda: loop.call_soon_threadsafe(task.cancel))
         finished = False
@@ -63,6 +82,7 @@ class AnthropicMessagesProvider:
                     break
                 finished = event.type in ("done", "error")
                 yield event
+                queue.task_done()
             if not finished:  # cancelled before the request even started
                 yield builder.error(None, aborted=True)
         finally:
@@ -88,16 +108,18 @@ class AnthropicMessagesProvider:
         key = (id(asyncio.get_running_loop()), base_url, api_key, oauth)
         client = self._clients.get(key)
         if client is None:
+            http = anthropic.DefaultAsyncHttpxClient(verify=_ssl_context())
             client = anthropic.AsyncAnthropic(base_url=base_url, timeout=DEFAULT_TIMEOUT_S,
-                                              max_retries=DEFAULT_MAX_RETRIES, **credentials)
+                                              max_retries=DEFAULT_MAX_RETRIES, http_client=http, **credentials)
             self._clients = {k: v for k, v in self._clients.items() if k[0] == key[0]}
             self._clients[key] = client
         return client
 
     async def _run(self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions,
-                   emit: Emit) -> None:
+                   send: Send, emit: Emit) -> None:
+        """``send`` waits for the consumer; ``emit`` (for the terminal event after a cancel) does not."""
         try:
-            await self._request(builder, model, context, options, emit)
+            await self._request(builder, model, context, options, send)
         except asyncio.CancelledError:
             if not options.signal.aborted:
                 raise
@@ -109,7 +131,7 @@ class AnthropicMessagesProvider:
             emit(builder.error(message, aborted=options.signal.aborted, info=info))
 
     async def _request(self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions,
-                       emit: Emit) -> None:
+                       send: Send) -> None:
         import anthropic
 
         api_key = options.api_key or env_api_key(model.provider)
@@ -133,34 +155,45 @@ class AnthropicMessagesProvider:
         if options.on_response is not None:
             options.on_response({"status": stream.response.status_code, "headers": dict(stream.response.headers)},
                                 model)
-        emit(builder.start())
-        reader = _EventReader(builder, model, context, oauth, emit)
+        await send(builder.start())
+        reader = _EventReader(builder, model, context, oauth)
         try:
             async for event in stream:
-                reader.handle(event)
+                for pi_event in reader.handle(event):
+                    await send(pi_event)
         finally:
             await stream.close()
         if options.signal.aborted:
-            emit(builder.error(None, aborted=True))
+            await send(builder.error(None, aborted=True))
             return
         if not reader.saw_message_stop:
             raise StreamFailure("Anthropic stream ended before message_stop", FailureInfo(retryable=True))
         reason = reader.stop_reason
         if reason in ("error", "aborted"):
             raise StreamFailure(UNKNOWN_ERROR_TEXT, FailureInfo(retryable=False))
-        emit(builder.done(reason))
+        await send(builder.done(reason))
 
 
 class _EventReader:
     """Turns raw SDK stream events into builder calls; maps Anthropic's block index onto ours."""
 
-    def __init__(self, builder: MessageBuilder, model: Model, context: Context, oauth: bool, emit: Emit) -> None:
-        self.b, self.model, self.context, self.oauth, self.emit = builder, model, context, oauth, emit
+    def __init__(self, builder: MessageBuilder, model: Model, context: Context, oauth: bool) -> None:
+        self.b, self.model, self.context, self.oauth = builder, model, context, oauth
+        self.out: list[AssistantMessageEvent] = []
         self.blocks: dict[int, int] = {}  # wire index -> content index
         self.stop_reason: StopReason = "stop"
         self.saw_message_stop = False
 
-    def handle(self, event: Any) -> None:
+    def handle(self, event: Any) -> list[AssistantMessageEvent]:
+        """Apply one SDK event; return the pi events it produced."""
+        self.out = []
+        self._handle(event)
+        return self.out
+
+    def emit(self, event: AssistantMessageEvent) -> None:
+        self.out.append(event)
+
+    def _handle(self, event: Any) -> None:
         kind = event.type
         if kind == "message_start":
             self.b.message.response_id = event.message.id
