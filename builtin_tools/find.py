@@ -158,7 +158,7 @@ def create_find_tool(options: FindOptions | None = None) -> Tool:
 
 execute = make_execute(FindOptions())
 
-TOOL = Tool(name="find", label="find", description=DESCRIPTION, parameters=PARAMETERS, execute=execute,
+TOOL = Tool(name="find", active_by_default=DEFAULT_ACTIVE, label="find", description=DESCRIPTION, parameters=PARAMETERS, execute=execute,
             prompt_snippet=SNIPPET, coercion="typebox")
 
 

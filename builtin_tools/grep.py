@@ -227,7 +227,7 @@ def create_grep_tool(options: GrepOptions | None = None) -> Tool:
 
 execute = make_execute(GrepOptions())
 
-TOOL = Tool(name="grep", label="grep", description=DESCRIPTION, parameters=PARAMETERS, execute=execute,
+TOOL = Tool(name="grep", active_by_default=DEFAULT_ACTIVE, label="grep", description=DESCRIPTION, parameters=PARAMETERS, execute=execute,
             prompt_snippet=SNIPPET, coercion="typebox")
 
 

@@ -62,7 +62,7 @@ def powershell_options(shell_path: str | None = None) -> BashOptions:
 
 execute = make_execute(powershell_options())
 
-TOOL = Tool(name="powershell", label="powershell", description=DESCRIPTION, parameters=PARAMETERS,
+TOOL = Tool(name="powershell", active_by_default=DEFAULT_ACTIVE, label="powershell", description=DESCRIPTION, parameters=PARAMETERS,
             execute=execute, prompt_snippet=SNIPPET, coercion="typebox")
 
 

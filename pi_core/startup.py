@@ -40,34 +40,21 @@ def agent_dir() -> Path:
     return configured()
 
 
-def load_settings(cwd: Path, warnings: list[str]) -> Any:
-    try:
-        from pi_core.settings import load_settings as load
-    except ImportError:
-        return None
-    settings = load(cwd)
-    for warning in getattr(settings, "warnings", []) or []:
-        warnings.append(str(warning))
+def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:
+    from pi_core.settings import Settings
+
+    settings = Settings.load(cwd, directory)
+    warnings.extend(error.warning("runtime creation").removeprefix("Warning: ") for error in settings.drain_errors())
     return settings
-
-
-def _setting(settings: Any, name: str, default: Any = None) -> Any:
-    if settings is None:
-        return default
-    getter = getattr(settings, "get", None)
-    if callable(getter):
-        value = getter(name)
-        return default if value is None else value
-    return getattr(settings, name, default)
 
 
 def load_environment(args: Args, cwd: Path) -> Startup:
     """Settings and plugins: enough for ``pi plugins``, ``pi tools`` and ``--list-models``."""
     warnings: list[str] = []
-    settings = load_settings(cwd, warnings)
-    disabled = set(args.disable_plugins) | set(_setting(settings, "disabledPlugins", []) or []) \
-        | set(_setting(settings, "disabled_plugins", []) or [])
     directory = agent_dir()
+    settings = load_settings(cwd, directory, warnings)
+    disabled = set(args.disable_plugins) | set(settings.get("disabledPlugins", []) or []) \
+        | set(settings.disabled_plugins)
     plugins = load_plugins(extensions=[cwd / e for e in args.extensions], project_dir=cwd,
                            discover_extensions=not args.no_extensions, disabled=disabled, agent_dir=directory)
     registry = build_registry(plugins)
@@ -129,7 +116,7 @@ def open_session_store(args: Args, env: Startup) -> Any:
     from pi_core.sessions.store import resolve_session_dir
 
     cwd = env.cwd
-    session_dir = resolve_session_dir(cwd, args.session_dir, _setting(env.settings, "sessionDir"))
+    session_dir = resolve_session_dir(cwd, args.session_dir, env.settings.session_dir)
     if args.no_session:
         return SessionManager.in_memory(cwd)
     if args.fork:
@@ -172,7 +159,7 @@ def build_session(args: Args, env: Startup) -> Any:
 
     selection = select_tools(env.registry, allow=args.tools, no_tools=args.no_tools,
                              no_builtin=args.no_builtin_tools, exclude=args.exclude_tools,
-                             default_names=_setting(settings, "defaultTools"))
+                             default_names=settings.default_tools)
     resources = load_resources(env.cwd, env.agent_dir, no_context_files=args.no_context_files,
                                no_skills=args.no_skills, skill_paths=args.skills,
                                no_prompt_templates=args.no_prompt_templates, template_paths=args.prompt_templates)
@@ -190,8 +177,7 @@ def build_session(args: Args, env: Startup) -> Any:
     chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=bool(history),
                            session_model=(context.model["provider"], context.model["modelId"])
                            if context.model else None,
-                           default_provider=_setting(settings, "defaultProvider"),
-                           default_model=_setting(settings, "defaultModel"))
+                           default_provider=settings.default_provider, default_model=settings.default_model)
     if chosen.message:
         env.warnings.append(chosen.message)
     if args.api_key:
@@ -199,7 +185,7 @@ def build_session(args: Args, env: Startup) -> Any:
             raise PiError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
         models.set_runtime_key(chosen.model.provider, args.api_key)
     thinking = args.thinking or chosen.thinking or (context.thinking_level if history else None) \
-        or _setting(settings, "defaultThinkingLevel") or "medium"
+        or settings.default_thinking_level or "medium"
     if chosen.model is not None:
         from pi_core.llm.thinking import clamp_thinking_level
 
@@ -212,9 +198,8 @@ def build_session(args: Args, env: Startup) -> Any:
 
     config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
                            all_tools=selection.available, system_prompt=prompt_for(selection.active),
-                           steering_mode=_setting(settings, "steeringMode", "one-at-a-time"),
-                           follow_up_mode=_setting(settings, "followUpMode", "one-at-a-time"))
-    block_images = bool(_setting(settings, "blockImages", False))
+                           steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode)
+    block_images = settings.block_images
     session = AgentSession(
         config, plugins=env.plugins, registry=env.registry, store=store, messages=history,
         api_key_for=lambda model: models.api_key_for(model),
@@ -233,6 +218,6 @@ def build_session(args: Args, env: Startup) -> Any:
 def _retry_policy(settings: Any) -> Any:
     from pi_core.llm.retry import RetryPolicy
 
-    retry = _setting(settings, "retry", None)
+    retry = settings.get("retry")
     provider = retry.get("provider") if isinstance(retry, dict) else None
     return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)

@@ -89,7 +89,7 @@ def test_json_mode_emits_header_then_events(pi: PiRunner) -> None:
     assert "message_update" in types and "turn_end" in types
     end = [line for line in lines if line["type"] == "message_end"][-1]
     assert end["message"]["role"] == "assistant"
-    assert end["message"]["content"] == [{"type": "text", "text": "json answer"}]
+    assert [(b["type"], b["text"]) for b in end["message"]["content"]] == [("text", "json answer")]
 
 
 def test_provider_error_exits_nonzero_with_one_line(pi_anthropic: PiRunner) -> None:
