@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import AbortedError
-from pi_core.sessions.compaction import CompactionResult, CompactionSettings, latest_compaction, prepare_compaction
+from pi_core.sessions.compaction import CompactionResult, CompactionSettings, prepare_compaction
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
 from pi_core.sessions.summarize import Summarize, compact
@@ -242,7 +242,7 @@ class Compactor:
         if not settings.enabled or (skip_aborted and message.get("stopReason") == "aborted"):
             return None
         window = getattr(model, "context_window", 0) or 0
-        compaction = latest_compaction(self.manager.get_branch())
+        compaction = self.manager.latest_compaction()
         compaction_ms = ms_from_iso(compaction.get("timestamp", "")) if compaction else None
         if compaction_ms is not None and (message.get("timestamp") or 0) <= compaction_ms:
             return None  # usage from before the latest compaction describes the old, larger context

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,10 +52,9 @@ def entry_message(entry: Entry) -> Message | None:
 def path_to(leaf: Entry, by_id: dict[str, Entry]) -> list[Entry]:
     """Entries from the root down to ``leaf`` (a missing parent, or a cycle, ends the walk)."""
     path: list[Entry] = []
-    seen: set[int] = set()
+    limit = len(by_id) + 1
     current: Entry | None = leaf
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
+    while current is not None and len(path) <= limit:
         path.append(current)
         parent_id = current.get("parentId")
         current = by_id.get(parent_id) if parent_id else None
@@ -63,12 +63,16 @@ def path_to(leaf: Entry, by_id: dict[str, Entry]) -> list[Entry]:
 
 
 def build_session_context(
-    entries: list[Entry], leaf_id: str | None = _UNSET, by_id: dict[str, Entry] | None = None
+    entries: list[Entry],
+    leaf_id: str | None = _UNSET,
+    by_id: dict[str, Entry] | None = None,
+    materialize: Callable[[list[Entry]], None] | None = None,
 ) -> SessionContext:
     """Messages, thinking level and model along the path root→leaf.
 
     ``leaf_id=None`` means "before the first entry" (empty context); an omitted or unknown id means the
     last entry. The latest compaction on the path replaces everything before its first kept entry.
+    ``materialize`` completes lazily loaded entries before their messages are read (SessionManager passes it).
     """
     if leaf_id is None:
         return SessionContext()
@@ -81,21 +85,27 @@ def build_session_context(
         leaf = entries[-1]
     path = path_to(leaf, by_id)
 
-    thinking = "off"
+    # Scan backwards: the latest setting of each kind wins, and only one message needs reading.
+    thinking: str | None = None
     model: dict[str, str] | None = None
+    model_found = False
     compaction_index = -1
-    for index, entry in enumerate(path):
+    for index in range(len(path) - 1, -1, -1):
+        entry = path[index]
         kind = entry.get("type")
-        if kind == "thinking_level_change":
-            thinking = entry.get("thinkingLevel", thinking)
-        elif kind == "model_change":
-            model = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}
-        elif kind == "message":
+        if kind == "thinking_level_change" and thinking is None and "thinkingLevel" in entry:
+            thinking = entry["thinkingLevel"]
+        elif kind == "model_change" and not model_found:
+            model, model_found = {"provider": entry.get("provider", ""), "modelId": entry.get("modelId", "")}, True
+        elif kind == "message" and not model_found and (entry.get("message") or {}).get("role") == "assistant":
+            if materialize:
+                materialize([entry])
             message = entry.get("message") or {}
-            if message.get("role") == "assistant":
-                model = {"provider": message.get("provider", ""), "modelId": message.get("model", "")}
-        elif kind == "compaction":
+            model, model_found = {"provider": message.get("provider", ""), "modelId": message.get("model", "")}, True
+        elif kind == "compaction" and compaction_index < 0:
             compaction_index = index
+        if model_found and thinking is not None and compaction_index >= 0:
+            break
 
     messages: list[Message] = []
     if compaction_index >= 0:
@@ -106,18 +116,15 @@ def build_session_context(
             )
         )
         first_kept = compaction.get("firstKeptEntryId")
-        keeping = False
-        for entry in path[:compaction_index]:
-            if entry.get("id") == first_kept:
-                keeping = True
-            if keeping:
-                _append(messages, entry)
-        for entry in path[compaction_index + 1 :]:
-            _append(messages, entry)
+        kept_start = next((i for i in range(compaction_index) if path[i].get("id") == first_kept), compaction_index)
+        emitted = path[kept_start:compaction_index] + path[compaction_index + 1 :]
     else:
-        for entry in path:
-            _append(messages, entry)
-    return SessionContext(messages=messages, thinking_level=thinking, model=model)
+        emitted = path
+    if materialize:
+        materialize(emitted)
+    for entry in emitted:
+        _append(messages, entry)
+    return SessionContext(messages=messages, thinking_level=thinking or "off", model=model)
 
 
 def _append(messages: list[Message], entry: Entry) -> None:

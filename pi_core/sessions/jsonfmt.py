@@ -65,24 +65,66 @@ def _default(obj: Any) -> Any:
     raise TypeError(f"Object of type {type(obj).__name__} is not JSON serializable")
 
 
+class _NeedsJsNumbers(Exception):
+    """A number Python's C encoder would write differently from JS (tiny, huge or non-finite)."""
+
+
+def _prepare(obj: Any) -> Any:
+    """Copy of ``obj`` the C encoder writes exactly as JS would: integral floats become ints.
+
+    Raises ``_NeedsJsNumbers`` for numbers only the slow, JS-formatting encoder gets right.
+    """
+    kind = type(obj)
+    if kind is str or obj is None or kind is bool:
+        return obj
+    if kind is dict:
+        return {k: _prepare(v) for k, v in obj.items()}
+    if kind is list or kind is tuple:
+        return [_prepare(v) for v in obj]
+    if kind is int:
+        if -_MAX_SAFE_INT <= obj <= _MAX_SAFE_INT:
+            return obj
+        raise _NeedsJsNumbers
+    if kind is float:
+        if obj.is_integer() and -_MAX_SAFE_INT <= obj <= _MAX_SAFE_INT:
+            return int(obj)
+        if math.isfinite(obj) and abs(obj) >= 1e-4:
+            return obj  # repr and JS agree between 1e-4 and 2**53
+        raise _NeedsJsNumbers
+    return _prepare(_default(obj))
+
+
+_FAST = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
 def js_dumps(obj: Any) -> str:
     """Serialise ``obj`` like ``JSON.stringify(obj)``: compact, non-ASCII kept, JS number format.
 
     Objects with a ``to_json()`` method (pi_core.types models) are converted through it.
     """
-    iterencode = _make_iterencode(
-        {}, _default, encode_basestring, None, js_number, ":", ",", False, False, True, _intstr=_js_int
-    )
-    text = "".join(iterencode(obj, 0))
+    try:
+        text = _FAST.encode(_prepare(obj))
+    except _NeedsJsNumbers:
+        text = _slow_dumps(obj)
     if _SURROGATE.search(text):
         text = _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
     return text
+
+
+def _slow_dumps(obj: Any) -> str:
+    iterencode = _make_iterencode(
+        {}, _default, encode_basestring, None, js_number, ":", ",", False, False, True, _intstr=_js_int
+    )
+    return "".join(iterencode(obj, 0))
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one decoder: json.loads(**kw) builds one per call
+
+
 def js_loads(text: str) -> Any:
     """Parse JSON as ``JSON.parse`` would (NaN/Infinity literals are rejected)."""
-    return json.loads(text, parse_constant=_reject_constant)
+    return _DECODER.decode(text)

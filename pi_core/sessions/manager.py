@@ -16,6 +16,8 @@ from pi_core.sessions.migrate import migrate_records
 from pi_core.sessions.store import (
     LoadedFile,
     SessionInfo,
+    materialize,
+    materialize_many,
     default_session_dir,
     find_most_recent_session,
     list_all_sessions,
@@ -81,6 +83,7 @@ class SessionManager:
         self._written = 0  # how many of _records are on disk
         self._needs_newline = False  # the file ends in a torn line: start our first line on a new one
         self._has_assistant = False
+        self._pending: dict[int, str] = {}  # lazily loaded message entries: id(stub) -> line
         self.warnings: list[str] = []
         if session_file is not None:
             self.set_session_file(session_file, _loaded)
@@ -99,7 +102,7 @@ class SessionManager:
     def open(cls, path: str | Path, session_dir: str | Path | None = None) -> SessionManager:
         """Open a session file (migrating it if old). A missing path becomes a new session at that path."""
         path = Path(path).expanduser().resolve()
-        loaded = load_file(path)
+        loaded = load_file(path, lazy=True)
         cwd = loaded.records[0].get("cwd") if loaded.records else None
         directory = Path(session_dir) if session_dir else path.parent
         return cls(cwd if isinstance(cwd, str) else os.getcwd(), directory, path, True, loaded)
@@ -150,8 +153,9 @@ class SessionManager:
     def set_session_file(self, session_file: str | Path, _loaded: LoadedFile | None = None) -> None:
         """Switch to ``session_file``: load (and migrate) it, or start fresh at that exact path."""
         path = Path(session_file).expanduser().resolve()
-        loaded = _loaded if _loaded is not None else load_file(path)
+        loaded = _loaded if _loaded is not None else load_file(path, lazy=True)
         self.warnings.extend(loaded.warnings)
+        self._pending = loaded.pending
         if not loaded.exists:
             self.new_session()
             self._session_file = path
@@ -186,6 +190,7 @@ class SessionManager:
         self._session_id = id or fmt.uuid7()
         timestamp = fmt.iso_now()
         self._records = [fmt.make_header(self._session_id, timestamp, self._cwd, parent_session)]
+        self._pending = {}
         self._by_id = {}
         self._labels = {}
         self._leaf_id = None
@@ -291,18 +296,30 @@ class SessionManager:
                 return str(entry["name"])
         return None
 
+    def _load(self, entry: Entry) -> Entry:
+        return materialize(entry, self._pending) if self._pending else entry
+
+    def _load_many(self, entries: list[Entry]) -> None:
+        if self._pending:
+            materialize_many(entries, self._pending)
+
+    def _load_all(self) -> None:
+        self._load_many(self._records)
+
     def leaf_entry(self) -> Entry | None:
-        return self._by_id.get(self._leaf_id) if self._leaf_id else None
+        return self.get_entry(self._leaf_id) if self._leaf_id else None
 
     def get_entry(self, entry_id: str) -> Entry | None:
-        return self._by_id.get(entry_id)
+        entry = self._by_id.get(entry_id)
+        return self._load(entry) if entry is not None else None
 
     def get_entries(self) -> list[Entry]:
         """Every entry (no header), in file order. The dicts are the session's own: do not modify them."""
+        self._load_all()
         return [e for e in self._records[1:] if "id" in e]
 
     def get_children(self, parent_id: str) -> list[Entry]:
-        return [e for e in self._by_id.values() if e.get("parentId") == parent_id]
+        return [self._load(e) for e in self._by_id.values() if e.get("parentId") == parent_id]
 
     def get_label(self, entry_id: str) -> str | None:
         return self._labels.get(entry_id)
@@ -311,10 +328,27 @@ class SessionManager:
         """Entries root→``from_id`` (default: the leaf), all types included."""
         start = from_id if from_id is not None else self._leaf_id
         entry = self._by_id.get(start) if start else None
-        return path_to(entry, self._by_id) if entry is not None else []
+        if entry is None:
+            return []
+        path = path_to(entry, self._by_id)
+        if self._pending:
+            materialize_many(path, self._pending)
+        return path
+
+    def latest_compaction(self) -> Entry | None:
+        """The newest ``compaction`` entry on the current branch (cheap: messages are not parsed)."""
+        leaf = self._by_id.get(self._leaf_id) if self._leaf_id else None
+        if leaf is None:
+            return None
+        for entry in reversed(path_to(leaf, self._by_id)):
+            if entry.get("type") == "compaction":
+                return entry
+        return None
 
     def build_session_context(self) -> SessionContext:
-        return build_session_context(self.get_entries(), self._leaf_id, self._by_id)
+        """The context at the current leaf (only the messages it uses are parsed)."""
+        last = [self._records[-1]] if len(self._records) > 1 else []
+        return build_session_context(last, self._leaf_id, self._by_id, self._load_many)
 
     def get_tree(self) -> list[TreeNode]:
         """Roots of the entry tree; children oldest first; orphans (missing or self parent) are roots."""
@@ -434,6 +468,7 @@ class SessionManager:
             parent = entry["id"]
 
         self._records = [header, *kept, *label_entries]
+        self._pending = {}  # the kept path is fully loaded; stubs that were dropped must not be looked up again
         self._session_id = session_id
         self._build_index()
         self._written = 0
@@ -448,7 +483,7 @@ class SessionManager:
 
     def fork(self, entry_id: str) -> ForkResult:
         """``/fork``: a new session ending just before the user message ``entry_id``; returns its text."""
-        entry = self._by_id.get(entry_id)
+        entry = self.get_entry(entry_id)
         message = entry.get("message") if entry and entry.get("type") == "message" else None
         if not isinstance(message, dict) or message.get("role") != "user":
             raise SessionError("Invalid entry ID for forking")

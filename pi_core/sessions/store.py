@@ -55,21 +55,81 @@ def resolve_session_dir(cwd: str | Path, cli_dir: str | None = None, setting: st
     return default_session_dir(str(cwd))
 
 
+# The fixed prefix Pi (and pi) writes for message entries. Such lines can wait to be parsed until
+# their message is needed: a long session only needs the messages after its latest compaction.
+_MESSAGE_PREFIX = re.compile(
+    r'\{"type":"message","id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)"),"timestamp":"([^"\\]*)",'
+    r'"message":\{"role":"([^"\\]+)"'
+)
+
+
 @dataclass
 class LoadedFile:
-    """Records parsed from a session file: ``records[0]`` is the header when the file is valid."""
+    """Records parsed from a session file: ``records[0]`` is the header when the file is valid.
+
+    With lazy loading, message entries may be stubs ``{type, id, parentId, timestamp, message: {role}}``
+    whose full line is in ``pending`` (keyed by ``id(stub)``) until ``materialize`` is called.
+    """
 
     records: list[Entry] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     ends_with_newline: bool = True
     exists: bool = False
+    pending: dict[int, str] = field(default_factory=dict)
 
 
-def _parse_lines(text: str, path: Path, warnings: list[str]) -> list[Entry]:
+def materialize(entry: Entry, pending: dict[int, str]) -> Entry:
+    """Replace a stub's content by its fully parsed line, in place (the dict keeps its identity)."""
+    line = pending.pop(id(entry), None)
+    if line is not None:
+        try:
+            full = js_loads(line)
+        except (json.JSONDecodeError, ValueError):
+            log.warning("Skipped an unreadable session entry %s", entry.get("id"))
+            entry.pop("message", None)
+            return entry
+        entry.clear()
+        entry.update(full)
+    return entry
+
+
+def materialize_many(entries: list[Entry], pending: dict[int, str]) -> None:
+    """``materialize`` for many entries, parsing their lines in one pass (much faster than one by one)."""
+    stubs = [e for e in entries if id(e) in pending]
+    if len(stubs) < 2:
+        for entry in stubs:
+            materialize(entry, pending)
+        return
+    try:
+        parsed = js_loads("[" + ",".join(pending[id(e)] for e in stubs) + "]")
+    except (json.JSONDecodeError, ValueError):
+        for entry in stubs:  # one bad line: find it the slow way
+            materialize(entry, pending)
+        return
+    for entry, full in zip(stubs, parsed, strict=True):
+        del pending[id(entry)]
+        entry.clear()
+        entry.update(full)
+
+
+def _parse_lines(
+    text: str, path: Path, warnings: list[str], pending: dict[int, str] | None = None
+) -> list[Entry]:
     records: list[Entry] = []
     lines = text.split("\n")
-    last_content = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+    last_content = len(lines) - 1
+    while last_content >= 0 and not lines[last_content].strip():
+        last_content -= 1
     for index, line in enumerate(lines):
+        if pending is not None and index and index != last_content:
+            match = _MESSAGE_PREFIX.match(line)
+            if match and line.endswith("}"):
+                entry_id, parent_id, timestamp, role = match.groups()
+                stub = {"type": "message", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
+                        "message": {"role": role}}
+                pending[id(stub)] = line
+                records.append(stub)
+                continue
         if not line.strip():
             continue
         try:
@@ -89,8 +149,11 @@ def _parse_lines(text: str, path: Path, warnings: list[str]) -> list[Entry]:
     return records
 
 
-def load_file(path: str | Path) -> LoadedFile:
-    """Parse a session file. Missing, empty or header-less files give no records."""
+def load_file(path: str | Path, lazy: bool = False) -> LoadedFile:
+    """Parse a session file. Missing, empty or header-less files give no records.
+
+    ``lazy`` leaves message entries of current-version files as stubs (see ``LoadedFile``).
+    """
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -98,7 +161,9 @@ def load_file(path: str | Path) -> LoadedFile:
         return LoadedFile()
     text = data.decode("utf-8", errors="replace")
     loaded = LoadedFile(exists=True, ends_with_newline=(not data or data.endswith(b"\n")))
-    records = _parse_lines(text, path, loaded.warnings)
+    if lazy and not _is_current_version(text):
+        lazy = False  # migration rewrites messages, so they must all be parsed
+    records = _parse_lines(text, path, loaded.warnings, loaded.pending if lazy else None)
     if records and is_header(records[0]):
         loaded.records = records
     elif records:
@@ -106,6 +171,17 @@ def load_file(path: str | Path) -> LoadedFile:
     for warning in loaded.warnings:
         log.warning(warning)
     return loaded
+
+
+def _is_current_version(text: str) -> bool:
+    from pi_core.sessions.format import CURRENT_SESSION_VERSION
+
+    try:
+        header = js_loads(text.split("\n", 1)[0])
+    except (json.JSONDecodeError, ValueError):
+        return False
+    version = header.get("version") if isinstance(header, dict) else None
+    return isinstance(version, int) and version >= CURRENT_SESSION_VERSION
 
 
 def load_entries_from_file(path: str | Path) -> list[Entry]:

@@ -289,3 +289,24 @@ def test_session_list_uses_message_times_and_first_text(tmp_path: Path) -> None:
     assert info.modified == 1_800_000_005_000 and info.message_count == 2 and info.first_message == "hello there"
     assert info.name == "named" and info.cwd == str(tmp_path) and info.all_messages_text == "hello there hi"
     assert infos[1].first_message == "(no messages)"
+
+
+def test_lazily_loaded_entries_are_complete_wherever_they_surface(tmp_path: Path) -> None:
+    sm = SessionManager.create(str(tmp_path), tmp_path / "s")
+    ids = []
+    for i in range(20):
+        ids.append(sm.append_message(user(f"question {i}")))
+        ids.append(sm.append_message(assistant(f"answer {i}", tool_calls=[{"type": "toolCall", "id": f"c{i}",
+                                                                          "name": "read", "arguments": {"p": i}}])))
+    original = sm.session_file.read_text()
+    reopened = SessionManager.open(sm.session_file)
+    assert reopened.get_entry(ids[5])["message"]["content"][0]["text"] == "answer 2"
+    assert reopened.get_branch(ids[3])[-1]["message"]["content"][1]["arguments"] == {"p": 1}
+    assert reopened.build_session_context().messages[-1]["content"][0]["text"] == "answer 19"
+    assert reopened.build_session_context().model == {"provider": "anthropic", "modelId": "claude-test"}
+    reopened.create_branched_session(ids[9])
+    copied = lines(reopened.session_file)
+    assert [r["message"] for r in copied[1:]] == [json.loads(line)["message"] for line in original.splitlines()[1:11]]
+    again = SessionManager.open(sm.session_file)
+    assert [e["message"] for e in again.get_entries()] == [json.loads(x)["message"] for x in original.splitlines()[1:]]
+    assert sm.session_file.read_text() == original
