@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -16,11 +15,7 @@ if TYPE_CHECKING:
 
 MISSING_KEY_TEXT = ("OpenAI API key is required. Set OPENAI_API_KEY environment variable or pass it as an "
                     "argument.")
-_UNSAFE_ID_CHARS = re.compile(r"[^a-zA-Z0-9_-]")
 
-
-def sanitize_id(value: str) -> str:
-    return _UNSAFE_ID_CHARS.sub("_", value)
 
 
 def resolve_api_key(model: Model, options: StreamOptions) -> str:
@@ -92,13 +87,6 @@ def response_info(response: Any) -> dict[str, Any]:
     return {"status": response.status_code, "headers": dict(response.headers)}
 
 
-def strip_surrogates(text: str) -> str:
-    """Drop unpaired UTF-16 surrogates (they cannot be encoded and vendors reject them)."""
-    return text.encode("utf-8", "ignore").decode("utf-8") if _has_surrogate(text) else text
-
-
-def _has_surrogate(text: str) -> bool:
-    return any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
 def failure_info(err: BaseException) -> FailureInfo | None:

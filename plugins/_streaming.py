@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pi_core.llm.stream import ABORTED_TEXT, MessageBuilder
 from pi_core.signals import AbortSignal
-from pi_core.types import AssistantMessage, AssistantMessageEvent, Model, ToolCall
+from pi_core.types import AssistantMessage, AssistantMessageEvent, ToolCall
 
 T = TypeVar("T")
 
@@ -18,17 +18,6 @@ T = TypeVar("T")
 class StreamAborted(Exception):
     def __init__(self) -> None:
         super().__init__(ABORTED_TEXT)
-
-
-class StreamFailed(Exception):
-    """Raised inside a provider to end the stream with this exact error message."""
-
-
-def default_max_tokens(model: Model, requested: int | None) -> int | None:
-    """``options.maxTokens ?? min(model.maxTokens, 32000)``; None when the model has no limit."""
-    if requested:
-        return requested
-    return min(model.max_tokens, 32_000) if model.max_tokens else None
 
 
 async def with_abort(items: AsyncIterator[T], signal: AbortSignal) -> AsyncIterator[T]:

@@ -17,6 +17,7 @@ DEFAULT_COMPAT: dict[str, Any] = {
     "requiresAssistantAfterToolResult": False,
     "requiresThinkingAsText": False,
     "requiresReasoningContentOnAssistantMessages": False,
+    "requiresMistralToolIds": False,
     "thinkingFormat": "openai",
     "cacheControlFormat": None,
     "supportsStrictMode": True,
@@ -41,16 +42,23 @@ def detect_compat(model: Model) -> dict[str, Any]:
     cloudflare = provider.startswith("cloudflare") or "cloudflare" in url
     cf_gateway = is_("cloudflare-ai-gateway", "gateway.ai.cloudflare.com")
     openrouter = is_("openrouter", "openrouter.ai")
+    # Pi 0.73.1 talks to Mistral over its own wire; pi uses Mistral's Chat Completions endpoint instead,
+    # which wants 9-character tool ids, tool names on results, no developer role and plain-text thinking.
+    mistral = is_("mistral", "api.mistral.ai")
 
-    non_standard = cerebras or xai or chutes or deepseek or zai or moonshot or opencode or cloudflare
+    non_standard = cerebras or xai or chutes or deepseek or zai or moonshot or opencode or cloudflare or mistral
     compat = dict(DEFAULT_COMPAT)
     compat.update(
         supportsStore=not non_standard,
         supportsDeveloperRole=not non_standard,
         supportsReasoningEffort=not (xai or zai or moonshot or cf_gateway),
-        maxTokensField="max_tokens" if (chutes or moonshot or cf_gateway) else "max_completion_tokens",
+        maxTokensField="max_tokens" if (chutes or moonshot or cf_gateway or mistral) else "max_completion_tokens",
+        requiresToolResultName=mistral,
+        requiresThinkingAsText=mistral,
+        requiresMistralToolIds=mistral,
         requiresReasoningContentOnAssistantMessages=deepseek,
-        thinkingFormat="deepseek" if deepseek else "zai" if zai else "openrouter" if openrouter else "openai",
+        thinkingFormat=("deepseek" if deepseek else "zai" if zai else "openrouter" if openrouter
+                        else "mistral" if mistral else "openai"),
         cacheControlFormat="anthropic" if provider == "openrouter" and model.id.startswith("anthropic/") else None,
         supportsStrictMode=not (moonshot or cf_gateway),
         supportsLongCacheRetention=not cloudflare,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any
 
@@ -83,8 +84,32 @@ def _tool_result(message: ToolResultMessage, compat: dict[str, Any]) -> dict[str
     return out
 
 
+def mistral_id_normalizer() -> Any:
+    """Mistral accepts only 9 alphanumeric characters: keep an id that already is one, else hash it.
+
+    Stable within one request; a collision retries with ``{id}:{n}``."""
+    given: dict[str, str] = {}
+    used: set[str] = set()
+
+    def normalize(call_id: str, model: Model, source: AssistantMessage) -> str:
+        if call_id in given:
+            return given[call_id]
+        plain = "".join(ch for ch in call_id if ch.isascii() and ch.isalnum())
+        candidate, attempt = (plain if len(plain) == 9 else None), 0
+        while candidate is None or candidate in used:
+            seed = call_id if attempt == 0 else f"{call_id}:{attempt}"
+            digest = hashlib.sha256(seed.encode()).hexdigest()
+            candidate, attempt = digest[:9], attempt + 1
+        given[call_id] = candidate
+        used.add(candidate)
+        return candidate
+
+    return normalize
+
+
 def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> list[dict[str, Any]]:
-    messages: list[Message] = transform_messages(context.messages, model)
+    normalizer = mistral_id_normalizer() if compat.get("requiresMistralToolIds") else None
+    messages: list[Message] = transform_messages(context.messages, model, normalizer)
     out: list[dict[str, Any]] = []
     if context.system_prompt:
         role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
@@ -173,6 +198,8 @@ def _thinking_fields(model: Model, options: StreamOptions, compat: dict[str, Any
     fmt = compat["thinkingFormat"]
     if fmt in ("zai", "qwen"):
         return {"enable_thinking": on}
+    if fmt == "mistral":
+        return {"prompt_mode": "reasoning"} if on else {}
     if fmt == "qwen-chat-template":
         return {"chat_template_kwargs": {"enable_thinking": on, "preserve_thinking": True}}
     if fmt == "deepseek":

@@ -6,7 +6,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pi_core.llm.stream import FailureInfo, MessageBuilder
+from pi_core.llm.stream import MessageBuilder
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
 from plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info

@@ -269,3 +269,43 @@ def test_on_payload_may_replace_the_body(server: FakeModelServer) -> None:
     run(make_model(server), hello(), StreamOptions(api_key="k", on_payload=on_payload,
                                                    on_response=lambda info, _m: seen.append(info["status"])))
     assert server.requests[0].body["temperature"] == 0.25 and seen == [200]
+
+
+def test_compat_flags_shape_the_history(server: FakeModelServer) -> None:
+    server.add(Reply(text="ok"))
+    model = make_model(server, compat={"requiresToolResultName": True, "requiresAssistantAfterToolResult": True,
+                                       "requiresThinkingAsText": True})
+    earlier = AssistantMessage(api="openai-completions", provider="fake", model="fake-model", stop_reason="toolUse",
+                               content=[ThinkingContent(thinking="why", thinking_signature="reasoning_content"),
+                                        ToolCall(id="c1", name="read", arguments={"path": "a"})])
+    result = ToolResultMessage(tool_call_id="c1", tool_name="read", content=[TextContent(text="A")])
+    run(model, Context(messages=[UserMessage(content="x"), earlier, result, UserMessage(content="y")]))
+    messages = server.requests[0].body["messages"]
+    assert messages[1]["content"] == "why" and "reasoning_content" not in messages[1]
+    assert messages[2] == {"role": "tool", "content": "A", "tool_call_id": "c1", "name": "read"}
+    assert messages[3] == {"role": "assistant", "content": "I have processed the tool results."}
+    assert messages[4] == {"role": "user", "content": "y"}
+
+
+def test_mistral_gets_nine_character_tool_ids_and_prompt_mode(server: FakeModelServer) -> None:
+    server.add(Reply(text="ok"))
+    model = make_model(server, provider="mistral", id="magistral-medium-latest", reasoning=True)
+    earlier = AssistantMessage(api="anthropic-messages", provider="anthropic", model="claude", stop_reason="toolUse",
+                               content=[ToolCall(id="toolu_01ABCdefGHIjkl", name="read", arguments={})])
+    result = ToolResultMessage(tool_call_id="toolu_01ABCdefGHIjkl", tool_name="read", content=[TextContent(text="r")])
+    run(model, Context(messages=[UserMessage(content="x"), earlier, result]), StreamOptions(api_key="k",
+                                                                                          reasoning="high"))
+    body = server.requests[0].body
+    call_id = body["messages"][1]["tool_calls"][0]["id"]
+    assert len(call_id) == 9 and call_id.isalnum() and body["messages"][2]["tool_call_id"] == call_id
+    assert body["prompt_mode"] == "reasoning" and "reasoning_effort" not in body
+    assert body["max_tokens"] == 16384 and "store" not in body
+
+
+def test_prompt_cache_key_for_openai_hosts(server: FakeModelServer) -> None:
+    server.add(Reply(text="ok"), Reply(text="ok"))
+    run(make_model(server), hello(), StreamOptions(api_key="k", session_id="s1"))
+    assert "prompt_cache_key" not in server.requests[0].body  # not api.openai.com, retention short
+    run(make_model(server), hello(), StreamOptions(api_key="k", session_id="s1", cache_retention="long"))
+    body = server.requests[1].body
+    assert body["prompt_cache_key"] == "s1" and body["prompt_cache_retention"] == "24h"
