@@ -18,6 +18,7 @@ from pi_core.types import (
     AssistantMessage,
     Context,
     ImageContent,
+    Model,
     TextContent,
     ThinkingContent,
     ToolCall,
@@ -373,3 +374,32 @@ def test_abort_before_the_request(pi_fake_server: FakeModelServer) -> None:
     opts.signal.abort()
     events = collect(AnthropicMessages().stream(anthropic_model(pi_fake_server), user_context(), opts))
     assert types(events) == ["error"] and final(events).stop_reason == "aborted"
+
+
+def test_injected_http_client_with_mock_transport() -> None:
+    import httpx2
+
+    body = (
+        'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_m","type":"message","role":"assistant",'
+        '"model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}\n\n'
+        'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"mocked"}}\n\n'
+        'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
+        'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n'
+        'event: message_stop\ndata: {"type":"message_stop"}\n\n'
+    )
+    seen: list[httpx2.Request] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
+
+    async def go() -> list:
+        async with httpx2.AsyncClient(transport=httpx2.MockTransport(handler)) as http:
+            model = Model(id="m", api="anthropic-messages", provider="anthropic", base_url="https://example.invalid")
+            return [e async for e in AnthropicMessages().stream(model, user_context(), options(http_client=http))]
+
+    events = asyncio.run(go())
+    assert_protocol(events)
+    assert final(events).text() == "mocked" and final(events).usage.output == 2
+    assert str(seen[0].url) == "https://example.invalid/v1/messages"
