@@ -54,13 +54,20 @@ class BashOptions:
 
 
 def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext], ToolResult]:
-    """The ``execute`` function for a bash-like tool configured by ``options``."""
-    ops = options.backend()
+    """The ``execute`` function for a bash-like tool configured by ``options``.
+
+    Settings the session knows and ``options`` leaves open come from ``ctx.extras``:
+    ``shell_path`` (setting ``shellPath``) and ``shell_command_prefix`` (``shellCommandPrefix``).
+    """
+    default_ops = options.backend()
 
     def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        command = args["command"]
-        if options.command_prefix:
-            command = f"{options.command_prefix}\n{command}"
+        ops = default_ops
+        session_shell = ctx.extras.get("shell_path")
+        if session_shell and options.operations is None and options.shell_path is None:
+            ops = LocalShellOperations(shell_path=session_shell)
+        prefix = options.command_prefix or ctx.extras.get("shell_command_prefix")
+        command = f"{prefix}\n{args['command']}" if prefix else args["command"]
         spawn = SpawnContext(command, str(ctx.cwd), shell_env(ctx.env))
         if options.spawn_hook is not None:
             spawn = options.spawn_hook(spawn)
@@ -68,8 +75,7 @@ def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext]
         # Snapshots cost a tail truncation each: skip them when nobody listens.
         on_update = ctx.update if ctx.on_update is not None else None
         outcome = execute_shell(spawn.command, spawn.cwd, operations=ops, signal=ctx.signal, timeout=timeout,
-                                on_update=on_update,
-                                env=spawn.env, temp_prefix=options.temp_prefix)
+                                env=spawn.env, on_update=on_update, temp_prefix=options.temp_prefix)
         return shell_tool_result(outcome, timeout)
 
     return execute

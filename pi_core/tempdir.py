@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import secrets
-import shutil
-import tempfile
 import threading
 from pathlib import Path
 
@@ -22,6 +19,8 @@ _owner_pid: int | None = None
 
 def run_temp_dir() -> Path:
     """The directory for this run's temp files (mode 0700), created on the first call."""
+    import tempfile
+
     global _run_dir, _owner_pid
     with _lock:
         # A forked child must not share (or later delete) its parent's directory.
@@ -34,6 +33,8 @@ def run_temp_dir() -> Path:
 
 def new_temp_path(prefix: str, suffix: str = ".log") -> Path:
     """A fresh, not yet created path ``{prefix}-{16 hex}{suffix}`` inside the run directory."""
+    import secrets
+
     return run_temp_dir() / f"{prefix}-{secrets.token_hex(8)}{suffix}"
 
 
@@ -45,5 +46,7 @@ def cleanup_run_temp_dir() -> None:
         if directory is None or owner != os.getpid():
             return
         _run_dir = _owner_pid = None
+    import shutil
+
     # At exit there is no one left to report a half-deleted temp dir to.
     shutil.rmtree(directory, ignore_errors=True)

@@ -8,7 +8,6 @@ them a large string, and the work stays proportional to what is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
 DEFAULT_MAX_LINES = 2000
@@ -72,6 +71,8 @@ def format_size(n: int) -> str:
 
 
 def _fixed1(value: float) -> str:
+    from decimal import ROUND_HALF_UP, Decimal
+
     return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 

@@ -187,6 +187,14 @@ def test_command_prefix(ctx: ToolContext) -> None:  # cases 38-40
     assert text_of(run({"command": "echo no-prefix"}, ctx)).strip() == "no-prefix"
 
 
+def test_session_settings_from_ctx_extras(tmp_path: Path) -> None:
+    shell = tmp_path / "myshell"
+    shell.write_text('#!/bin/sh\necho "session shell got: $2"\n')
+    shell.chmod(0o755)
+    ctx = ToolContext(cwd=tmp_path, extras={"shell_path": str(shell), "shell_command_prefix": "set -e"})
+    assert text_of(run({"command": "echo hi"}, ctx)) == "session shell got: set -e\necho hi\n"
+
+
 def test_spawn_hook_rewrites_command_cwd_and_env(ctx: ToolContext, tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
 
