@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -106,22 +107,33 @@ def _listed_files(search_path: str, ctx: ToolContext) -> Iterable[str]:
     argv = [require_rg(), "--files", "--hidden", "--no-require-git", "--color=never", "--glob", "!.git"]
     try:
         proc = subprocess.Popen(argv, cwd=search_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.DEVNULL)
+                                stderr=subprocess.PIPE)
     except OSError as err:
         raise ToolError(f"Failed to run ripgrep: {err}") from err
-    assert proc.stdout is not None
+    assert proc.stdout is not None and proc.stderr is not None
+    stderr_chunks: list[bytes] = []
+    # Unreadable directories produce a warning each; drain them so rg never blocks on a full pipe.
+    reader = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)  # type: ignore[union-attr]
+    reader.start()
     remove_abort = ctx.signal.add_callback(proc.kill)
+    listed = 0
     try:
         for raw in proc.stdout:
             line = raw.decode("utf-8", "replace").strip()
             if line:
+                listed += 1
                 yield line.replace("\\", "/") if sys.platform == "win32" else line
     finally:
         remove_abort()
         proc.stdout.close()
-        proc.wait()
+        code = proc.wait()
+        reader.join()
     if ctx.signal.aborted:
         raise AbortedError("Operation aborted")
+    # Like fd: a failure with some output still counts as output (e.g. one unreadable directory).
+    if code not in (0, 1) and listed == 0:
+        stderr = b"".join(stderr_chunks).decode("utf-8", "replace").strip()
+        raise ToolError(stderr or f"ripgrep exited with code {code}")
 
 
 def _find_with_operations(ops: FindOperations, pattern: str, search_path: str, limit: float) -> ToolResult:

@@ -162,3 +162,17 @@ def test_custom_operations(ctx: ToolContext, tmp_path: Path) -> None:
 ])
 def test_glob_semantics(glob: str, path: str, hit: bool) -> None:
     assert (compile_glob(glob).match(path) is not None) is hit
+
+
+def test_empty_directory(ctx: ToolContext) -> None:
+    assert text_of(find(ctx, pattern="*")) == "No files found matching pattern"
+
+
+def test_unreadable_subdirectory_does_not_hide_other_results(ctx: ToolContext, tmp_path: Path) -> None:
+    touch(tmp_path, "ok/a.txt", "locked/b.txt")
+    (tmp_path / "locked").chmod(0)
+    try:
+        lines = text_of(find(ctx, pattern="*.txt")).splitlines()
+    finally:
+        (tmp_path / "locked").chmod(0o755)
+    assert "ok/a.txt" in lines
