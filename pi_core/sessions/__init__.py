@@ -28,6 +28,17 @@ _EXPORTS = {
     "FoundSession": "pi_core.sessions.lookup",
     "convert_to_llm": "pi_core.sessions.messages",
     "export_html": "pi_core.sessions.export_html",
+    "default_export_path": "pi_core.sessions.export_html",
+    "pick_session": "pi_core.sessions.picker",
+    "migrate_stray_sessions": "pi_core.sessions.store",
+    "Compactor": "pi_core.sessions.auto",
+    "CompactionOutcome": "pi_core.sessions.auto",
+    "CompactionCancelled": "pi_core.sessions.auto",
+    "CompactionResult": "pi_core.sessions.compaction",
+    "CompactionSettings": "pi_core.sessions.compaction",
+    "CompactionPreparation": "pi_core.sessions.compaction",
+    "navigate_tree": "pi_core.sessions.branch_summary",
+    "NavigationResult": "pi_core.sessions.branch_summary",
     "CURRENT_SESSION_VERSION": "pi_core.sessions.format",
 }
 

@@ -335,6 +335,11 @@ class SessionManager:
             materialize_many(path, self._pending)
         return path
 
+    def branch_has_thinking_level(self) -> bool:
+        """Whether the current branch records a thinking level (if not, the runtime appends the default)."""
+        leaf = self._by_id.get(self._leaf_id) if self._leaf_id else None
+        return leaf is not None and any(e.get("type") == "thinking_level_change" for e in path_to(leaf, self._by_id))
+
     def latest_compaction(self) -> Entry | None:
         """The newest ``compaction`` entry on the current branch (cheap: messages are not parsed)."""
         leaf = self._by_id.get(self._leaf_id) if self._leaf_id else None

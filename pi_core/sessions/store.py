@@ -325,3 +325,26 @@ def list_all_sessions() -> list[SessionInfo]:
         infos.extend(_list_dir(directory))
     infos.sort(key=lambda i: i.modified, reverse=True)
     return infos
+
+
+def migrate_stray_sessions(directory: Path | None = None) -> list[Path]:
+    """Startup migration: ``*.jsonl`` session files lying directly in the agent dir move to
+    ``sessions/<encoded cwd>/`` (by their header's cwd). Existing targets are left alone."""
+    base = directory or agent_dir()
+    moved: list[Path] = []
+    try:
+        candidates = [p for p in base.iterdir() if p.suffix == ".jsonl" and p.is_file()]
+    except OSError:
+        return moved
+    for path in candidates:
+        header = read_header(path)
+        cwd = header.get("cwd") if header else None
+        if not isinstance(cwd, str):
+            continue
+        target = base / "sessions" / encode_cwd(cwd) / path.name
+        if target.exists():
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target)
+        moved.append(target)
+    return moved

@@ -310,3 +310,32 @@ def test_lazily_loaded_entries_are_complete_wherever_they_surface(tmp_path: Path
     again = SessionManager.open(sm.session_file)
     assert [e["message"] for e in again.get_entries()] == [json.loads(x)["message"] for x in original.splitlines()[1:]]
     assert sm.session_file.read_text() == original
+
+
+def test_stray_session_files_move_into_their_project_dir(agent_dir: Path) -> None:
+    from pi_core.sessions import migrate_stray_sessions
+
+    agent_dir.mkdir(parents=True)
+    stray = agent_dir / "2025-01-01T00-00-00-000Z_abc.jsonl"
+    stray.write_text('{"type":"session","version":3,"id":"abc","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w/p"}\n')
+    (agent_dir / "notes.jsonl").write_text("not a session\n")
+    moved = migrate_stray_sessions()
+    assert moved == [agent_dir / "sessions" / "--w-p--" / stray.name] and moved[0].exists() and not stray.exists()
+    assert (agent_dir / "notes.jsonl").exists()
+
+
+def test_branch_has_thinking_level(tmp_path: Path) -> None:
+    sm = SessionManager.in_memory(str(tmp_path))
+    a = sm.append_message(user("q"))
+    assert not sm.branch_has_thinking_level()
+    sm.append_thinking_level_change("high")
+    assert sm.branch_has_thinking_level()
+    sm.branch(a)
+    assert not sm.branch_has_thinking_level()
+
+
+def test_picker_refuses_without_terminal(tmp_path: Path) -> None:
+    from pi_core.sessions import pick_session
+
+    with pytest.raises(SessionError, match="--resume needs an interactive terminal"):
+        pick_session(SessionManager.list(str(tmp_path)))
