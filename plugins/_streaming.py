@@ -4,13 +4,14 @@ boundary-less vendor deltas into ``pi_core.llm.stream.MessageBuilder``."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
 from pi_core.llm.stream import ABORTED_TEXT, MessageBuilder
 from pi_core.signals import AbortSignal
-from pi_core.types import AssistantMessage, AssistantMessageEvent, ToolCall
+from pi_core.types import AssistantMessage, AssistantMessageEvent, Model, ToolCall, Usage
 
 T = TypeVar("T")
 
@@ -18,6 +19,12 @@ T = TypeVar("T")
 class StreamAborted(Exception):
     def __init__(self) -> None:
         super().__init__(ABORTED_TEXT)
+
+
+def new_builder(model: Model) -> MessageBuilder:
+    """A builder whose message starts like Pi's: empty content, zero usage (``totalTokens`` 0), stop."""
+    return MessageBuilder(model, AssistantMessage(api=model.api, provider=model.provider, model=model.id,
+                                                  usage=Usage(total_tokens=0)))
 
 
 async def with_abort(items: AsyncIterator[T], signal: AbortSignal) -> AsyncIterator[T]:
@@ -46,6 +53,8 @@ async def with_abort(items: AsyncIterator[T], signal: AbortSignal) -> AsyncItera
 async def await_with_abort(awaitable: Any, signal: AbortSignal) -> Any:
     """Await ``awaitable`` (e.g. the request) but give up with StreamAborted when ``signal`` fires."""
     if signal.aborted:
+        if inspect.iscoroutine(awaitable):
+            awaitable.close()  # never started: close it so it is not reported as "never awaited"
         raise StreamAborted()
     task = asyncio.ensure_future(awaitable)
     waiter = asyncio.ensure_future(signal.wait())

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_core.llm.auth import resolve_headers
+from pi_core.llm.auth import resolve_config_value, resolve_headers
 from pi_core.types import Model
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -345,9 +345,10 @@ def build_models(builtin: list[Model], providers: dict[str, dict[str, Any]],
         preset = defaults.get(name, {})
         provider_headers = resolve_headers(provider.get("headers"))
         provider_compat = merge_compat(preset.get("compat"), provider.get("compat"))
+        bearer = _bearer_header(provider)
         for spec in provider.get("models") or []:
             model_headers = resolve_headers(spec.get("headers"))
-            headers = {**(provider_headers or {}), **(model_headers or {})} or None
+            headers = {**(provider_headers or {}), **(model_headers or {}), **bearer} or None
             model = Model(
                 id=spec["id"],
                 name=spec.get("name", spec["id"]),
@@ -370,3 +371,11 @@ def build_models(builtin: list[Model], providers: dict[str, dict[str, Any]],
                 index[key] = len(result)
                 result.append(model)
     return result
+
+
+def _bearer_header(provider: dict[str, Any]) -> dict[str, str]:
+    """``authHeader: true``: send the resolved apiKey as ``Authorization: Bearer`` (a command runs once)."""
+    if not provider.get("authHeader") or not provider.get("apiKey"):
+        return {}
+    key = resolve_config_value(provider["apiKey"], cache=True)
+    return {"Authorization": f"Bearer {key}"} if key else {}

@@ -150,15 +150,13 @@ class ModelRegistry:
             raise PiError(f'Failed to resolve API key for provider "{provider}"')
         raise MissingApiKey(missing_key_message(provider))
 
-    def request_headers(self, model: Model, api_key: str | None = None) -> dict[str, str] | None:
-        """``model.headers`` plus ``Authorization: Bearer`` when the provider config sets ``authHeader``."""
+    def request_headers(self, model: Model) -> dict[str, str] | None:
+        """The headers a request for ``model`` carries (``authHeader`` is already folded into them);
+        raises when the provider asks for a Bearer header but its key resolved to nothing."""
         config = self._custom.providers.get(model.provider) or {}
-        if not config.get("authHeader"):
-            return model.headers
-        key = api_key or self.api_key_for(model)
-        if not key:
+        if config.get("authHeader") and "Authorization" not in (model.headers or {}):
             raise PiError(f'No API key found for "{model.provider}"')
-        return {**(model.headers or {}), "Authorization": f"Bearer {key}"}
+        return model.headers
 
 
 def missing_key_message(provider: str) -> str:

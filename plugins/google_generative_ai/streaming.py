@@ -14,7 +14,7 @@ from pi_core.llm.env_keys import env_api_key
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
-from plugins._streaming import DeltaStream, StreamAborted, await_with_abort, with_abort
+from plugins._streaming import DeltaStream, StreamAborted, await_with_abort, new_builder, with_abort
 from plugins.google_generative_ai.convert import build_body
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -131,7 +131,7 @@ def _url(model: Model) -> str:
 async def stream_google(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     import httpx2
 
-    builder = MessageBuilder(model)
+    builder = new_builder(model)
     signal = options.signal
     client = options.http_client
     own_client = client is None

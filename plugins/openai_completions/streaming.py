@@ -10,7 +10,7 @@ from pi_core.llm.stream import MessageBuilder
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
 from plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
-from plugins._streaming import DeltaStream, StreamAborted, await_with_abort, with_abort
+from plugins._streaming import DeltaStream, StreamAborted, await_with_abort, new_builder, with_abort
 from plugins.openai_completions.compat import get_compat
 from plugins.openai_completions.convert import build_body
 
@@ -117,7 +117,7 @@ async def stream_completions(model: Model, context: Context, options: StreamOpti
     from openai import AsyncStream
     from openai.types.chat import ChatCompletionChunk
 
-    builder = MessageBuilder(model)
+    builder = new_builder(model)
     signal = options.signal
     client = None
     sdk_stream = None

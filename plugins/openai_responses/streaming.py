@@ -11,7 +11,7 @@ from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, TextContent, ThinkingContent, ToolCall
 from plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
-from plugins._streaming import StreamAborted, await_with_abort, with_abort
+from plugins._streaming import StreamAborted, await_with_abort, new_builder, with_abort
 from plugins.openai_responses.convert import build_body, encode_text_signature, session_headers
 
 _STATUS: dict[str, StopReason] = {"completed": "stop", "in_progress": "stop", "queued": "stop",
@@ -178,7 +178,7 @@ def _failed_text(response: dict[str, Any]) -> str:
 async def stream_responses(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     from openai import AsyncStream
 
-    builder = MessageBuilder(model)
+    builder = new_builder(model)
     signal = options.signal
     client = None
     sdk_stream = None

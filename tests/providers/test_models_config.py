@@ -250,13 +250,18 @@ def test_available_models_are_those_with_credentials(tmp_path: Path, monkeypatch
 
 
 def test_auth_header_adds_bearer_token(tmp_path: Path) -> None:
-    write_json(tmp_path, {"providers": {"gw": {"baseUrl": "http://gw/v1", "apiKey": "tok", "authHeader": True,
-                                               "api": "openai-completions", "headers": {"X-A": "1"},
-                                               "models": [{"id": "m", "headers": {"X-B": "2"}}]}}})
+    write_json(tmp_path, {"providers": {
+        "gw": {"baseUrl": "http://gw/v1", "apiKey": "tok", "authHeader": True, "api": "openai-completions",
+               "headers": {"X-A": "1"}, "models": [{"id": "m", "headers": {"X-B": "2"}}]},
+        "broken": {"baseUrl": "http://b/v1", "apiKey": "!false", "authHeader": True, "api": "openai-completions",
+                   "models": [{"id": "m"}]}}})
     reg = registry(tmp_path)
     model = reg.find("gw", "m")
-    assert reg.request_headers(model) == {"X-A": "1", "X-B": "2", "Authorization": "Bearer tok"}
+    assert model.headers == {"X-A": "1", "X-B": "2", "Authorization": "Bearer tok"}
+    assert reg.request_headers(model) == model.headers
     assert reg.request_headers(reg.find("openai", "gpt-4o")) is None
+    with pytest.raises(PiError, match='^No API key found for "broken"$'):
+        reg.request_headers(reg.find("broken", "m"))
 
 
 def test_refresh_rereads_the_files(tmp_path: Path) -> None:

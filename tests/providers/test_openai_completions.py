@@ -309,3 +309,11 @@ def test_prompt_cache_key_for_openai_hosts(server: FakeModelServer) -> None:
     run(make_model(server), hello(), StreamOptions(api_key="k", session_id="s1", cache_retention="long"))
     body = server.requests[1].body
     assert body["prompt_cache_key"] == "s1" and body["prompt_cache_retention"] == "24h"
+
+
+def test_already_aborted_request_sends_nothing(server: FakeModelServer) -> None:
+    options = StreamOptions(api_key="k")
+    options.signal.abort()
+    events = run(make_model(server), hello(), options)
+    assert [e.type for e in events] == ["error"] and events[0].error.stop_reason == "aborted"
+    assert events[0].error.usage.total_tokens == 0 and server.requests == []
