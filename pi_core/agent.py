@@ -240,6 +240,7 @@ class Agent:
             get_follow_up_messages=lambda: self._drain(self._follow_up, self.follow_up_mode),
             tool_execution=self.tool_execution, before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call, options=options, cwd=self.cwd, tool_env=self.tool_env,
+            get_tools=lambda: self.state.tools,
         )
 
     async def _run(self, prompts: list[AgentMessage] | None, *, skip_initial_steering: bool = False) -> None:

@@ -14,6 +14,8 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
+    from pi_core.events import AgentEvent
+    from pi_core.extension import BeforeAgentStart, ExtensionContext, InputResult, SlashCommand
     from pi_core.providers import ApiProvider
     from pi_core.render import Renderer
     from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
@@ -77,3 +79,37 @@ def pi_renderers() -> list[Renderer] | None:
 @hookspec
 def pi_cli_commands() -> list[click.Command] | None:
     """Return click commands to add as ``pi <name>`` sub-commands."""
+
+
+# --- lifecycle (config.md §9.2). ``ctx`` is a pi_core.extension.ExtensionContext. ------------------
+
+
+@hookspec
+def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
+    """The session is bound and ready (``reason``: startup, new, resume, fork, reload)."""
+
+
+@hookspec
+def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
+    """The session is ending (``reason``: quit, new, resume, fork, reload). Flush what you keep."""
+
+
+@hookspec
+def pi_input(ctx: ExtensionContext, text: str, source: str) -> InputResult | None:
+    """A prompt arrived (``source``: interactive, rpc, print). Return ``InputResult`` to transform the text
+    (later plugins see the new text) or to mark it handled (nothing is sent to the model)."""
+
+
+@hookspec
+def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_prompt: str) -> BeforeAgentStart | None:
+    """Just before a run starts: add a custom message to this prompt, or replace the system prompt for it."""
+
+
+@hookspec
+def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
+    """Observe every agent event (agent_start, turn_end, tool_execution_end, ...). Return nothing."""
+
+
+@hookspec
+def pi_commands() -> list[SlashCommand] | None:
+    """Return ``/name`` commands for the interactive editor and RPC prompts."""

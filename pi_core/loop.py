@@ -72,6 +72,8 @@ class LoopConfig:
     options: StreamOptions = field(default_factory=StreamOptions)
     cwd: Path = field(default_factory=Path.cwd)
     tool_env: dict[str, Any] = field(default_factory=dict)  # handed to every ToolContext.extras
+    # Re-read before every LLM call, so a tool that activates other tools takes effect next turn.
+    get_tools: Callable[[], list[Tool]] | None = None
 
 
 async def run_agent_loop(prompts: list[AgentMessage], context: AgentContext, config: LoopConfig,
@@ -118,6 +120,8 @@ async def _run(context: AgentContext, new_messages: list[AgentMessage], config: 
                 context.messages.append(message)
                 new_messages.append(message)
             pending = []
+            if config.get_tools is not None:
+                context.tools = list(config.get_tools())
 
             assistant = await stream_assistant_response(context, config, emit, signal)
             new_messages.append(assistant)

@@ -66,6 +66,8 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
         sys.stdout.flush()
 
     def on_event(event: AgentEvent) -> None:
+        if event.type == "extension_error":
+            sys.stderr.write(f"Extension error ({event.extension_path}): {event.error}\n")
         if json_mode:
             sys.stdout.write(_dumps(event.to_json()) + "\n")
             sys.stdout.flush()
@@ -76,6 +78,7 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
                 spinner.stop()
 
     session.subscribe(on_event)
+    await session.start("startup")
     try:
         for index, text in enumerate(prompts):
             await session.prompt(text, images if index == 0 else None)
@@ -84,6 +87,7 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
     finally:
         if spinner is not None:
             spinner.stop()
+        await session.shutdown("quit")
     if json_mode:
         return 0
     last = session.messages[-1] if session.messages else None

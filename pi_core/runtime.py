@@ -109,6 +109,56 @@ class AgentSession:
             cwd=config.cwd,
         )
         self.agent.subscribe(self._on_agent_event)
+        from pi_core.extension import ExtensionContext
+
+        self.ext = ExtensionContext(self)
+        self.agent.tool_env["pi"] = self.ext
+        self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
+        self.commands = self._collect_commands()
+
+    def set_ui(self, ui: Any) -> None:
+        """Install the mode's UI (interactive, RPC client); print mode keeps the defaults."""
+        self.ext.ui = ui
+
+    # --- plugin lifecycle -------------------------------------------------------------------------
+
+    def _collect_commands(self) -> dict[str, Any]:
+        commands: dict[str, Any] = {}
+        for _plugin, values in call_each(self.plugins, "pi_commands"):
+            for command in values:
+                commands[command.name] = command
+        return commands
+
+    async def _call_hook(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
+        """Call a lifecycle hook plugin by plugin; a raising plugin is reported, not fatal."""
+        results: list[tuple[str, Any]] = []
+        for plugin_name, impl in self.plugins.ordered_impls(hook):
+            args = {k: v for k, v in kwargs.items() if k in impl.argnames}  # type: ignore[attr-defined]
+            try:
+                value = impl.function(**args)  # type: ignore[attr-defined]
+                if asyncio.iscoroutine(value):
+                    value = await value
+            except Exception as err:  # noqa: BLE001 - an extension error must not end the session
+                await self._emit(AgentEvent("extension_error", extension_path=self._plugin_source(plugin_name),
+                                            event=hook.removeprefix("pi_"), error=str(err) or type(err).__name__))
+                continue
+            if value is not None:
+                results.append((plugin_name, value))
+            if hook == "pi_input" and getattr(value, "action", None) == "transform":
+                kwargs["text"] = value.text
+            if hook == "pi_before_agent_start" and getattr(value, "system_prompt", None):
+                kwargs["system_prompt"] = value.system_prompt
+        return results
+
+    def _plugin_source(self, plugin_name: str) -> str:
+        info = self.plugins.info.get(plugin_name)
+        return info.source if info else plugin_name
+
+    async def start(self, reason: str = "startup") -> None:
+        await self._call_hook("pi_session_start", ctx=self.ext, reason=reason)
+
+    async def shutdown(self, reason: str = "quit") -> None:
+        await self._call_hook("pi_session_shutdown", ctx=self.ext, reason=reason)
 
     # --- events -----------------------------------------------------------------------------------
 
@@ -120,6 +170,8 @@ class AgentSession:
         if event.type == "message_end" and self.store is not None:
             self.store.append_message(event.message)
         await self._emit(event)
+        if self.plugins.pm.hook.pi_agent_event.get_hookimpls():
+            await self._call_hook("pi_agent_event", ctx=self.ext, event=event)
 
     async def _emit(self, event: AgentEvent) -> None:
         for listener in list(self._listeners):
@@ -215,9 +267,23 @@ class AgentSession:
         return UserMessage(content=[TextContent(text=text), *(images or [])])
 
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
-                     streaming_behavior: str | None = None) -> None:
-        """Run one prompt to the end (or queue it while streaming, per ``streaming_behavior``)."""
-        text = self.expand_input(text)
+                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None:
+        """The input pipeline (config.md §8): commands, the input hook, expansion, then run or queue."""
+        if expand and text.startswith("/"):
+            name, _, rest = text[1:].partition(" ")
+            command = self.commands.get(name)
+            if command is not None:
+                outcome = command.handler(rest.strip(), self.ext)
+                if asyncio.iscoroutine(outcome):
+                    await outcome
+                return
+        if expand:
+            for _plugin, result in await self._call_hook("pi_input", ctx=self.ext, text=text, source=source):
+                if result.action == "handled":
+                    return
+                if result.action == "transform" and result.text is not None:
+                    text, images = result.text, result.images if result.images is not None else images
+            text = self.expand_input(text)
         if self.is_streaming:
             if streaming_behavior == "steer":
                 self.steer(text, images, expanded=True)
@@ -228,7 +294,33 @@ class AgentSession:
             raise PiError("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
                           "to queue the message.")
         self.check_ready()
-        await self.agent.prompt(self._user_message(text, images))
+        messages: list[AgentMessage] = [self._user_message(text, images), *self._next_turn]
+        self._next_turn = []
+        base_prompt = self.agent.state.system_prompt
+        for _plugin, result in await self._call_hook("pi_before_agent_start", ctx=self.ext, prompt=text,
+                                                      system_prompt=base_prompt):
+            if result.message:
+                messages.append(_custom(result.message))
+            if result.system_prompt:
+                self.agent.state.system_prompt = result.system_prompt
+        try:
+            await self.agent.prompt(messages)
+        finally:
+            self.agent.state.system_prompt = base_prompt
+
+    def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
+                            deliver_as: str | None = None) -> None:
+        """A plugin's message (config.md §9.1 sendMessage): queued, kept for the next prompt, or recorded."""
+        message = _custom({"customType": custom_type, "content": content, "display": display, "details": details})
+        if deliver_as == "nextTurn":
+            self._next_turn.append(message)
+        elif self.is_streaming:
+            (self.agent.follow_up if deliver_as == "followUp" else self.agent.steer)(message)
+            self._queue_changed()
+        else:
+            self.agent.state.messages.append(message)
+            if self.store is not None:
+                self.store.append_custom_message_entry(custom_type, content, display, details)
 
     def check_ready(self) -> None:
         model = self.agent.state.model
@@ -272,3 +364,10 @@ class AgentSession:
             if isinstance(message, AssistantMessage):
                 return message
         return None
+
+
+def _custom(data: dict[str, Any]) -> AgentMessage:
+    from pi_core.types import CustomMessage
+
+    fields = {k: v for k, v in data.items() if v is not None}
+    return CustomMessage(role="custom", **fields)

@@ -53,6 +53,11 @@ class ToolContext:
 
         return Path(resolve_to_cwd(path, str(self.cwd)))
 
+    @property
+    def pi(self) -> Any:
+        """The session's ExtensionContext (set active tools, send messages, ask the user), if running in one."""
+        return self.extras.get("pi")
+
     def update(self, partial: ToolResult | str) -> None:
         if self.on_update is not None:
             self.on_update(ToolResult.text(partial) if isinstance(partial, str) else partial)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pi_core.testing.fake_server import FakeModelServer
+from pi_core.testing.pi_home import write_models
 
 WIRES = ["anthropic-messages", "openai-completions", "openai-responses"]
 
@@ -44,17 +44,6 @@ class PiRunner:
     def sent_tools(self, index: int = 0) -> list[str]:
         body = self.server.requests[index].body
         return [t.get("name") or t.get("function", {}).get("name") for t in body.get("tools", [])]
-
-
-def write_models(home: Path, base_url: str, api: str) -> None:
-    home.mkdir(parents=True, exist_ok=True)
-    models = {"providers": {"fake": {
-        "baseUrl": base_url, "api": api, "apiKey": "test-key",
-        "models": [{"id": "fake-model", "name": "Fake Model", "reasoning": False, "input": ["text", "image"],
-                    "contextWindow": 100000, "maxTokens": 4096,
-                    "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}}],
-    }}}
-    (home / "models.json").write_text(json.dumps(models))
 
 
 @pytest.fixture(params=WIRES)

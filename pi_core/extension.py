@@ -1,0 +1,148 @@
+"""What plugins can do at run time (config.md §9): the context handed to lifecycle hooks and tools.
+
+Hooks receive an ``ExtensionContext``; tools reach it as ``ctx.pi``. It can change the active tools
+(a tool that unlocks others), send messages, append custom session entries, name the session and ask
+the user through whatever UI the mode has (interactive, RPC client, or the defaults of print mode).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from pi_core.runtime import AgentSession
+    from pi_core.types import ImageContent, Model
+
+
+class UI:
+    """Asking the user. The base class is the no-UI behaviour of print and JSON mode: defaults only."""
+
+    has_ui = False
+
+    async def select(self, title: str, options: list[str], *, timeout: float | None = None) -> str | None:
+        return None
+
+    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
+        return False
+
+    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None) -> str | None:
+        return None
+
+    async def editor(self, title: str, prefill: str = "") -> str | None:
+        return None
+
+    def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
+        return None
+
+    def set_status(self, key: str, text: str | None = None) -> None:
+        return None
+
+    def set_editor_text(self, text: str) -> None:
+        return None
+
+    def get_editor_text(self) -> str:
+        return ""
+
+
+@dataclass
+class SlashCommand:
+    """A ``/name`` command a plugin adds (interactive and RPC ``prompt``). ``handler(args, ctx)``."""
+
+    name: str
+    description: str
+    handler: Any  # Callable[[str, ExtensionContext], Awaitable[None] | None]
+
+
+@dataclass
+class InputResult:
+    """Returned by ``pi_input``: keep going, replace the text, or mark the input as handled."""
+
+    action: Literal["continue", "transform", "handled"] = "continue"
+    text: str | None = None
+    images: list[ImageContent] | None = None
+
+
+@dataclass
+class BeforeAgentStart:
+    """Returned by ``pi_before_agent_start``: a custom message to add, and/or a new system prompt."""
+
+    message: dict[str, Any] | None = None  # {customType, content, display, details}
+    system_prompt: str | None = None
+
+
+@dataclass
+class ExtensionContext:
+    session: AgentSession
+    ui: UI = field(default_factory=UI)
+
+    @property
+    def cwd(self) -> Path:
+        return self.session.config.cwd
+
+    @property
+    def has_ui(self) -> bool:
+        return self.ui.has_ui
+
+    @property
+    def model(self) -> Model:
+        return self.session.model
+
+    # --- tools ------------------------------------------------------------------------------------
+
+    def get_active_tools(self) -> list[str]:
+        return [t.name for t in self.session.active_tools]
+
+    def get_all_tools(self) -> list[dict[str, Any]]:
+        return [{"name": t.name, "description": t.description, "parameters": t.json_schema}
+                for t in self.session.config.all_tools.values()]
+
+    def set_active_tools(self, names: list[str]) -> None:
+        """Activate exactly these tools (unknown names are ignored); effective from the next turn."""
+        known = [n for n in names if n in self.session.config.all_tools]
+        self.session.set_active_tools(known)
+
+    # --- messages and entries ---------------------------------------------------------------------
+
+    def send_user_message(self, text: str, images: list[ImageContent] | None = None, *,
+                          deliver_as: Literal["steer", "followUp"] | None = None) -> None:
+        """Queue (while streaming) or start a prompt, without command/skill/template processing."""
+        if self.session.is_streaming:
+            if deliver_as is None:
+                raise RuntimeError("The agent is streaming: pass deliver_as='steer' or 'followUp'")
+            queue = self.session.steer if deliver_as == "steer" else self.session.follow_up
+            queue(text, images, expanded=True)
+            return
+        asyncio.get_running_loop().create_task(self.session.prompt(text, images, expand=False))
+
+    def send_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
+                     deliver_as: Literal["steer", "followUp", "nextTurn"] | None = None) -> None:
+        self.session.send_custom_message(custom_type, content, display=display, details=details,
+                                         deliver_as=deliver_as)
+
+    def append_entry(self, custom_type: str, data: Any = None) -> None:
+        if self.session.store is not None:
+            self.session.store.append_custom_entry(custom_type, data)
+
+    def set_session_name(self, name: str) -> None:
+        if self.session.store is not None:
+            self.session.store.append_session_info(name)
+
+    def get_session_name(self) -> str | None:
+        return self.session.store.session_name if self.session.store is not None else None
+
+    # --- run control ------------------------------------------------------------------------------
+
+    def is_idle(self) -> bool:
+        return not self.session.is_streaming
+
+    def abort(self) -> None:
+        self.session.agent.abort()
+
+    def has_pending_messages(self) -> bool:
+        return self.session.agent.has_queued_messages()
+
+    def get_system_prompt(self) -> str:
+        return self.session.agent.state.system_prompt
