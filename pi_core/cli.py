@@ -173,3 +173,8 @@ def tools_command(json_: bool) -> None:
     for row in rows:
         mark = "*" if row["active"] else " "
         click.echo(f"{mark} {row['name']:<12} {row['plugin']:<22} {row['description']}")
+
+
+from pi_core.packages import register_package_commands  # noqa: E402 - cheap: click only, pip runs lazily
+
+register_package_commands(commands)
