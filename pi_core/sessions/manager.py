@@ -3,58 +3,34 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_core.sessions import format as fmt
+from pi_core.sessions.branching import BranchingMixin, ForkResult, TreeNode
 from pi_core.sessions.context import SessionContext, build_session_context, path_to
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry
-from pi_core.sessions.messages import message_text
 from pi_core.sessions.migrate import migrate_records
 from pi_core.sessions.store import (
     LoadedFile,
     SessionInfo,
-    materialize,
-    materialize_many,
     default_session_dir,
     find_most_recent_session,
     list_all_sessions,
     list_sessions,
     load_file,
+    materialize,
+    materialize_many,
+    write_file_atomically,
 )
+
+__all__ = ["ForkResult", "SessionManager", "TreeNode"]
 
 _SUMMARY_ROLES = frozenset({"compactionSummary", "branchSummary"})
 
 
-@dataclass
-class TreeNode:
-    entry: Entry
-    children: list[TreeNode] = field(default_factory=list)
-    label: str | None = None
-
-
-@dataclass
-class ForkResult:
-    """Outcome of ``fork``: the user text to put back in the editor and the new file (None in memory)."""
-
-    selected_text: str
-    session_file: Path | None
-
-
-def _write_replacing(path: Path, records: list[Entry]) -> None:
-    """Write a whole file through a temporary sibling and an atomic rename: never half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as fh:
-        fh.write("".join(fmt.serialize_line(r) for r in records))
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
-
-
-class SessionManager:
+class SessionManager(BranchingMixin):
     """The entries of one session, the current leaf, labels and the file they are written to.
 
     Build one with ``create``, ``open``, ``continue_recent``, ``in_memory`` or ``fork_from``.
@@ -135,7 +111,7 @@ class SessionManager:
         timestamp = fmt.iso_now()
         new_file = directory / f"{fmt.file_timestamp(timestamp)}_{session_id}.jsonl"
         header = fmt.make_header(session_id, timestamp, str(target_cwd), str(source_path))
-        _write_replacing(new_file, [header, *records[1:]])
+        write_file_atomically(new_file, [header, *records[1:]])
         manager = cls(target_cwd, directory, new_file, True)
         manager.warnings[:0] = loaded.warnings
         return manager
@@ -167,7 +143,7 @@ class SessionManager:
         self._session_id = str(self._records[0]["id"])
         self._session_file = path
         if migrate_records(self._records):
-            _write_replacing(path, self._records)
+            write_file_atomically(path, self._records)
             loaded.ends_with_newline = True
         self._needs_newline = not loaded.ends_with_newline
         self._written = len(self._records)
@@ -182,7 +158,7 @@ class SessionManager:
         self.new_session()
         self._session_file = path
         if self._persist:
-            _write_replacing(path, self._records)
+            write_file_atomically(path, self._records)
             self._written = len(self._records)
 
     def new_session(self, id: str | None = None, parent_session: str | None = None) -> Path | None:
@@ -355,21 +331,6 @@ class SessionManager:
         last = [self._records[-1]] if len(self._records) > 1 else []
         return build_session_context(last, self._leaf_id, self._by_id, self._load_many)
 
-    def get_tree(self) -> list[TreeNode]:
-        """Roots of the entry tree; children oldest first; orphans (missing or self parent) are roots."""
-        nodes = {e["id"]: TreeNode(e, [], self._labels.get(e["id"])) for e in self.get_entries()}
-        roots: list[TreeNode] = []
-        for entry_id, node in nodes.items():
-            parent_id = node.entry.get("parentId")
-            parent = nodes.get(parent_id) if parent_id and parent_id != entry_id else None
-            (parent.children if parent else roots).append(node)
-        stack = list(roots)
-        while stack:
-            node = stack.pop()
-            node.children.sort(key=lambda n: fmt.ms_from_iso(str(n.entry.get("timestamp", ""))) or 0)
-            stack.extend(node.children)
-        return roots
-
     # --- appending --------------------------------------------------------------------------------
 
     def append_message(self, message: Any) -> str:
@@ -419,93 +380,3 @@ class SessionManager:
         entry_id = self._append_entry(fmt.label_entry(*self._next(), target_id, label or None))
         self._apply_label(target_id, label)
         return entry_id
-
-    # --- branching --------------------------------------------------------------------------------
-
-    def branch(self, entry_id: str) -> None:
-        """Move the leaf to an existing entry; the next append starts a new branch there."""
-        if entry_id not in self._by_id:
-            raise SessionError(f"Entry {entry_id} not found")
-        self._leaf_id = entry_id
-
-    def reset_leaf(self) -> None:
-        """Leaf before the first entry: the next append becomes a new root."""
-        self._leaf_id = None
-
-    def branch_with_summary(
-        self, entry_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
-    ) -> str:
-        """Move the leaf to ``entry_id`` (None = root) and append a ``branch_summary`` there."""
-        if entry_id is not None and entry_id not in self._by_id:
-            raise SessionError(f"Entry {entry_id} not found")
-        self._leaf_id = entry_id
-        new_id = fmt.new_entry_id(self._by_id)
-        entry = fmt.branch_summary_entry(
-            new_id, entry_id, fmt.iso_now(), entry_id or "root", summary, details, from_hook
-        )
-        return self._append_entry(entry)
-
-    def create_branched_session(self, leaf_id: str) -> Path | None:
-        """Make this manager a new session holding only the path root→``leaf_id`` (labels re-created).
-
-        Returns the new file (None in memory). The file is written now only if the path holds an
-        assistant message; otherwise with the first assistant reply, like any new session.
-        """
-        previous_file = self._session_file
-        path = self.get_branch(leaf_id)
-        if not path:
-            raise SessionError(f"Entry {leaf_id} not found")
-        kept = [e for e in path if e.get("type") != "label"]
-        kept_ids = {e["id"] for e in kept}
-        labels = [(target, label) for target, label in self._labels.items() if target in kept_ids]
-
-        session_id = fmt.uuid7()
-        timestamp = fmt.iso_now()
-        parent_session = str(previous_file) if self._persist and previous_file else None
-        header = fmt.make_header(session_id, timestamp, self._cwd, parent_session)
-        taken = set(kept_ids)
-        parent = kept[-1]["id"] if kept else None
-        label_entries: list[Entry] = []
-        for target, label in labels:
-            entry = fmt.label_entry(fmt.new_entry_id(taken), parent, fmt.iso_now(), target, label)
-            taken.add(entry["id"])
-            label_entries.append(entry)
-            parent = entry["id"]
-
-        self._records = [header, *kept, *label_entries]
-        self._pending = {}  # the kept path is fully loaded; stubs that were dropped must not be looked up again
-        self._session_id = session_id
-        self._build_index()
-        self._written = 0
-        self._needs_newline = False
-        if not self._persist:
-            return None
-        self._session_file = self._new_file_path(timestamp)
-        if self._has_assistant:
-            _write_replacing(self._session_file, self._records)
-            self._written = len(self._records)
-        return self._session_file
-
-    def fork(self, entry_id: str) -> ForkResult:
-        """``/fork``: a new session ending just before the user message ``entry_id``; returns its text."""
-        entry = self.get_entry(entry_id)
-        message = entry.get("message") if entry and entry.get("type") == "message" else None
-        if not isinstance(message, dict) or message.get("role") != "user":
-            raise SessionError("Invalid entry ID for forking")
-        text = message_text(message, "")
-        previous_file = self._session_file
-        parent_id = entry.get("parentId") if entry else None
-        if parent_id and parent_id in self._by_id:
-            new_file = self.create_branched_session(parent_id)
-        else:
-            new_file = self.new_session(parent_session=str(previous_file) if self._persist and previous_file else None)
-            if not self._persist:
-                new_file = None
-        return ForkResult(text, new_file)
-
-    def clone(self, entry_id: str | None = None) -> Path | None:
-        """``/clone``: a new session holding the path root→``entry_id`` (default: the leaf), inclusive."""
-        target = entry_id if entry_id is not None else self._leaf_id
-        if target is None:
-            raise SessionError("Cannot clone session: no current entry selected")
-        return self.create_branched_session(target)

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_core.sessions.format import Entry, ms_from_iso
+from pi_core.sessions.format import Entry, ms_from_iso, serialize_line
 from pi_core.sessions.jsonfmt import js_loads
 from pi_core.sessions.messages import message_text
 
@@ -171,6 +171,17 @@ def load_file(path: str | Path, lazy: bool = False) -> LoadedFile:
     for warning in loaded.warnings:
         log.warning(warning)
     return loaded
+
+
+def write_file_atomically(path: Path, records: list[Entry]) -> None:
+    """Write a whole file through a temporary sibling and an atomic rename: never half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as fh:
+        fh.write("".join(serialize_line(r) for r in records))
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
 
 
 def _is_current_version(text: str) -> bool:

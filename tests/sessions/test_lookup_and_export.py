@@ -95,3 +95,26 @@ def test_export_renders_in_headless_chromium(tmp_path: Path) -> None:
     assert "<h1>Export &lt;test&gt;</h1>" in dom
     assert re.search(r"What is &lt;script&gt;alert\(1\)&lt;/script&gt; &amp;(amp;)? co\?", dom)
     assert "Main answer" in dom and "Alternative answer" in dom and "<script" not in dom
+
+
+def test_export_html_tags_are_balanced(tmp_path: Path) -> None:
+    from html.parser import HTMLParser
+
+    class Balance(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stack: list[str] = []
+            self.errors: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            if tag not in ("meta", "img", "br"):
+                self.stack.append(tag)
+
+        def handle_endtag(self, tag: str) -> None:
+            if not self.stack or self.stack.pop() != tag:
+                self.errors.append(tag)
+
+    for source in (build_export_session(tmp_path), FIXTURES / "before-compaction.jsonl"):
+        parser = Balance()
+        parser.feed(export_html(source, tmp_path / "check.html").read_text())
+        assert parser.errors == [] and parser.stack == []
