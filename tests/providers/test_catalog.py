@@ -64,6 +64,7 @@ def test_catalog_reaches_the_registry_through_pi_models() -> None:
     registry = ModelRegistry.from_plugins(plugins, agent_dir=None)
     assert registry.find("openai", "gpt-5.4") is not None
     assert len(registry.all_models()) == len(catalog.catalog_models())
+    assert registry.sources.presets["ollama"]["baseUrl"] == "http://localhost:11434/v1"
 
 
 def test_entry_points_register_the_three_providers() -> None:
