@@ -31,7 +31,8 @@ async def run_rpc_mode(session: Any, *, stdin: Any = None, stdout: Any = None, m
 
     restore: Callable[[], None] | None = None
     if stdout is None:
-        stdout, restore = _claim_stdout()
+        stdout = protect_stdout()
+        restore = _release_stdout
     try:
         mode = RpcMode(session, _writer(stdout), model_registry=model_registry)
         remove_signals = _install_signal_handlers(mode) if stdin is None else (lambda: None)
@@ -44,22 +45,37 @@ async def run_rpc_mode(session: Any, *, stdin: Any = None, stdout: Any = None, m
             restore()
 
 
-def _claim_stdout() -> tuple[BinaryIO, Callable[[], None]]:
-    sys.stdout.flush()
-    protocol_fd = os.dup(1)
-    saved_fd = os.dup(1)
-    os.dup2(2, 1)
-    saved_stdout = sys.stdout
-    sys.stdout = sys.stderr
-    protocol = os.fdopen(protocol_fd, "wb", buffering=0)
+_claimed: tuple[BinaryIO, int, TextIO] | None = None
 
-    def restore() -> None:
-        sys.stdout = saved_stdout
-        os.dup2(saved_fd, 1)
-        os.close(saved_fd)
-        protocol.close()
 
-    return protocol, restore
+def protect_stdout() -> BinaryIO:
+    """Reserve the real stdout for protocol lines and send everything else written to fd 1 to stderr.
+
+    Idempotent. The CLI should call this before loading plugins in RPC mode, so even a plugin that
+    prints at import time cannot corrupt the stream; ``run_rpc_mode`` calls it anyway.
+    """
+    global _claimed
+    if _claimed is None:
+        sys.stdout.flush()
+        protocol_fd = os.dup(1)
+        saved_fd = os.dup(1)
+        os.dup2(2, 1)
+        saved_stdout = sys.stdout
+        sys.stdout = sys.stderr
+        _claimed = (os.fdopen(protocol_fd, "wb", buffering=0), saved_fd, saved_stdout)
+    return _claimed[0]
+
+
+def _release_stdout() -> None:
+    global _claimed
+    if _claimed is None:
+        return
+    protocol, saved_fd, saved_stdout = _claimed
+    _claimed = None
+    sys.stdout = saved_stdout
+    os.dup2(saved_fd, 1)
+    os.close(saved_fd)
+    protocol.close()
 
 
 def _writer(stdout: BinaryIO | TextIO) -> Callable[[dict[str, Any]], None]:
@@ -144,4 +160,4 @@ def _install_signal_handlers(mode: Any) -> Callable[[], None]:
     return lambda: [loop.remove_signal_handler(s) for s in installed] and None
 
 
-__all__ = ["run_rpc_mode"]
+__all__ = ["protect_stdout", "run_rpc_mode"]

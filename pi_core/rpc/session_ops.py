@@ -14,7 +14,7 @@ from typing import Any
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
 from pi_core.rpc.bash_ops import BashRunner
-from pi_core.rpc.thinking import clamp_thinking_level, next_thinking_level
+from pi_core.rpc.thinking import clamp_level, next_thinking_level
 from pi_core.types import AssistantMessage, Model
 
 QUEUE_MODES = ("all", "one-at-a-time")
@@ -149,7 +149,7 @@ class SessionOps:
         return self.agent.state.thinking_level
 
     def _apply_thinking_level(self, level: str) -> None:
-        effective = clamp_thinking_level(self.session.model if _has_model(self.session.model) else None, level)
+        effective = clamp_level(self.session.model if _has_model(self.session.model) else None, level)
         if effective == self.agent.state.thinking_level:
             return
         self.session.set_thinking_level(effective)
@@ -270,7 +270,7 @@ class SessionOps:
             if recorded is not None and registry.has_auth(recorded.provider):
                 self.agent.state.model = recorded
         if context.thinking_level:
-            self.agent.state.thinking_level = clamp_thinking_level(self.session.model, context.thinking_level)
+            self.agent.state.thinking_level = clamp_level(self.session.model, context.thinking_level)
 
     # --- commands ---------------------------------------------------------------------------------
 

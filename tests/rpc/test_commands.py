@@ -15,7 +15,7 @@ from tests.rpc.conftest import FAKE, FAKE_REASONING, Rig
 
 
 def entries(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
 # --- state ------------------------------------------------------------------------------------------

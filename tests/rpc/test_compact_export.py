@@ -14,7 +14,7 @@ from tests.rpc.conftest import Rig
 
 
 def entries(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
 def test_compact_after_one_exchange(rig: Rig) -> None:

@@ -9,7 +9,7 @@ from tests.rpc.conftest import Rig
 
 
 def entries(path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
 
 
 def test_prompt_answers_success_before_agent_start_and_persists(rig: Rig) -> None:
