@@ -154,7 +154,8 @@ def _exact_anywhere(text: str, models: list[Model]) -> Model | None:
 def resolve_cli_model(registry: ModelRegistry, provider: str | None, pattern: str) -> ResolvedModel:
     """``--provider``/``--model`` against *all* models (so ``--api-key`` works on first use).
 
-    Raises PiError with Pi's messages. A synthesized custom model id comes back with a warning.
+    Raises PiError with Pi's messages. A synthesized custom model id comes back with a warning (plain text;
+    print it as ``Warning: <text>``).
     """
     models = registry.all_models()
     if not models:
@@ -193,7 +194,7 @@ def resolve_cli_model(registry: ModelRegistry, provider: str | None, pattern: st
         synthetic = _fallback_model(chosen, text, models)
         if synthetic:
             note = f'Model "{text}" not found for provider "{chosen}". Using custom model id.'
-            return ResolvedModel(synthetic, None, [f"Warning: {note}"])
+            return ResolvedModel(synthetic, None, [note])
 
     display = f"{chosen}/{text}" if chosen else pattern
     raise PiError(f'Model "{display}" not found. Use --list-models to see available models.')
@@ -216,7 +217,9 @@ class ScopedModel:
 
 def resolve_scope(registry: ModelRegistry, patterns: list[str],
                   warn: Callable[[str], None] = lambda _msg: None) -> list[ScopedModel]:
-    """``--models`` / ``enabledModels``: globs and fuzzy patterns over models *with* credentials."""
+    """``--models`` / ``enabledModels``: globs and fuzzy patterns over models *with* credentials.
+
+    ``warn`` receives plain texts; print them as ``Warning: <text>``."""
     available = registry.available_models()
     scoped: list[ScopedModel] = []
     seen: set[tuple[str, str]] = set()
@@ -236,15 +239,15 @@ def resolve_scope(registry: ModelRegistry, patterns: list[str],
                 glob, thinking = head, suffix
             hits = [m for m in available if _glob(f"{m.provider}/{m.id}", glob) or _glob(m.id, glob)]
             if not hits:
-                warn(f'Warning: No models match pattern "{pattern}"')
+                warn(f'No models match pattern "{pattern}"')
             for model in hits:
                 add(model, thinking)
             continue
         found = parse_model_pattern(pattern, available, strict=False)
         if found.warning:
-            warn(f"Warning: {found.warning}")
+            warn(found.warning)
         if not found.model:
-            warn(f'Warning: No models match pattern "{pattern}"')
+            warn(f'No models match pattern "{pattern}"')
             continue
         add(found.model, found.thinking)
     return scoped
@@ -259,6 +262,7 @@ class InitialModel:
     model: Model | None
     thinking: str | None = None  # an explicit level from the chosen source, else None (caller's default)
     message: str | None = None  # "Could not restore model ..." fallback note
+    warnings: list[str] = field(default_factory=list)  # e.g. a synthesized custom model id (cli.md §3.1 step 8)
 
 
 def default_available_model(registry: ModelRegistry) -> Model | None:
@@ -286,7 +290,7 @@ def initial_model(
     a provider default with credentials; the first model with credentials; none."""
     if cli_model:
         resolved = resolve_cli_model(registry, cli_provider, cli_model)
-        return InitialModel(resolved.model, resolved.thinking)
+        return InitialModel(resolved.model, resolved.thinking, warnings=resolved.warnings)
     if scope and not has_messages:
         saved = registry.find(default_provider, default_model) if default_provider and default_model else None
         chosen = next((s for s in scope if saved and (s.model.provider, s.model.id) == (saved.provider, saved.id)),

@@ -91,8 +91,9 @@ def test_unknown_model_of_known_provider_becomes_a_custom_id(registry: ModelRegi
     resolved = resolve_cli_model(registry, "openai", "gpt-9-preview")
     assert resolved.model.id == resolved.model.name == "gpt-9-preview"
     assert resolved.model.api == "openai-responses"  # copied from the provider's default model (gpt-5.4)
-    assert resolved.warnings == ['Warning: Model "gpt-9-preview" not found for provider "openai". '
-                                 'Using custom model id.']
+    assert resolved.warnings == ['Model "gpt-9-preview" not found for provider "openai". Using custom model id.']
+    chosen = initial_model(registry, cli_provider="openai", cli_model="gpt-9-preview")
+    assert chosen.model.id == "gpt-9-preview" and chosen.warnings == resolved.warnings
 
 
 def test_no_models_at_all(tmp_path: Path) -> None:
@@ -109,8 +110,8 @@ def test_scope_uses_credentialed_models_globs_and_levels(registry: ModelRegistry
                                      "sonnet:turbo", " "], warnings.append)
     assert [(s.model.id, s.thinking) for s in scope] == [
         ("claude-3-5-haiku-20241022", "low"), ("claude-3-5-haiku-20240307", "low"), ("claude-sonnet-4-6", None)]
-    assert warnings == ['Warning: No models match pattern "gpt-4o"',
-                        'Warning: Invalid thinking level "turbo" in pattern "sonnet:turbo". Using default instead.']
+    assert warnings == ['No models match pattern "gpt-4o"',
+                        'Invalid thinking level "turbo" in pattern "sonnet:turbo". Using default instead.']
 
 
 def test_initial_model_priorities(registry: ModelRegistry, monkeypatch: pytest.MonkeyPatch) -> None:
