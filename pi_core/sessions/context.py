@@ -52,12 +52,15 @@ def entry_message(entry: Entry) -> Message | None:
 def path_to(leaf: Entry, by_id: dict[str, Entry]) -> list[Entry]:
     """Entries from the root down to ``leaf`` (a missing parent, or a cycle, ends the walk)."""
     path: list[Entry] = []
-    limit = len(by_id) + 1
+    seen: set[str] = set()
     current: Entry | None = leaf
-    while current is not None and len(path) <= limit:
+    while current is not None:
         path.append(current)
+        seen.add(current.get("id"))  # type: ignore[arg-type]
         parent_id = current.get("parentId")
-        current = by_id.get(parent_id) if parent_id else None
+        if not parent_id or parent_id in seen:
+            break
+        current = by_id.get(parent_id)
     path.reverse()
     return path
 

@@ -147,3 +147,10 @@ def test_block_images_replaces_and_collapses() -> None:
     out = convert_to_llm([message], block_images=True)[0]["content"]
     assert out == [{"type": "text", "text": "Image reading is disabled."}, {"type": "text", "text": "t"}]
     assert convert_to_llm([message])[0]["content"][0] == image
+
+
+def test_parent_cycles_end_the_path() -> None:
+    entries = [msg("a", "b", "user", "one"), msg("b", "a", "assistant", "two"), msg("s", "s", "user", "self")]
+    assert [m.get("content") for m in build_session_context(entries, "b").messages][0] == "one"
+    assert len(build_session_context(entries, "b").messages) == 2
+    assert len(build_session_context(entries, "s").messages) == 1
