@@ -196,6 +196,9 @@ class InteractiveApp:
         self.hint = None
         if kind.kind == "command":
             command = self.commands.get(kind.command)
+            if command is None:  # "/mo": the one command it begins, as completion would give
+                starting = [c for name, c in self.commands.items() if name.startswith(kind.command)]
+                command = starting[0] if len(starting) == 1 else None
             if command is not None and command.handler is not None:
                 self._spawn(run_command(command, self, kind.args))
                 return

@@ -35,13 +35,10 @@ def build(ui: InteractiveApp) -> KeyBindings:
     def _enter(event: Any) -> None:
         state = ui.buffer.complete_state
         if state is not None and state.completions:
-            choice = state.current_completion
-            if choice is None and ui.buffer.text.startswith("/"):
-                choice = state.completions[0]  # "/mo" + Enter runs the first match, /model
-            if choice is not None:
-                ui.buffer.apply_completion(choice)
-                if not ui.buffer.text.startswith("/"):
-                    return  # a file or path: keep editing; a command runs at once
+            # An open menu highlights its first entry: Enter takes it ("/mo" runs /model).
+            ui.buffer.apply_completion(state.current_completion or state.completions[0])
+            if not ui.buffer.text.startswith("/"):
+                return  # a file or path: keep editing; a command runs at once
         ui.submit()
 
     @bindings.add("escape", "enter", filter=editing)

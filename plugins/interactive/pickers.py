@@ -38,7 +38,7 @@ class Picker:
 
     def visible(self) -> list[int]:
         order = fuzzy_filter(self.query, range(len(self.items)),
-                             key=lambda i: f"{self.items[i].label} {self.items[i].search}")
+                             key=lambda i: f"{self.items[i].label} {self.items[i].hint} {self.items[i].search}")
         return order
 
     def move(self, delta: int) -> None:

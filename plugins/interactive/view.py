@@ -95,7 +95,13 @@ class ChatView:
         message = event.message
         role = getattr(message, "role", None)
         if role == "user":
-            self.commit(render_user(message.text()))
+            text = message.text()
+            # A queued message was delivered: the runtime sends no queue_update for that.
+            for queue in (self.steering, self.follow_up):
+                if text in queue:
+                    queue.remove(text)
+                    break
+            self.commit(render_user(text))
         elif role == "assistant":
             self.current = message
         elif role == "bashExecution":

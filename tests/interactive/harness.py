@@ -76,6 +76,7 @@ class Harness:
         raise AssertionError(f"condition never held; scrollback so far:\n{self.screen()}")
 
     async def quit(self) -> int:
+        self.ui.buffer.reset()
         self.send("/quit\r")
         assert self.task is not None
         return await asyncio.wait_for(self.task, 10)
