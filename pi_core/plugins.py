@@ -64,8 +64,11 @@ class PluginSet:
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
+    from pi_core import hookspecs_sessions
+
     pm = pluggy.PluginManager("pi")
     pm.add_hookspecs(hookspecs)
+    pm.add_hookspecs(hookspecs_sessions)
     return pm
 
 

@@ -94,7 +94,7 @@ class AgentSession:
         self.resources: Any = None
         extra: dict[str, Any] = {"convert_to_llm": convert_to_llm} if convert_to_llm else {}
         self.agent = Agent(
-            stream_fn=stream_fn or provider_stream_fn(registry, retry=retry, on_retry=self._on_retry),
+            stream_fn=stream_fn or provider_stream_fn(registry, retry=retry),
             **extra,
             system_prompt=config.system_prompt,
             model=config.model,
@@ -115,6 +115,11 @@ class AgentSession:
         self.agent.tool_env["pi"] = self.ext
         self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
         self.commands = self._collect_commands()
+        self.retry_settings: Any = None  # pi_core.settings.RetrySettings: agent-layer auto-retry
+        self.compactor: Any = None  # pi_core.sessions.auto.Compactor, when the session has a store
+        self.auto_compaction = True
+        self.is_compacting = False
+        self._retry_cancel: AbortSignal | None = None
 
     def set_ui(self, ui: Any) -> None:
         """Install the mode's UI (interactive, RPC client); print mode keeps the defaults."""
@@ -179,9 +184,12 @@ class AgentSession:
             if asyncio.iscoroutine(outcome):
                 await outcome
 
-    def _on_retry(self, notice: Any) -> Any:
-        return self._emit(AgentEvent("auto_retry_start", attempt=notice.attempt, max_attempts=notice.max_retries,
-                                     delay_ms=int(notice.delay_s * 1000), error_message=notice.error_message))
+    def emit_later(self, event: AgentEvent) -> None:
+        """Emit from synchronous code (the compactor): async listeners are scheduled, not awaited."""
+        for listener in list(self._listeners):
+            outcome = listener(event)
+            if asyncio.iscoroutine(outcome):
+                asyncio.get_running_loop().create_task(outcome)
 
     # --- hooks ------------------------------------------------------------------------------------
 
@@ -303,8 +311,11 @@ class AgentSession:
                 messages.append(_custom(result.message))
             if result.system_prompt:
                 self.agent.state.system_prompt = result.system_prompt
+        await self._check_compaction(skip_aborted=False)
+        if self.compactor is not None:
+            self.compactor.reset_overflow_guard()
         try:
-            await self.agent.prompt(messages)
+            await self._run_agent(lambda: self.agent.prompt(messages))
         finally:
             self.agent.state.system_prompt = base_prompt
 
@@ -353,8 +364,101 @@ class AgentSession:
             pass  # no loop running: nobody can be listening
 
     async def abort(self) -> None:
+        if self._retry_cancel is not None:
+            self._retry_cancel.abort()
         self.agent.abort()
         await self.agent.wait_for_idle()
+
+    def abort_retry(self) -> None:
+        if self._retry_cancel is not None:
+            self._retry_cancel.abort()
+
+    # --- runs with auto-retry and auto-compaction (sessions.md §9.3, §11) --------------------------
+
+    async def _run_agent(self, start: Callable[[], Any]) -> None:
+        """Run, then retry retryable provider errors with backoff, then check for compaction."""
+        from pi_core.llm.retry import agent_retry_delay_ms, is_retryable_error
+
+        await start()
+        attempt = 0
+        while True:
+            last = self.last_assistant()
+            settings = self.retry_settings
+            if last is None or settings is None or not settings.enabled or not is_retryable_error(last):
+                if attempt and last is not None and last.stop_reason != "error":
+                    await self._emit(AgentEvent("auto_retry_end", success=True, attempt=attempt))
+                break
+            attempt += 1
+            if attempt > settings.max_retries:
+                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=settings.max_retries,
+                                            final_error=last.error_message))
+                break
+            delay_ms = agent_retry_delay_ms(settings.base_delay_ms, attempt)
+            await self._emit(AgentEvent("auto_retry_start", attempt=attempt, max_attempts=settings.max_retries,
+                                        delay_ms=delay_ms, error_message=last.error_message))
+            self._drop_trailing_error()
+            self._retry_cancel = cancel = AbortSignal()
+            try:
+                await asyncio.wait_for(cancel.wait(), delay_ms / 1000)
+            except asyncio.TimeoutError:
+                pass
+            finally:
+                self._retry_cancel = None
+            if cancel.aborted:
+                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=attempt,
+                                            final_error="Retry cancelled"))
+                return
+            await self.agent.continue_()
+        await self._check_compaction(skip_aborted=True)
+
+    def _drop_trailing_error(self) -> None:
+        messages = self.agent.state.messages
+        if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].stop_reason == "error":
+            self.agent.state.messages = messages[:-1]
+
+    async def _check_compaction(self, *, skip_aborted: bool) -> None:
+        last = self.last_assistant()
+        if self.compactor is None or not self.auto_compaction or last is None:
+            return
+        self.is_compacting = True
+        try:
+            outcome = await self.compactor.check(last, self.model, self.messages, skip_aborted=skip_aborted,
+                                                 thinking_level=self.agent.state.thinking_level)
+        finally:
+            self.is_compacting = False
+        if outcome is None:
+            return
+        self.agent.state.messages = self.store.build_session_context().typed_messages()
+        if skip_aborted and (outcome.will_retry or self.agent.has_queued_messages()):
+            self._drop_trailing_error()
+            await asyncio.sleep(0.1)
+            await self._run_agent(self.agent.continue_)
+
+    async def compact(self, custom_instructions: str | None = None) -> Any:
+        """Manual compaction (``/compact``, RPC ``compact``): stops the run, summarises, reloads the context."""
+        if self.compactor is None:
+            raise PiError("Compaction needs a session (it is not available with this session)")
+        await self.abort()
+        self.is_compacting = True
+        try:
+            outcome = await self.compactor.compact(self.model if self.model.id != "unknown" else None,
+                                                   thinking_level=self.agent.state.thinking_level,
+                                                   custom_instructions=custom_instructions)
+        finally:
+            self.is_compacting = False
+        self.agent.state.messages = self.store.build_session_context().typed_messages()
+        return outcome.result
+
+    async def summarize(self, model: Model, context: Context, options: StreamOptions) -> AssistantMessage:
+        """One complete LLM call through this session's providers (used by compaction)."""
+        if options.api_key is None and self.api_key_for is not None:
+            options.api_key = self.config.api_key or self.api_key_for(model)
+        final: AssistantMessage | None = None
+        async for event in self.agent.stream_fn(model, context, options):  # type: ignore[misc]
+            if event.type in ("done", "error"):
+                final = event.final
+        return final or AssistantMessage(api=model.api, provider=model.provider, model=model.id,
+                                         stop_reason="error", error_message="The provider ended the stream early")
 
     async def wait_for_idle(self) -> None:
         await self.agent.wait_for_idle()

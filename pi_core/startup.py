@@ -209,6 +209,9 @@ def build_session(args: Args, env: Startup) -> Any:
     )
     session.models = models
     session.resources = resources
+    session.retry_settings = settings.retry
+    session.agent.tool_env.update(shell_path=settings.shell_path, shell_command_prefix=settings.shell_command_prefix)
+    _attach_compactor(session, settings)
     if chosen.model is not None and not history:
         store.append_model_change(chosen.model.provider, chosen.model.id)
         store.append_thinking_level_change(thinking)
@@ -221,3 +224,12 @@ def _retry_policy(settings: Any) -> Any:
     retry = settings.get("retry")
     provider = retry.get("provider") if isinstance(retry, dict) else None
     return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+
+
+def _attach_compactor(session: Any, settings: Any) -> None:
+    from pi_core.sessions.auto import Compactor
+
+    hook = session.plugins.pm.hook.pi_session_compact
+    session.compactor = Compactor(
+        session.store, session.summarize, settings=lambda: settings.compaction, emit=session.emit_later,
+        hook=hook if hook.get_hookimpls() else None)
