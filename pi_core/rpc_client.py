@@ -18,7 +18,7 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Self
 
 from pi_core.rpc.framing import JsonlSplitter, serialize_json_line
 from pi_core.sessions.jsonfmt import js_loads
@@ -99,7 +99,7 @@ class RpcClient:
         thread.start()
         self._threads.append(thread)
 
-    def __enter__(self) -> RpcClient:
+    def __enter__(self) -> Self:
         return self.start() if self.process is None and self._in is None else self
 
     def __exit__(self, *exc: object) -> None:

@@ -17,7 +17,8 @@ from pi_core.types import ImageContent
 if TYPE_CHECKING:
     from pi_core.rpc.mode import RpcMode
 
-NO_DATA: Any = object()
+NO_DATA: Any = object()  # a success response without a "data" key
+RESPONDED: Any = object()  # the handler already wrote its response (prompt answers on acceptance)
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
 Handler = Callable[["RpcMode", dict[str, Any]], Awaitable[Any]]
@@ -67,40 +68,38 @@ def parse_images(command: dict[str, Any]) -> list[ImageContent] | None:
 
 
 async def prompt(mode: RpcMode, command: dict[str, Any]) -> Any:
-    """Answer once preflight passes (queued, or the run is starting); the run then streams events."""
-    session = mode.session
-    text: str = command["message"]
+    """Exactly one response: success once accepted (the run then streams events), else the error."""
     images = parse_images(command)
     behavior = command.get("streamingBehavior")
     if behavior is not None and behavior not in STREAMING_BEHAVIORS:
         raise PiError(f'Invalid streamingBehavior "{behavior}". Valid values: steer, followUp')
-    if mode.is_busy():
-        if behavior == "steer":
-            session.steer(text, images)
-        elif behavior == "followUp":
-            session.follow_up(text, images)
-        else:
-            raise PiError("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
-                          "to queue the message.")
-        return NO_DATA
-    mode.ops.bash.flush_pending()
-    session.check_ready()
-    mode.start_run(session.prompt(text, images))
-    return NO_DATA
+    await mode.submit_prompt(command["message"], images, behavior,
+                             respond=lambda: mode.respond(command.get("id"), "prompt"))
+    return RESPONDED
+
+
+def _refuse_plugin_command(mode: RpcMode, text: str) -> None:
+    if not text.startswith("/"):
+        return
+    name = text[1:].partition(" ")[0]
+    if name in (getattr(mode.session, "commands", None) or {}):
+        raise PiError(f'Extension command "/{name}" cannot be queued. Use prompt() or execute the command '
+                      "when not streaming.")
 
 
 async def steer(mode: RpcMode, command: dict[str, Any]) -> Any:
+    _refuse_plugin_command(mode, command["message"])
     mode.session.steer(command["message"], parse_images(command))
     return NO_DATA
 
 
 async def follow_up(mode: RpcMode, command: dict[str, Any]) -> Any:
+    _refuse_plugin_command(mode, command["message"])
     mode.session.follow_up(command["message"], parse_images(command))
     return NO_DATA
 
 
 async def abort(mode: RpcMode, command: dict[str, Any]) -> Any:
-    mode.ops.abort_retry()
     await mode.abort_run()
     return NO_DATA
 

@@ -39,7 +39,7 @@ def _key_for(session: Any, model: Model) -> str | None:
 async def run_manual_compaction(mode: RpcMode, custom_instructions: str | None) -> dict[str, Any]:
     session, ops = mode.session, mode.ops
     own = getattr(session, "compact", None)
-    if callable(own):
+    if callable(own) and getattr(session, "compactor", None) is not None:
         result = await own(custom_instructions)
         return result.to_json() if hasattr(result, "to_json") else result
     from pi_core.rpc.session_ops import compaction_settings

@@ -50,7 +50,7 @@ class JsonlSplitter:
 
 
 def _strip_cr(record: str) -> str:
-    return record[:-1] if record.endswith("\r") else record
+    return record.removesuffix("\r")
 
 
 def split_records(data: bytes, chunk_size: int | None = None) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
-from pi_core.rpc.commands import COMMANDS, NO_DATA, warn
+from pi_core.rpc.commands import COMMANDS, NO_DATA, RESPONDED, warn
 from pi_core.rpc.framing import JsonlSplitter
 from pi_core.rpc.session_ops import SessionOps
 from pi_core.rpc.ui import RpcUI
@@ -26,6 +26,20 @@ ChunkSource = Callable[[], Coroutine[Any, Any, bytes]]
 # At EOF the process quits at once; this only bounds how long an aborted turn may take to unwind
 # (so its aborted reply still reaches the session file) before we stop waiting.
 SHUTDOWN_GRACE_SECONDS = 5.0
+
+# The first events a run emits: a prompt that gets this far has been accepted.
+ACCEPTING_EVENTS = frozenset({"agent_start", "compaction_start", "message_start"})
+
+
+def _report_late_failure(task: asyncio.Task[None]) -> None:
+    """Failures after a prompt was accepted are the run's business (error events), not a second
+    response; anything that still escapes is a bug worth a traceback on stderr."""
+    if task.cancelled():
+        return
+    err = task.exception()
+    if err is not None:
+        warn("pi: prompt run failed after it was accepted:\n"
+             + "".join(traceback.format_exception(type(err), err, err.__traceback__)))
 
 
 class RpcMode:
@@ -40,12 +54,20 @@ class RpcMode:
         self.shutdown_requested = False
         self._run_task: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        session.agent.tool_env.update(ui=self.ui, request_shutdown=self.request_shutdown)
+        self._prompt_gate = asyncio.Lock()
+        self._on_accept: Callable[[], None] | None = None
+        set_ui = getattr(session, "set_ui", None)
+        if callable(set_ui):
+            set_ui(self.ui)  # plugins reach it as ctx.extras["pi"].ui
+        else:
+            session.agent.tool_env["ui"] = self.ui
         self._unsubscribe = session.subscribe(self._on_session_event)
 
     # --- output -----------------------------------------------------------------------------------
 
     def _on_session_event(self, event: AgentEvent) -> None:
+        if self._on_accept is not None and event.type in ACCEPTING_EVENTS:
+            self._on_accept()  # the prompt's success response goes out before its first run event
         self.output(event.to_json())
 
     def emit_event(self, event: AgentEvent) -> None:
@@ -65,27 +87,45 @@ class RpcMode:
 
     # --- runs -------------------------------------------------------------------------------------
 
-    def is_busy(self) -> bool:
-        return self.session.is_streaming or (self._run_task is not None and not self._run_task.done())
+    async def submit_prompt(self, text: str, images: Any, behavior: str | None, respond: Callable[[], None]) -> None:
+        """Hand the prompt to the session and call ``respond`` once it is accepted: handled by a plugin
+        command, queued, or the run is starting. A rejection before that raises (the error response)."""
+        async with self._prompt_gate:  # one prompt at a time through preflight, so the next sees streaming
+            if not self.session.is_streaming:
+                self.ops.bash.flush_pending()
+            responded = False
 
-    def start_run(self, run: Coroutine[Any, Any, None]) -> None:
-        self._run_task = self.loop.create_task(self._run(run))
+            def accept() -> None:
+                nonlocal responded
+                if not responded:
+                    responded = True
+                    self._on_accept = None
+                    respond()
 
-    async def _run(self, run: Coroutine[Any, Any, None]) -> None:
-        try:
-            await run
-        except PiError as err:
-            # Failures after acceptance are the run's business (error events), not a second response.
-            warn(f"pi: prompt failed after it was accepted: {err}")
-        except Exception:  # noqa: BLE001 - one broken run must not take the RPC server down
-            warn("pi: prompt run crashed:\n" + traceback.format_exc())
+            started = asyncio.Event()
+            self._on_accept = lambda: (accept(), started.set())
+            task = self.loop.create_task(
+                self.session.prompt(text, images, streaming_behavior=behavior, source="rpc"))
+            waiter = self.loop.create_task(started.wait())
+            try:
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                waiter.cancel()
+                self._on_accept = None
+            if task.done() and not responded:
+                task.result()  # raises the rejection
+                accept()
+                return
+            self._run_task = task
+            task.add_done_callback(_report_late_failure)
 
     async def abort_run(self) -> None:
+        """Cancel a pending retry and the run, and wait until the session is idle."""
+        await self.session.abort()
         task = self._run_task
-        self.session.agent.abort()
         if task is not None and not task.done():
             if not self.session.is_streaming:
-                task.cancel()  # created but not started yet: nothing to unwind
+                task.cancel()  # still in preflight (hooks, pre-prompt compaction): nothing to unwind
             await asyncio.wait({task})
         await self.session.wait_for_idle()
 
@@ -132,12 +172,14 @@ class RpcMode:
             warn(f"pi: command {kind} failed:\n" + traceback.format_exc())
             self.respond(request_id, kind, error=str(err) or type(err).__name__)
         else:
-            self.respond(request_id, kind, data=data)
+            if data is not RESPONDED:
+                self.respond(request_id, kind, data=data)
         if self.shutdown_requested:
             self.stopping.set()
 
     async def serve(self, read_chunk: ChunkSource) -> int:
         """Read until EOF (or a shutdown request), then shut down; returns the exit code."""
+        await self._lifecycle("start", "startup")
         splitter = JsonlSplitter()
         reader = self.loop.create_task(self._read_all(read_chunk, splitter))
         stopper = self.loop.create_task(self.stopping.wait())
@@ -149,6 +191,12 @@ class RpcMode:
         await asyncio.sleep(0)  # let lines that arrived with EOF start before shutting down
         await self.shutdown()
         return self.exit_code
+
+    async def _lifecycle(self, hook: str, reason: str) -> None:
+        """Plugin ``session_start``/``session_shutdown`` hooks, when the session runs them."""
+        run = getattr(self.session, hook, None)
+        if callable(run):
+            await run(reason)
 
     async def _read_all(self, read_chunk: ChunkSource, splitter: JsonlSplitter) -> None:
         while True:
@@ -165,6 +213,7 @@ class RpcMode:
         its aborted reply; then stop everything still running."""
         self.ops.bash.abort()
         self.ui.close()
+        self.ops.abort_retry()
         self.session.agent.abort()
         run = self._run_task
         if run is not None and not run.done() and not self.session.is_streaming:
@@ -172,9 +221,10 @@ class RpcMode:
         pending = [t for t in (self._run_task, *self._tasks) if t is not None and not t.done()]
         pending = [t for t in pending if t is not asyncio.current_task()]
         if pending:
-            done, still = await asyncio.wait(pending, timeout=SHUTDOWN_GRACE_SECONDS)
+            _done, still = await asyncio.wait(pending, timeout=SHUTDOWN_GRACE_SECONDS)
             for task in still:
                 task.cancel()
+        await self._lifecycle("shutdown", "quit")
         self._unsubscribe()
         flush = getattr(sys.stderr, "flush", None)
         if callable(flush):

@@ -60,7 +60,7 @@ class SessionOps:
             data["model"] = session.model.to_json()
         data["thinkingLevel"] = agent.state.thinking_level
         data["isStreaming"] = session.is_streaming
-        data["isCompacting"] = self.is_compacting
+        data["isCompacting"] = self.is_compacting or bool(getattr(session, "is_compacting", False))
         data["steeringMode"] = agent.steering_mode
         data["followUpMode"] = agent.follow_up_mode
         if store.is_persisted and store.session_file is not None:
@@ -68,7 +68,7 @@ class SessionOps:
         data["sessionId"] = store.session_id
         if store.session_name:
             data["sessionName"] = store.session_name
-        data["autoCompactionEnabled"] = self.auto_compaction_enabled
+        data["autoCompactionEnabled"] = bool(getattr(session, "auto_compaction", self.auto_compaction_enabled))
         data["messageCount"] = len(session.messages)
         data["pendingMessageCount"] = len(agent.steering_queue) + len(agent.follow_up_queue)
         return data
@@ -167,10 +167,15 @@ class SessionOps:
 
     def set_auto_compaction(self, enabled: bool) -> None:
         self.auto_compaction_enabled = enabled
+        if hasattr(self.session, "auto_compaction"):
+            self.session.auto_compaction = enabled
         _save_setting(self.session, "compaction.enabled", enabled)
 
     def set_auto_retry(self, enabled: bool) -> None:
         self.auto_retry_enabled = enabled
+        retry = getattr(self.session, "retry_settings", None)
+        if retry is not None and hasattr(retry, "enabled"):
+            retry.enabled = enabled
         _save_setting(self.session, "retry.enabled", enabled)
 
     def abort_retry(self) -> None:
@@ -186,12 +191,14 @@ class SessionOps:
         if callable(own):
             return bool(await own(parent_session=parent_session))
         await self._stop_run()
+        await self._lifecycle("shutdown", "new")
         self.store.new_session(parent_session=parent_session)
         self._reset_agent([])
         model = self.session.model
         if _has_model(model):
             self.store.append_model_change(model.provider, model.id)
         self.store.append_thinking_level_change(self.agent.state.thinking_level)
+        await self._lifecycle("start", "new")
         return True
 
     async def switch_session(self, session_path: str) -> bool:
@@ -202,8 +209,10 @@ class SessionOps:
         path = Path(session_path).expanduser()
         if not path.is_absolute():
             path = Path(self.session.config.cwd) / path
+        await self._lifecycle("shutdown", "resume")
         self.store.set_session_file(path.resolve())
         self._restore_from_store()
+        await self._lifecycle("start", "resume")
         return True
 
     async def fork(self, entry_id: str) -> tuple[str, bool]:
@@ -212,8 +221,10 @@ class SessionOps:
             result = await own(entry_id)
             return result.selected_text, bool(getattr(result, "cancelled", False))
         await self._stop_run()
-        result = self.store.fork(entry_id)
+        result = self.store.fork(entry_id)  # validates first: a bad id changes nothing
+        await self._lifecycle("shutdown", "fork")
         self._restore_from_store()
+        await self._lifecycle("start", "fork")
         return result.selected_text, False
 
     async def clone(self) -> bool:
@@ -224,7 +235,9 @@ class SessionOps:
             raise PiError("Cannot clone session: no current entry selected")
         await self._stop_run()
         self.store.clone()
+        await self._lifecycle("shutdown", "fork")
         self._restore_from_store()
+        await self._lifecycle("start", "fork")
         return False
 
     def set_session_name(self, name: str) -> None:
@@ -251,6 +264,11 @@ class SessionOps:
             target = cwd / target
         return str(export_html(session_file, target))
 
+    async def _lifecycle(self, hook: str, reason: str) -> None:
+        run = getattr(self.session, hook, None)
+        if callable(run):
+            await run(reason)
+
     async def _stop_run(self) -> None:
         self.bash.flush_pending()
         if self.session.is_streaming:
@@ -275,14 +293,38 @@ class SessionOps:
     # --- commands ---------------------------------------------------------------------------------
 
     def slash_commands(self) -> list[dict[str, Any]]:
-        """Prompt templates then skills (no extension commands exist in pi yet)."""
+        """Plugin commands, then prompt templates, then skills."""
         resources = getattr(self.session, "resources", None)
-        commands: list[dict[str, Any]] = []
+        commands = self._plugin_commands()
         for template in _items(getattr(resources, "templates", None)):
             commands.append(_command(template.name, template, "prompt"))
         for skill in _items(getattr(resources, "skills", None)):
             commands.append(_command(f"skill:{skill.name}", skill, "skill"))
         return commands
+
+
+    def _plugin_commands(self) -> list[dict[str, Any]]:
+        from pi_core.registry import call_each
+
+        commands: dict[str, dict[str, Any]] = {}  # a later layer's command replaces an earlier one
+        for plugin_name, values in call_each(self.session.plugins, "pi_commands"):
+            info = self.session.plugins.info.get(plugin_name)
+            for command in values or []:
+                entry: dict[str, Any] = {"name": command.name}
+                if command.description:
+                    entry["description"] = command.description
+                entry["source"] = "extension"
+                entry["sourceInfo"] = {"path": info.source if info else plugin_name,
+                                       "source": _PLUGIN_SOURCES.get(info.layer if info else "", "local"),
+                                       "scope": _PLUGIN_SCOPES.get(info.layer if info else "", "temporary"),
+                                       "origin": "top-level"}
+                commands[command.name] = entry
+        return list(commands.values())
+
+
+# Plugins come from entry points (installed into pi's environment) or -e files / project extensions.
+_PLUGIN_SOURCES = {"builtin": "auto", "installed": "auto", "explicit": "local"}
+_PLUGIN_SCOPES = {"builtin": "user", "installed": "user", "explicit": "temporary"}
 
 
 def _items(collection: Any) -> list[Any]:

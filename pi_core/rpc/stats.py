@@ -50,7 +50,11 @@ def context_usage(session: Any) -> dict[str, Any] | None:
     if not window or window <= 0:
         return None
     from pi_core.sessions.compaction import latest_compaction
-    from pi_core.sessions.tokens import assistant_usage, calculate_context_tokens, estimate_context_tokens
+    from pi_core.sessions.tokens import (
+        assistant_usage,
+        calculate_context_tokens,
+        estimate_context_tokens,
+    )
 
     branch = session.store.get_branch()
     compaction = latest_compaction(branch)

@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from pi_core.extension import UI
 from pi_core.signals import AbortSignal
 
 Output = Callable[[dict[str, Any]], None]
@@ -21,9 +22,9 @@ T = TypeVar("T")
 THEME_ERROR = "Theme switching not supported in RPC mode"
 
 
-class RpcUI:
-    """UI context for plugins in RPC mode. Dialog methods are coroutines; call them from the event
-    loop, or from a worker thread (sync tools) through ``blocking(ui.confirm(...))``."""
+class RpcUI(UI):
+    """The plugin UI (``ctx.extras["pi"].ui``) in RPC mode. Dialog methods are coroutines; call them
+    from the event loop, or from a worker thread (sync tools) through ``blocking(ui.confirm(...))``."""
 
     has_ui = True
 
@@ -62,23 +63,23 @@ class RpcUI:
         request = {"method": "select", "title": title, "options": list(options), "timeout": timeout}
         return await self._dialog(request, None, _value, timeout=timeout, signal=signal)
 
-    async def confirm(self, title: str, message: str, *, timeout: float | None = None,
+    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None,
                       signal: AbortSignal | None = None) -> bool:
         request = {"method": "confirm", "title": title, "message": message, "timeout": timeout}
         return await self._dialog(request, False, _confirmed, timeout=timeout, signal=signal)
 
-    async def input(self, title: str, placeholder: str | None = None, *, timeout: float | None = None,
-                    signal: AbortSignal | None = None) -> str | None:
+    async def input(self, title: str, placeholder: str | None = None, *,  # type: ignore[override]
+                    timeout: float | None = None, signal: AbortSignal | None = None) -> str | None:
         request = {"method": "input", "title": title, "placeholder": placeholder, "timeout": timeout}
         return await self._dialog(request, None, _value, timeout=timeout, signal=signal)
 
-    async def editor(self, title: str, prefill: str | None = None) -> str | None:
+    async def editor(self, title: str, prefill: str | None = None) -> str | None:  # type: ignore[override]
         """A multi-line editor; Pi offers no timeout for it, so neither do we."""
         return await self._dialog({"method": "editor", "title": title, "prefill": prefill}, None, _value)
 
     async def custom(self, *args: Any, **kwargs: Any) -> None:
         """Custom components need a terminal: always None in RPC mode."""
-        return None
+        return
 
     async def _dialog(self, request: dict[str, Any], default: T, parse: Callable[[dict[str, Any]], T], *,
                       timeout: float | None = None, signal: AbortSignal | None = None) -> T:
@@ -111,8 +112,8 @@ class RpcUI:
 
     # --- fire and forget -----------------------------------------------------------------------------
 
-    def notify(self, message: str, notify_type: str | None = None) -> None:
-        self._send({"id": str(uuid.uuid4()), "method": "notify", "message": message, "notifyType": notify_type})
+    def notify(self, message: str, level: str | None = None) -> None:  # type: ignore[override]
+        self._send({"id": str(uuid.uuid4()), "method": "notify", "message": message, "notifyType": level})
 
     def set_status(self, key: str, text: str | None = None) -> None:
         self._send({"id": str(uuid.uuid4()), "method": "setStatus", "statusKey": key, "statusText": text})
@@ -196,4 +197,4 @@ def _confirmed(response: dict[str, Any]) -> bool:
     return response.get("confirmed") is True
 
 
-__all__ = ["RpcUI", "THEME_ERROR"]
+__all__ = ["THEME_ERROR", "RpcUI"]

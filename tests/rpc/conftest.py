@@ -67,7 +67,7 @@ class InProcessPi:
                 with os.fdopen(from_pi_w, "wb") as out:
                     self.exit_code = asyncio.run(run_rpc_mode(session, stdin=to_pi_r, stdout=out,
                                                               model_registry=registry))
-            except BaseException as err:  # surfaced by join()
+            except BaseException as err:  # noqa: BLE001 - re-raised in the test thread by close()
                 self.error = err
             finally:
                 os.close(to_pi_r)
@@ -86,7 +86,7 @@ class InProcessPi:
 
 
 class Rig:
-    """Builds sessions for one test: ``rig.start(replies...)`` returns (pi, client)."""
+    """Builds sessions for one test: ``rig.start(replies...)`` returns the client; ``rig.pi`` the server."""
 
     def __init__(self, tmp_path: Path) -> None:
         self.tmp_path = tmp_path
@@ -104,7 +104,7 @@ class Rig:
 
     def start(self, *replies: Any, model: Model | None = FAKE, persist: bool = True,
               tools: list[Tool] | None = None, registry: ModelRegistry | None = None,
-              delay: float = 0.0) -> tuple[InProcessPi, RpcClient]:
+              delay: float = 0.0) -> RpcClient:
         self.provider.replies.extend(replies)
         self.provider.delay = delay
         plugins = load_plugins(load_entry_points=False, discover_extensions=False)
@@ -116,7 +116,12 @@ class Rig:
             plugins=plugins, registry=build_registry(plugins), stream_fn=self.provider.stream, store=store)
         pi = InProcessPi(session, registry or self.registry())
         self.running.append(pi)
-        return pi, pi.client
+        return pi.client
+
+    @property
+    def pi(self) -> InProcessPi:
+        """The most recently started server."""
+        return self.running[-1]
 
     def session_files(self) -> list[Path]:
         return sorted(self.session_dir.glob("*.jsonl")) if self.session_dir.exists() else []

@@ -22,7 +22,7 @@ def entries(path: Path) -> list[dict]:
 
 
 def test_get_state_at_start(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     state = client.get_state()
     assert state["model"]["provider"] == "fake" and state["model"]["id"] == "fake-1"
     assert state["model"]["contextWindow"] == 100_000
@@ -35,14 +35,14 @@ def test_get_state_at_start(rig: Rig) -> None:
 
 
 def test_get_state_in_memory_session_omits_file_and_model(rig: Rig) -> None:
-    pi, client = rig.start(model=None, persist=False)
+    client = rig.start(model=None, persist=False)
     state = client.get_state()
     assert "sessionFile" not in state and "model" not in state
     assert state["sessionId"]
 
 
 def test_get_messages_returns_the_context(rig: Rig) -> None:
-    pi, client = rig.start(reply("pong"))
+    client = rig.start(reply("pong"))
     assert client.get_messages() == []
     client.prompt_and_wait("ping")
     messages = client.get_messages()
@@ -51,7 +51,7 @@ def test_get_messages_returns_the_context(rig: Rig) -> None:
 
 
 def test_last_assistant_text_absent_before_any_prompt(rig: Rig) -> None:
-    pi, client = rig.start(reply("  the token XYZZY  "))
+    client = rig.start(reply("  the token XYZZY  "))
     response = client.send({"type": "get_last_assistant_text"})
     assert response["data"] == {}
     client.prompt_and_wait("say the token")
@@ -61,7 +61,7 @@ def test_last_assistant_text_absent_before_any_prompt(rig: Rig) -> None:
 def test_session_stats_after_a_prompt(rig: Rig) -> None:
     done = reply("done")
     done.usage = Usage(input=50, output=10, cost=Cost(total=0.25))
-    pi, client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), done)
+    client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), done)
     rig.gate.release.set()
     client.prompt_and_wait("go")
     stats = client.get_session_stats()
@@ -77,14 +77,14 @@ def test_session_stats_after_a_prompt(rig: Rig) -> None:
 
 
 def test_available_models_are_the_credentialed_ones(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     models = client.get_available_models()
     assert [(m["provider"], m["id"]) for m in models] == [("fake", "fake-1"), ("fake", "fake-think")]
     assert all(m["contextWindow"] > 0 and isinstance(m["reasoning"], bool) for m in models)
 
 
 def test_set_model_switches_and_unknown_model_fails(rig: Rig) -> None:
-    pi, client = rig.start(reply("hi"))
+    client = rig.start(reply("hi"))
     response = client.send({"id": "m", "type": "set_model", "provider": "other", "modelId": "other-1"})
     assert response == {"id": "m", "type": "response", "command": "set_model", "success": False,
                         "error": "Model not found: other/other-1"}
@@ -98,7 +98,7 @@ def test_set_model_switches_and_unknown_model_fails(rig: Rig) -> None:
 
 
 def test_cycle_model_wraps_around(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     first = client.cycle_model()
     assert first["model"]["id"] == "fake-think" and first["isScoped"] is False
     assert first["thinkingLevel"] == "off"
@@ -107,13 +107,13 @@ def test_cycle_model_wraps_around(rig: Rig) -> None:
 
 
 def test_cycle_model_with_one_candidate_is_null(rig: Rig) -> None:
-    pi, client = rig.start(registry=rig.registry([FAKE]))
+    client = rig.start(registry=rig.registry([FAKE]))
     response = client.send({"type": "cycle_model"})
     assert response["success"] is True and response["data"] is None
 
 
 def test_thinking_level_set_and_cycle_on_reasoning_model(rig: Rig) -> None:
-    pi, client = rig.start(model=FAKE_REASONING)
+    client = rig.start(model=FAKE_REASONING)
     start = client.event_count()
     client.set_thinking_level("high")
     assert client.get_state()["thinkingLevel"] == "high"
@@ -126,7 +126,7 @@ def test_thinking_level_set_and_cycle_on_reasoning_model(rig: Rig) -> None:
 
 
 def test_thinking_level_on_non_reasoning_model_stays_off(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     client.set_thinking_level("high")
     assert client.get_state()["thinkingLevel"] == "off"
     assert client.send({"type": "cycle_thinking_level"})["data"] is None
@@ -137,7 +137,7 @@ def test_thinking_level_on_non_reasoning_model_stays_off(rig: Rig) -> None:
 
 
 def test_queue_modes_and_toggles(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     client.set_steering_mode("all")
     client.set_follow_up_mode("all")
     client.set_auto_compaction(False)
@@ -151,7 +151,7 @@ def test_queue_modes_and_toggles(rig: Rig) -> None:
 
 
 def test_steer_and_follow_up_while_idle_wait_for_the_next_run(rig: Rig) -> None:
-    pi, client = rig.start(reply("one"), reply("two"))
+    client = rig.start(reply("one"), reply("two"))
     client.follow_up("later please")
     assert client.get_state()["pendingMessageCount"] == 1
     client.prompt_and_wait("now")
@@ -162,7 +162,7 @@ def test_steer_and_follow_up_while_idle_wait_for_the_next_run(rig: Rig) -> None:
 
 
 def test_bash_result_is_recorded_and_reaches_the_next_prompt(rig: Rig) -> None:
-    pi, client = rig.start(reply("seen"))
+    client = rig.start(reply("seen"))
     result = client.bash("echo hello")
     assert result["output"].strip() == "hello"
     assert result["exitCode"] == 0 and result["cancelled"] is False and result["truncated"] is False
@@ -175,13 +175,13 @@ def test_bash_result_is_recorded_and_reaches_the_next_prompt(rig: Rig) -> None:
 
 
 def test_bash_failure_exit_code(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     result = client.bash("echo oops >&2; exit 3")
     assert result["exitCode"] == 3 and "oops" in result["output"]
 
 
 def test_abort_bash_cancels_the_running_command(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     outcome: dict = {}
     runner = threading.Thread(target=lambda: outcome.update(client.bash("echo started; sleep 30")))
     runner.start()
@@ -197,7 +197,7 @@ def test_abort_bash_cancels_the_running_command(rig: Rig) -> None:
 
 
 def test_new_session_resets_messages(rig: Rig) -> None:
-    pi, client = rig.start(reply("hi"))
+    client = rig.start(reply("hi"))
     client.prompt_and_wait("hello")
     old = client.get_state()
     assert old["messageCount"] == 2
@@ -208,7 +208,7 @@ def test_new_session_resets_messages(rig: Rig) -> None:
 
 
 def test_set_session_name(rig: Rig) -> None:
-    pi, client = rig.start(reply("hi"))
+    client = rig.start(reply("hi"))
     with pytest.raises(RpcError, match="Session name cannot be empty"):
         client.set_session_name("   ")
     start = client.event_count()
@@ -221,7 +221,7 @@ def test_set_session_name(rig: Rig) -> None:
 
 
 def test_fork_messages_fork_and_clone(rig: Rig) -> None:
-    pi, client = rig.start(reply("one"), reply("two"))
+    client = rig.start(reply("one"), reply("two"))
     client.prompt_and_wait("first question")
     client.prompt_and_wait("second question")
     forkable = client.get_fork_messages()
@@ -239,13 +239,13 @@ def test_fork_messages_fork_and_clone(rig: Rig) -> None:
 
 
 def test_clone_without_entries_fails(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     with pytest.raises(RpcError, match="Cannot clone session: no current entry selected"):
         client.clone()
 
 
 def test_switch_session_loads_another_file(rig: Rig) -> None:
-    pi, client = rig.start(reply("remember BLUE"))
+    client = rig.start(reply("remember BLUE"))
     client.prompt_and_wait("colour?")
     first = client.get_state()["sessionFile"]
     client.new_session()
@@ -257,7 +257,7 @@ def test_switch_session_loads_another_file(rig: Rig) -> None:
 
 
 def test_get_commands_without_resources_is_empty(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     assert client.get_commands() == []
 
 
@@ -265,7 +265,7 @@ def test_get_commands_without_resources_is_empty(rig: Rig) -> None:
 
 
 def test_malformed_lines_answer_errors_and_serving_continues(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     client.send_raw("not json\n")
     client.send_raw('{"type":"get_state", "id": "trunc"\n')
     client.send_raw("[1,2]\n")
@@ -283,7 +283,7 @@ def test_malformed_lines_answer_errors_and_serving_continues(rig: Rig) -> None:
 
 
 def test_unknown_command_response_reaches_the_waiting_sender(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     response = client.send({"type": "no_such_thing"})
     assert response["error"] == "Unknown command: no_such_thing" and "id" not in response
 
@@ -299,7 +299,7 @@ def test_unknown_command_response_reaches_the_waiting_sender(rig: Rig) -> None:
      'images[0] must be {"type":"image","data":<base64>,"mimeType":<string>}'),
 ])
 def test_bad_parameters_answer_the_command_error(rig: Rig, command: dict, error: str) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     response = client.send({"id": "bad", **command})
     assert response == {"id": "bad", "type": "response", "command": command["type"], "success": False,
                         "error": error}
@@ -307,6 +307,6 @@ def test_bad_parameters_answer_the_command_error(rig: Rig, command: dict, error:
 
 
 def test_export_html_of_in_memory_session_fails(rig: Rig) -> None:
-    pi, client = rig.start(persist=False)
+    client = rig.start(persist=False)
     with pytest.raises(RpcError, match="Cannot export in-memory session to HTML"):
         client.export_html()

@@ -20,7 +20,7 @@ def entries(path: Path) -> list[dict]:
 def test_compact_after_one_exchange(rig: Rig) -> None:
     answer = reply("The answer is 42, as computed.")
     answer.usage = Usage(input=1200, output=300)
-    pi, client = rig.start(answer, reply("## Goal\nSummarised."))
+    client = rig.start(answer, reply("## Goal\nSummarised."))
     client.prompt_and_wait("What is six times seven? Explain at length.")
     start = client.event_count()
     result = client.compact("focus on numbers")
@@ -41,7 +41,7 @@ def test_compact_after_one_exchange(rig: Rig) -> None:
 
 
 def test_compact_twice_is_already_compacted(rig: Rig) -> None:
-    pi, client = rig.start(reply("hello"), reply("summary"))
+    client = rig.start(reply("hello"), reply("summary"))
     client.prompt_and_wait("hi")
     client.compact()
     response = client.send({"id": "c2", "type": "compact"})
@@ -52,13 +52,13 @@ def test_compact_twice_is_already_compacted(rig: Rig) -> None:
 
 
 def test_compact_empty_session_fails(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     with pytest.raises(RpcError, match=r"Nothing to compact \(session too small\)"):
         client.compact()
 
 
 def test_export_html_writes_a_page(rig: Rig) -> None:
-    pi, client = rig.start(reply("exported reply"))
+    client = rig.start(reply("exported reply"))
     with pytest.raises(RpcError, match="Nothing to export yet - start a conversation first"):
         client.export_html()
     client.prompt_and_wait("export me")

@@ -1,4 +1,4 @@
-"""The extension UI sub-protocol (rpc.md §6): a tool asks the user through ``ctx.extras["ui"]``."""
+"""The extension UI sub-protocol (rpc.md §6): a tool asks the user through ``ctx.extras["pi"].ui``."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ ANY_ARGS = {"type": "object", "properties": {"timeout": {"type": "number"}}}
 
 def asking_tool() -> Tool:
     async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        ui = ctx.extras["ui"]
+        ui = ctx.extras["pi"].ui
         timeout = args.get("timeout")
         confirmed = await ui.confirm("Clear session?", "All messages will be lost.", timeout=timeout)
         choice = await ui.select("Allow?", ["Allow", "Deny"], timeout=timeout)
@@ -43,7 +43,7 @@ def tool_output(client: Any) -> str:
 
 
 def test_dialogs_are_answered_by_the_client(rig: Rig) -> None:
-    pi, client = rig.start(reply(tool_calls=[("ask", {})]), reply("ok"), tools=[asking_tool()])
+    client = rig.start(reply(tool_calls=[("ask", {})]), reply("ok"), tools=[asking_tool()])
     seen = answer_dialogs(client, {"confirm": {"confirmed": True}, "select": {"value": "Allow"},
                                    "input": {"value": "Ada"}, "editor": {"value": "new text"}})
     client.prompt("ask me")
@@ -58,7 +58,7 @@ def test_dialogs_are_answered_by_the_client(rig: Rig) -> None:
 
 
 def test_cancelled_dialogs_give_defaults(rig: Rig) -> None:
-    pi, client = rig.start(reply(tool_calls=[("ask", {})]), reply("ok"), tools=[asking_tool()])
+    client = rig.start(reply(tool_calls=[("ask", {})]), reply("ok"), tools=[asking_tool()])
     cancel = {"cancelled": True}
     answer_dialogs(client, {"confirm": cancel, "select": cancel, "input": cancel, "editor": {}})
     client.prompt("ask me")
@@ -66,7 +66,7 @@ def test_cancelled_dialogs_give_defaults(rig: Rig) -> None:
 
 
 def test_timeout_resolves_with_default_and_late_answer_is_ignored(rig: Rig) -> None:
-    pi, client = rig.start(reply(tool_calls=[("ask", {"timeout": 20})]), reply("ok"), tools=[asking_tool()])
+    client = rig.start(reply(tool_calls=[("ask", {"timeout": 20})]), reply("ok"), tools=[asking_tool()])
     client.prompt("ask me")
     assert tool_output(client) == "confirmed=False choice=None typed=None edited=skipped"
     requests = [e for e in client.events if e["type"] == "extension_ui_request"]
@@ -79,16 +79,16 @@ def test_timeout_resolves_with_default_and_late_answer_is_ignored(rig: Rig) -> N
 
 
 def test_abort_resolves_an_open_dialog(rig: Rig) -> None:
-    pi, client = rig.start(reply(tool_calls=[("ask", {})]), reply("never"), tools=[asking_tool()])
+    client = rig.start(reply(tool_calls=[("ask", {})]), reply("never"), tools=[asking_tool()])
     client.prompt("ask me")
     client.wait_for_event(lambda e: e.get("method") == "confirm")
     client.close_stdin()  # EOF cancels open dialogs, then aborts the run
-    assert pi.close() == 0
+    assert rig.pi.close() == 0
 
 
 def test_fire_and_forget_requests(rig: Rig) -> None:
     def execute(args: dict[str, Any], ctx: ToolContext) -> str:
-        ui = ctx.extras["ui"]  # a sync tool: runs in a worker thread
+        ui = ctx.extras["pi"].ui  # a sync tool: runs in a worker thread
         ui.notify("Heads up", "warning")
         ui.set_status("build", "compiling")
         ui.set_status("build")
@@ -101,7 +101,7 @@ def test_fire_and_forget_requests(rig: Rig) -> None:
         return f"answer={answer} degraded={degraded}"
 
     tool = Tool(name="ask", description="Notify.", parameters=ANY_ARGS, execute=execute)
-    pi, client = rig.start(reply(tool_calls=[("ask", {})]), reply("ok"), tools=[tool])
+    client = rig.start(reply(tool_calls=[("ask", {})]), reply("ok"), tools=[tool])
     answer_dialogs(client, {"confirm": {"confirmed": True}})
     client.prompt("go")
     assert tool_output(client) == f"answer=True degraded=('', False, [], {{'success': False, 'error': '{THEME_ERROR}'}})"

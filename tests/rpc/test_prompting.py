@@ -13,7 +13,7 @@ def entries(path) -> list[dict]:
 
 
 def test_prompt_answers_success_before_agent_start_and_persists(rig: Rig) -> None:
-    pi, client = rig.start(reply("hello there"))
+    client = rig.start(reply("hello there"))
     events = client.prompt_and_wait("Say hello")
     response = next(r for r in client.responses if r["command"] == "prompt")
     assert response == {"id": response["id"], "type": "response", "command": "prompt", "success": True}
@@ -32,7 +32,7 @@ def test_prompt_answers_success_before_agent_start_and_persists(rig: Rig) -> Non
 
 
 def test_prompt_with_images_sends_them_after_the_text(rig: Rig) -> None:
-    pi, client = rig.start(reply("I see it"))
+    client = rig.start(reply("I see it"))
     image = {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}
     client.prompt_and_wait("What is this?", images=[image])
     content = rig.provider.contexts[0].messages[-1].content
@@ -41,7 +41,7 @@ def test_prompt_with_images_sends_them_after_the_text(rig: Rig) -> None:
 
 
 def test_prompt_while_streaming_without_behavior_is_the_single_error(rig: Rig) -> None:
-    pi, client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), reply("done"))
+    client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), reply("done"))
     client.prompt("start")
     assert rig.gate.started.wait(30)
     response = client.send({"id": "second", "type": "prompt", "message": "again"})
@@ -54,7 +54,7 @@ def test_prompt_while_streaming_without_behavior_is_the_single_error(rig: Rig) -
 
 
 def test_steer_during_tool_reaches_next_request_after_the_tool_results(rig: Rig) -> None:
-    pi, client = rig.start(reply(tool_calls=[("gate", {"value": "a"}), ("gate", {"value": "b"})]), reply("ok"))
+    client = rig.start(reply(tool_calls=[("gate", {"value": "a"}), ("gate", {"value": "b"})]), reply("ok"))
     client.prompt("run both")
     assert rig.gate.started.wait(30)
     client.prompt("Stop, do this instead", streaming_behavior="steer")
@@ -70,7 +70,7 @@ def test_steer_during_tool_reaches_next_request_after_the_tool_results(rig: Rig)
 
 
 def test_follow_up_is_delivered_when_the_agent_would_stop(rig: Rig) -> None:
-    pi, client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), reply("first done"), reply("second done"))
+    client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), reply("first done"), reply("second done"))
     client.prompt("go")
     assert rig.gate.started.wait(30)
     client.follow_up("Then run the tests")
@@ -82,7 +82,7 @@ def test_follow_up_is_delivered_when_the_agent_would_stop(rig: Rig) -> None:
 
 
 def test_abort_during_tool_ends_run_without_another_request(rig: Rig) -> None:
-    pi, client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), reply("never sent"))
+    client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), reply("never sent"))
     client.prompt("go")
     assert rig.gate.started.wait(30)
     client.abort()
@@ -95,12 +95,12 @@ def test_abort_during_tool_ends_run_without_another_request(rig: Rig) -> None:
 
 
 def test_eof_mid_run_aborts_records_and_exits_zero(rig: Rig) -> None:
-    pi, client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), reply("never sent"))
+    client = rig.start(reply(tool_calls=[("gate", {"value": "a"})]), reply("never sent"))
     client.prompt("go")
     assert rig.gate.started.wait(30)
     client.close_stdin()
     client.wait_closed()
-    assert pi.close() == 0
+    assert rig.pi.close() == 0
     assert [r.text() for r in rig.provider.replies] == ["never sent"]
     records = entries(rig.session_files()[0])
     results = [r["message"] for r in records if r["type"] == "message" and r["message"]["role"] == "toolResult"]
@@ -108,21 +108,21 @@ def test_eof_mid_run_aborts_records_and_exits_zero(rig: Rig) -> None:
 
 
 def test_eof_when_idle_exits_zero(rig: Rig) -> None:
-    pi, client = rig.start()
+    client = rig.start()
     assert client.get_state()["isStreaming"] is False
     client.close_stdin()
-    assert pi.close() == 0
+    assert rig.pi.close() == 0
 
 
 def test_one_megabyte_prompt_arrives_intact(rig: Rig) -> None:
-    pi, client = rig.start(reply("big"))
+    client = rig.start(reply("big"))
     text = ("0123456789abcdef" * 65536)[:1_000_000] + "END"
     client.prompt_and_wait(text)
     assert rig.provider.contexts[0].messages[-1].text() == text
 
 
 def test_prompt_with_unicode_line_separators_stays_one_command(rig: Rig) -> None:
-    pi, client = rig.start(reply("ok \u2028 back"))
+    client = rig.start(reply("ok \u2028 back"))
     text = "line one\u2028line two\u2029para\rcr"
     client.prompt_and_wait(text)
     assert rig.provider.contexts[0].messages[-1].text() == text
@@ -132,7 +132,7 @@ def test_prompt_with_unicode_line_separators_stays_one_command(rig: Rig) -> None
 
 
 def test_prompt_without_model_is_rejected(rig: Rig) -> None:
-    pi, client = rig.start(model=None)
+    client = rig.start(model=None)
     response = client.send({"id": "p", "type": "prompt", "message": "hi"})
     assert response["success"] is False and response["id"] == "p"
     assert response["error"].startswith("No model selected.")

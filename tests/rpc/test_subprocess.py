@@ -26,7 +26,7 @@ print("a plugin printing to stdout at import")
 
 async def execute(args, ctx):
     print("a tool printing to stdout")
-    ui = ctx.extras["ui"]
+    ui = ctx.extras["pi"].ui
     answer = await ui.select("Pick one", ["red", "blue"])
     ui.notify(f"picked {answer}")
     return f"picked={answer}"
