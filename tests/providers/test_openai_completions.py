@@ -317,3 +317,14 @@ def test_already_aborted_request_sends_nothing(server: FakeModelServer) -> None:
     events = run(make_model(server), hello(), options)
     assert [e.type for e in events] == ["error"] and events[0].error.stop_reason == "aborted"
     assert events[0].error.usage.total_tokens == 0 and server.requests == []
+
+
+def test_openrouter_anthropic_models_get_cache_markers(server: FakeModelServer) -> None:
+    server.add(Reply(text="ok"))
+    model = make_model(server, provider="openrouter", id="anthropic/claude-sonnet-4.6")
+    run(model, hello([READ_TOOL]), StreamOptions(api_key="k", cache_retention="long"))
+    body = server.requests[0].body
+    marker = {"type": "ephemeral", "ttl": "1h"}
+    assert body["messages"][0]["content"] == [{"type": "text", "text": "You are pi.", "cache_control": marker}]
+    assert body["messages"][1]["content"][-1]["cache_control"] == marker
+    assert body["tools"][-1]["cache_control"] == marker
