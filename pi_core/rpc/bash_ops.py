@@ -21,13 +21,13 @@ class BashRunner:
     async def run(self, command: str) -> dict[str, Any]:
         from pi_core.shell import run_command
 
-        prefix = _setting(self.session, "shellCommandPrefix")
+        prefix = _setting(self.session, "shellCommandPrefix", "shell_command_prefix")
         full = f"{prefix}\n{command}" if prefix else command
         signal = AbortSignal()
         self._signals.add(signal)
         try:
             result = await asyncio.to_thread(
-                run_command, full, str(self.session.config.cwd), shell_path=_setting(self.session, "shellPath"),
+                run_command, full, str(self.session.config.cwd), shell_path=_setting(self.session, "shellPath", "shell_path"),
                 signal=signal)
         finally:
             self._signals.discard(signal)
@@ -70,7 +70,11 @@ class BashRunner:
         self._pending.clear()
 
 
-def _setting(session: Any, key: str) -> Any:
+def _setting(session: Any, key: str, tool_env_key: str) -> Any:
+    """A shell setting: what the session hands its tools (``ctx.extras``), else the settings file."""
+    value = session.agent.tool_env.get(tool_env_key)
+    if value is not None:
+        return value
     settings = getattr(session, "settings", None)
     getter = getattr(settings, "get", None)
     return getter(key) if callable(getter) else None

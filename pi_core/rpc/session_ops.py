@@ -129,7 +129,7 @@ class SessionOps:
     def _scope(self) -> list[tuple[Model, str | None]]:
         registry = self.model_registry()
         scoped = getattr(self.session, "scoped_models", None) or []
-        entries = [(s.model, getattr(s, "thinking_level", None)) for s in scoped if registry.has_auth(s.model.provider)]
+        entries = [(s.model, getattr(s, "thinking", None)) for s in scoped if registry.has_auth(s.model.provider)]
         return entries or [(m, None) for m in self.available_models()]
 
     def _switch_model(self, model: Model, level: str | None) -> None:

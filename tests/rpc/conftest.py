@@ -6,14 +6,14 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pi_core.llm.models import ModelRegistry, ModelSources
-from pi_core.plugins import load_plugins
+from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.rpc import run_rpc_mode
 from pi_core.rpc_client import RpcClient
@@ -104,16 +104,21 @@ class Rig:
 
     def start(self, *replies: Any, model: Model | None = FAKE, persist: bool = True,
               tools: list[Tool] | None = None, registry: ModelRegistry | None = None,
-              delay: float = 0.0) -> RpcClient:
+              delay: float = 0.0, plugin_modules: dict[str, object] | None = None,
+              setup: Callable[[AgentSession], None] | None = None) -> RpcClient:
         self.provider.replies.extend(replies)
         self.provider.delay = delay
         plugins = load_plugins(load_entry_points=False, discover_extensions=False)
+        for name, module in (plugin_modules or {}).items():
+            register_module(plugins, module, name)
         active = tools if tools is not None else [self.gate.tool()]
         store = SessionManager.create(self.cwd, self.session_dir) if persist else None
         session = AgentSession(
             SessionConfig(cwd=self.cwd, model=model, tools=active, all_tools={t.name: t for t in active},
                           api_key="test-key"),
             plugins=plugins, registry=build_registry(plugins), stream_fn=self.provider.stream, store=store)
+        if setup is not None:
+            setup(session)
         pi = InProcessPi(session, registry or self.registry())
         self.running.append(pi)
         return pi.client
