@@ -29,8 +29,8 @@ async def run_interactive(session: Any, *, initial_message: str | None = None,
     """
     from plugins.interactive.app import InteractiveApp
 
-    app = InteractiveApp(session, startup=startup, header=header, console=console, input=input, output=output)
     try:
+        app = InteractiveApp(session, startup=startup, header=header, console=console, input=input, output=output)
         return await app.run(initial_message, initial_images)
     except (KeyboardInterrupt, asyncio.CancelledError):
         return 130

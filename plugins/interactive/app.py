@@ -305,7 +305,7 @@ class InteractiveApp:
             if initial_message or initial_images:
                 self.app.pre_run_callables.append(
                     lambda: self._spawn(self.run_prompt(initial_message or "", initial_images)))
-            code = await self.app.run_async()
+            code = await self._run_app()
         finally:
             self._running = False
             self.unsubscribe()
@@ -315,3 +315,21 @@ class InteractiveApp:
                 task.cancel()
             self._print_pending()
         return self.exit_code if code is None else code
+
+    async def _run_app(self) -> int | None:
+        """Run the app; an error escaping a redraw or callback ends it (terminal restored) and is raised."""
+        loop = asyncio.get_running_loop()
+        previous = loop.get_exception_handler()
+
+        def on_error(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+            error = context.get("exception")
+            if error is not None and self.app.is_running and not self.app.future.done():  # type: ignore[union-attr]
+                self.app.exit(exception=error)
+            else:
+                loop.default_exception_handler(context)
+
+        loop.set_exception_handler(on_error)
+        try:
+            return await self.app.run_async(set_exception_handler=False)
+        finally:
+            loop.set_exception_handler(previous)
