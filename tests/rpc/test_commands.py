@@ -310,3 +310,12 @@ def test_export_html_of_in_memory_session_fails(rig: Rig) -> None:
     client = rig.start(persist=False)
     with pytest.raises(RpcError, match="Cannot export in-memory session to HTML"):
         client.export_html()
+
+
+def test_switch_to_a_missing_path_starts_a_new_session_there(rig: Rig) -> None:
+    client = rig.start(reply("hi"))
+    client.prompt_and_wait("hello")
+    target = rig.tmp_path / "elsewhere" / "fresh.jsonl"
+    assert client.switch_session(str(target)) == {"cancelled": False}
+    state = client.get_state()
+    assert state["sessionFile"] == str(target) and state["messageCount"] == 0
