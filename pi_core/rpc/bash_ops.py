@@ -22,13 +22,13 @@ class BashRunner:
         from pi_core.shell import run_command
 
         prefix = _setting(self.session, "shellCommandPrefix", "shell_command_prefix")
+        shell_path = _setting(self.session, "shellPath", "shell_path")
         full = f"{prefix}\n{command}" if prefix else command
         signal = AbortSignal()
         self._signals.add(signal)
         try:
-            result = await asyncio.to_thread(
-                run_command, full, str(self.session.config.cwd), shell_path=_setting(self.session, "shellPath", "shell_path"),
-                signal=signal)
+            result = await asyncio.to_thread(run_command, full, str(self.session.config.cwd), shell_path=shell_path,
+                                             signal=signal)
         finally:
             self._signals.discard(signal)
         data: dict[str, Any] = {"output": result.output}

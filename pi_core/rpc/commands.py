@@ -127,7 +127,9 @@ async def get_session_stats(mode: RpcMode, command: dict[str, Any]) -> Any:
 
 
 async def get_commands(mode: RpcMode, command: dict[str, Any]) -> Any:
-    return {"commands": mode.ops.slash_commands()}
+    from pi_core.rpc.slash_commands import slash_commands
+
+    return {"commands": slash_commands(mode.session)}
 
 
 # --- models and thinking --------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pi_core.providers import StreamOptions
+from pi_core.rpc.session_ops import setting
 from pi_core.types import AssistantMessage, Context, Model
 
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ async def run_manual_compaction(mode: RpcMode, custom_instructions: str | None) 
     if callable(own) and getattr(session, "compactor", None) is not None:
         result = await own(custom_instructions)
         return result.to_json() if hasattr(result, "to_json") else result
-    from pi_core.rpc.session_ops import compaction_settings
     from pi_core.sessions.auto import Compactor
 
     await mode.abort_run()
@@ -57,3 +57,14 @@ async def run_manual_compaction(mode: RpcMode, custom_instructions: str | None) 
         ops.is_compacting = False
     session.agent.state.messages = ops.store.build_session_context().typed_messages()
     return outcome.result.to_json()
+
+
+def compaction_settings(session: Any) -> Any:
+    from pi_core.sessions.compaction import CompactionSettings
+
+    defaults = CompactionSettings()
+    return CompactionSettings(
+        enabled=bool(setting(session, "compaction.enabled", defaults.enabled)),
+        reserve_tokens=int(setting(session, "compaction.reserveTokens", defaults.reserve_tokens)),
+        keep_recent_tokens=int(setting(session, "compaction.keepRecentTokens", defaults.keep_recent_tokens)),
+    )

@@ -33,8 +33,8 @@ class SessionOps:
         self._registry = (model_registry if model_registry is not None
                           else getattr(session, "model_registry", None) or getattr(session, "models", None))
         self.is_compacting = False
-        self.auto_compaction_enabled = bool(_setting(session, "compaction.enabled", True))
-        self.auto_retry_enabled = bool(_setting(session, "retry.enabled", True))
+        self.auto_compaction_enabled = bool(setting(session, "compaction.enabled", True))
+        self.auto_retry_enabled = bool(setting(session, "retry.enabled", True))
         self.bash = BashRunner(session)
         if getattr(session, "store", None) is None:
             # Pi always has a session manager; --no-session only keeps it in memory.
@@ -290,65 +290,6 @@ class SessionOps:
         if context.thinking_level:
             self.agent.state.thinking_level = clamp_level(self.session.model, context.thinking_level)
 
-    # --- commands ---------------------------------------------------------------------------------
-
-    def slash_commands(self) -> list[dict[str, Any]]:
-        """Plugin commands, then prompt templates, then skills."""
-        resources = getattr(self.session, "resources", None)
-        commands = self._plugin_commands()
-        for template in _items(getattr(resources, "templates", None)):
-            commands.append(_command(template.name, template, "prompt"))
-        for skill in _items(getattr(resources, "skills", None)):
-            commands.append(_command(f"skill:{skill.name}", skill, "skill"))
-        return commands
-
-
-    def _plugin_commands(self) -> list[dict[str, Any]]:
-        from pi_core.registry import call_each
-
-        commands: dict[str, dict[str, Any]] = {}  # a later layer's command replaces an earlier one
-        for plugin_name, values in call_each(self.session.plugins, "pi_commands"):
-            info = self.session.plugins.info.get(plugin_name)
-            for command in values or []:
-                entry: dict[str, Any] = {"name": command.name}
-                if command.description:
-                    entry["description"] = command.description
-                entry["source"] = "extension"
-                entry["sourceInfo"] = {"path": info.source if info else plugin_name,
-                                       "source": _PLUGIN_SOURCES.get(info.layer if info else "", "local"),
-                                       "scope": _PLUGIN_SCOPES.get(info.layer if info else "", "temporary"),
-                                       "origin": "top-level"}
-                commands[command.name] = entry
-        return list(commands.values())
-
-
-# Plugins come from entry points (installed into pi's environment) or -e files / project extensions.
-_PLUGIN_SOURCES = {"builtin": "auto", "installed": "auto", "explicit": "local"}
-_PLUGIN_SCOPES = {"builtin": "user", "installed": "user", "explicit": "temporary"}
-
-
-def _items(collection: Any) -> list[Any]:
-    if collection is None:
-        return []
-    if isinstance(collection, dict):
-        return list(collection.values())
-    for attr in ("templates", "skills", "items"):
-        inner = getattr(collection, attr, None)
-        if inner is not None:
-            return _items(inner)
-    return list(collection)
-
-
-def _command(name: str, item: Any, source: str) -> dict[str, Any]:
-    entry: dict[str, Any] = {"name": name}
-    if getattr(item, "description", None):
-        entry["description"] = item.description
-    entry["source"] = source
-    info = getattr(item, "source_info", None)
-    if info is not None:
-        entry["sourceInfo"] = info.to_json() if hasattr(info, "to_json") else dict(vars(info))
-    return entry
-
 
 def _queue_mode(mode: str) -> Any:
     if mode not in QUEUE_MODES:
@@ -356,18 +297,8 @@ def _queue_mode(mode: str) -> Any:
     return mode
 
 
-def compaction_settings(session: Any) -> Any:
-    from pi_core.sessions.compaction import CompactionSettings
-
-    defaults = CompactionSettings()
-    return CompactionSettings(
-        enabled=bool(_setting(session, "compaction.enabled", defaults.enabled)),
-        reserve_tokens=int(_setting(session, "compaction.reserveTokens", defaults.reserve_tokens)),
-        keep_recent_tokens=int(_setting(session, "compaction.keepRecentTokens", defaults.keep_recent_tokens)),
-    )
-
-
-def _setting(session: Any, key: str, default: Any) -> Any:
+def setting(session: Any, key: str, default: Any) -> Any:
+    """A settings value by dotted key, when the session carries its Settings; else ``default``."""
     settings = getattr(session, "settings", None)
     getter = getattr(settings, "get", None)
     if not callable(getter):
