@@ -104,7 +104,8 @@ def test_fire_and_forget_requests(rig: Rig) -> None:
     client = rig.start(reply(tool_calls=[("ask", {})]), reply("ok"), tools=[tool])
     answer_dialogs(client, {"confirm": {"confirmed": True}})
     client.prompt("go")
-    assert tool_output(client) == f"answer=True degraded=('', False, [], {{'success': False, 'error': '{THEME_ERROR}'}})"
+    theme = {"success": False, "error": THEME_ERROR}
+    assert tool_output(client) == f"answer=True degraded=('', False, [], {theme!r})"
     requests = [{k: v for k, v in e.items() if k not in ("id", "type")}
                 for e in client.events if e["type"] == "extension_ui_request"]
     assert requests == [
