@@ -24,7 +24,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from rich.console import Console
 
 from pi_core.errors import PiError
-from plugins.interactive import keys, shell
+from plugins.interactive import ext_ui, keys, shell
 from plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from plugins.interactive.commands import SlashCommand, collect_commands, run_command
 from plugins.interactive.editor import FileIndex, classify, make_completer
@@ -58,6 +58,7 @@ class InteractiveApp:
         self._picker_future: asyncio.Future[Any] | None = None
         self.last_ctrl_c = 0.0
         self.hint: str | None = None  # one-line notice above the editor ("press ctrl+c again...")
+        self.statuses: dict[str, str] = {}  # plugins' ``ui.set_status`` texts, shown in the footer
         self._pending: list[Any] = []
         self._flushing = False
         self._running = False
@@ -88,7 +89,7 @@ class InteractiveApp:
 
     def refresh_commands(self) -> None:
         resources = getattr(self.startup, "resources", None) or getattr(self.session, "resources", None)
-        self.commands = collect_commands(BUILTIN_COMMANDS, self.session.plugins, resources,
+        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, resources,
                                          warn=lambda text: self.notify(text, "yellow"))
 
     def notify(self, text: str, style: str = "dim") -> None:
@@ -110,7 +111,16 @@ class InteractiveApp:
     async def pick(self, title: str, items: list[Any], *, multi: bool = False,
                    checked: set[int] | None = None) -> Any:
         """Show a picker in place of the editor; the chosen value, or None when cancelled."""
-        self.picker = Picker(title, items, multi=multi, checked=set(checked or ()))
+        return await self.open_picker(Picker(title, items, multi=multi, checked=set(checked or ())))
+
+    async def ask(self, title: str, placeholder: str = "", prefill: str = "") -> str | None:
+        """One line of text from the user (a plugin's ``ui.input``), or None when cancelled."""
+        return await self.open_picker(Picker(title, [], free_text=True, query=prefill, placeholder=placeholder))
+
+    async def open_picker(self, picker: Picker) -> Any:
+        if self.picker is not None:
+            raise PiError(f"Another question is open: {self.picker.title}")
+        self.picker = picker
         self._picker_future = asyncio.get_running_loop().create_future()
         self.invalidate()
         try:
@@ -216,7 +226,7 @@ class InteractiveApp:
         self.invalidate()
         try:
             await self.preloader.wait()
-            await self.session.prompt(text, images)
+            await self.session.prompt(text, images, source="interactive")
         except PiError as err:
             self.notify(str(err), "red")
         finally:
@@ -272,7 +282,10 @@ class InteractiveApp:
 
     def _footer_fragments(self) -> Any:
         first, second = footer_lines(self.session, self._width())
-        return [("#888888", first + "\n" + second)]
+        fragments = [("#888888", first + "\n" + second)]
+        if self.statuses:
+            fragments.append(("", "\n" + " · ".join(self.statuses.values())[: self._width()]))
+        return fragments
 
     def _picker_fragments(self) -> Any:
         return self.picker.lines(self._width()) if self.picker else []
@@ -291,7 +304,7 @@ class InteractiveApp:
                                  filter=picking),
             ConditionalContainer(editor, filter=~picking),
             CompletionsMenu(max_height=8, scroll_offset=1),
-            Window(FormattedTextControl(self._footer_fragments), height=2),
+            Window(FormattedTextControl(self._footer_fragments), dont_extend_height=True),
         ])
 
     # --- running ----------------------------------------------------------------------------------
@@ -300,19 +313,26 @@ class InteractiveApp:
         info = self.header or startup_info(self.session, self.startup)
         self.console.print(render_header(info, self.session.config.cwd))
         self.preloader.start()
+        ext_ui.install(self)
         self._running = True
         try:
+            start = getattr(self.session, "start", None)
+            if start is not None:  # plugins' session_start runs once the UI can answer their questions
+                self.app.pre_run_callables.append(lambda: self._spawn(start("startup")))
             if initial_message or initial_images:
                 self.app.pre_run_callables.append(
                     lambda: self._spawn(self.run_prompt(initial_message or "", initial_images)))
             code = await self._run_app()
         finally:
             self._running = False
-            self.unsubscribe()
             if self.session.is_streaming:
                 await self.session.abort()
             for task in list(self._tasks):
                 task.cancel()
+            shutdown = getattr(self.session, "shutdown", None)
+            if shutdown is not None:
+                await shutdown("quit")
+            self.unsubscribe()
             self._print_pending()
         return self.exit_code if code is None else code
 

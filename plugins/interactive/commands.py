@@ -1,9 +1,9 @@
 """Slash commands: the table the editor completes from and the dispatcher that runs them.
 
-Sources, later ones never replacing built-ins: built-in commands, plugin commands from the
-``pi_slash_commands`` hook (declared here, added to the plugin manager at start-up), prompt templates
-(``/name args``) and skills (``/skill:name``). Templates and skills have no handler: their text goes
-to the model through the session's input expansion.
+Sources, later ones never replacing earlier names: built-in commands, plugin commands (the
+``pi_commands`` hook, collected by the session as ``session.commands``; their handlers get
+``(args, session.ext)``), prompt templates (``/name args``) and skills (``/skill:name``). Templates
+and skills have no handler: their text goes to the model through the session's input expansion.
 """
 
 from __future__ import annotations
@@ -12,10 +12,6 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
-
-import pluggy
-
-hookspec = pluggy.HookspecMarker("pi")
 
 
 class CommandUI(Protocol):
@@ -39,24 +35,18 @@ class SlashCommand:
     name: str  # without the slash
     description: str
     handler: Handler | None = None  # None: the text is sent as a prompt (templates, skills)
-    source: str = "builtin"  # "builtin", a plugin name, "template" or "skill"
+    source: str = "builtin"  # "builtin", "plugin", "template" or "skill"
     argument_hint: str = ""
 
 
-class SlashCommandSpecs:
-    @hookspec
-    def pi_slash_commands(self) -> list[SlashCommand] | None:
-        """Return slash commands for interactive mode. A handler gets (ui, args) and may be async."""
+def _plugin_handler(command: Any, session: Any) -> Handler:
+    def run(ui: CommandUI, args: str) -> Any:
+        return command.handler(args, session.ext)
+
+    return run
 
 
-def add_hookspec(plugins: Any) -> None:
-    """Declare ``pi_slash_commands`` on the session's plugin manager (once)."""
-    caller = getattr(plugins.pm.hook, "pi_slash_commands", None)
-    if caller is None or caller.spec is None:
-        plugins.pm.add_hookspecs(SlashCommandSpecs)
-
-
-def collect_commands(builtins: list[SlashCommand], plugins: Any = None, resources: Any = None,
+def collect_commands(builtins: list[SlashCommand], session: Any = None, resources: Any = None,
                      warn: Callable[[str], None] = lambda text: None) -> dict[str, SlashCommand]:
     table = {c.name: c for c in builtins}
 
@@ -66,17 +56,8 @@ def collect_commands(builtins: list[SlashCommand], plugins: Any = None, resource
             return
         table[command.name] = command
 
-    if plugins is not None:
-        add_hookspec(plugins)
-        from pi_core.registry import call_each
-
-        for plugin_name, commands in call_each(plugins, "pi_slash_commands"):
-            for command in commands:
-                add(SlashCommand(command.name, command.description, command.handler, plugin_name,
-                                 command.argument_hint))
-        for failure in plugins.failures:
-            if failure.source == "pi_slash_commands":
-                warn(failure.reason)
+    for command in (getattr(session, "commands", None) or {}).values():
+        add(SlashCommand(command.name, command.description, _plugin_handler(command, session), "plugin"))
     for template in getattr(resources, "templates", None) or []:
         add(SlashCommand(template.name, template.description or "prompt template", None, "template",
                          template.argument_hint or ""))

@@ -34,7 +34,8 @@ class Picker:
     checked: set[int] = field(default_factory=set)  # indexes into ``items``
     query: str = ""
     index: int = 0  # cursor within ``visible()``
-    on_done: Callable[[Any], Any] | None = None  # gets the value (or list of values), None on cancel
+    free_text: bool = False  # no items: the typed text is the answer (a plugin's ``ui.input``)
+    placeholder: str = ""
 
     def visible(self) -> list[int]:
         order = fuzzy_filter(self.query, range(len(self.items)),
@@ -63,6 +64,8 @@ class Picker:
         return self.items[visible[self.index]] if visible else None
 
     def result(self) -> Any:
+        if self.free_text:
+            return self.query
         if self.multi:
             return [item.value for i, item in enumerate(self.items) if i in self.checked]
         item = self.current()
@@ -70,9 +73,14 @@ class Picker:
 
     def lines(self, width: int) -> list[tuple[str, str]]:
         """(style, text) fragments: title, query line, a window of rows around the cursor, key help."""
-        visible = self.visible()
         frags: list[tuple[str, str]] = [("bold", self.title + "\n"), ("", "> "), ("", self.query),
-                                        ("reverse", " "), ("", "\n")]
+                                        ("reverse", " ")]
+        if self.free_text:
+            if not self.query and self.placeholder:
+                frags.append(("#888888", " " + self.placeholder))
+            return [*frags, ("", "\n"), ("#888888", "enter confirm · esc cancel")]
+        frags.append(("", "\n"))
+        visible = self.visible()
         start = max(0, min(self.index - VISIBLE_ROWS // 2, len(visible) - VISIBLE_ROWS))
         for row, item_index in enumerate(visible[start:start + VISIBLE_ROWS], start):
             item = self.items[item_index]

@@ -188,6 +188,10 @@ class ChatView:
         else:
             self.commit(render_notice("Context compacted", "green"))
 
+    def _on_extension_error(self, event: AgentEvent) -> None:
+        where = event.get("extension_path") or "a plugin"
+        self.commit(render_notice(f"Plugin error ({where}, {event.get('event')}): {event.get('error')}", "red"))
+
     # --- drawing ----------------------------------------------------------------------------------
 
     def render_assistant(self, message: Any, *, streaming: bool) -> Any:

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from pi_core import hookimpl
+from pi_core.extension import SlashCommand
 from pi_core.plugins import load_plugins, register_module
 from pi_core.testing.fake_provider import FakeProvider, reply
 from pi_core.tools import Tool, ToolResult
 from pi_core.types import UserMessage
-from plugins.interactive.commands import SlashCommand
 from tests.interactive.harness import MODEL_2, Harness, make_session
 
-ENTER, ESC, ALT_ENTER, CTRL_C, CTRL_D, TAB = "\r", "\x1b", "\x1b\r", "\x03", "\x04", "\t"
+ENTER, ESC, ALT_ENTER, CTRL_C, TAB = "\r", "\x1b", "\x1b\r", "\x03", "\t"
 
 
 def drive(session_or_factory: Any, pipe: Any, body: Callable[[Harness], Coroutine[Any, Any, None]]) -> Harness:
@@ -129,7 +129,7 @@ def test_model_picker_switches_model(tmp_path: Path, pipe: Any) -> None:
     drive(session, pipe, body)
 
 
-def test_ctrl_c_clears_then_twice_quits_and_ctrl_d_quits(tmp_path: Path, pipe: Any) -> None:
+def test_ctrl_c_clears_then_twice_quits(tmp_path: Path, pipe: Any) -> None:
     session = make_session(FakeProvider(), tmp_path)
 
     async def body(h: Harness) -> None:
@@ -140,6 +140,20 @@ def test_ctrl_c_clears_then_twice_quits_and_ctrl_d_quits(tmp_path: Path, pipe: A
         await h.wait_for(lambda: h.ui.buffer.text == "")
         assert h.task is not None and not h.task.done()
         h.send(CTRL_C + CTRL_C)
+        assert await asyncio.wait_for(h.task, 10) == 0
+
+    drive(session, pipe, body)
+
+
+def test_ctrl_d_deletes_or_quits_on_an_empty_editor(tmp_path: Path, pipe: Any) -> None:
+    session = make_session(FakeProvider(), tmp_path)
+
+    async def body(h: Harness) -> None:
+        h.send("ab\x1b[D")  # "ab", cursor left
+        h.send("\x04")  # Ctrl+D deletes the character under the cursor
+        await h.wait_for(lambda: h.ui.buffer.text == "a")
+        h.send("\x7f\x04")  # Backspace, then Ctrl+D on the empty editor quits
+        assert h.task is not None
         assert await asyncio.wait_for(h.task, 10) == 0
 
     drive(session, pipe, body)
@@ -219,9 +233,16 @@ def test_tools_thinking_session_and_hotkeys_commands(tmp_path: Path, pipe: Any) 
 
 
 def test_plugin_commands_templates_and_skills_appear_as_commands(tmp_path: Path, pipe: Any) -> None:
-    seen: list[str] = []
-    plugin = types.SimpleNamespace(pi_slash_commands=hookimpl(lambda: [
-        SlashCommand("deploy", "Deploy the app", lambda ui, args: seen.append(args))]))
+    seen: list[Any] = []
+
+    async def deploy(args: str, ctx: Any) -> None:
+        target = await ctx.ui.select(f"Deploy {args} where?", ["staging", "production"])
+        note = await ctx.ui.input("Release note", "one line")
+        ctx.ui.set_status("deploy", f"deployed to {target}")
+        ctx.ui.notify(f"deploying {args} to {target}: {note}", "warning")
+        seen.append((args, target, note))
+
+    plugin = types.SimpleNamespace(pi_commands=hookimpl(lambda: [SlashCommand("deploy", "Deploy the app", deploy)]))
     plugins = load_plugins(load_entry_points=False, discover_extensions=False)
     register_module(plugins, plugin, "deployer")
     provider = FakeProvider(reply("reviewed"))
@@ -232,11 +253,18 @@ def test_plugin_commands_templates_and_skills_appear_as_commands(tmp_path: Path,
     session.expand_input = lambda text: text.replace("/review", "Please review")
 
     async def body(h: Harness) -> None:
-        assert h.ui.commands["deploy"].source == "deployer"
+        assert h.ui.commands["deploy"].source == "plugin"
         assert h.ui.commands["review"].source == "template"
         assert h.ui.commands["skill:pdf"].source == "skill"
-        h.send("/deploy prod" + ENTER)
-        await h.wait_for(lambda: seen == ["prod"])
+        h.send("/deploy web" + ENTER)
+        await h.wait_for(lambda: h.ui.picker is not None and h.ui.picker.title == "Deploy web where?")
+        h.send("\x1b[B" + ENTER)  # Down, Enter: production
+        await h.wait_for(lambda: h.ui.picker is not None and h.ui.picker.free_text)
+        h.send("fixes the login" + ENTER)
+        await h.wait_for(lambda: seen)
+        assert seen == [("web", "production", "fixes the login")]
+        assert h.ui.statuses == {"deploy": "deployed to production"}
+        await h.wait_for(lambda: "deploying web to production: fixes the login" in h.screen())
         h.send("/review main.py" + ENTER)
         await h.wait_for(lambda: "reviewed" in h.screen())
         assert await h.quit() == 0
