@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import threading
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO, Self
@@ -37,6 +38,10 @@ class RpcError(Exception):
 
 class RpcTimeout(Exception):
     """No answer within the timeout; carries what pi wrote to stderr so far."""
+
+
+class RpcClosed(Exception):
+    """pi's input is closed (it exited, or ``close_stdin`` was called): nothing more can be sent."""
 
 
 def default_command() -> list[str]:
@@ -200,7 +205,10 @@ class RpcClient:
             self._cond.notify_all()
         if not (isinstance(message, dict) and message.get("type") == "response"):
             for listener in list(self._listeners):
-                listener(message)
+                try:
+                    listener(message)
+                except Exception:  # noqa: BLE001 - a broken listener must not stop the reader thread
+                    traceback.print_exc(file=sys.stderr)
 
     def on_event(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Call ``listener`` (on the reader thread) for each event and UI request; returns unsubscribe."""
@@ -232,8 +240,11 @@ class RpcClient:
         """Write bytes as they are (for framing tests: CRLF, partial lines, malformed JSON)."""
         assert self._in is not None, "RpcClient not started"
         with self._write_lock:
-            self._in.write(data.encode("utf-8") if isinstance(data, str) else data)
-            self._in.flush()
+            try:
+                self._in.write(data.encode("utf-8") if isinstance(data, str) else data)
+                self._in.flush()
+            except (BrokenPipeError, ValueError) as err:  # ValueError: we closed it ourselves
+                raise RpcClosed(f"cannot write to pi: {err}; stderr:\n{self.stderr}") from err
 
     def send(self, command: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
         """Send a command (an ``id`` is added if missing) and return its response, success or not."""

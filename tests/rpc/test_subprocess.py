@@ -262,3 +262,9 @@ def test_plugin_printing_at_import_does_not_reach_stdout(rpc: Env, tmp_path: Pat
     assert client.stop() == 0
     assert "a plugin printing to stdout at import" in client.stderr
     assert client.unparsed == []
+
+
+def test_file_arguments_are_rejected_at_startup(rpc: Env) -> None:
+    client = rpc.start("@notes.md")
+    assert client.wait() == 1
+    assert "@file arguments are not supported in RPC mode" in client.stderr
