@@ -6,6 +6,7 @@ import asyncio
 import functools
 import json
 import ssl
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +53,8 @@ class AnthropicMessagesProvider:
     api = "anthropic-messages"
 
     def __init__(self) -> None:
-        self._clients: dict[tuple[Any, ...], anthropic.AsyncAnthropic] = {}
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], anthropic.AsyncAnthropic]] = (
+            weakref.WeakKeyDictionary())
 
     # -- public --
 
@@ -104,15 +106,15 @@ class AnthropicMessagesProvider:
         if http_client is not None:  # injected (tests); never cached, the caller owns it
             return anthropic.AsyncAnthropic(base_url=base_url, timeout=DEFAULT_TIMEOUT_S,
                                             max_retries=DEFAULT_MAX_RETRIES, http_client=http_client, **credentials)
-        # httpx2 connection pools belong to the event loop that created them.
-        key = (id(asyncio.get_running_loop()), base_url, api_key, oauth)
-        client = self._clients.get(key)
+        # httpx2 connection pools belong to the event loop that created them: one set of clients per loop.
+        clients = self._clients.setdefault(asyncio.get_running_loop(), {})
+        key = (base_url, api_key, oauth)
+        client = clients.get(key)
         if client is None:
             http = anthropic.DefaultAsyncHttpxClient(verify=_ssl_context())
             client = anthropic.AsyncAnthropic(base_url=base_url, timeout=DEFAULT_TIMEOUT_S,
                                               max_retries=DEFAULT_MAX_RETRIES, http_client=http, **credentials)
-            self._clients = {k: v for k, v in self._clients.items() if k[0] == key[0]}
-            self._clients[key] = client
+            clients[key] = client
         return client
 
     async def _run(self, builder: MessageBuilder, model: Model, context: Context, options: StreamOptions,

@@ -403,3 +403,12 @@ def test_injected_http_client_with_mock_transport() -> None:
     assert_protocol(events)
     assert final(events).text() == "mocked" and final(events).usage.output == 2
     assert str(seen[0].url) == "https://example.invalid/v1/messages"
+
+
+def test_one_provider_serves_several_event_loops(pi_fake_server: FakeModelServer) -> None:
+    provider = AnthropicMessages()
+    pi_fake_server.add(Reply(text="one"), Reply(text="two"))
+    model = anthropic_model(pi_fake_server)
+    first = collect(provider.stream(model, user_context(), options()))
+    second = collect(provider.stream(model, user_context(), options()))
+    assert (final(first).text(), final(second).text()) == ("one", "two")
