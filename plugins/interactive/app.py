@@ -210,7 +210,7 @@ class InteractiveApp:
                 starting = [c for name, c in self.commands.items() if name.startswith(kind.command)]
                 command = starting[0] if len(starting) == 1 else None
             if command is not None and command.handler is not None:
-                self._spawn(run_command(command, self, kind.args))
+                self._spawn(self._run_command(command, kind.args))
                 return
         if kind.kind == "bash":
             self.shell_job = shell.ShellJob(self, kind.command, kind.send_output)
@@ -220,6 +220,12 @@ class InteractiveApp:
             (self.session.follow_up if follow_up else self.session.steer)(kind.text)
             return
         self.run_task = self._spawn(self.run_prompt(kind.text))
+
+    async def _run_command(self, command: SlashCommand, args: str) -> None:
+        try:
+            await run_command(command, self, args)
+        except PiError as err:
+            self.notify(str(err), "red")
 
     async def run_prompt(self, text: str, images: list[Any] | None = None) -> None:
         self.busy, self.started_at = True, time.monotonic()

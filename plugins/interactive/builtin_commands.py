@@ -247,7 +247,14 @@ async def cmd_compact(ui: CommandUI, args: str) -> None:
     if compact is None:
         _unavailable(ui, "/compact")
         return
-    await _maybe(compact(args or None))
+    ui.notify("Compacting the conversation…")
+    result = await _maybe(compact(args or None))
+    before = getattr(result, "tokens_before", None)
+    ui.notify(f"Compacted ({before:,} tokens before)" if before else "Compacted", "green")
+    if getattr(result, "summary", None):
+        from plugins.interactive.view import render_notice
+
+        ui.show(render_notice("Summary: " + result.summary, "dim italic"))
 
 
 def cmd_name(ui: CommandUI, args: str) -> None:
