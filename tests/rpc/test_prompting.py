@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from pi_core.testing.fake_provider import reply
 from tests.rpc.conftest import Rig
@@ -137,3 +138,31 @@ def test_prompt_without_model_is_rejected(rig: Rig) -> None:
     assert response["success"] is False and response["id"] == "p"
     assert response["error"].startswith("No model selected.")
     assert rig.provider.contexts == []
+
+
+def test_abort_retry_cancels_the_backoff(rig: Rig) -> None:
+    from pi_core.settings import RetrySettings
+
+    def setup(session: Any) -> None:
+        session.retry_settings = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)
+
+    client = rig.start(reply(error="529 overloaded_error: Overloaded"), reply("never"), setup=setup)
+    client.prompt("hi")
+    start = client.wait_for_event("auto_retry_start")
+    assert start["attempt"] == 1 and start["delayMs"] == 600_000
+    client.abort_retry()
+    end = client.wait_for_event("auto_retry_end")
+    assert end == {"type": "auto_retry_end", "success": False, "attempt": 1, "finalError": "Retry cancelled"}
+    assert [r.text() for r in rig.provider.replies] == ["never"]
+
+
+def test_set_auto_retry_false_stops_retrying(rig: Rig) -> None:
+    from pi_core.settings import RetrySettings
+
+    def setup(session: Any) -> None:
+        session.retry_settings = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)
+
+    client = rig.start(reply(error="529 overloaded_error: Overloaded"), setup=setup)
+    client.set_auto_retry(False)
+    client.prompt_and_wait("hi")
+    assert not any(e["type"].startswith("auto_retry") for e in client.events)
