@@ -150,6 +150,7 @@ def create_edit_tool(operations: EditOperations | None = None) -> Tool:
         prompt_guidelines=list(GUIDELINES),
         prepare_arguments=prepare_arguments,
         coercion="typebox",
+        active_by_default=DEFAULT_ACTIVE,
     )
 
 

@@ -95,6 +95,7 @@ def create_ls_tool(operations: LsOperations | None = None) -> Tool:
         execute=execute,
         prompt_snippet="List the entries of a directory",
         coercion="typebox",
+        active_by_default=DEFAULT_ACTIVE,
     )
 
 

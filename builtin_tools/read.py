@@ -73,9 +73,12 @@ def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_im
         absolute = resolve_read_path(path, str(ctx.cwd), ops.exists)
         try:
             ops.access(absolute)
-            stream = ops.open_file(absolute)
         except OSError as err:
             raise ToolError(node_error_message(err, "access", absolute)) from err
+        try:
+            stream = ops.open_file(absolute)
+        except OSError as err:
+            raise ToolError(node_error_message(err, "read", absolute)) from err
         with stream:
             try:
                 head = stream.read(SNIFF_BYTES)
@@ -110,6 +113,7 @@ def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_im
         prompt_snippet="Show the contents of a file (text or image)",
         prompt_guidelines=["Look at files with read, not with cat or sed."],
         coercion="typebox",
+        active_by_default=DEFAULT_ACTIVE,
     )
 
 

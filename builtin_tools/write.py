@@ -72,6 +72,7 @@ def create_write_tool(operations: WriteOperations | None = None) -> Tool:
         prompt_snippet="Create a file or replace all of its content",
         prompt_guidelines=["Keep write for new files and complete rewrites."],
         coercion="typebox",
+        active_by_default=DEFAULT_ACTIVE,
     )
 
 

@@ -173,8 +173,16 @@ _umask_lock = threading.Lock()
 
 
 def _current_umask() -> int:
+    # Linux reports it without changing it; setting it (the only portable way) is visible to other threads.
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
     with _umask_lock:
-        mask = os.umask(0o022)
+        mask = os.umask(0o077)
         os.umask(mask)
     return mask
 

@@ -419,3 +419,10 @@ def test_default_active_flags() -> None:
 def test_numeric_strings_are_coerced_through_validation(ctx: ToolContext, run_tool: Any) -> None:
     (ctx.cwd / "f.txt").write_text(numbered(10))
     assert text_of(run_tool(TOOL, {"path": "f.txt", "offset": "9"}, ctx)) == "Line 9\nLine 10"
+
+
+def test_directory_is_an_eisdir_error(ctx: ToolContext) -> None:
+    (ctx.cwd / "sub").mkdir()
+    with pytest.raises(ToolError) as info:
+        read(ctx, path="sub")
+    assert str(info.value) == f"EISDIR: illegal operation on a directory, read '{ctx.cwd / 'sub'}'"
