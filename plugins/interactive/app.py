@@ -79,7 +79,7 @@ class InteractiveApp:
         self.app: Application[int] = Application(
             layout=Layout(self._layout(), focused_element=self.buffer),
             key_bindings=keys.build(self), full_screen=False, input=input, output=output,
-            mouse_support=False, refresh_interval=0.1, min_redraw_interval=0.03, erase_when_done=False,
+            mouse_support=False, min_redraw_interval=0.03, erase_when_done=False,
         )
         self.app.ttimeoutlen = 0.05
         self.app.timeoutlen = 0.3
@@ -230,6 +230,7 @@ class InteractiveApp:
     async def run_prompt(self, text: str, images: list[Any] | None = None) -> None:
         self.busy, self.started_at = True, time.monotonic()
         self.invalidate()
+        ticker = self._spawn(self._tick())
         try:
             await self.preloader.wait()
             await self.session.prompt(text, images, source="interactive")
@@ -237,7 +238,15 @@ class InteractiveApp:
             self.notify(str(err), "red")
         finally:
             self.busy = False
+            ticker.cancel()
             self.invalidate()
+
+    async def _tick(self) -> None:
+        """Redraw the working indicator (spinner, elapsed time) while a run lasts; idle costs nothing."""
+        while True:
+            await asyncio.sleep(0.1)
+            if self._running:
+                self.app.invalidate()
 
     async def abort(self) -> None:
         """Escape while working: stop the run and put the queued messages back in the editor."""
