@@ -5,7 +5,12 @@ from __future__ import annotations
 import base64
 import io
 import struct
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
 
 SNIFF_BYTES = 4100
 MAX_DIMENSION = 2000
@@ -133,11 +138,8 @@ def _fits(size: tuple[int, int], encoded: str) -> bool:
     return size[0] <= MAX_DIMENSION and size[1] <= MAX_DIMENSION and len(encoded) < MAX_BASE64_LENGTH
 
 
-def _encodings(image: object):  # type: ignore[no-untyped-def]
+def _encodings(image: PILImage) -> Iterator[tuple[bytes, str]]:
     """PNG first, then JPEG at falling qualities."""
-    from PIL import Image
-
-    assert isinstance(image, Image.Image)
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", optimize=True)
     yield buffer.getvalue(), "image/png"

@@ -426,3 +426,35 @@ def test_directory_is_an_eisdir_error(ctx: ToolContext) -> None:
     with pytest.raises(ToolError) as info:
         read(ctx, path="sub")
     assert str(info.value) == f"EISDIR: illegal operation on a directory, read '{ctx.cwd / 'sub'}'"
+
+
+def test_a_plugin_can_replace_read_with_the_same_tool_on_another_backend(tmp_path: Path) -> None:
+    import types
+
+    from pi_core import hookimpl
+    from pi_core.plugins import load_plugins, register_module
+    from pi_core.registry import build_registry
+
+    remote = create_read_tool(GeneratedOps(100))
+    module = types.ModuleType("remote_read")
+    module.pi_tools = hookimpl(lambda: [remote])  # type: ignore[attr-defined]
+    plugins = load_plugins(discover_extensions=False)
+    register_module(plugins, module, "remote-read")
+    registry = build_registry(plugins)
+    assert registry.tools.items["read"] is remote
+    assert any(o.name == "read" and o.winner == "remote-read" and o.loser == "read" for o in registry.overrides)
+    text = text_of(registry.tools.items["read"].execute({"path": "anything.log", "limit": 1}, ToolContext(cwd=tmp_path)))
+    assert text.startswith("generated line 000000\n\n[")
+
+
+def test_image_sizes_from_headers() -> None:
+    from pi_core.images import detect_image_mime_type, image_size
+
+    assert image_size(PNG_1X1) == (1, 1)
+    assert image_size(b"GIF89a\x10\x00\x20\x00" + b"\x00" * 10) == (16, 32)
+    jpeg = (b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00"
+            b"\xff\xc0\x00\x11\x08\x00\x30\x00\x40\x03\x01\x22\x00\x02\x11\x01\x03\x11\x01")
+    assert detect_image_mime_type(jpeg) == "image/jpeg" and image_size(jpeg) == (64, 48)
+    webp = b"RIFF\x00\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x00\x00\x00\x00" + (99).to_bytes(3, "little") + (9).to_bytes(3, "little")
+    assert detect_image_mime_type(webp) == "image/webp" and image_size(webp) == (100, 10)
+    assert detect_image_mime_type(b"") is None and detect_image_mime_type(b"BM\x00\x00") is None
