@@ -1,0 +1,165 @@
+"""pi_core.packages without installing anything: requirement names, rollback, settings, messages."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+import pi_core.packages as packages
+from pi_core.packages import PackageError, dist_name_of
+
+
+@pytest.fixture(autouse=True)
+def agent_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "agent"
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(home))
+    monkeypatch.delenv("PI_OFFLINE", raising=False)
+    return home
+
+
+class FakePip:
+    """Stands in for pip: records calls, and makes the environment look changed as told."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, env: dict[str, str], code: int = 0,
+                 adds: dict[str, str] | None = None) -> None:
+        self.calls: list[list[str]] = []
+        self.env, self.code, self.adds = env, code, adds or {}
+        monkeypatch.setattr(packages, "run_pip", self.run)
+        monkeypatch.setattr(packages, "snapshot", lambda: dict(self.env))
+        monkeypatch.setattr(packages, "contributions", lambda names=None: {})
+        monkeypatch.setattr(packages, "pi_distributions", lambda: {})
+
+    def run(self, args: list[str], echo: object = None) -> int:
+        self.calls.append(list(args))
+        if args[0] == "install":
+            self.env.update(self.adds)
+            return self.code
+        for name in args[2:]:
+            self.env.pop(name, None)
+        return 0
+
+
+def lines() -> tuple[list[tuple[str, bool]], packages.Echo]:
+    seen: list[tuple[str, bool]] = []
+    return seen, lambda line, err: seen.append((click.unstyle(line), err))
+
+
+@pytest.mark.parametrize(("spec", "name"), [
+    ("pi-web-tools", "pi-web-tools"),
+    ("Pi_Web.Tools==1.2", "pi-web-tools"),
+    ("pi-web-tools[extra] >= 1", "pi-web-tools"),
+    ("acme @ git+https://example.invalid/acme.git", "acme"),
+    ("git+https://example.invalid/x.git#egg=Foo_Bar", "foo-bar"),
+    ("git+https://example.invalid/x.git", None),
+    ("./no-such-dir", None),
+])
+def test_distribution_names_of_requirements(spec: str, name: str | None, tmp_path: Path) -> None:
+    assert dist_name_of(spec, tmp_path) == name
+
+
+def test_a_local_path_is_named_by_its_pyproject(tmp_path: Path) -> None:
+    (tmp_path / "pack").mkdir()
+    (tmp_path / "pack" / "pyproject.toml").write_text('[project]\nname = "My_Pack"\nversion = "1"\n')
+    assert dist_name_of("./pack", tmp_path) == "my-pack"
+    assert dist_name_of(str(tmp_path / "pack"), Path("/")) == "my-pack"
+
+
+def test_a_failed_install_uninstalls_what_appeared(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pip = FakePip(monkeypatch, {"pi-harness": "0.1.0", "idna": "3.0"}, code=1,
+                  adds={"half-done-dep": "1.0", "idna": "3.1"})
+    seen, echo = lines()
+    with pytest.raises(PackageError, match=r"^pip install pi-x failed \(exit code 1\); nothing was installed$"):
+        packages.install("pi-x", cwd=tmp_path, echo=echo)
+    assert pip.calls == [["install", "pi-x"], ["uninstall", "-y", "half-done-dep"]]
+    assert pip.env == {"pi-harness": "0.1.0", "idna": "3.1"}
+    assert ("Warning: idna changed from 3.0 to 3.1; pip cannot undo this", True) in seen
+    assert not (tmp_path / ".pi").exists()
+
+
+def test_install_passes_pip_options_and_editable(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pip = FakePip(monkeypatch, {}, adds={"pi-x": "1.0"})
+    seen, echo = lines()
+    packages.install("./x", editable=True, pip_args=["--no-deps"], cwd=tmp_path, echo=echo)
+    assert pip.calls == [["install", "--no-deps", "-e", "./x"]]
+    assert seen[0] == ("Installing ./x...", False) and ("Installed ./x", False) in seen
+
+
+def test_local_install_records_each_requirement_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    FakePip(monkeypatch, {}, adds={"pi-x": "1.0"})
+    _, echo = lines()
+    packages.install("pi-x==1.0", local=True, cwd=tmp_path, echo=echo)
+    packages.install("pi_x", local=True, cwd=tmp_path, echo=echo)  # the same distribution
+    packages.install("pi-y", local=True, cwd=tmp_path, echo=echo)
+    stored = tomllib.loads((tmp_path / ".pi" / "settings.toml").read_text())
+    assert stored["packages"] == ["pi-x==1.0", "pi-y"]
+
+
+def test_remove_local_drops_the_requirement_and_keeps_other_settings(monkeypatch: pytest.MonkeyPatch,
+                                                                      tmp_path: Path) -> None:
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "settings.toml").write_text('theme = "light"\npackages = ["pi-x==1.0", "pi-y"]\n')
+    pip = FakePip(monkeypatch, {"pi-x": "1.0"})
+    seen, echo = lines()
+    packages.remove("pi-x", local=True, cwd=tmp_path, echo=echo)
+    assert pip.calls == [["uninstall", "-y", "pi-x"]]
+    assert tomllib.loads((tmp_path / ".pi" / "settings.toml").read_text()) == {"theme": "light", "packages": ["pi-y"]}
+    assert seen[-1] == ("Removed pi-x", False)
+
+
+def test_remove_of_a_recorded_but_missing_package_only_touches_settings(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "settings.toml").write_text('packages = ["pi-y"]\n')
+    pip = FakePip(monkeypatch, {})
+    _, echo = lines()
+    packages.remove("pi-y", local=True, cwd=tmp_path, echo=echo)
+    assert pip.calls == []
+    assert tomllib.loads((tmp_path / ".pi" / "settings.toml").read_text()) == {"packages": []}
+
+
+def test_remove_refuses_unknown_packages_and_pi_itself(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pip = FakePip(monkeypatch, {"pi-harness": "0.1.0"})
+    with pytest.raises(PackageError, match="^No matching package found for pi-nope$"):
+        packages.remove("pi-nope", cwd=tmp_path)
+    with pytest.raises(PackageError, match="is pi itself"):
+        packages.remove("pi-harness", cwd=tmp_path)
+    assert pip.calls == []
+
+
+def test_update_targets_and_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pip = FakePip(monkeypatch, {})
+    seen, echo = lines()
+    assert packages.update(cwd=tmp_path, echo=echo) == []
+    assert seen == [("No packages installed.", False)]
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "settings.toml").write_text('packages = ["pi-y>=2"]\n')
+    monkeypatch.setattr(packages, "pi_distributions", lambda: {"pi-x": {"name": "pi-x"}, "pi-y": {"name": "pi-y"}})
+    assert packages.update(cwd=tmp_path, echo=echo) == ["pi-y>=2", "pi-x"]
+    assert pip.calls[-1] == ["install", "--upgrade", "pi-y>=2", "pi-x"]
+    assert seen[-1] == ("Updated packages", False)
+    monkeypatch.setenv("PI_OFFLINE", "1")
+    assert packages.update(cwd=tmp_path, echo=echo) == []
+    assert len(pip.calls) == 1
+
+
+def test_list_with_nothing_installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    FakePip(monkeypatch, {})
+    monkeypatch.chdir(tmp_path)
+    group = click.Group("pi")
+    packages.register_package_commands(group)
+    result = CliRunner().invoke(group, ["list"])
+    assert result.exit_code == 0 and result.output == "No packages installed.\n"
+    assert sorted(group.commands) == ["install", "list", "remove", "uninstall", "update"]
+
+
+def test_run_pip_streams_stdout_and_stderr_separately() -> None:
+    seen, echo = lines()
+    assert packages.run_pip(["--version"], echo) == 0
+    assert seen[0][0].startswith("pip ") and seen[0][1] is False
+    seen.clear()
+    assert packages.run_pip(["install", "--no-such-option"], echo) != 0
+    assert any("no such option: --no-such-option" in line for line, err in seen if err)
