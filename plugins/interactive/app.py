@@ -327,8 +327,13 @@ class InteractiveApp:
     async def run(self, initial_message: str | None = None, initial_images: list[Any] | None = None) -> int:
         info = self.header or startup_info(self.session, self.startup)
         self.console.print(render_header(info, self.session.config.cwd))
-        self.preloader.start()
         ext_ui.install(self)
+
+        def on_first_render(app: Any) -> None:  # the prompt is on screen: now load the provider SDK
+            self.app.after_render -= on_first_render
+            self.preloader.start()
+
+        self.app.after_render += on_first_render
         self._running = True
         try:
             start = getattr(self.session, "start", None)
