@@ -29,6 +29,11 @@ EXAMPLES = REPO / "examples"
 API = "google-generative-ai"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "venv: builds packages and pi-installs them into a throw-away venv "
+                                       "(about 30 s in all; deselect with -m 'not venv')")
+
+
 def can_build_offline() -> str | None:
     """Why a local package cannot be built without the network here, or None if it can."""
     try:

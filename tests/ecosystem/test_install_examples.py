@@ -16,6 +16,8 @@ from pi_core.testing.fake_server import Reply
 
 from .conftest import Eco, copy_example
 
+pytestmark = pytest.mark.venv
+
 
 @pytest.fixture(scope="module")
 def packs(eco: Eco, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
