@@ -1,0 +1,126 @@
+"""The two harnesses under test and how one child run is measured (wall time and the child's peak RSS).
+
+Peak RSS comes from ``/usr/bin/time -f %M`` when it exists: it reads the rusage of the process it
+waited for, which covers that process and every descendant it waited for (the shell of ``bash``, ``rg``
+of ``grep``), so both harnesses are measured the same way. Without it, a fresh Python intermediary
+reports ``getrusage(RUSAGE_CHILDREN)`` instead (same semantics, a little more overhead).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from pi_core.testing.pi_home import FAKE_MODEL, FAKE_PROVIDER, write_models
+
+GNU_TIME = "/usr/bin/time"
+_INTERMEDIARY = (
+    "import resource, subprocess, sys\n"
+    "code = subprocess.call(sys.argv[2:])\n"
+    "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+    "sys.exit(code)\n"
+)
+PRINT_ARGS = ["--provider", FAKE_PROVIDER, "--model", FAKE_MODEL]
+
+
+@dataclass
+class Harness:
+    """One ``pi`` under test: ``label`` is how the table names it (``pi`` or ``Pi``)."""
+
+    label: str
+    argv: list[str]
+    kind: str  # "python" or "node"
+    root: Path  # per-harness scratch: agent dirs live under it
+
+    def agent_dir(self, key: str, base_url: str | None = None, api: str | None = None) -> Path:
+        """A fresh agent dir for one scenario (settings never leak between tools or scenarios)."""
+        home = self.root / "agents" / key
+        if home.exists():
+            shutil.rmtree(home)
+        home.mkdir(parents=True)
+        if base_url and api:
+            write_models(home, base_url, api)
+        return home
+
+    def env(self, agent_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
+        env.update({"PI_CODING_AGENT_DIR": str(agent_dir), "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",
+                    "NO_COLOR": "1", "TERM": "dumb"})
+        env.update(extra or {})
+        return env
+
+
+@dataclass
+class Sample:
+    seconds: float
+    peak_kib: int | None
+    ok: bool
+    problem: str = ""
+
+
+@dataclass
+class Child:
+    """One measured child run: what to run, where, and how to tell it did the work."""
+
+    argv: list[str]
+    env: dict[str, str]
+    cwd: Path
+    expect: str | None = None  # must appear in stdout
+    timeout: float = 900.0
+
+
+def measure(child: Child) -> Sample:
+    """Run ``child`` once; wall time is taken around the whole run (the wrapper's exec is ~1 ms)."""
+    with tempfile.NamedTemporaryFile("r", suffix=".rss", delete=False) as rss_file:
+        rss_path = rss_file.name
+    if os.path.exists(GNU_TIME):
+        argv = [GNU_TIME, "-q", "-f", "%M", "-o", rss_path, *child.argv]
+    else:
+        argv = [sys.executable, "-S", "-c", _INTERMEDIARY, rss_path, *child.argv]
+    start = time.perf_counter()
+    try:
+        done = subprocess.run(argv, cwd=child.cwd, env=child.env, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=child.timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return Sample(time.perf_counter() - start, None, False, f"timed out after {child.timeout:.0f} s")
+    seconds = time.perf_counter() - start
+    peak = _read_peak(rss_path)
+    stdout = done.stdout.decode(errors="replace")
+    if done.returncode != 0:
+        return Sample(seconds, peak, False, f"exit {done.returncode}: {_tail(done.stderr.decode(errors='replace'))}")
+    if child.expect is not None and child.expect not in stdout:
+        return Sample(seconds, peak, False, f"expected {child.expect!r} in output, got {_tail(stdout)!r}")
+    return Sample(seconds, peak, True)
+
+
+def _read_peak(path: str) -> int | None:
+    try:
+        text = Path(path).read_text().strip().splitlines()
+    finally:
+        os.unlink(path)
+    # GNU time prints "Command exited with non-zero status N" before the figure on failure.
+    return int(text[-1]) if text and text[-1].isdigit() else None
+
+
+def _tail(text: str, limit: int = 300) -> str:
+    text = " ".join(text.strip().split())
+    return text if len(text) <= limit else "…" + text[-limit:]
+
+
+def find_pi(explicit: str | None) -> list[str]:
+    """Our ``pi``: the given path, else the script next to this interpreter, else ``pi`` on PATH."""
+    if explicit:
+        return [explicit]
+    beside = Path(sys.executable).parent / "pi"
+    if beside.exists():
+        return [str(beside)]
+    found = shutil.which("pi")
+    if not found:
+        raise SystemExit("bench: cannot find pi; install this repo (pip install -e .) or pass --pi PATH")
+    return [found]
