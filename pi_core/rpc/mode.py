@@ -66,8 +66,10 @@ class RpcMode:
     # --- output -----------------------------------------------------------------------------------
 
     def _on_session_event(self, event: AgentEvent) -> None:
-        if self._on_accept is not None and event.type in ACCEPTING_EVENTS:
-            self._on_accept()  # the prompt's success response goes out before its first run event
+        accept = self._on_accept
+        if accept is not None and event.type in ACCEPTING_EVENTS:
+            self._on_accept = None
+            accept()  # the prompt's success response goes out before its first run event
         self.output(event.to_json())
 
     def emit_event(self, event: AgentEvent) -> None:
@@ -91,7 +93,8 @@ class RpcMode:
         """Hand the prompt to the session and call ``respond`` once it is accepted: handled by a plugin
         command, queued, or the run is starting. A rejection before that raises (the error response)."""
         async with self._prompt_gate:  # one prompt at a time through preflight, so the next sees streaming
-            if not self.session.is_streaming:
+            busy = self.session.is_streaming
+            if not busy:
                 self.ops.bash.flush_pending()
             responded = False
 
@@ -99,11 +102,13 @@ class RpcMode:
                 nonlocal responded
                 if not responded:
                     responded = True
-                    self._on_accept = None
                     respond()
 
             started = asyncio.Event()
-            self._on_accept = lambda: (accept(), started.set())
+            if not busy:
+                # While another run streams, its events say nothing about this prompt: then only the
+                # outcome of session.prompt (queued, or refused) counts.
+                self._on_accept = lambda: (accept(), started.set())
             task = self.loop.create_task(
                 self.session.prompt(text, images, streaming_behavior=behavior, source="rpc"))
             waiter = self.loop.create_task(started.wait())
@@ -113,6 +118,8 @@ class RpcMode:
                 waiter.cancel()
                 self._on_accept = None
             if task.done() and not responded:
+                if task.cancelled():
+                    raise PiError("Prompt was aborted before it started")
                 task.result()  # raises the rejection
                 accept()
                 return

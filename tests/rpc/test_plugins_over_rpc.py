@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import types
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from pi_core.resources.skills import Skill
 from pi_core.resources.templates import PromptTemplate
 from pi_core.rpc_client import RpcError
 from pi_core.testing.fake_provider import reply
+from pi_core.tools import Tool
 from tests.rpc.conftest import FAKE, FAKE_REASONING, Rig
 
 
@@ -128,3 +131,30 @@ def test_cycle_model_over_a_scope_applies_its_thinking_level(rig: Rig) -> None:
     assert first["model"]["id"] == "fake-think" and first["thinkingLevel"] == "high" and first["isScoped"] is True
     second = client.cycle_model()
     assert second["model"]["id"] == FAKE.id and second["thinkingLevel"] == "off"
+
+
+def test_refused_prompt_is_not_mistaken_for_accepted_by_another_runs_events(rig: Rig) -> None:
+    """While run A streams, prompt B's preflight (an input hook that waits for A's tool) sees A's
+    message_start events; B must still get its own answer: the refusal."""
+    tool_ran = threading.Event()
+
+    class WaitForTool:
+        @hookimpl
+        async def pi_input(self, ctx: Any, text: str, source: str) -> None:
+            if text == "B":
+                while not tool_ran.is_set():
+                    await asyncio.sleep(0.01)
+                await asyncio.sleep(0.05)  # A's tool result and next assistant message start meanwhile
+
+    def echo(args: dict[str, Any], ctx: Any) -> str:
+        tool_ran.set()
+        return "echoed"
+
+    tool = Tool(name="echo", description="Echo.", parameters={"type": "object"}, execute=echo)
+    client = rig.start(reply(tool_calls=[("echo", {})]), reply("A done"), tools=[tool], delay=0.1,
+                       plugin_modules={"slow": WaitForTool()})
+    client.prompt("A")
+    response = client.send({"id": "b", "type": "prompt", "message": "B"})
+    assert response["success"] is False and response["error"].startswith("Agent is already processing.")
+    client.wait_for_event("agent_end")
+    assert [r for r in client.responses if r.get("id") == "b"] == [response]
