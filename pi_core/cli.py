@@ -83,8 +83,7 @@ def _run(args: Args, cwd: Path) -> int:
     from pi_core import startup as boot
 
     env = boot.load_environment(args, cwd)
-    for warning in env.warnings:
-        click.echo(f"Warning: {warning}", err=True)
+    _print_warnings(env.warnings)
     if args.list_models is not False:
         from pi_core.llm.models import format_model_list
 
@@ -96,7 +95,9 @@ def _run(args: Args, cwd: Path) -> int:
     interactive = args.mode != "rpc" and args.mode != "json" and not args.print and sys.stdin.isatty()
     stdin_text = "" if args.mode == "rpc" else boot.read_piped_stdin()
     file_text, images = boot.read_file_args(args.file_args, cwd)
+    shown = len(env.warnings)
     session = boot.build_session(args, env)
+    _print_warnings(env.warnings[shown:])
 
     if args.mode == "rpc":
         from pi_core.rpc import run_rpc_mode
@@ -113,6 +114,11 @@ def _run(args: Args, cwd: Path) -> int:
 
     queue = ([first] if first or images else []) + prompts
     return _run_async(run_print_mode(session, queue, images, json_mode=args.mode == "json"), session)
+
+
+def _print_warnings(warnings: list[str]) -> None:
+    for warning in warnings:
+        click.echo(warning if warning.startswith("Warning:") else f"Warning: {warning}", err=True)
 
 
 def _run_async(coro: object, session: object) -> int:

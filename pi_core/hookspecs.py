@@ -7,7 +7,7 @@ so a project plugin sees what an installed pack already changed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -44,6 +44,12 @@ def pi_providers() -> list[ApiProvider] | None:
 @hookspec
 def pi_models() -> list[Model] | None:
     """Return models to add to the catalog (id, api, provider, base URL, costs, limits)."""
+
+
+@hookspec
+def pi_provider_presets() -> dict[str, dict[str, Any]] | None:
+    """Return provider presets by provider id: ``{"baseUrl", "api", "apiKeyEnv", ...}`` for OpenAI-compatible
+    services, so a models file only has to name the model ids."""
 
 
 @hookspec

@@ -180,6 +180,7 @@ def build_session(args: Args, env: Startup) -> Any:
                            default_provider=settings.default_provider, default_model=settings.default_model)
     if chosen.message:
         env.warnings.append(chosen.message)
+    env.warnings.extend(getattr(chosen, "warnings", None) or [])
     if args.api_key:
         if chosen.model is None:
             raise PiError("--api-key requires a model to be specified via --model, --provider/--model, or --models")

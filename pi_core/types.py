@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
@@ -135,10 +135,20 @@ class ToolResultMessage(PiModel):
 
 
 class CustomMessage(PiModel):
-    """An app-defined message (``bashExecution``, ``custom``, a plugin's role). Never sent as is."""
+    """An app-defined message (``bashExecution``, ``custom``, a plugin's role). Never sent as is.
+
+    Every field but ``role`` is kept as given, in its original order, so a session line round-trips
+    byte for byte; ``timestamp`` is added (last) only when missing.
+    """
 
     role: str
-    timestamp: int = Field(default_factory=now_ms)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stamp(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "timestamp" not in data:
+            data = {**data, "timestamp": now_ms()}
+        return data
 
 
 Message = Union[UserMessage, AssistantMessage, ToolResultMessage]
