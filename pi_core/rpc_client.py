@@ -68,6 +68,7 @@ class RpcClient:
         self._in: BinaryIO | None = None
         self.events: list[dict[str, Any]] = []  # every non-response line, in order
         self.responses: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []  # responses and events interleaved, as they arrived
         self.unparsed: list[str] = []  # stdout lines that were not JSON (must stay empty)
         self._stderr: list[bytes] = []
         self._cond = threading.Condition()
@@ -191,6 +192,7 @@ class RpcClient:
                 self.unparsed.append(line)
             return
         with self._cond:
+            self.received.append(message)
             if isinstance(message, dict) and message.get("type") == "response":
                 self.responses.append(message)
                 request_id = message.get("id")

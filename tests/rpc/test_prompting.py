@@ -19,6 +19,7 @@ def test_prompt_answers_success_before_agent_start_and_persists(rig: Rig) -> Non
     response = next(r for r in client.responses if r["command"] == "prompt")
     assert response == {"id": response["id"], "type": "response", "command": "prompt", "success": True}
     assert events[0]["type"] == "agent_start" and events[-1]["type"] == "agent_end"
+    assert client.received.index(response) < client.received.index(events[0])
     assert sum(1 for e in events if e["type"] == "message_end") >= 2
     assert any(e["type"] == "message_update" and e["assistantMessageEvent"]["type"] == "text_delta"
                for e in events)
