@@ -20,7 +20,7 @@ def generate_diff(old: str, new: str, context: int = CONTEXT_LINES) -> EditDiff:
     new_lines = new.split("\n")
     width = len(str(max(len(old_lines), len(new_lines))))
     skip = f" {' ' * width} ..."
-    opcodes = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False).get_opcodes()
+    opcodes = _line_opcodes(old_lines, new_lines)
     out: list[str] = []
     first_changed: int | None = None
     old_no = new_no = 1
@@ -63,3 +63,28 @@ def generate_diff(old: str, new: str, context: int = CONTEXT_LINES) -> EditDiff:
             old_no += 1
             new_no += 1
     return EditDiff("\n".join(out), first_changed)
+
+
+def _line_opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
+    """difflib opcodes, computed only between the common head and tail (an edit touches a small middle)."""
+    limit = min(len(a), len(b))
+    head = 0
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    middle = difflib.SequenceMatcher(None, a[head:len(a) - tail], b[head:len(b) - tail], autojunk=False)
+    opcodes = [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in middle.get_opcodes()
+               if i1 != i2 or j1 != j2]
+    if head:
+        opcodes.insert(0, ("equal", 0, head, 0, head))
+    if tail:
+        opcodes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    merged: list[tuple[str, int, int, int, int]] = []
+    for op in opcodes:
+        if merged and merged[-1][0] == op[0] == "equal":
+            last = merged.pop()
+            op = ("equal", last[1], op[2], last[3], op[4])
+        merged.append(op)
+    return merged

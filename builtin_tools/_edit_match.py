@@ -45,10 +45,19 @@ def _normalize_line(line: str) -> str:
     return unicodedata.normalize("NFKC", line).rstrip(_JS_WHITESPACE).translate(_FOLD)
 
 
+def _strip_line_ends(text: str) -> str:
+    return "\n".join([line.rstrip(_JS_WHITESPACE) for line in text.split("\n")])
+
+
 def normalize_for_fuzzy_match(text: str) -> str:
-    """NFKC, strip trailing whitespace per line, then fold smart quotes, dashes and special spaces to ASCII."""
-    # NFKC never joins characters across a line break, so normalising line by line is the same.
-    return "\n".join(_normalize_line(line) for line in text.split("\n"))
+    """NFKC, strip trailing whitespace per line, then fold smart quotes, dashes and special spaces to ASCII.
+
+    Equal to normalising line by line (NFKC never joins characters across a line break), with the
+    NFKC and folding passes run once over the whole text.
+    """
+    if text.isascii():
+        return _strip_line_ends(text)
+    return _strip_line_ends(unicodedata.normalize("NFKC", text)).translate(_FOLD)
 
 
 @dataclass

@@ -89,6 +89,10 @@ def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_im
                 ctx.signal.raise_if_aborted()
                 rest = stream.read()
                 return _image_result(head + rest, mime, ctx, auto_resize_images)
+            if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise ToolError(
+                    f"Cannot read {path}: it is UTF-16 text, which read does not decode. Convert a copy with "
+                    "bash (iconv -f UTF-16 -t UTF-8) and read that.")
             if _looks_binary(head):
                 raise ToolError(
                     f"Cannot read {path}: it looks like a binary file, not text or a supported image "

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from builtin_tools._edit_diff import generate_diff
 from builtin_tools._edit_match import normalize_for_fuzzy_match
@@ -449,3 +451,28 @@ def test_registry_serves_edit_with_pis_schema() -> None:
     assert ours["additionalProperties"] is False and ours["properties"]["edits"]["items"]["additionalProperties"] is False
     assert shape({k: v for k, v in ours.items() if k != "additionalProperties"}) == shape(pi)
     assert len(tool.prompt_guidelines) == 4 and tool.prompt_snippet
+
+
+@given(st.text(alphabet=st.sampled_from("ab \t\n\u00a0\u2019\u201c\u2014\uff21\u0301e\ufb01\u3000\u2028\r"), max_size=40))
+def test_whole_text_normalisation_equals_line_by_line(text: str) -> None:
+    from builtin_tools._edit_match import _normalize_line
+
+    assert normalize_for_fuzzy_match(text) == "\n".join(_normalize_line(line) for line in text.split("\n"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    before=st.lists(st.text(alphabet=st.sampled_from("ab \u2019\u201c\u2014\u00a0"), max_size=8), max_size=4),
+    target=st.text(alphabet=st.sampled_from("xyz\u2018\u2019\u201c\u201d\u2013"), min_size=1, max_size=6),
+    after=st.lists(st.text(alphabet=st.sampled_from("ab \u2019\u201c\u2014\u00a0"), max_size=8), max_size=4),
+)
+def test_fuzzy_edit_changes_only_its_region(before: list[str], target: str, after: list[str]) -> None:
+    from builtin_tools._edit_match import Edit, apply_edits
+
+    marker = "<<" + target + ">>"
+    content = "\n".join([*before, marker, *after])
+    old = normalize_for_fuzzy_match(marker)
+    if content.count(marker) != 1 or normalize_for_fuzzy_match(content).count(old) != 1:
+        return
+    result = apply_edits(content, [Edit(old, "NEW")], "p")
+    assert result == content.replace(marker, "NEW")

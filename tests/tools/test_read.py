@@ -458,3 +458,9 @@ def test_image_sizes_from_headers() -> None:
     webp = b"RIFF\x00\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x00\x00\x00\x00" + (99).to_bytes(3, "little") + (9).to_bytes(3, "little")
     assert detect_image_mime_type(webp) == "image/webp" and image_size(webp) == (100, 10)
     assert detect_image_mime_type(b"") is None and detect_image_mime_type(b"BM\x00\x00") is None
+
+
+def test_utf16_file_gets_a_conversion_hint(ctx: ToolContext) -> None:
+    (ctx.cwd / "w.txt").write_bytes("hello".encode("utf-16"))
+    with pytest.raises(ToolError, match=r"^Cannot read w\.txt: it is UTF-16 text.*iconv"):
+        read(ctx, path="w.txt")
