@@ -55,7 +55,9 @@ def default_command() -> list[str]:
 class RpcClient:
     def __init__(self, args: list[str] | tuple[str, ...] = (), *, command: list[str] | None = None,
                  cwd: str | Path | None = None, env: dict[str, str] | None = None,
-                 provider: str | None = None, model: str | None = None) -> None:
+                 provider: str | None = None, model: str | None = None, history: int | None = None) -> None:
+        """``history``: keep at most this many events, responses and received lines (oldest dropped),
+        for long-running clients; event indices (``event_count``, ``after=``) stay valid regardless."""
         extra = list(args)
         if provider:
             extra += ["--provider", provider]
@@ -66,7 +68,9 @@ class RpcClient:
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen[bytes] | None = None
         self._in: BinaryIO | None = None
+        self.history = history
         self.events: list[dict[str, Any]] = []  # every non-response line, in order
+        self._dropped_events = 0  # events trimmed off the front by ``history``
         self.responses: list[dict[str, Any]] = []
         self.received: list[dict[str, Any]] = []  # responses and events interleaved, as they arrived
         self.unparsed: list[str] = []  # stdout lines that were not JSON (must stay empty)
@@ -82,7 +86,7 @@ class RpcClient:
 
     # --- lifecycle --------------------------------------------------------------------------------
 
-    def start(self) -> RpcClient:
+    def start(self) -> Self:
         if self.process is not None or self._in is not None:
             raise RuntimeError("RpcClient already started")
         self.process = subprocess.Popen(self.argv, cwd=self.cwd, env=self.env, stdin=subprocess.PIPE,
@@ -93,9 +97,9 @@ class RpcClient:
         return self
 
     @classmethod
-    def connect(cls, to_pi: BinaryIO, from_pi: BinaryIO) -> RpcClient:
+    def connect(cls, to_pi: BinaryIO, from_pi: BinaryIO, *, history: int | None = None) -> Self:
         """A client over existing streams (an in-process ``run_rpc_mode``, a socket, an SSH channel)."""
-        client = cls()
+        client = cls(history=history)
         client._in = to_pi
         client._spawn_reader(client._read_stdout, from_pi, "stdout")
         return client
@@ -204,6 +208,8 @@ class RpcClient:
                     self._pending[request_id] = message
             else:
                 self.events.append(message)
+            if self.history is not None:
+                self._trim(self.history)
             self._cond.notify_all()
         if not (isinstance(message, dict) and message.get("type") == "response"):
             for listener in list(self._listeners):
@@ -212,6 +218,14 @@ class RpcClient:
                 except Exception:  # noqa: BLE001 - a broken listener must not stop the reader thread
                     traceback.print_exc(file=sys.stderr)
 
+    def _trim(self, keep: int) -> None:
+        excess = len(self.events) - keep
+        if excess > 0:
+            del self.events[:excess]
+            self._dropped_events += excess
+        del self.responses[: max(0, len(self.responses) - keep)]
+        del self.received[: max(0, len(self.received) - keep)]
+
     def on_event(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Call ``listener`` (on the reader thread) for each event and UI request; returns unsubscribe."""
         self._listeners.append(listener)
@@ -219,11 +233,13 @@ class RpcClient:
 
     def wait_for_event(self, match: str | EventPredicate, *, after: int = 0,
                        timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
-        """The first event at index >= ``after`` with that type (or matching the predicate)."""
+        """The first event at index >= ``after`` (counting every event ever received) with that type,
+        or matching the predicate."""
         predicate = (lambda e: e.get("type") == match) if isinstance(match, str) else match
         with self._cond:
             def found() -> dict[str, Any] | None:
-                return next((e for e in self.events[after:] if predicate(e)), None)
+                start = max(0, after - self._dropped_events)
+                return next((e for e in self.events[start:] if predicate(e)), None)
 
             if not self._cond.wait_for(lambda: found() is not None or self._stdout_closed, timeout):
                 raise RpcTimeout(f"no event {match!r} within {timeout}s; stderr:\n{self.stderr}")
@@ -233,8 +249,9 @@ class RpcClient:
             return event
 
     def event_count(self) -> int:
+        """How many events have arrived so far (an index for ``wait_for_event(after=...)``)."""
         with self._cond:
-            return len(self.events)
+            return self._dropped_events + len(self.events)
 
     # --- writing ----------------------------------------------------------------------------------
 
@@ -287,12 +304,14 @@ class RpcClient:
 
     def prompt_and_wait(self, message: str, images: list[dict[str, Any]] | None = None, *,
                         timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
-        """Prompt and collect every event up to and including ``agent_end``."""
+        """Prompt and collect every event up to and including ``agent_end`` (with ``history`` set, only
+        those still kept)."""
         start = self.event_count()
         self.prompt(message, images)
         end = self.wait_for_event("agent_end", after=start, timeout=timeout)
         with self._cond:
-            return self.events[start : self.events.index(end, start) + 1]
+            first = max(0, start - self._dropped_events)
+            return self.events[first : self.events.index(end, first) + 1]
 
     def steer(self, message: str, images: list[dict[str, Any]] | None = None) -> None:
         self.request("steer", message=message, images=images)

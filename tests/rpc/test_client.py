@@ -35,3 +35,14 @@ def test_writing_after_close_raises_rpc_closed(rig: Rig) -> None:
     client.close_stdin()
     with pytest.raises(RpcClosed, match="cannot write to pi"):
         client.get_state()
+
+
+def test_history_limit_keeps_indices_valid(rig: Rig) -> None:
+    client = rig.start(reply("one"), reply("two"))
+    client.history = 5
+    client.prompt_and_wait("first")
+    count = client.event_count()
+    assert count > 5 and len(client.events) == 5 and len(client.received) <= 5
+    events = client.prompt_and_wait("second")
+    assert events[-1]["type"] == "agent_end" and client.event_count() > count
+    assert client.get_last_assistant_text() == "two"
