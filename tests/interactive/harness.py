@@ -75,6 +75,18 @@ class Harness:
             await asyncio.sleep(0.01)
         raise AssertionError(f"condition never held; scrollback so far:\n{self.screen()}")
 
+    async def next_render(self) -> None:
+        """Wait for the app to draw once more (the editor reloads its history on a redraw)."""
+        drawn = asyncio.Event()
+
+        def on_render(app: Any) -> None:
+            self.ui.app.after_render -= on_render
+            drawn.set()
+
+        self.ui.app.after_render += on_render
+        self.ui.app.invalidate()
+        await asyncio.wait_for(drawn.wait(), 10)
+
     async def quit(self) -> int:
         self.ui.buffer.reset()
         self.send("/quit\r")

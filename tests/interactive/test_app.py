@@ -145,6 +145,26 @@ def test_ctrl_c_clears_then_twice_quits(tmp_path: Path, pipe: Any) -> None:
     drive(session, pipe, body)
 
 
+def test_history_and_multi_line_editing(tmp_path: Path, pipe: Any) -> None:
+    session = make_session(FakeProvider(reply("one"), reply("two")), tmp_path)
+
+    async def body(h: Harness) -> None:
+        h.send("line one" + ALT_ENTER + "line two" + ENTER)  # Alt+Enter: a new line when idle
+        await h.wait_for(lambda: "one" in h.screen().split("line two")[-1] and not h.ui.busy)
+        assert session.messages[0].text() == "line one\nline two"
+        h.send("third\x1b[13;2ufourth")  # Shift+Enter (kitty/modifyOtherKeys form) is a new line too
+        await h.wait_for(lambda: h.ui.buffer.text == "third\nfourth")
+        h.ui.last_ctrl_c = -10.0
+        h.send(CTRL_C)
+        await h.wait_for(lambda: h.ui.buffer.text == "")
+        await h.next_render()
+        h.send("\x1b[A")  # Up on an empty editor: the last prompt comes back
+        await h.wait_for(lambda: h.ui.buffer.text == "line one\nline two")
+        assert await h.quit() == 0
+
+    drive(session, pipe, body)
+
+
 def test_ctrl_d_deletes_or_quits_on_an_empty_editor(tmp_path: Path, pipe: Any) -> None:
     session = make_session(FakeProvider(), tmp_path)
 

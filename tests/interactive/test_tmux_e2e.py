@@ -102,7 +102,8 @@ def test_session_in_tmux(pi_tmux: tuple[Tmux, FakeModelServer, Path]) -> None:
     server.add(Reply(tool_calls=[("bash", {"command": command})]), Reply(text="Steered reply."))
     tmux.type("run the slow thing")
     tmux.keys("Enter")
-    tmux.wait_for("$ " + command)
+    screen = tmux.wait_for("$ " + command)
+    assert "Working… (" in screen and "esc to interrupt" in screen  # the indicator, with elapsed time
     tmux.type("also check the tests")
     tmux.keys("Enter")
     tmux.wait_for("Steering: also check the tests")
