@@ -13,7 +13,6 @@ import errno
 import io
 import os
 import stat
-import tempfile
 import threading
 from abc import ABC, abstractmethod
 from typing import BinaryIO
@@ -196,6 +195,8 @@ def atomic_write(path: str, data: bytes) -> None:
     next to the target (a read-only directory holding a writable file), or the file has several hard
     links that a rename would split, it is written in place instead.
     """
+    import tempfile
+
     target = os.path.realpath(path)
     try:
         st: os.stat_result | None = os.stat(target)
