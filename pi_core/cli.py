@@ -60,7 +60,11 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
     try:
         return _run(args, cwd or Path.cwd())
     except PiError as err:
-        return _fail(str(err), getattr(err, "exit_code", 1))
+        code = getattr(err, "exit_code", 1)
+        if code == 0:
+            click.echo(str(err))
+            return 0
+        return _fail(str(err), code)
     except KeyboardInterrupt:
         return 130
 

@@ -22,6 +22,12 @@ IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpe
                (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
 
 
+class SessionNotChosen(PiError):
+    """The user cancelled the session picker: not an error (exit 0)."""
+
+    exit_code = 0
+
+
 @dataclass
 class Startup:
     cwd: Path
@@ -128,13 +134,11 @@ def open_session_store(args: Args, env: Startup) -> Any:
             return SessionManager.fork_from(found.path, cwd, session_dir)
         return SessionManager.open(found.path, session_dir)
     if args.resume:
-        if not sys.stdin.isatty():
-            raise PiError("--resume needs a terminal to pick a session; use --session <id> or --continue instead")
-        from plugins.interactive.pickers import pick_session  # type: ignore[import-not-found]
+        from pi_core.sessions.picker import pick_session
 
         chosen = pick_session(SessionManager.list(cwd, session_dir))
         if chosen is None:
-            raise PiError("No session selected")
+            raise SessionNotChosen("No session selected")
         return SessionManager.open(chosen, session_dir)
     if args.continue_:
         return SessionManager.continue_recent(cwd, session_dir)
