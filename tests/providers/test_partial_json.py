@@ -5,7 +5,12 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_core.llm.partial_json import parse_partial_json, parse_streaming_json, repair_json
+from pi_core.llm.partial_json import (
+    StreamingJsonParser,
+    parse_partial_json,
+    parse_streaming_json,
+    repair_json,
+)
 
 
 def test_empty_text_is_empty_object() -> None:
@@ -76,3 +81,36 @@ def test_every_prefix_of_an_object_parses_to_a_dict(value: dict) -> None:
     for end in range(len(text) + 1):
         assert isinstance(parse_partial_json(text[:end]), dict)
     assert parse_partial_json(text) == value
+
+
+text_with_controls = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+nested_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | text_with_controls,
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(text_with_controls, children, max_size=3),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(text_with_controls, nested_values, max_size=4), st.integers(0, 2), st.booleans(),
+       st.lists(st.integers(1, 9), min_size=1, max_size=20))
+def test_streaming_parser_matches_the_whole_text_parser(value: dict, indent: int, ascii_only: bool,
+                                                       steps: list[int]) -> None:
+    text = json.dumps(value, indent=indent or None, ensure_ascii=ascii_only)
+    parser = StreamingJsonParser()
+    position, turn = 0, 0
+    while position < len(text):
+        step = steps[turn % len(steps)]
+        turn += 1
+        assert parser.feed(text[position:position + step]) == parse_partial_json(text[:position + step])
+        position += step
+    assert parser.result() == value
+
+
+def test_streaming_parser_on_broken_input_falls_back() -> None:
+    parser = StreamingJsonParser()
+    assert parser.feed('{"path": "C:\\dir') == {"path": "C:\\dir"}
+    assert parser.feed('"}') == {"path": "C:\\dir"}
+    garbage = StreamingJsonParser()
+    assert garbage.feed("not json") == {} and garbage.feed("{") == {}
+    assert StreamingJsonParser().feed('"a string"') == {}
