@@ -14,18 +14,24 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Coroutine
-from typing import Any, BinaryIO, TextIO
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 
 from pi_core.rpc.framing import serialize_json_line
+
+if TYPE_CHECKING:
+    from pi_core.runtime import AgentSession
 
 _READ_SIZE = 65536
 
 
-async def run_rpc_mode(session: Any, *, stdin: Any = None, stdout: Any = None, model_registry: Any = None) -> int:
+async def run_rpc_mode(session: AgentSession, *, stdin: Any = None, stdout: Any = None,
+                       model_registry: Any = None) -> int:
     """Serve the RPC protocol for ``session``; returns the exit code (0 after EOF on stdin).
 
     ``stdin``: a binary file object, a pipe fd number, or an ``asyncio.StreamReader`` (default: the
     process stdin). ``stdout``: a binary or text file object (default: the process stdout).
+    ``model_registry``: the models ``get_available_models``/``set_model`` choose from (default:
+    ``session.models``, else one built from the session's plugins).
     """
     from pi_core.rpc.mode import RpcMode
 
@@ -157,7 +163,12 @@ def _install_signal_handlers(mode: Any) -> Callable[[], None]:
         except (NotImplementedError, RuntimeError, ValueError):
             continue  # not the main thread, or a platform without it: default handling stays
         installed.append(signum)
-    return lambda: [loop.remove_signal_handler(s) for s in installed] and None
+
+    def remove() -> None:
+        for signum in installed:
+            loop.remove_signal_handler(signum)
+
+    return remove
 
 
 __all__ = ["protect_stdout", "run_rpc_mode"]
