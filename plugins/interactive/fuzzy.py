@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 
 T = TypeVar("T")
+SEPARATORS = "/-_. :"
 
 
 def fuzzy_score(query: str, text: str) -> float | None:
@@ -17,16 +18,19 @@ def fuzzy_score(query: str, text: str) -> float | None:
         return 0.0
     q, t = query.lower(), text.lower()
     if q in t:
-        start = t.index(q)
-        boundary = start == 0 or t[start - 1] in "/-_. :"
-        return (0 if boundary else 1) + start * 0.01 + len(t) * 0.001
+        start = t.rfind(q)  # the last occurrence: for paths, the file name rather than a folder
+        end = start + len(q)
+        score = 0.0 if start == 0 or t[start - 1] in SEPARATORS else 1.0
+        score += 0.0 if end == len(t) or t[end] in SEPARATORS else 0.5  # a whole word beats a prefix
+        score += 0.0 if "/" not in t[start:] else 0.25
+        return score + len(t) * 0.001
     score, pos, last = 10.0, 0, -2
     for char in q:
         found = t.find(char, pos)
         if found < 0:
             return None
         if found != last + 1:
-            score += 1 if found == 0 or t[found - 1] in "/-_. :" else 2
+            score += 1 if found == 0 or t[found - 1] in SEPARATORS else 2
         last, pos = found, found + 1
     return score + len(t) * 0.001
 

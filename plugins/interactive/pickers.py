@@ -119,7 +119,7 @@ def session_items(infos: list[Any]) -> list[PickItem]:
     return items
 
 
-def run_picker_app(picker: Picker) -> Any:
+def run_picker_app(picker: Picker, *, input: Any = None, output: Any = None) -> Any:
     """Run one picker full screen and return its result (None when cancelled)."""
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
@@ -132,7 +132,8 @@ def run_picker_app(picker: Picker) -> Any:
     add_picker_keys(bindings, lambda: picker, lambda value: (outcome.__setitem__(0, value), app.exit()),
                     lambda: app.exit())
     control = FormattedTextControl(lambda: picker.lines(app.output.get_size().columns))
-    app = Application(layout=Layout(Window(control)), key_bindings=bindings, full_screen=True)
+    app = Application(layout=Layout(Window(control)), key_bindings=bindings, full_screen=True,
+                      input=input, output=output)
     app.run()
     return outcome[0]
 
@@ -179,8 +180,8 @@ def add_picker_keys(bindings: Any, get: Callable[[], Picker | None], done: Calla
             get().type(event.data)  # type: ignore[union-attr]
 
 
-def pick_session(infos: list[Any]) -> Path | None:
+def pick_session(infos: list[Any], *, input: Any = None, output: Any = None) -> Path | None:
     """``pi --resume``: choose one of ``infos`` (SessionInfo) before the interactive app starts."""
     if not infos:
         return None
-    return run_picker_app(Picker("Resume session", session_items(infos)))
+    return run_picker_app(Picker("Resume session", session_items(infos)), input=input, output=output)
