@@ -302,10 +302,25 @@ def list_packages(cwd: Path | None = None) -> dict[str, Any]:
     installed = snapshot()
     project = [{"requirement": e, "distribution": dist_name_of(e, where),
                 "installed": installed.get(dist_name_of(e, where) or "")} for e in entries]
-    return {"installed": contributions(), "project": project}
+    try:
+        report = contributions()
+    except PiError as err:  # e.g. PluginConflict: still list what is installed, with the reason pi won't load it
+        click.echo(f"Warning: {err}", err=True)
+        report = {key: {"name": d["name"], "version": d["version"], "plugins": [
+            {"plugin": p, "tools": [], "providers": [], "renderers": [], "commands": [],
+             "replaces_builtin_plugin": False, "overrides": [], "error": "not loaded: see the warning above"}
+            for p in sorted(d["entry_points"])]} for key, d in pi_distributions().items()}
+    return {"installed": report, "project": project}
 
 
 # --- click commands -------------------------------------------------------------------------------
+
+
+def _source(ctx: click.Context, source: str | None, command: str) -> str:
+    if not source:
+        click.echo(ctx.get_usage(), err=True)
+        raise PackageError(f"Missing {command} source.")
+    return source
 
 
 def register_package_commands(group: click.Group) -> None:
@@ -313,24 +328,22 @@ def register_package_commands(group: click.Group) -> None:
     passthrough = {"ignore_unknown_options": False, "allow_extra_args": True}
 
     @group.command("install", context_settings=passthrough)
-    @click.argument("source")
+    @click.argument("source", required=False)
     @click.option("-l", "--local", is_flag=True, help="Also record the requirement in .pi/settings.toml.")
     @click.option("-e", "--editable", is_flag=True, help="Install a local path in editable mode.")
     @click.pass_context
-    def install_command(ctx: click.Context, source: str, local: bool, editable: bool) -> None:
+    def install_command(ctx: click.Context, source: str | None, local: bool, editable: bool) -> None:
         """Install a tool pack with pip (name, name==1.2, a path or a git URL); pip options go after --."""
-        install(source, local=local, editable=editable, pip_args=list(ctx.args))
-
-    def remove_impl(source: str, local: bool) -> None:
-        remove(source, local=local)
+        install(_source(ctx, source, "install"), local=local, editable=editable, pip_args=list(ctx.args))
 
     for command_name in ("remove", "uninstall"):
         @group.command(command_name)
-        @click.argument("source")
+        @click.argument("source", required=False)
         @click.option("-l", "--local", is_flag=True, help="Also drop the requirement from .pi/settings.toml.")
-        def remove_command(source: str, local: bool) -> None:
+        @click.pass_context
+        def remove_command(ctx: click.Context, source: str | None, local: bool) -> None:
             """Uninstall a tool pack (its distribution name, or the requirement it was installed with)."""
-            remove_impl(source, local)
+            remove(_source(ctx, source, ctx.info_name or "remove"), local=local)
 
     @group.command("update", context_settings=passthrough)
     @click.argument("sources", nargs=-1)

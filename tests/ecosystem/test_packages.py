@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -163,3 +166,34 @@ def test_run_pip_streams_stdout_and_stderr_separately() -> None:
     seen.clear()
     assert packages.run_pip(["install", "--no-such-option"], echo) != 0
     assert any("no such option: --no-such-option" in line for line, err in seen if err)
+
+
+def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", "from pi_core.cli import cli; cli()", *args], capture_output=True,
+                          text=True, cwd=cwd, env={**os.environ, "PI_CODING_AGENT_DIR": str(cwd / "agent")})
+
+
+def test_missing_source_is_an_error_with_usage(tmp_path: Path) -> None:
+    for command in ("install", "remove", "uninstall"):
+        result = run_cli(command, cwd=tmp_path)
+        assert result.returncode == 1
+        assert result.stderr == f"Usage: pi {command} [OPTIONS] [SOURCE]\nError: Missing {command} source.\n"
+
+
+def test_list_survives_a_plugin_conflict(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from pi_core.errors import PluginConflict
+
+    def conflict(names: object = None) -> dict:
+        raise PluginConflict("plugin name 'read' is registered by several packages: a 1, b 1")
+
+    monkeypatch.setattr(packages, "contributions", conflict)
+    monkeypatch.setattr(packages, "pi_distributions", lambda: {"a": {"name": "a", "version": "1",
+                                                                    "entry_points": {"read": "a.read"}}})
+    data = packages.list_packages(tmp_path)
+    assert data["installed"]["a"]["plugins"][0]["error"] == "not loaded: see the warning above"
+
+
+def test_importing_the_cli_does_not_import_pip(tmp_path: Path) -> None:
+    code = "import sys, pi_core.cli; print(sorted(m for m in sys.modules if m == 'pip' or m.startswith('pip.')))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"
