@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import copy
 import json
 import re
@@ -98,54 +99,55 @@ def _encode(text: str) -> bytes:
                        for c in text).encode("utf-8", "surrogateescape")
 
 
+def execute(args: dict[str, Any], ctx: ToolContext, *, operations: EditOperations | None = None) -> ToolResult:
+    """Apply ``args['edits']`` to one file through ``operations``, holding the file's mutation slot."""
+    ops = operations or LocalEditOperations()
+    ctx.signal.raise_if_aborted()
+    path: str = args["path"]
+    raw_edits = args.get("edits")
+    if not isinstance(raw_edits, list) or not raw_edits:
+        raise ToolError("Edit tool input is invalid. edits must contain at least one replacement.")
+    edits = [Edit(e["oldText"], e["newText"]) for e in raw_edits]
+    absolute = str(ctx.resolve(path))
+    with file_mutation(absolute, ctx.signal):
+        ctx.signal.raise_if_aborted()
+        try:
+            ops.access(absolute)
+        except OSError as err:
+            code = error_code(err)
+            raise ToolError(f"Could not edit file: {path}. Error code: {code}." if code
+                            else f"Could not edit file: {path}. {err}.") from err
+        try:
+            raw = _decode(ops.read_file(absolute))
+        except OSError as err:
+            raise ToolError(node_error_message(err, "read", absolute)) from err
+        ctx.signal.raise_if_aborted()
+        bom = "\ufeff" if raw.startswith("\ufeff") else ""
+        text = raw[len(bom):]
+        ending = detect_line_ending(text)
+        content = normalize_to_lf(text)
+        new_content = apply_edits(content, edits, path)
+        final = new_content.replace("\n", "\r\n") if ending == "\r\n" else new_content
+        ctx.signal.raise_if_aborted()
+        try:
+            ops.write_file(absolute, _encode(bom + final))
+        except OSError as err:
+            raise ToolError(node_error_message(err, "open", absolute)) from err
+    diff = generate_diff(content, new_content)
+    details: dict[str, Any] = {"diff": _SURROGATE.sub("\ufffd", diff.diff)}
+    if diff.first_changed_line is not None:
+        details["firstChangedLine"] = diff.first_changed_line
+    return ToolResult.text(f"Successfully replaced {len(edits)} block(s) in {path}.", details)
+
+
 def create_edit_tool(operations: EditOperations | None = None) -> Tool:
     """An edit tool on ``operations`` (the local disk, with atomic replacement, by default)."""
-    ops = operations or LocalEditOperations()
-
-    def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        ctx.signal.raise_if_aborted()
-        path: str = args["path"]
-        raw_edits = args.get("edits")
-        if not isinstance(raw_edits, list) or not raw_edits:
-            raise ToolError("Edit tool input is invalid. edits must contain at least one replacement.")
-        edits = [Edit(e["oldText"], e["newText"]) for e in raw_edits]
-        absolute = str(ctx.resolve(path))
-        with file_mutation(absolute, ctx.signal):
-            ctx.signal.raise_if_aborted()
-            try:
-                ops.access(absolute)
-            except OSError as err:
-                code = error_code(err)
-                raise ToolError(f"Could not edit file: {path}. Error code: {code}." if code
-                                else f"Could not edit file: {path}. {err}.") from err
-            try:
-                raw = _decode(ops.read_file(absolute))
-            except OSError as err:
-                raise ToolError(node_error_message(err, "read", absolute)) from err
-            ctx.signal.raise_if_aborted()
-            bom = "\ufeff" if raw.startswith("\ufeff") else ""
-            text = raw[len(bom):]
-            ending = detect_line_ending(text)
-            content = normalize_to_lf(text)
-            new_content = apply_edits(content, edits, path)
-            final = new_content.replace("\n", "\r\n") if ending == "\r\n" else new_content
-            ctx.signal.raise_if_aborted()
-            try:
-                ops.write_file(absolute, _encode(bom + final))
-            except OSError as err:
-                raise ToolError(node_error_message(err, "open", absolute)) from err
-        diff = generate_diff(content, new_content)
-        details: dict[str, Any] = {"diff": _SURROGATE.sub("\ufffd", diff.diff)}
-        if diff.first_changed_line is not None:
-            details["firstChangedLine"] = diff.first_changed_line
-        return ToolResult.text(f"Successfully replaced {len(edits)} block(s) in {path}.", details)
-
     return Tool(
         name="edit",
         label="edit",
         description=DESCRIPTION,
         parameters=PARAMETERS,
-        execute=execute,
+        execute=functools.partial(execute, operations=operations),
         prompt_snippet="Change files by exact text replacement, several separate spots in one call if needed",
         prompt_guidelines=list(GUIDELINES),
         prepare_arguments=prepare_arguments,

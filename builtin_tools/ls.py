@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pi_core import hookimpl
@@ -37,62 +38,63 @@ def _js_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
+def execute(args: dict[str, Any], ctx: ToolContext, *, operations: LsOperations | None = None) -> ToolResult | str:
+    """List the directory named in ``args`` through ``operations``."""
+    ops = operations or LOCAL
+    ctx.signal.raise_if_aborted()
+    directory = str(ctx.resolve(args.get("path") or "."))
+    limit = args.get("limit")
+    effective: float = DEFAULT_LIMIT if limit is None else limit
+    if not ops.exists(directory):
+        raise ToolError(f"Path not found: {directory}")
+    try:
+        is_dir = ops.is_dir(directory)
+    except OSError as err:
+        raise ToolError(f"Path not found: {directory}") from err
+    if not is_dir:
+        raise ToolError(f"Not a directory: {directory}")
+    try:
+        names = ops.list_dir(directory)
+    except OSError as err:
+        raise ToolError(f"Cannot read directory: {node_error_message(err, 'scandir', directory)}") from err
+    names.sort(key=_sort_key)
+    entries: list[str] = []
+    limit_reached = False
+    for name in names:
+        if len(entries) >= effective:
+            limit_reached = True
+            break
+        ctx.signal.raise_if_aborted()
+        try:
+            suffix = "/" if ops.is_dir(f"{directory.rstrip('/')}/{name}") else ""
+        except OSError:
+            continue  # a dangling symlink or an entry that vanished: Pi skips what it cannot stat
+        entries.append(name + suffix)
+    if not entries:
+        return "(empty directory)"
+    truncation = truncate_head("\n".join(entries), max_lines=10**12)
+    details: dict[str, Any] = {}
+    notices: list[str] = []
+    if limit_reached:
+        notices.append(f"{_js_number(effective)} entries limit reached. Use limit={_js_number(effective * 2)} for more")
+        details["entryLimitReached"] = effective
+    if truncation.truncated:
+        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
+        details["truncation"] = truncation.to_json()
+    text = truncation.content
+    if notices:
+        text += f"\n\n[{'. '.join(notices)}]"
+    return ToolResult.text(text, details or None)
+
+
 def create_ls_tool(operations: LsOperations | None = None) -> Tool:
     """An ls tool on ``operations`` (the local disk by default)."""
-    ops = operations or LOCAL
-
-    def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult | str:
-        ctx.signal.raise_if_aborted()
-        directory = str(ctx.resolve(args.get("path") or "."))
-        limit = args.get("limit")
-        effective: float = DEFAULT_LIMIT if limit is None else limit
-        if not ops.exists(directory):
-            raise ToolError(f"Path not found: {directory}")
-        try:
-            is_dir = ops.is_dir(directory)
-        except OSError as err:
-            raise ToolError(f"Path not found: {directory}") from err
-        if not is_dir:
-            raise ToolError(f"Not a directory: {directory}")
-        try:
-            names = ops.list_dir(directory)
-        except OSError as err:
-            raise ToolError(f"Cannot read directory: {node_error_message(err, 'scandir', directory)}") from err
-        names.sort(key=_sort_key)
-        entries: list[str] = []
-        limit_reached = False
-        for name in names:
-            if len(entries) >= effective:
-                limit_reached = True
-                break
-            ctx.signal.raise_if_aborted()
-            try:
-                suffix = "/" if ops.is_dir(f"{directory.rstrip('/')}/{name}") else ""
-            except OSError:
-                continue  # a dangling symlink or an entry that vanished: Pi skips what it cannot stat
-            entries.append(name + suffix)
-        if not entries:
-            return "(empty directory)"
-        truncation = truncate_head("\n".join(entries), max_lines=10**12)
-        details: dict[str, Any] = {}
-        notices: list[str] = []
-        if limit_reached:
-            notices.append(f"{_js_number(effective)} entries limit reached. Use limit={_js_number(effective * 2)} for more")
-            details["entryLimitReached"] = effective
-        if truncation.truncated:
-            notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-            details["truncation"] = truncation.to_json()
-        text = truncation.content
-        if notices:
-            text += f"\n\n[{'. '.join(notices)}]"
-        return ToolResult.text(text, details or None)
-
     return Tool(
         name="ls",
         label="ls",
         description=DESCRIPTION,
         parameters=PARAMETERS,
-        execute=execute,
+        execute=functools.partial(execute, operations=operations),
         prompt_snippet="List the entries of a directory",
         coercion="typebox",
         active_by_default=DEFAULT_ACTIVE,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from pi_core import hookimpl
@@ -59,61 +60,63 @@ def _js_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(value)
 
 
+def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None = None,
+            auto_resize_images: bool = True) -> ToolResult:
+    """Show a text slice or an image of the file named in ``args``, read through ``operations``."""
+    ops = operations or LOCAL
+    ctx.signal.raise_if_aborted()
+    path: str = args["path"]
+    absolute = resolve_read_path(path, str(ctx.cwd), ops.exists)
+    try:
+        ops.access(absolute)
+    except OSError as err:
+        raise ToolError(node_error_message(err, "access", absolute)) from err
+    try:
+        stream = ops.open_file(absolute)
+    except OSError as err:
+        raise ToolError(node_error_message(err, "read", absolute)) from err
+    with stream:
+        try:
+            head = stream.read(SNIFF_BYTES)
+        except OSError as err:
+            raise ToolError(node_error_message(err, "read", absolute)) from err
+        mime = detect_image_mime_type(head)
+        if mime is not None:
+            ctx.signal.raise_if_aborted()
+            rest = stream.read()
+            return _image_result(head + rest, mime, ctx, auto_resize_images)
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            raise ToolError(
+                f"Cannot read {path}: it is UTF-16 text, which read does not decode. Convert a copy with "
+                "bash (iconv -f UTF-16 -t UTF-8) and read that.")
+        if _looks_binary(head):
+            raise ToolError(
+                f"Cannot read {path}: it looks like a binary file, not text or a supported image "
+                "(jpg, png, gif, webp). Inspect it with bash instead (e.g. file, xxd | head).")
+        offset = args.get("offset")
+        limit = args.get("limit")
+        start = max(0, int(offset) - 1) if offset else 0
+        try:
+            text_slice = read_slice(stream, head, start, None if limit is None else max(0, int(limit)))
+        except OffsetBeyondEnd as err:
+            raise ToolError(
+                f"Offset {_js_number(offset)} is beyond end of file ({err.total_lines} lines total)") from err
+    ctx.signal.raise_if_aborted()
+    return _text_result(text_slice, path, start, limit)
+
+
 def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_images: bool = True) -> Tool:
     """A read tool on ``operations`` (the local disk by default).
 
     ``ctx.extras`` may carry ``model`` (its ``input`` list says whether images can be sent) and
     ``auto_resize_images`` (the ``images.autoResize`` setting), which overrides the argument.
     """
-    ops = operations or LOCAL
-
-    def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        ctx.signal.raise_if_aborted()
-        path: str = args["path"]
-        absolute = resolve_read_path(path, str(ctx.cwd), ops.exists)
-        try:
-            ops.access(absolute)
-        except OSError as err:
-            raise ToolError(node_error_message(err, "access", absolute)) from err
-        try:
-            stream = ops.open_file(absolute)
-        except OSError as err:
-            raise ToolError(node_error_message(err, "read", absolute)) from err
-        with stream:
-            try:
-                head = stream.read(SNIFF_BYTES)
-            except OSError as err:
-                raise ToolError(node_error_message(err, "read", absolute)) from err
-            mime = detect_image_mime_type(head)
-            if mime is not None:
-                ctx.signal.raise_if_aborted()
-                rest = stream.read()
-                return _image_result(head + rest, mime, ctx, auto_resize_images)
-            if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-                raise ToolError(
-                    f"Cannot read {path}: it is UTF-16 text, which read does not decode. Convert a copy with "
-                    "bash (iconv -f UTF-16 -t UTF-8) and read that.")
-            if _looks_binary(head):
-                raise ToolError(
-                    f"Cannot read {path}: it looks like a binary file, not text or a supported image "
-                    "(jpg, png, gif, webp). Inspect it with bash instead (e.g. file, xxd | head).")
-            offset = args.get("offset")
-            limit = args.get("limit")
-            start = max(0, int(offset) - 1) if offset else 0
-            try:
-                text_slice = read_slice(stream, head, start, None if limit is None else max(0, int(limit)))
-            except OffsetBeyondEnd as err:
-                raise ToolError(
-                    f"Offset {_js_number(offset)} is beyond end of file ({err.total_lines} lines total)") from err
-        ctx.signal.raise_if_aborted()
-        return _text_result(text_slice, path, start, limit)
-
     return Tool(
         name="read",
         label="read",
         description=DESCRIPTION,
         parameters=PARAMETERS,
-        execute=execute,
+        execute=functools.partial(execute, operations=operations, auto_resize_images=auto_resize_images),
         prompt_snippet="Show the contents of a file (text or image)",
         prompt_guidelines=["Look at files with read, not with cat or sed."],
         coercion="typebox",

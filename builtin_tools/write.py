@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -41,34 +42,35 @@ def encode_utf8(text: str) -> bytes:
         return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
 
 
+def execute(args: dict[str, Any], ctx: ToolContext, *, operations: WriteOperations | None = None) -> str:
+    """Write ``args['content']`` to the file, through ``operations``, holding the file's mutation slot."""
+    ops = operations or LOCAL
+    ctx.signal.raise_if_aborted()
+    path: str = args["path"]
+    content: str = args["content"]
+    absolute = str(ctx.resolve(path))
+    with file_mutation(absolute, ctx.signal):
+        ctx.signal.raise_if_aborted()
+        try:
+            ops.mkdir(os.path.dirname(absolute))
+        except OSError as err:
+            raise ToolError(node_error_message(err, "mkdir", err.filename or os.path.dirname(absolute))) from err
+        ctx.signal.raise_if_aborted()
+        try:
+            ops.write_file(absolute, encode_utf8(content))
+        except OSError as err:
+            raise ToolError(node_error_message(err, "open", absolute)) from err
+    return f"Successfully wrote {utf16_length(content)} bytes to {path}"
+
+
 def create_write_tool(operations: WriteOperations | None = None) -> Tool:
     """A write tool on ``operations`` (the local disk, with atomic replacement, by default)."""
-    ops = operations or LOCAL
-
-    def execute(args: dict[str, Any], ctx: ToolContext) -> str:
-        ctx.signal.raise_if_aborted()
-        path: str = args["path"]
-        content: str = args["content"]
-        absolute = str(ctx.resolve(path))
-        with file_mutation(absolute, ctx.signal):
-            ctx.signal.raise_if_aborted()
-            try:
-                ops.mkdir(os.path.dirname(absolute))
-            except OSError as err:
-                raise ToolError(node_error_message(err, "mkdir", err.filename or os.path.dirname(absolute))) from err
-            ctx.signal.raise_if_aborted()
-            try:
-                ops.write_file(absolute, encode_utf8(content))
-            except OSError as err:
-                raise ToolError(node_error_message(err, "open", absolute)) from err
-        return f"Successfully wrote {utf16_length(content)} bytes to {path}"
-
     return Tool(
         name="write",
         label="write",
         description=DESCRIPTION,
         parameters=PARAMETERS,
-        execute=execute,
+        execute=functools.partial(execute, operations=operations),
         prompt_snippet="Create a file or replace all of its content",
         prompt_guidelines=["Keep write for new files and complete rewrites."],
         coercion="typebox",
