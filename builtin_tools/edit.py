@@ -1,9 +1,9 @@
-"""edit: replace exact (or near-exact) snippets of one file, several disjoint ones per call, keeping its BOM and line endings."""
+"""edit: replace exact (or near-exact) snippets of one file, several per call, keeping its BOM and line endings."""
 
 from __future__ import annotations
 
-import functools
 import copy
+import functools
 import json
 import re
 from typing import Any
@@ -64,6 +64,7 @@ GUIDELINES = [
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_LOCAL_EDIT = LocalEditOperations()
 
 
 def prepare_arguments(args: Any) -> Any:
@@ -101,7 +102,7 @@ def _encode(text: str) -> bytes:
 
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: EditOperations | None = None) -> ToolResult:
     """Apply ``args['edits']`` to one file through ``operations``, holding the file's mutation slot."""
-    ops = operations or LocalEditOperations()
+    ops = operations or _LOCAL_EDIT
     ctx.signal.raise_if_aborted()
     path: str = args["path"]
     raw_edits = args.get("edits")
