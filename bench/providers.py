@@ -1,0 +1,63 @@
+"""LLM-layer costs, printed as figures (run by hand: ``python bench/providers.py``).
+
+- streaming a long ``write`` tool call (50 KB of arguments in 20-character deltas) through the
+  anthropic-messages plugin and the fake server: wall time and per-event overhead;
+- the partial-JSON work alone for the same deltas (incremental parser vs. re-parsing the whole text);
+- time to first event for a short text reply (SDK client already warm).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from pi_core.llm.partial_json import StreamingJsonParser, parse_partial_json
+from pi_core.testing.fake_server import FakeModelServer, Reply, ToolUse
+from pi_core.testing.streams import anthropic_model, options, user_context
+from plugins.anthropic_messages import AnthropicMessages
+
+CONTENT = ("def handler(event):\n    return {\"ok\": True, \"value\": event * 2}\n" * 900)[:50_000]
+
+
+async def stream_once(provider: AnthropicMessages, server: FakeModelServer) -> tuple[int, float, float]:
+    start = time.perf_counter()
+    first: float | None = None
+    count = 0
+    async for _ in provider.stream(anthropic_model(server), user_context(), options()):
+        first = first or time.perf_counter() - start
+        count += 1
+    return count, first or 0.0, time.perf_counter() - start
+
+
+def main() -> None:
+    provider = AnthropicMessages()
+    with FakeModelServer() as server:
+        server.add(Reply(text="warm-up"), Reply(text="hi"),
+                   Reply(tool_calls=[ToolUse("write", {"path": "big.py", "content": CONTENT})], chunk_size=20))
+
+        async def run() -> None:
+            await stream_once(provider, server)
+            _, first, total = await stream_once(provider, server)
+            print(f"short reply: first event after {first * 1000:.1f} ms, done after {total * 1000:.1f} ms")
+            count, _, total = await stream_once(provider, server)
+            print(f"50 KB tool call: {count} events in {total:.2f} s ({total / count * 1e6:.0f} us/event)")
+
+        asyncio.run(run())
+    text = json.dumps({"path": "big.py", "content": CONTENT})
+    deltas = [text[i:i + 20] for i in range(0, len(text), 20)]
+    start = time.perf_counter()
+    parser = StreamingJsonParser()
+    for delta in deltas:
+        parser.feed(delta)
+    incremental = time.perf_counter() - start
+    start = time.perf_counter()
+    for end in range(0, len(text), 20 * 50):  # every 50th delta only: the full re-parse is that slow
+        parse_partial_json(text[:end])
+    naive = (time.perf_counter() - start) * 50
+    print(f"partial JSON for {len(deltas)} deltas: incremental {incremental:.2f} s, "
+          f"re-parse each time ~{naive:.1f} s (extrapolated)")
+
+
+if __name__ == "__main__":
+    main()
