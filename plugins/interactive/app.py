@@ -327,6 +327,8 @@ class InteractiveApp:
     async def run(self, initial_message: str | None = None, initial_images: list[Any] | None = None) -> int:
         info = self.header or startup_info(self.session, self.startup)
         self.console.print(render_header(info, self.session.config.cwd))
+        if self.session.messages:  # --continue / --session: show the conversation so far
+            self.replay()
         ext_ui.install(self)
 
         def on_first_render(app: Any) -> None:  # the prompt is on screen: now load the provider SDK

@@ -46,10 +46,23 @@ def _store(ui: CommandUI) -> Any:
     return getattr(ui.session, "store", None)
 
 
-def _reload_messages(ui: CommandUI) -> None:
-    """After the session manager moved (resume, tree, new): take its branch as the transcript."""
+def _reload_messages(ui: CommandUI, *, restore_settings: bool = False) -> None:
+    """After the session manager moved (resume, tree, fork): take its branch as the transcript.
+
+    On resume the session's own model and thinking level come back too (set on the state directly,
+    so resuming does not record a model change).
+    """
     store = _store(ui)
-    ui.session.agent.state.messages = store.build_session_context().typed_messages()
+    context = store.build_session_context()
+    state = ui.session.agent.state
+    state.messages = context.typed_messages()
+    registry = getattr(ui.session, "models", None)
+    if restore_settings and context.model and registry is not None and hasattr(registry, "find"):
+        model = registry.find(context.model.get("provider", ""), context.model.get("modelId", ""))
+        if model is not None:
+            state.model = model
+    if restore_settings and context.thinking_level and state.messages:
+        state.thinking_level = context.thinking_level
     replay = getattr(ui, "replay", None)
     if replay is not None:
         replay()
@@ -136,7 +149,7 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
         await _maybe(ui.session.switch_session(path))
     else:
         store.set_session_file(path)
-        _reload_messages(ui)
+        _reload_messages(ui, restore_settings=True)
     ui.notify(f"Resumed {path}", "green")
 
 

@@ -93,3 +93,23 @@ def test_export_and_compact_report_clearly(tmp_path: Path, pipe: Any) -> None:
         assert await h.quit() == 0
 
     run(lambda: Harness(session, pipe), body)
+
+
+def test_a_continued_session_shows_its_history_at_start(tmp_path: Path, pipe: Any) -> None:
+    from pi_core.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+
+    session = make_session(FakeProvider(), tmp_path)
+    session.agent.state.messages = [
+        UserMessage(content="earlier question"),
+        AssistantMessage(content=[TextContent(text="checking"),
+                                  ToolCall(id="t1", name="read", arguments={"path": "old.txt"})], stop_reason="toolUse"),
+        ToolResultMessage(tool_call_id="t1", tool_name="read", content=[TextContent(text="a\nb")]),
+        AssistantMessage(content=[TextContent(text="earlier answer")]),
+    ]
+
+    async def body(h: Harness) -> None:
+        assert await h.quit() == 0
+
+    screen = run(lambda: Harness(session, pipe), body).screen()
+    order = [screen.index(t) for t in ("earlier question", "checking", "read old.txt", "2 lines", "earlier answer")]
+    assert order == sorted(order)
