@@ -60,7 +60,7 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
                          *, json_mode: bool) -> int:
     spinner = Spinner() if not json_mode else None
     if json_mode:
-        header = session.store.header_json() if session.store is not None and hasattr(session.store, "header_json") \
+        header = session.store.header if session.store is not None \
             else {"type": "session", "version": 3, "cwd": str(session.config.cwd)}
         sys.stdout.write(_dumps(header) + "\n")
         sys.stdout.flush()
