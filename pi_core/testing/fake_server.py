@@ -392,8 +392,14 @@ class _Handler(BaseHTTPRequestHandler):
                        f"(POST {split.path}); the reply queue is empty")
             self._send_json(500, error_body(wire, 500, message, None), {"x-should-retry": "false"})
             return
-        reply = source(request) if callable(source) else source
-        self._serve(reply, wire, request)
+        if callable(source):
+            try:
+                source = source(request)
+            except Exception as err:  # noqa: BLE001 - a broken test callback must show up as a clear reply
+                message = f"fake model server: the scripted reply callback raised {type(err).__name__}: {err}"
+                self._send_json(500, error_body(wire, 500, message, None), {"x-should-retry": "false"})
+                return
+        self._serve(source, wire, request)
 
     # -- responses --
 

@@ -217,3 +217,12 @@ def test_standalone_process_serves_a_script_and_takes_more_replies(tmp_path: Pat
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_a_raising_reply_callback_is_reported(pi_fake_server: FakeModelServer) -> None:
+    def broken(request: object) -> Reply:
+        raise KeyError("model")
+
+    pi_fake_server.add(broken)
+    response = httpx2.post(pi_fake_server.url + "/v1/messages", json={})
+    assert response.status_code == 500 and "callback raised KeyError" in response.text
