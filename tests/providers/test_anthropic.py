@@ -412,3 +412,34 @@ def test_one_provider_serves_several_event_loops(pi_fake_server: FakeModelServer
     first = collect(provider.stream(model, user_context(), options()))
     second = collect(provider.stream(model, user_context(), options()))
     assert (final(first).text(), final(second).text()) == ("one", "two")
+
+
+def test_entry_point_registers_the_provider(tmp_path: Path) -> None:
+    from pi_core.plugins import load_plugins
+    from pi_core.registry import build_registry
+
+    registry = build_registry(load_plugins(discover_extensions=False, project_dir=tmp_path, agent_dir=tmp_path))
+    provider = registry.providers.items["anthropic-messages"]
+    assert registry.providers.owner["anthropic-messages"] == "anthropic-messages"
+    assert provider.api == "anthropic-messages"
+
+
+def test_same_model_replay_keeps_signed_and_redacted_thinking(pi_fake_server: FakeModelServer) -> None:
+    earlier = AssistantMessage(api="anthropic-messages", provider="anthropic", model="claude-test", stop_reason="toolUse",
+                               content=[ThinkingContent(thinking="plan", thinking_signature="sig-1"),
+                                        ThinkingContent(thinking="[Reasoning redacted]", thinking_signature="blob",
+                                                        redacted=True),
+                                        ThinkingContent(thinking="unsigned", thinking_signature=None),
+                                        TextContent(text="  "),
+                                        ToolCall(id="toolu_01", name="read", arguments={"path": "a"})])
+    context = Context(messages=[UserMessage(content="go"), earlier,
+                                ToolResultMessage(tool_call_id="toolu_01", tool_name="read", content=[])])
+    run(pi_fake_server, Reply(text="ok"), context=context)
+    messages = pi_fake_server.requests[0].body["messages"]
+    assert messages[1]["content"] == [
+        {"type": "thinking", "thinking": "plan", "signature": "sig-1"},
+        {"type": "redacted_thinking", "data": "blob"},
+        {"type": "text", "text": "unsigned"},
+        {"type": "tool_use", "id": "toolu_01", "name": "read", "input": {"path": "a"}}]
+    assert messages[2]["content"] == [{"type": "tool_result", "tool_use_id": "toolu_01", "content": "", "is_error": False,
+                                       "cache_control": {"type": "ephemeral"}}]
