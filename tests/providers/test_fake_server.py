@@ -113,7 +113,7 @@ def test_google_wire(pi_fake_server: FakeModelServer) -> None:
     chunks = [json.loads(line[6:]) for line in response.text.split("\r\n\r\n") if line.startswith("data: ")]
     parts = [p for c in chunks for p in c["candidates"][0]["content"]["parts"]]
     assert "".join(p["text"] for p in parts if p.get("thought")) == "Plan it."
-    assert parts[-2]["thoughtSignature"] if False else any("thoughtSignature" in p for p in parts)
+    assert [p["thoughtSignature"] for p in parts if "thoughtSignature" in p] == ["fake-thinking-signature"]
     assert "".join(p["text"] for p in parts if "text" in p and not p.get("thought")) == "Hello there"
     assert [p["functionCall"] for p in parts if "functionCall" in p] == [
         {"name": "read", "args": {"path": "src/main.py", "limit": 20}}]
