@@ -57,6 +57,7 @@ class InteractiveApp:
         self.picker: Picker | None = None
         self._picker_future: asyncio.Future[Any] | None = None
         self.last_ctrl_c = 0.0
+        self.last_escape = 0.0
         self.hint: str | None = None  # one-line notice above the editor ("press ctrl+c again...")
         self.statuses: dict[str, str] = {}  # plugins' ``ui.set_status`` texts, shown in the footer
         self._pending: list[Any] = []
@@ -220,6 +221,13 @@ class InteractiveApp:
             (self.session.follow_up if follow_up else self.session.steer)(kind.text)
             return
         self.run_task = self._spawn(self.run_prompt(kind.text))
+
+    def run_command_text(self, text: str) -> None:
+        """Run a slash command as if typed (keys that open /model, /tree)."""
+        kind = classify(text)
+        command = self.commands.get(kind.command)
+        if command is not None and command.handler is not None and self.picker is None:
+            self._spawn(self._run_command(command, kind.args))
 
     async def _run_command(self, command: SlashCommand, args: str) -> None:
         try:

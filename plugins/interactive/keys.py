@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from plugins.interactive.app import InteractiveApp
 
 DOUBLE_CTRL_C_SECONDS = 1.0
+DOUBLE_ESCAPE_SECONDS = 0.8
 
 # Shift+Enter as sent by terminals with the kitty keyboard protocol or xterm's modifyOtherKeys:
 # read as Ctrl+J, which inserts a new line.
@@ -60,6 +61,19 @@ def build(ui: InteractiveApp) -> KeyBindings:
             ui._spawn(ui.abort())
         elif ui.shell_job is not None and ui.shell_job.running:
             ui.shell_job.cancel()
+        elif not ui.buffer.text:
+            now = time.monotonic()
+            if now - ui.last_escape < DOUBLE_ESCAPE_SECONDS:
+                ui.run_command_text("/tree")  # Escape twice on an empty editor: browse the session tree
+            ui.last_escape = now
+
+    @bindings.add("c-l", filter=editing)
+    def _model_picker(event: Any) -> None:
+        ui.run_command_text("/model")
+
+    @bindings.add("c-g", filter=editing)
+    def _external_editor(event: Any) -> None:
+        ui.buffer.open_in_editor()  # $VISUAL / $EDITOR; prompt_toolkit suspends the app meanwhile
 
     @bindings.add("tab", filter=editing)
     def _tab(event: Any) -> None:

@@ -357,3 +357,19 @@ def test_ctrl_t_and_ctrl_o_toggle_thinking_and_tool_output(tmp_path: Path, pipe:
         assert await h.quit() == 0
 
     drive(session, pipe, body)
+
+
+def test_ctrl_l_opens_the_model_picker_and_double_escape_the_tree(tmp_path: Path, pipe: Any) -> None:
+    session = make_session(FakeProvider(), tmp_path)
+
+    async def body(h: Harness) -> None:
+        h.send("\x0c")  # Ctrl+L
+        await h.wait_for(lambda: h.ui.picker is not None and h.ui.picker.title == "Select model")
+        h.send(ESC)
+        await h.wait_for(lambda: h.ui.picker is None)
+        h.ui.last_escape = float("inf")  # as if Escape was just pressed: this one is the second
+        h.send(ESC)  # no session file here: /tree says so instead of opening
+        await h.wait_for(lambda: "/tree is not available" in h.screen())
+        assert await h.quit() == 0
+
+    drive(session, pipe, body)
