@@ -159,6 +159,45 @@ def run_conversation(source: Registry | LoadedPlugins | Iterable[Tool], replies:
     return asyncio.run(run_conversation_async(source, replies, prompt, cwd, **kwargs))
 
 
+# --- the real ``pi`` command against FakeModelServer ------------------------------------------------
+
+
+def write_fake_models(agent_dir: str | Path, server: Any, api: str = "google-generative-ai") -> Path:
+    """Write ``models.json`` so ``pi --provider fake --model fake-model`` talks to ``server`` on ``api``.
+
+    The Google wire is the default because pi speaks it without importing a vendor SDK (fast start).
+    """
+    import json
+
+    home = Path(agent_dir)
+    home.mkdir(parents=True, exist_ok=True)
+    models = {"providers": {"fake": {
+        "baseUrl": server.base_url_for(api), "api": api, "apiKey": "test-key",
+        "models": [{"id": FAKE_MODEL_ID, "name": "Fake Model", "reasoning": False, "input": ["text"],
+                    "contextWindow": 100000, "maxTokens": 4096}],
+    }}}
+    path = home / "models.json"
+    path.write_text(json.dumps(models), encoding="utf-8")
+    return path
+
+
+def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | None = None,
+           env: dict[str, str] | None = None, timeout: float = 120) -> Any:
+    """Run the ``pi`` command (``pi`` = its path; default: this interpreter's pi_core.cli) and capture it.
+
+    Provider keys are removed from the environment; ``PI_CODING_AGENT_DIR`` is ``agent_dir``.
+    """
+    import os
+    import subprocess
+    import sys
+
+    base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    full_env = {**base, "PI_CODING_AGENT_DIR": str(agent_dir), **(env or {})}
+    command = [str(pi)] if pi else [sys.executable, "-c", "from pi_core.cli import cli; cli()"]
+    return subprocess.run([*command, *args], capture_output=True, text=True, cwd=cwd, env=full_env,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
 # --- pytest fixtures --------------------------------------------------------------------------------
 
 

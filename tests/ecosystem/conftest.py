@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from pi_core.testing.fake_server import FakeModelServer
+from pi_core.testing.kit import run_pi, write_fake_models
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
@@ -56,16 +57,6 @@ def copy_example(name: str, dest: Path) -> Path:
     return target
 
 
-def write_models(home: Path, base_url: str) -> None:
-    home.mkdir(parents=True, exist_ok=True)
-    models = {"providers": {"fake": {
-        "baseUrl": base_url, "api": API, "apiKey": "test-key",
-        "models": [{"id": "fake-model", "name": "Fake Model", "reasoning": False, "input": ["text"],
-                    "contextWindow": 100000, "maxTokens": 4096}],
-    }}}
-    (home / "models.json").write_text(json.dumps(models))
-
-
 @dataclass
 class Eco:
     venv: Path
@@ -79,15 +70,18 @@ class Eco:
 
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "PYTHONPATH"}
-        env.update(PI_CODING_AGENT_DIR=str(self.home), VIRTUAL_ENV=str(self.venv),
-                   PATH=f"{self.venv / 'bin'}{os.pathsep}{env.get('PATH', '')}",
-                   PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0",  # pip reads "0" here as "no isolation"
-                   PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONDONTWRITEBYTECODE="1")
+        env.update(PI_CODING_AGENT_DIR=str(self.home), **self.venv_env())
+        env["PATH"] = f"{self.venv / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
         return env
 
+    def venv_env(self) -> dict[str, str]:
+        return {"VIRTUAL_ENV": str(self.venv), "PYTHONDONTWRITEBYTECODE": "1", "PIP_NO_INDEX": "1",
+                "PIP_NO_BUILD_ISOLATION": "0",  # pip reads "0" here as "no isolation"
+                "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+
     def pi(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(self.venv / "bin" / "pi"), *args], capture_output=True, text=True,
-                              cwd=self.cwd, env=self.env(), timeout=timeout, stdin=subprocess.DEVNULL)
+        return run_pi(*args, agent_dir=self.home, cwd=self.cwd, pi=self.venv / "bin" / "pi", env=self.env(),
+                      timeout=timeout)
 
     def ask(self, *args: str) -> subprocess.CompletedProcess[str]:
         """``pi --provider fake --model fake-model -p ARGS`` against the fake server."""
@@ -137,5 +131,5 @@ def eco(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Eco]:
     cwd = root / "project"
     cwd.mkdir()
     with FakeModelServer() as server:
-        write_models(root / "agent", server.base_url_for(API))
+        write_fake_models(root / "agent", server, API)
         yield Eco(venv, root / "agent", cwd, server)
