@@ -318,7 +318,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
             pending_updates.append(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(emit(event), loop), loop=loop))
 
     ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=on_update,
-                      extras=dict(config.tool_env))
+                      extras={**config.tool_env, "model": config.model})
     try:
         if inspect.iscoroutinefunction(tool.execute):
             outcome = await tool.execute(prepared.args, ctx)

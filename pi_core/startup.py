@@ -6,7 +6,6 @@ Problems the user must fix raise PiError; things worth knowing are collected in 
 
 from __future__ import annotations
 
-import base64
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +16,6 @@ from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins
 from pi_core.registry import Registry, build_registry
 from pi_core.types import ImageContent
-
-IMAGE_MAGIC = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"),
-               (b"GIF87a", "image/gif"), (b"GIF89a", "image/gif"))
 
 
 class SessionNotChosen(PiError):
@@ -81,6 +77,7 @@ def model_registry(startup: Startup) -> Any:
 
 def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
     """``@file`` arguments (cli.md §6): text inlined in <file> tags, images attached."""
+    from pi_core.images import SNIFF_BYTES, detect_image_mime_type, fit_image
     from pi_core.paths import resolve_to_cwd
 
     text: list[str] = []
@@ -95,12 +92,15 @@ def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]
             raise PiError(f"Could not read file {path}: {err.strerror or err}") from err
         if not data:
             continue
-        mime = next((m for magic, m in IMAGE_MAGIC if data.startswith(magic)), None)
-        if mime is None and data[:4] == b"RIFF" and data[8:12] == b"WEBP":
-            mime = "image/webp"
+        mime = detect_image_mime_type(data[:SNIFF_BYTES])
         if mime is not None:
-            images.append(ImageContent(data=base64.b64encode(data).decode(), mime_type=mime))
-            text.append(f'<file name="{path}"></file>\n')
+            fitted = fit_image(data, mime)
+            if fitted is None:
+                text.append(f'<file name="{path}">[Image omitted: could not be resized below the inline image '
+                            'size limit.]</file>\n')
+                continue
+            images.append(ImageContent(data=fitted.data, mime_type=fitted.mime_type))
+            text.append(f'<file name="{path}">{fitted.dimension_note() if fitted.resized else ""}</file>\n')
             continue
         text.append(f'<file name="{path}">\n{data.decode("utf-8", errors="replace")}\n</file>\n')
     return "".join(text), images
@@ -214,7 +214,8 @@ def build_session(args: Args, env: Startup) -> Any:
     session.models = models
     session.resources = resources
     session.retry_settings = settings.retry
-    session.agent.tool_env.update(shell_path=settings.shell_path, shell_command_prefix=settings.shell_command_prefix)
+    session.agent.tool_env.update(shell_path=settings.shell_path, shell_command_prefix=settings.shell_command_prefix,
+                                  auto_resize_images=settings.auto_resize_images)
     _attach_compactor(session, settings)
     if chosen.model is not None and not history:
         store.append_model_change(chosen.model.provider, chosen.model.id)

@@ -125,3 +125,18 @@ def test_session_is_written_and_continued(pi_anthropic: PiRunner) -> None:
     assert [m["role"] for m in messages] == ["user", "assistant", "user"]
     files = list((pi_anthropic.home / "sessions").rglob("*.jsonl"))
     assert len(files) == 1
+
+
+def test_image_file_arg_is_attached(pi_anthropic: PiRunner) -> None:
+    import base64
+
+    png = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAgH/"
+                           "KhBqgwAAAABJRU5ErkJggg==")
+    (pi_anthropic.cwd / "dot.png").write_bytes(png)
+    pi_anthropic.server.add(Reply(text="a dot"))
+    result = pi_anthropic.run("-p", "@dot.png", "what is this?")
+    assert result.returncode == 0, result.stderr
+    blocks = pi_anthropic.server.requests[0].body["messages"][0]["content"]
+    assert [b["type"] for b in blocks] == ["text", "image"]
+    assert blocks[1]["source"]["media_type"] == "image/png"
+    assert blocks[0]["text"].endswith("</file>\nwhat is this?")
