@@ -46,6 +46,10 @@ class Outcome:
         good = self.ok(label)
         return statistics.median(s.seconds for s in good) if good else None
 
+    def cpu(self, label: str) -> float | None:
+        values = [s.cpu_seconds for s in self.ok(label) if s.cpu_seconds is not None]
+        return statistics.median(values) if values else None
+
     def peak_mib(self, label: str) -> float | None:
         peaks = [s.peak_kib for s in self.ok(label) if s.peak_kib is not None]
         return statistics.median(peaks) / MIB if peaks else None
@@ -93,6 +97,7 @@ def _one_run(ws: Workspace, step: Step) -> Sample:
 def _progress(scenario: Scenario, h: Harness, i: int, sample: Sample) -> None:
     run = "warm-up" if i < 0 else f"run {i + 1}"
     peak = f"{sample.peak_kib / MIB:7.1f} MiB" if sample.peak_kib else "      ? MiB"
+    peak += f"  cpu {sample.cpu_seconds:7.3f} s" if sample.cpu_seconds is not None else ""
     status = "" if sample.ok else f"  FAILED: {sample.problem}"
     print(f"  {scenario.key:<17} {h.label:<3} {run:<8} {sample.seconds:8.3f} s {peak}{status}", flush=True)
 
@@ -140,25 +145,28 @@ def targets(results: dict[str, Outcome], ours: str, theirs: str | None) -> dict[
     return out
 
 
-def per_turn(results: dict[str, Outcome], label: str | None) -> float | None:
+def per_turn(results: dict[str, Outcome], label: str | None, cpu: bool = False) -> float | None:
     if label is None or "loop-1" not in results or "loop-50" not in results:
         return None
-    one, fifty = results["loop-1"].seconds(label), results["loop-50"].seconds(label)
+    pick = Outcome.cpu if cpu else Outcome.seconds
+    one, fifty = pick(results["loop-1"], label), pick(results["loop-50"], label)
     return None if one is None or fifty is None else (fifty - one) / 49
 
 
 def table(results: dict[str, Outcome], ours: str, theirs: str | None) -> str:
     checks = targets(results, ours, theirs)
-    head = ("| scenario | pi | Pi | pi/Pi | pi peak MiB | Pi peak MiB | target | met |\n"
-            "|---|---:|---:|---:|---:|---:|---|---|")
+    head = ("| scenario | pi wall | Pi wall | pi/Pi | pi CPU | Pi CPU | pi peak MiB | Pi peak MiB | target | met |\n"
+            "|---|---:|---:|---:|---:|---:|---:|---:|---|---|")
     rows = [head]
     labels = {s.key: s.label for s in SCENARIOS}
     for key, outcome in results.items():
         rows.append(_row(labels[key], outcome, ours, theirs, checks.get(key)))
         if key == "loop-50" and "loop-1" in results:
             mine, other = per_turn(results, ours), per_turn(results, theirs)
+            mine_cpu, other_cpu = per_turn(results, ours, cpu=True), per_turn(results, theirs, cpu=True)
             rows.append(f"| **harness overhead per tool turn** (T50 − T1)/49 | {_fmt_s(mine)} | {_fmt_s(other)} | "
-                        f"{_ratio(mine, other)} |  |  | {_check_cells(checks.get('per-turn'))} |")
+                        f"{_ratio(mine, other)} | {_fmt_s(mine_cpu)} | {_fmt_s(other_cpu)} |  |  | "
+                        f"{_check_cells(checks.get('per-turn'))} |")
     return "\n".join(rows)
 
 
@@ -169,6 +177,7 @@ def _row(label: str, outcome: Outcome, ours: str, theirs: str | None, check: tup
         problem = outcome.problem(who) if who else ""
         cells.append(_fmt_s(value) if value is not None or not problem else "failed")
     cells.append(_ratio(outcome.seconds(ours), outcome.seconds(theirs) if theirs else None))
+    cells += [_fmt_s(outcome.cpu(ours)), _fmt_s(outcome.cpu(theirs) if theirs else None)]
     cells += [_fmt_mib(outcome.peak_mib(ours)), _fmt_mib(outcome.peak_mib(theirs) if theirs else None)]
     return "| " + " | ".join(cells) + " | " + _check_cells(check) + " |"
 

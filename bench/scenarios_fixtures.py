@@ -78,7 +78,7 @@ def session_file(session_dir: Path, cwd: Path, entries: int, compact_every: int 
     sm.append_model_change("fake", "fake-model")
     usage = {"input": 1200, "output": 300, "cacheRead": 5000, "cacheWrite": 0, "totalTokens": 6500,
              "cost": {"input": 0.0036, "output": 0.0045, "cacheRead": 0.0015, "cacheWrite": 0, "total": 0.0096}}
-    assistant = {"api": "openai-completions", "provider": "fake", "model": "fake-model", "usage": usage}
+    assistant = {"role": "assistant", "api": "openai-completions", "provider": "fake", "model": "fake-model", "usage": usage}
     count, i = 1, 0
     while count < entries:
         stamp = 1_765_000_000_000 + i * 1000

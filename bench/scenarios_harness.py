@@ -23,7 +23,8 @@ GNU_TIME = "/usr/bin/time"
 _INTERMEDIARY = (
     "import resource, subprocess, sys\n"
     "code = subprocess.call(sys.argv[2:])\n"
-    "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+    "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+    "open(sys.argv[1], 'w').write(f'{u.ru_maxrss} {u.ru_utime} {u.ru_stime}')\n"
     "sys.exit(code)\n"
 )
 PRINT_ARGS = ["--provider", FAKE_PROVIDER, "--model", FAKE_MODEL]
@@ -50,6 +51,8 @@ class Harness:
 
     def env(self, agent_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
+        # Both find the same ripgrep (the venv's); offline Pi cannot download its own.
+        env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         env.update({"PI_CODING_AGENT_DIR": str(agent_dir), "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",
                     "NO_COLOR": "1", "TERM": "dumb"})
         env.update(extra or {})
@@ -62,6 +65,7 @@ class Sample:
     peak_kib: int | None
     ok: bool
     problem: str = ""
+    cpu_seconds: float | None = None  # user + system time of the child and its waited-for descendants
 
 
 @dataclass
@@ -80,7 +84,7 @@ def measure(child: Child) -> Sample:
     with tempfile.NamedTemporaryFile("r", suffix=".rss", delete=False) as rss_file:
         rss_path = rss_file.name
     if os.path.exists(GNU_TIME):
-        argv = [GNU_TIME, "-q", "-f", "%M", "-o", rss_path, *child.argv]
+        argv = [GNU_TIME, "-q", "-f", "%M %U %S", "-o", rss_path, *child.argv]
     else:
         argv = [sys.executable, "-S", "-c", _INTERMEDIARY, rss_path, *child.argv]
     start = time.perf_counter()
@@ -90,22 +94,28 @@ def measure(child: Child) -> Sample:
     except subprocess.TimeoutExpired:
         return Sample(time.perf_counter() - start, None, False, f"timed out after {child.timeout:.0f} s")
     seconds = time.perf_counter() - start
-    peak = _read_peak(rss_path)
+    peak, cpu = _read_usage(rss_path)
     stdout = done.stdout.decode(errors="replace")
     if done.returncode != 0:
-        return Sample(seconds, peak, False, f"exit {done.returncode}: {_tail(done.stderr.decode(errors='replace'))}")
+        stderr = _tail(done.stderr.decode(errors="replace"))
+        return Sample(seconds, peak, False, f"exit {done.returncode}: {stderr}", cpu)
     if child.expect is not None and child.expect not in stdout:
-        return Sample(seconds, peak, False, f"expected {child.expect!r} in output, got {_tail(stdout)!r}")
-    return Sample(seconds, peak, True)
+        return Sample(seconds, peak, False, f"expected {child.expect!r} in output, got {_tail(stdout)!r}", cpu)
+    return Sample(seconds, peak, True, cpu_seconds=cpu)
 
 
-def _read_peak(path: str) -> int | None:
+def _read_usage(path: str) -> tuple[int | None, float | None]:
+    """(peak RSS in KiB, user + system seconds) from the wrapper's report."""
     try:
-        text = Path(path).read_text().strip().splitlines()
+        lines = Path(path).read_text().strip().splitlines()
     finally:
         os.unlink(path)
-    # GNU time prints "Command exited with non-zero status N" before the figure on failure.
-    return int(text[-1]) if text and text[-1].isdigit() else None
+    # GNU time prints "Command exited with non-zero status N" before the figures on failure.
+    fields = lines[-1].split() if lines else []
+    try:
+        return int(fields[0]), float(fields[1]) + float(fields[2])
+    except (IndexError, ValueError):
+        return None, None
 
 
 def _tail(text: str, limit: int = 300) -> str:
