@@ -3,6 +3,7 @@
 - ``pi_pm``: an empty PluginSet (no entry points), to register the plugin under test into.
 - ``pi_ctx``: a ToolContext rooted in ``tmp_path``.
 - ``pi_fake_server``: a running scripted model server speaking every provider wire (``fake_server``).
+- ``pi_plugin``, ``pi_run_tool``, ``pi_conversation``: the plugin-author kit (``pi_core.testing.kit``).
 """
 
 from __future__ import annotations

@@ -197,3 +197,22 @@ def test_importing_the_cli_does_not_import_pip(tmp_path: Path) -> None:
     code = "import sys, pi_core.cli; print(sorted(m for m in sys.modules if m == 'pip' or m.startswith('pip.')))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_describe_names_overrides_commands_and_failures() -> None:
+    report = {"pi-x": {"name": "pi-x", "version": "1.0", "plugins": [
+        {"plugin": "x", "tools": ["read", "x_tool"], "providers": ["x-api"], "renderers": [], "commands": ["x-cmd"],
+         "replaces_builtin_plugin": False, "overrides": ["tool read (from read)"], "error": None},
+        {"plugin": "bash", "tools": [], "providers": [], "renderers": [], "commands": [],
+         "replaces_builtin_plugin": True, "overrides": [], "error": "ImportError: no module"},
+    ]}}
+    assert packages.describe(report) == [
+        "  pi-x 1.0",
+        "    plugin x",
+        "      tools: read, x_tool",
+        "      providers: x-api",
+        "      commands: x-cmd",
+        "      overrides tool read (from read)",
+        "    plugin bash (replaces the built-in plugin 'bash')",
+        "      FAILED: ImportError: no module",
+    ]
