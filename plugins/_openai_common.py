@@ -67,7 +67,7 @@ def error_text(err: BaseException) -> str:
         return err.message
     if _is_transport_error(err):
         # Wording the retry layer recognises (Pi's runtime reports these as "terminated"/"fetch failed").
-        return f"Network error: {err or type(err).__name__}"
+        return f"Network error: {str(err) or type(err).__name__}"
     return str(err) or type(err).__name__
 
 

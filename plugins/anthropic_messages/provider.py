@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 from pi_core.llm.env_keys import env_api_key
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, FailureInfo, MessageBuilder
 from pi_core.providers import StreamOptions
-from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
+from pi_core.types import AssistantMessageEvent, Context, Model
 
-from plugins.anthropic_messages.payload import build_headers, build_params, from_wire_tool_name, is_oauth_token
+from plugins.anthropic_messages.events import EventFailure, EventReader, in_band_error_retryable, parse_event_data
+from plugins.anthropic_messages.payload import build_headers, build_params, is_oauth_token
 
 if TYPE_CHECKING:
     import anthropic
@@ -23,12 +24,6 @@ if TYPE_CHECKING:
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_TIMEOUT_S = 600.0
 DEFAULT_MAX_RETRIES = 2
-STOP_REASONS: dict[str, StopReason] = {"end_turn": "stop", "pause_turn": "stop", "stop_sequence": "stop",
-                                       "max_tokens": "length", "tool_use": "toolUse",
-                                       "refusal": "error", "sensitive": "error"}
-# In-band error types worth another attempt (Anthropic sends these on an already-open stream).
-RETRYABLE_STREAM_ERRORS = frozenset({"overloaded_error", "api_error", "rate_limit_error", "timeout_error"})
-
 Emit = Callable[[AssistantMessageEvent], None]
 Send = Callable[[AssistantMessageEvent], Awaitable[None]]
 
@@ -37,14 +32,6 @@ Send = Callable[[AssistantMessageEvent], Awaitable[None]]
 def _ssl_context() -> ssl.SSLContext:
     """One CA bundle load per process (about 0.15 s), shared by the per-event-loop clients."""
     return ssl.create_default_context()
-
-
-class StreamFailure(Exception):
-    """A failure with the FailureInfo the retry layer needs."""
-
-    def __init__(self, message: str, info: FailureInfo | None = None) -> None:
-        super().__init__(message)
-        self.info = info
 
 
 class AnthropicMessagesProvider:
@@ -126,7 +113,7 @@ class AnthropicMessagesProvider:
             if not options.signal.aborted:
                 raise
             emit(builder.error(None, aborted=True))
-        except StreamFailure as exc:
+        except EventFailure as exc:
             emit(builder.error(exc, aborted=options.signal.aborted, info=exc.info))
         except Exception as exc:  # noqa: BLE001 - the provider contract: every failure is one error event
             message, info = describe_error(exc)
@@ -138,7 +125,7 @@ class AnthropicMessagesProvider:
 
         api_key = options.api_key or env_api_key(model.provider)
         if not api_key:
-            raise StreamFailure(f"No API key for provider: {model.provider}", FailureInfo(retryable=False))
+            raise EventFailure(f"No API key for provider: {model.provider}", FailureInfo(retryable=False))
         oauth = is_oauth_token(api_key)
         params = build_params(model, context, options, oauth)
         if options.on_payload is not None:
@@ -158,114 +145,28 @@ class AnthropicMessagesProvider:
             options.on_response({"status": stream.response.status_code, "headers": dict(stream.response.headers)},
                                 model)
         await send(builder.start())
-        reader = _EventReader(builder, model, context, oauth)
+        reader = EventReader(builder, context.tools, oauth)
+        # Read the SSE frames ourselves (as Pi 0.73.1 does): an in-band ``error`` event keeps its raw
+        # text, and event JSON that a proxy mangled gets the same repair as tool arguments.
         try:
-            async for event in stream:
-                for pi_event in reader.handle(event):
+            async for sse in anthropic.AsyncStream.raw_events(stream.response):
+                if sse.event == "error":
+                    raise EventFailure(sse.data, FailureInfo(retryable=in_band_error_retryable(sse.data)))
+                if sse.event == "ping" or not sse.data:
+                    continue
+                for pi_event in reader.handle(parse_event_data(sse.data)):
                     await send(pi_event)
         finally:
-            await stream.close()
+            await stream.response.aclose()
         if options.signal.aborted:
             await send(builder.error(None, aborted=True))
             return
         if not reader.saw_message_stop:
-            raise StreamFailure("Anthropic stream ended before message_stop", FailureInfo(retryable=True))
+            raise EventFailure("Anthropic stream ended before message_stop", FailureInfo(retryable=True))
         reason = reader.stop_reason
         if reason in ("error", "aborted"):
-            raise StreamFailure(UNKNOWN_ERROR_TEXT, FailureInfo(retryable=False))
+            raise EventFailure(UNKNOWN_ERROR_TEXT, FailureInfo(retryable=False))
         await send(builder.done(reason))
-
-
-class _EventReader:
-    """Turns raw SDK stream events into builder calls; maps Anthropic's block index onto ours."""
-
-    def __init__(self, builder: MessageBuilder, model: Model, context: Context, oauth: bool) -> None:
-        self.b, self.model, self.context, self.oauth = builder, model, context, oauth
-        self.out: list[AssistantMessageEvent] = []
-        self.blocks: dict[int, int] = {}  # wire index -> content index
-        self.stop_reason: StopReason = "stop"
-        self.saw_message_stop = False
-
-    def handle(self, event: Any) -> list[AssistantMessageEvent]:
-        """Apply one SDK event; return the pi events it produced."""
-        self.out = []
-        self._handle(event)
-        return self.out
-
-    def emit(self, event: AssistantMessageEvent) -> None:
-        self.out.append(event)
-
-    def _handle(self, event: Any) -> None:
-        kind = event.type
-        if kind == "message_start":
-            self.b.message.response_id = event.message.id
-            self._usage(event.message.usage)
-        elif kind == "content_block_start":
-            self._block_start(event.index, event.content_block)
-        elif kind == "content_block_delta":
-            self._block_delta(event.index, event.delta)
-        elif kind == "content_block_stop":
-            self._block_stop(event.index)
-        elif kind == "message_delta":
-            if event.delta.stop_reason is not None:
-                self.stop_reason = map_stop_reason(event.delta.stop_reason)
-            if event.usage is not None:
-                self._usage(event.usage)
-        elif kind == "message_stop":
-            self.saw_message_stop = True
-
-    def _usage(self, usage: Any) -> None:
-        self.b.set_usage(input=getattr(usage, "input_tokens", None), output=getattr(usage, "output_tokens", None),
-                         cache_read=getattr(usage, "cache_read_input_tokens", None),
-                         cache_write=getattr(usage, "cache_creation_input_tokens", None))
-
-    def _block_start(self, index: int, block: Any) -> None:
-        if block.type == "text":
-            event = self.b.text_start()
-        elif block.type == "thinking":
-            event = self.b.thinking_start()
-        elif block.type == "redacted_thinking":
-            event = self.b.redacted_thinking_start(block.data)
-        elif block.type == "tool_use":
-            name = from_wire_tool_name(block.name, self.context.tools, self.oauth)
-            event = self.b.toolcall_start(block.id, name)
-        else:
-            return  # server tools and other block kinds carry nothing pi shows
-        assert event.content_index is not None
-        self.blocks[index] = event.content_index
-        self.emit(event)
-
-    def _block_delta(self, index: int, delta: Any) -> None:
-        position = self.blocks.get(index)
-        if position is None:
-            return
-        if delta.type == "text_delta":
-            self.emit(self.b.text_delta(position, delta.text))
-        elif delta.type == "thinking_delta":
-            self.emit(self.b.thinking_delta(position, delta.thinking))
-        elif delta.type == "signature_delta":
-            self.b.add_thinking_signature(position, delta.signature)
-        elif delta.type == "input_json_delta":
-            self.emit(self.b.toolcall_delta(position, delta.partial_json))
-
-    def _block_stop(self, index: int) -> None:
-        position = self.blocks.pop(index, None)
-        if position is None:
-            return
-        kind = self.b.message.content[position].type
-        if kind == "text":
-            self.emit(self.b.text_end(position))
-        elif kind == "thinking":
-            self.emit(self.b.thinking_end(position))
-        else:
-            self.emit(self.b.toolcall_end(position))
-
-
-def map_stop_reason(reason: str) -> StopReason:
-    mapped = STOP_REASONS.get(reason)
-    if mapped is None:
-        raise StreamFailure(f"Unhandled stop reason: {reason}", FailureInfo(retryable=False))
-    return mapped
 
 
 def describe_error(exc: Exception) -> tuple[str, FailureInfo | None]:
@@ -275,10 +176,6 @@ def describe_error(exc: Exception) -> tuple[str, FailureInfo | None]:
 
     if isinstance(exc, anthropic.APIStatusError):
         status, body = exc.status_code, exc.body
-        if status == 200:  # an ``event: error`` on the open stream: Pi shows the raw event data
-            kind = body.get("error", {}).get("type") if isinstance(body, dict) else None
-            text = json.dumps(body) if isinstance(body, (dict, list)) else str(body or exc.message)
-            return text, FailureInfo(status=None, retryable=kind in RETRYABLE_STREAM_ERRORS)
         if isinstance(body, (dict, list)):
             text = f"{status} {json.dumps(body)}"
         elif body:
@@ -298,8 +195,6 @@ def describe_error(exc: Exception) -> tuple[str, FailureInfo | None]:
         return f"Request timed out: {exc}", FailureInfo(retryable=True)
     if isinstance(exc, httpx2.TransportError):
         return f"Connection lost: {exc or type(exc).__name__}", FailureInfo(retryable=True)
-    if isinstance(exc, json.JSONDecodeError):
-        return f"Malformed stream event (invalid JSON): {exc}", FailureInfo(retryable=False)
     return str(exc) or type(exc).__name__, None
 
 

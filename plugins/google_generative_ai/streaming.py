@@ -77,8 +77,10 @@ class _ChunkReader:
         self.builder = builder
         self.deltas = DeltaStream(builder)
         self.finish: str | None = None
+        self.chunks = 0
 
     def feed(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
+        self.chunks += 1
         events: list[AssistantMessageEvent] = []
         candidate = (chunk.get("candidates") or [{}])[0] or {}
         for part in (candidate.get("content") or {}).get("parts") or []:
@@ -164,14 +166,18 @@ async def stream_google(model: Model, context: Context, options: StreamOptions) 
             yield event
         if signal.aborted:
             raise StreamAborted()
+        if reader.chunks == 0:
+            raise ProviderError("Gemini stream ended without any data", retryable=True)
         reason = reader.stop_reason()
         if reason == "error":
             raise FinishError(UNKNOWN_ERROR_TEXT)
         yield builder.done(reason)
     except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
         aborted = signal.aborted or isinstance(err, StreamAborted)
-        if isinstance(err, httpx2.TransportError) and not aborted:
-            err = ProviderError(f"Network error: {err or type(err).__name__}", retryable=True)
+        if isinstance(err, httpx2.TimeoutException) and not aborted:
+            err = ProviderError(f"Request timed out: {str(err) or type(err).__name__}", retryable=True)
+        elif isinstance(err, httpx2.TransportError) and not aborted:
+            err = ProviderError(f"Network error: {str(err) or type(err).__name__}", retryable=True)
         yield builder.error(err, aborted)
     finally:
         if response is not None:
