@@ -93,8 +93,12 @@ def run_pip(args: Sequence[str], echo: Echo | None = None) -> int:
     assert proc.stdout is not None and proc.stderr is not None
     err_thread = threading.Thread(target=_pump, args=(proc.stderr, True, out), daemon=True)
     err_thread.start()
-    _pump(proc.stdout, False, out)
-    err_thread.join()
+    try:
+        _pump(proc.stdout, False, out)
+        err_thread.join()
+    except KeyboardInterrupt:
+        proc.wait()  # Ctrl+C reached pip too: let it clean up before anything is rolled back
+        raise
     return proc.wait()
 
 
@@ -220,7 +224,11 @@ def install(spec: str, *, local: bool = False, editable: bool = False, pip_args:
     where = cwd or Path.cwd()
     before = snapshot()
     out(click.style(f"Installing {spec}...", dim=True), False)
-    code = run_pip(["install", *pip_args, *(["-e"] if editable else []), spec], out)
+    try:
+        code = run_pip(["install", *pip_args, *(["-e"] if editable else []), spec], out)
+    except KeyboardInterrupt:
+        _rollback(before, out)
+        raise PackageError(f"pip install {spec} was interrupted; nothing was installed") from None
     if code != 0:
         _rollback(before, out)
         raise PackageError(f"pip install {spec} failed (exit code {code}); nothing was installed")

@@ -216,3 +216,20 @@ def test_describe_names_overrides_commands_and_failures() -> None:
         "    plugin bash (replaces the built-in plugin 'bash')",
         "      FAILED: ImportError: no module",
     ]
+
+
+def test_an_interrupted_install_is_rolled_back(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    pip = FakePip(monkeypatch, {"pi-harness": "0.1.0"}, adds={"half-done": "1.0"})
+
+    def interrupted(args: list[str], echo: object = None) -> int:
+        if args[0] == "install":
+            pip.run(args)
+            raise KeyboardInterrupt
+        return pip.run(args)
+
+    monkeypatch.setattr(packages, "run_pip", interrupted)
+    _, echo = lines()
+    with pytest.raises(PackageError, match="^pip install pi-x was interrupted; nothing was installed$"):
+        packages.install("pi-x", cwd=tmp_path, echo=echo)
+    assert pip.calls[-1] == ["uninstall", "-y", "half-done"]
+    assert pip.env == {"pi-harness": "0.1.0"}
