@@ -107,8 +107,12 @@ def run_pip(args: Sequence[str], echo: Echo | None = None) -> int:
 
 def dist_name_of(spec: str, cwd: Path) -> str | None:
     """The distribution a pip requirement names, if it can be told without building it."""
-    path = (cwd / os.path.expanduser(spec)) if not re.match(r"^[a-z+]+://", spec) else None
-    if path is not None and (path.is_dir() or spec.startswith((".", "/", "~"))):
+    looks_like_path = "://" not in spec and " @ " not in spec and (
+        "/" in spec or os.sep in spec or spec.startswith((".", "~")))
+    if looks_like_path and spec.endswith(".whl"):  # name-version-tags.whl, name already normalized to _
+        return normalize(Path(spec).name.split("-")[0])
+    if looks_like_path:
+        path = cwd / os.path.expanduser(spec)
         pyproject = path / "pyproject.toml"
         if pyproject.is_file():
             import tomllib
@@ -205,7 +209,8 @@ def describe(report: dict[str, dict[str, Any]]) -> list[str]:
 # --- the operations -------------------------------------------------------------------------------
 
 
-def _rollback(before: Snapshot, echo: Echo) -> None:
+def _rollback(before: Snapshot, echo: Echo) -> str:
+    """Uninstall what appeared since ``before``; returns how the failure message should end."""
     after = snapshot()
     appeared = sorted(set(after) - set(before))
     if appeared:
@@ -215,6 +220,10 @@ def _rollback(before: Snapshot, echo: Echo) -> None:
     changed = sorted(n for n in set(after) & set(before) if after[n] != before[n])
     for name in changed:
         echo(f"Warning: {name} changed from {before[name]} to {after[name]}; pip cannot undo this", True)
+    left = set(snapshot()) - set(before) if appeared else set()
+    if changed or left:
+        return "some changes could not be undone (see the warnings above)"
+    return "nothing was installed"
 
 
 def install(spec: str, *, local: bool = False, editable: bool = False, pip_args: Sequence[str] = (),
@@ -227,11 +236,10 @@ def install(spec: str, *, local: bool = False, editable: bool = False, pip_args:
     try:
         code = run_pip(["install", *pip_args, *(["-e"] if editable else []), spec], out)
     except KeyboardInterrupt:
-        _rollback(before, out)
-        raise PackageError(f"pip install {spec} was interrupted; nothing was installed") from None
+        outcome = _rollback(before, out)
+        raise PackageError(f"pip install {spec} was interrupted; {outcome}") from None
     if code != 0:
-        _rollback(before, out)
-        raise PackageError(f"pip install {spec} failed (exit code {code}); nothing was installed")
+        raise PackageError(f"pip install {spec} failed (exit code {code}); {_rollback(before, out)}")
     after = snapshot()
     touched = {n for n, v in after.items() if before.get(n) != v}
     named = dist_name_of(spec, where)
@@ -297,8 +305,7 @@ def update(specs: Sequence[str] = (), *, pip_args: Sequence[str] = (), cwd: Path
     before = snapshot()
     code = run_pip(["install", "--upgrade", *pip_args, *targets], out)
     if code != 0:
-        _rollback(before, out)
-        raise PackageError(f"pip install --upgrade failed (exit code {code})")
+        raise PackageError(f"pip install --upgrade failed (exit code {code}); {_rollback(before, out)}")
     out(f"Updated {targets[0]}" if specs and len(targets) == 1 else "Updated packages", False)
     return targets
 
