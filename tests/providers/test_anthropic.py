@@ -376,22 +376,25 @@ def test_abort_before_the_request(pi_fake_server: FakeModelServer) -> None:
     assert types(events) == ["error"] and final(events).stop_reason == "aborted"
 
 
-def test_injected_http_client_with_mock_transport() -> None:
-    import httpx2
-
-    body = (
+def mock_stream(text_json: str) -> str:
+    return (
         'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_m","type":"message","role":"assistant",'
         '"model":"m","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":3,"output_tokens":1}}}\n\n'
         'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\n'
-        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"mocked"}}\n\n'
+        'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":'
+        + text_json + '}}\n\n'
         'event: content_block_stop\ndata: {"type":"content_block_stop","index":0}\n\n'
         'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}\n\n'
         'event: message_stop\ndata: {"type":"message_stop"}\n\n'
     )
-    seen: list[httpx2.Request] = []
+
+
+def stream_mocked(body: str, seen: list | None = None) -> list:
+    import httpx2
 
     def handler(request: httpx2.Request) -> httpx2.Response:
-        seen.append(request)
+        if seen is not None:
+            seen.append(request)
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body.encode())
 
     async def go() -> list:
@@ -401,6 +404,18 @@ def test_injected_http_client_with_mock_transport() -> None:
 
     events = asyncio.run(go())
     assert_protocol(events)
+    return events
+
+
+def test_event_json_with_raw_control_characters_is_repaired() -> None:
+    # A raw tab and an invalid escape (\d) inside the event's JSON string; \n is a valid escape.
+    events = stream_mocked(mock_stream('"tab\there \\d ok \\n"'))
+    assert final(events).text() == "tab\there \\d ok \n"
+
+
+def test_injected_http_client_with_mock_transport() -> None:
+    seen: list = []
+    events = stream_mocked(mock_stream('"mocked"'), seen)
     assert final(events).text() == "mocked" and final(events).usage.output == 2
     assert str(seen[0].url) == "https://example.invalid/v1/messages"
 
