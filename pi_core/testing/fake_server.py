@@ -23,6 +23,9 @@ headers={"retry-after": "1"})``, ``disconnect_after``, ``stall_after``/``stall_s
 Frame positions count SSE frames of the chosen wire; the string ``"content"`` means "right after the last
 content frame, before the stop reason/usage frames", which is the same logical spot on every wire.
 
+In pytest, the ``pi_fake_server`` fixture (from the ``pi`` pytest plugin) gives a started server per test;
+``pi_core.testing.streams`` has helpers to run a provider against it and check the event protocol.
+
 An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``.
 A ``Reply`` may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request.
 
