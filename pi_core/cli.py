@@ -86,6 +86,10 @@ def _run(args: Args, cwd: Path) -> int:
 
     from pi_core import startup as boot
 
+    if args.mode == "rpc":
+        from pi_core.rpc import protect_stdout
+
+        protect_stdout()  # before plugins load: a plugin printing at import must not corrupt the protocol
     env = boot.load_environment(args, cwd)
     _print_warnings(env.warnings)
     if args.list_models is not False:

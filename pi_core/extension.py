@@ -144,5 +144,10 @@ class ExtensionContext:
     def has_pending_messages(self) -> bool:
         return self.session.agent.has_queued_messages()
 
+    def shutdown(self) -> None:
+        """Ask the mode to quit: interactive when idle, RPC after the next response, print: nothing."""
+        if self.session.shutdown_handler is not None:
+            self.session.shutdown_handler()
+
     def get_system_prompt(self) -> str:
         return self.session.agent.state.system_prompt

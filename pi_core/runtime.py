@@ -92,6 +92,9 @@ class AgentSession:
         self._listeners: list[SessionListener] = []
         self.models: Any = None  # the ModelRegistry, when built by startup
         self.resources: Any = None
+        self.settings: Any = None  # pi_core.settings.Settings, when built by startup
+        self.scoped_models: list[Any] = []  # --models / enabledModels, for cycling
+        self.shutdown_handler: Callable[[], None] | None = None  # set by modes that can quit on request
         extra: dict[str, Any] = {"convert_to_llm": convert_to_llm} if convert_to_llm else {}
         self.agent = Agent(
             stream_fn=stream_fn or provider_stream_fn(registry, retry=retry),

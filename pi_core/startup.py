@@ -213,6 +213,12 @@ def build_session(args: Args, env: Startup) -> Any:
     )
     session.models = models
     session.resources = resources
+    session.settings = settings
+    patterns = args.models if args.models is not None else settings.enabled_models
+    if patterns:
+        from pi_core.llm.model_resolution import resolve_scope
+
+        session.scoped_models = resolve_scope(models, patterns, env.warnings.append)
     session.retry_settings = settings.retry
     session.agent.tool_env.update(shell_path=settings.shell_path, shell_command_prefix=settings.shell_command_prefix,
                                   auto_resize_images=settings.auto_resize_images)

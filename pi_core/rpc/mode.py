@@ -62,6 +62,7 @@ class RpcMode:
         else:
             session.agent.tool_env["ui"] = self.ui
         self._unsubscribe = session.subscribe(self._on_session_event)
+        session.shutdown_handler = self.request_shutdown
 
     # --- output -----------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import quote
 
 from pi_core.errors import ProviderError
+from pi_core.lines import JsonlSplitter
 from pi_core.llm.env_keys import env_api_key
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
 from pi_core.providers import StreamOptions
@@ -45,9 +46,18 @@ def _retryable_status(status: int | None) -> bool:
     return status is not None and (status in (408, 409, 429) or status >= 500)
 
 
+async def _lines(response: Any, splitter: JsonlSplitter) -> AsyncIterator[str]:
+    async for chunk in response.aiter_bytes():
+        for line in splitter.feed(chunk):
+            yield line
+    for line in splitter.finish():
+        yield line
+
+
 async def _sse_chunks(response: Any) -> AsyncIterator[dict[str, Any]]:
     data: list[str] = []
-    async for line in response.aiter_lines():
+    splitter = JsonlSplitter()  # not aiter_lines(): it also splits on U+2028 inside JSON strings
+    async for line in _lines(response, splitter):
         if line.startswith("data:"):
             data.append(line[5:].lstrip())
             continue

@@ -252,8 +252,6 @@ def test_extension_ui_and_stdout_reserved_for_protocol(rpc: Env, tmp_path: Path)
     assert "a tool printing to stdout" not in client.unparsed
 
 
-@pytest.mark.xfail(strict=True, reason="pi_core/cli.py loads plugins before run_rpc_mode claims stdout; it "
-                                       "must call pi_core.rpc.protect_stdout() first (reported to the lead)")
 def test_plugin_printing_at_import_does_not_reach_stdout(rpc: Env, tmp_path: Path) -> None:
     plugin = tmp_path / "asker.py"
     plugin.write_text(ASKING_PLUGIN)
