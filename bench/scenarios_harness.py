@@ -50,7 +50,10 @@ class Harness:
         return home
 
     def env(self, agent_dir: Path, extra: dict[str, str] | None = None) -> dict[str, str]:
-        env = {key: value for key, value in os.environ.items() if not key.startswith("PI_")}
+        # A user's pi caches its bytecode: a test shell's PYTHONDONTWRITEBYTECODE would make every
+        # changed module recompile on each start.
+        env = {key: value for key, value in os.environ.items()
+               if not key.startswith("PI_") and key != "PYTHONDONTWRITEBYTECODE"}
         # Both find the same ripgrep (the venv's); offline Pi cannot download its own.
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         env.update({"PI_CODING_AGENT_DIR": str(agent_dir), "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",

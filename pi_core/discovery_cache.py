@@ -18,38 +18,62 @@ import hashlib
 import importlib
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 CACHE_FORMAT = 1
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
-_VALUE = re.compile(r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$")
+_VALUE = r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
 
 
-@dataclass(frozen=True)
 class DistRef:
     """The distribution that declares an entry point (what ``EntryPoint.dist`` offers: name, version)."""
 
-    name: str
-    version: str
+    __slots__ = ("name", "version")
+
+    def __init__(self, name: str, version: str) -> None:
+        self.name = name
+        self.version = version
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DistRef) and (self.name, self.version) == (other.name, other.version)
+
+    def __repr__(self) -> str:
+        return f"DistRef({self.name!r}, {self.version!r})"
 
 
-@dataclass(frozen=True)
 class CachedEntryPoint:
-    """Duck-compatible with ``importlib.metadata.EntryPoint`` for name, value, group, dist and load()."""
+    """Duck-compatible with ``importlib.metadata.EntryPoint`` for name, value, group, dist and load().
 
-    name: str
-    value: str
-    group: str
-    dist: DistRef | None = None
+    Plain slotted classes rather than dataclasses: this module runs on every start, and building a
+    dataclass costs more than the cache hit itself.
+    """
+
+    __slots__ = ("name", "value", "group", "dist")
+
+    def __init__(self, name: str, value: str, group: str, dist: DistRef | None = None) -> None:
+        self.name = name
+        self.value = value
+        self.group = group
+        self.dist = dist
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, CachedEntryPoint) and self.to_json() == other.to_json()
+
+    def __repr__(self) -> str:
+        return f"CachedEntryPoint({self.name!r}, {self.value!r}, {self.group!r}, {self.dist!r})"
+
+    def to_json(self) -> dict[str, Any]:
+        dist = {"name": self.dist.name, "version": self.dist.version} if self.dist else None
+        return {"name": self.name, "value": self.value, "group": self.group, "dist": dist}
 
     def load(self) -> Any:
         """Import the module the value names (and follow ``:attr`` when given)."""
-        match = _VALUE.match(self.value)
+        import re
+
+        match = re.match(_VALUE, self.value)
         if match is None:
             raise ValueError(f"entry point {self.name!r} has an invalid value {self.value!r}; "
                              "expected 'package.module' or 'package.module:attribute'")
@@ -103,13 +127,19 @@ def scan(group: str, paths: Sequence[str]) -> list[CachedEntryPoint]:
     found: list[CachedEntryPoint] = []
     for dist in metadata.distributions(path=list(paths)):
         name = dist.metadata["Name"] or ""
-        key = re.sub(r"[-_.]+", "-", name).lower()
+        key = _normalize(name)
         if key in seen:
             continue
         seen.add(key)
         ref = DistRef(name, dist.version or "")
         found.extend(CachedEntryPoint(ep.name, ep.value, ep.group, ref) for ep in dist.entry_points if ep.group == group)
     return found
+
+
+def _normalize(name: str) -> str:
+    import re
+
+    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def entry_points(group: str = "pi", *, cache_dir: Path | None = None,
@@ -126,7 +156,7 @@ def entry_points(group: str = "pi", *, cache_dir: Path | None = None,
             return hit
     found = scan(group, search)
     groups = cached.get("groups", {}) if cached.get("fingerprint") == current else {}
-    groups[group] = [asdict(ep) for ep in found]
+    groups[group] = [ep.to_json() for ep in found]
     _write(target, {"format": CACHE_FORMAT, "fingerprint": current, "groups": groups})
     return found
 
