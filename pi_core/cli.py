@@ -92,6 +92,10 @@ def _run(args: Args, cwd: Path) -> int:
         protect_stdout()  # before plugins load: a plugin printing at import must not corrupt the protocol
     env = boot.load_environment(args, cwd)
     _print_warnings(env.warnings)
+    plugin_command = _plugin_command(env, args)
+    if plugin_command is not None:
+        command, rest = plugin_command
+        return command.main(args=rest, prog_name=f"pi {command.name}", standalone_mode=False) or 0
     if args.list_models is not False:
         from pi_core.llm.models import format_model_list
 
@@ -122,6 +126,20 @@ def _run(args: Args, cwd: Path) -> int:
 
     queue = ([first] if first or images else []) + prompts
     return _run_async(run_print_mode(session, queue, images, json_mode=args.mode == "json"), session)
+
+
+def _plugin_command(env: object, args: Args) -> tuple[click.Command, list[str]] | None:
+    """``pi <name> ...`` where a plugin's ``pi_cli_commands`` registered <name>."""
+    if not args.messages or args.print or args.mode:
+        return None
+    from pi_core.registry import call_each
+
+    for _plugin, commands_ in call_each(env.plugins, "pi_cli_commands"):  # type: ignore[attr-defined]
+        for command in commands_:
+            if command.name == args.messages[0]:
+                argv = sys.argv[1:]
+                return command, argv[argv.index(command.name) + 1:] if command.name in argv else []
+    return None
 
 
 def _print_warnings(warnings: list[str]) -> None:

@@ -161,3 +161,23 @@ def test_help_imports_no_heavy_module() -> None:
 def test_version(flag: str, tmp_path: Path) -> None:
     result = run_pi([flag], tmp_path)
     assert result.returncode == 0 and result.stdout.strip() == "0.1.0"
+
+
+def test_plugin_cli_command_runs_as_pi_subcommand(tmp_path: Path) -> None:
+    (tmp_path / ".pi" / "extensions").mkdir(parents=True)
+    (tmp_path / ".pi" / "extensions" / "hello_cmd.py").write_text(textwrap.dedent('''
+        import click
+        from pi_core import hookimpl
+
+        @click.command("hello")
+        @click.argument("name")
+        def hello(name):
+            click.echo(f"hello {name} from a plugin")
+
+        @hookimpl
+        def pi_cli_commands():
+            return [hello]
+    '''))
+    result = run_pi(["hello", "world"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "hello world from a plugin\n"
