@@ -240,11 +240,18 @@ class InteractiveApp:
         self.invalidate()
         ticker = self._spawn(self._tick())
         try:
+            if not self.preloader.done():
+                self.view.pending_prompt = text  # shown at once; the session echoes it when the run starts
+                self.invalidate()
             await self.preloader.wait()
+            if self.preloader.error is not None:
+                self.notify(f"Loading the provider in the background failed: {self.preloader.error}", "yellow")
+                self.preloader.error = None  # said once; the request below reports the real failure
             await self.session.prompt(text, images, source="interactive")
         except PiError as err:
             self.notify(str(err), "red")
         finally:
+            self.view.pending_prompt = None
             self.busy = False
             ticker.cancel()
             self.invalidate()

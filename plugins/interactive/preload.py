@@ -41,11 +41,14 @@ class Preloader:
         if self._task is None:
             self._task = asyncio.ensure_future(asyncio.to_thread(self._load))
 
+    def done(self) -> bool:
+        return self._task is not None and self._task.done()
+
     async def wait(self) -> None:
-        """Wait for the background load; a failure is kept for the provider to report on use."""
-        if self._task is None:
-            return
+        """Wait for the background load (starting it if the prompt came first); failures are kept."""
+        self.start()
+        assert self._task is not None
         try:
             await asyncio.shield(self._task)
-        except ImportError as err:
-            self.error = str(err)  # the provider raises its own, clearer error when it is called
+        except Exception as err:  # noqa: BLE001 - kept and shown; the provider still reports its own error
+            self.error = f"{type(err).__name__}: {err}"

@@ -80,6 +80,7 @@ class ChatView:
         self.status: str | None = None  # retry / compaction notice shown while it lasts
         self.last_tool: ToolBlock | None = None  # for Ctrl+O re-showing the newest output
         self.shell: tuple[str, str] | None = None  # a running ``!cmd``: (command, output tail)
+        self.pending_prompt: str | None = None  # submitted, waiting for the provider to finish loading
 
     def renderer_for(self, name: str) -> Renderer:
         return self.renderers.get(name) or default_renderer(name)
@@ -96,6 +97,7 @@ class ChatView:
         role = getattr(message, "role", None)
         if role == "user":
             text = message.text()
+            self.pending_prompt = None
             # A queued message was delivered: the runtime sends no queue_update for that.
             for queue in (self.steering, self.follow_up):
                 if text in queue:
@@ -233,7 +235,7 @@ class ChatView:
 
     def has_live(self) -> bool:
         return bool(self.current is not None or self.tools or self.steering or self.follow_up or self.status
-                    or self.shell)
+                    or self.shell or self.pending_prompt)
 
     def live(self) -> Any:
         """Everything still in motion, or None when nothing is."""
@@ -241,6 +243,8 @@ class ChatView:
         from rich.text import Text
 
         parts: list[Any] = []
+        if self.pending_prompt is not None:
+            parts.append(render_user(self.pending_prompt))
         if self.current is not None:
             body = self.render_assistant(self.current, streaming=True)
             if body is not None:

@@ -334,7 +334,7 @@ def test_first_submit_waits_for_background_preload(tmp_path: Path, pipe: Any) ->
 
     async def body(h: Harness) -> None:
         h.send("hello" + ENTER)  # the editor takes input while the provider is still loading
-        await h.wait_for(lambda: h.ui.busy)
+        await h.wait_for(lambda: h.ui.busy and h.ui.view.pending_prompt == "hello")  # shown while waiting
         await asyncio.sleep(0.05)
         assert provider.contexts == []  # the request waits for the load...
         released.set()
@@ -370,6 +370,24 @@ def test_ctrl_l_opens_the_model_picker_and_double_escape_the_tree(tmp_path: Path
         h.ui.last_escape = float("inf")  # as if Escape was just pressed: this one is the second
         h.send(ESC)  # no session file here: /tree says so instead of opening
         await h.wait_for(lambda: "/tree is not available" in h.screen())
+        assert await h.quit() == 0
+
+    drive(session, pipe, body)
+
+
+def test_a_failing_background_load_is_reported_and_the_prompt_still_runs(tmp_path: Path, pipe: Any) -> None:
+    provider = FakeProvider(reply("still answered"))
+
+    def broken_preload() -> None:
+        raise ImportError("No module named 'vendor_sdk'")
+
+    provider.preload = broken_preload  # type: ignore[attr-defined]
+    session = make_session(provider, tmp_path)
+
+    async def body(h: Harness) -> None:
+        h.send("hello" + ENTER)
+        await h.wait_for(lambda: "still answered" in h.screen())
+        assert "background failed: ImportError: No module named 'vendor_sdk'" in h.screen()
         assert await h.quit() == 0
 
     drive(session, pipe, body)
