@@ -123,8 +123,10 @@ class LocalFileOperations(ReadOperations, WriteOperations, LsOperations):
     """The read, write and ls interfaces on the local disk; writes go through ``atomic_write``."""
 
     def access(self, path: str) -> None:
-        if not os.path.exists(path):
-            raise os_error(errno.ENOENT, path)
+        try:
+            os.stat(path)
+        except OSError as err:  # keeps the real reason: ELOOP for a symlink loop, not ENOENT
+            raise os_error(err.errno or errno.ENOENT, path) from err
         if not os.access(path, os.R_OK):
             raise os_error(errno.EACCES, path)
 
@@ -134,11 +136,11 @@ class LocalFileOperations(ReadOperations, WriteOperations, LsOperations):
             raise os_error(errno.EACCES, path)
 
     def read_file(self, path: str) -> bytes:
-        with open(path, "rb") as handle:
+        with open_regular_file(path) as handle:
             return handle.read()
 
     def open_file(self, path: str) -> BinaryIO:
-        return open(path, "rb")
+        return open_regular_file(path)
 
     def write_file(self, path: str, content: bytes) -> None:
         atomic_write(path, content)
@@ -164,6 +166,26 @@ class LocalEditOperations(LocalFileOperations, EditOperations):
 
 
 LOCAL = LocalFileOperations()
+
+
+def open_regular_file(path: str) -> BinaryIO:
+    """Open a regular file for reading. A FIFO, socket or device is refused: reading one blocks forever
+    (a FIFO with no writer) or never ends (``/dev/zero``), and a tool thread cannot be interrupted."""
+    from pi_core.errors import ToolError
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # O_NONBLOCK: opening a FIFO must not wait for a writer
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise os_error(errno.EISDIR, path)
+        if not stat.S_ISREG(mode):
+            raise ToolError(f"Not a regular file: {path}. It is a FIFO, socket or device, which would block or "
+                            "never end; use bash to read from it (e.g. head -c 1000).")
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
 
 
 # --- atomic write ------------------------------------------------------------------------------------
@@ -202,6 +224,11 @@ def atomic_write(path: str, data: bytes) -> None:
         st: os.stat_result | None = os.stat(target)
     except FileNotFoundError:
         st = None
+    if st is not None and stat.S_ISFIFO(st.st_mode):
+        from pi_core.errors import ToolError
+
+        raise ToolError(f"Not a regular file: {path}. It is a FIFO, and writing to one blocks until a reader "
+                        "comes; use bash to write to it.")
     if st is not None and (st.st_nlink > 1 or not stat.S_ISREG(st.st_mode)):
         _write_in_place(target, data)
         return
