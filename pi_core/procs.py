@@ -228,7 +228,8 @@ def _pump(proc: subprocess.Popen[bytes], options: ExecOptions) -> int | None:
     remove_abort = options.signal.add_callback(lambda: kill("aborted")) if options.signal else None
     timer = None
     if options.timeout is not None and options.timeout > 0:
-        timer = threading.Timer(options.timeout, kill, args=("timeout",))
+        # A huge timeout (1e308) would overflow the timer thread's wait; the cap is centuries anyway.
+        timer = threading.Timer(min(options.timeout, threading.TIMEOUT_MAX), kill, args=("timeout",))
         timer.daemon = True
         timer.start()
 
