@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import ssl
+
     import openai
 
     from pi_core.llm.stream import FailureInfo
@@ -44,7 +47,18 @@ def make_client(model: Model, options: StreamOptions, api_key: str,
     }
     if options.http_client is not None:
         kwargs["http_client"] = options.http_client
+    else:
+        kwargs["http_client"] = openai.DefaultAsyncHttpxClient(verify=_ssl_context())
     return openai.AsyncOpenAI(**kwargs)
+
+
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    """httpx2's default verifying context, built once per process: loading the CA bundle takes ~70 ms and
+    a client is made for every request, i.e. every turn of the agent loop."""
+    import httpx2
+
+    return httpx2.create_ssl_context()
 
 
 def error_text(err: BaseException) -> str:
