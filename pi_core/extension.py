@@ -123,15 +123,13 @@ class ExtensionContext:
                                          deliver_as=deliver_as)
 
     def append_entry(self, custom_type: str, data: Any = None) -> None:
-        if self.session.store is not None:
-            self.session.store.append_custom_entry(custom_type, data)
+        self.session.store.append_custom_entry(custom_type, data)
 
     def set_session_name(self, name: str) -> None:
-        if self.session.store is not None:
-            self.session.store.append_session_info(name)
+        self.session.ops.set_session_name(name)
 
     def get_session_name(self) -> str | None:
-        return self.session.store.session_name if self.session.store is not None else None
+        return self.session.store.session_name
 
     # --- run control ------------------------------------------------------------------------------
 

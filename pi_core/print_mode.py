@@ -60,8 +60,7 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
                          *, json_mode: bool) -> int:
     spinner = Spinner() if not json_mode else None
     if json_mode:
-        header = session.store.header if session.store is not None \
-            else {"type": "session", "version": 3, "cwd": str(session.config.cwd)}
+        header = session.store.header
         sys.stdout.write(_dumps(header) + "\n")
         sys.stdout.flush()
 
@@ -132,9 +131,6 @@ def run_with_signals(coro: Coroutine[Any, Any, int], session: AgentSession) -> i
             code = await coro
         except asyncio.CancelledError:
             code = 130
-        finally:
-            if session.store is not None and hasattr(session.store, "close"):
-                session.store.close()
         if received:
             return {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}.get(received[0], 1)
         return code

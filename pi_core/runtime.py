@@ -85,7 +85,11 @@ class AgentSession:
         self.config = config
         self.plugins = plugins
         self.registry = registry
-        self.store = store  # a session manager, or None for --no-session
+        if store is None:  # Pi always has a session manager; --no-session only keeps it in memory
+            from pi_core.sessions.manager import SessionManager
+
+            store = SessionManager.in_memory(config.cwd)
+        self.store = store
         self.api_key_for = api_key_for
         self.prompt_builder = prompt_builder
         self.expand_input = expand_input or (lambda text: text)
@@ -95,10 +99,11 @@ class AgentSession:
         self.settings: Any = None  # pi_core.settings.Settings, when built by startup
         self.scoped_models: list[Any] = []  # --models / enabledModels, for cycling
         self.shutdown_handler: Callable[[], None] | None = None  # set by modes that can quit on request
-        extra: dict[str, Any] = {"convert_to_llm": convert_to_llm} if convert_to_llm else {}
+        from pi_core.sessions.messages import llm_converter
+
         self.agent = Agent(
             stream_fn=stream_fn or provider_stream_fn(registry, retry=retry),
-            **extra,
+            convert_to_llm=convert_to_llm or llm_converter(block_images=False),
             system_prompt=config.system_prompt,
             model=config.model,
             thinking_level=config.thinking_level,
@@ -119,10 +124,33 @@ class AgentSession:
         self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
         self.commands = self._collect_commands()
         self.retry_settings: Any = None  # pi_core.settings.RetrySettings: agent-layer auto-retry
-        self.compactor: Any = None  # pi_core.sessions.auto.Compactor, when the session has a store
+        self._compactor: Any = None
+        self._ops: Any = None
         self.auto_compaction = True
         self.is_compacting = False
         self._retry_cancel: AbortSignal | None = None
+
+    @property
+    def ops(self) -> Any:
+        """Session commands shared by RPC, the interactive UI and plugins (pi_core.session_ops)."""
+        if self._ops is None:
+            from pi_core.session_ops import SessionOps
+
+            self._ops = SessionOps(self)
+        return self._ops
+
+    @property
+    def compactor(self) -> Any:
+        """The Compactor (pi_core.sessions.auto) over this session's file, settings and summariser hook."""
+        if self._compactor is None:
+            from pi_core.sessions.auto import Compactor
+            from pi_core.sessions.compaction import CompactionSettings
+
+            hook = self.plugins.pm.hook.pi_session_compact
+            settings = (lambda: self.settings.compaction) if self.settings is not None else CompactionSettings()
+            self._compactor = Compactor(self.store, self.summarize, settings=settings, emit=self.emit_later,
+                                        hook=hook if hook.get_hookimpls() else None)
+        return self._compactor
 
     def set_ui(self, ui: Any) -> None:
         """Install the mode's UI (interactive, RPC client); print mode keeps the defaults."""
@@ -175,7 +203,7 @@ class AgentSession:
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
-        if event.type == "message_end" and self.store is not None:
+        if event.type == "message_end":
             self.store.append_message(event.message)
         await self._emit(event)
         if self.plugins.pm.hook.pi_agent_event.get_hookimpls():
@@ -262,15 +290,13 @@ class AgentSession:
 
     def set_model(self, model: Model) -> None:
         self.agent.state.model = model
-        if self.store is not None:
-            self.store.append_model_change(model.provider, model.id)
+        self.store.append_model_change(model.provider, model.id)
 
     def set_thinking_level(self, level: str) -> None:
         if level not in THINKING_LEVELS:
             raise PiError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
         self.agent.state.thinking_level = level
-        if self.store is not None:
-            self.store.append_thinking_level_change(level)
+        self.store.append_thinking_level_change(level)
 
     # --- prompting --------------------------------------------------------------------------------
 
@@ -314,9 +340,9 @@ class AgentSession:
                 messages.append(_custom(result.message))
             if result.system_prompt:
                 self.agent.state.system_prompt = result.system_prompt
+        self.ops.bash.flush_pending()  # user bash results held back during the last run
         await self._check_compaction(skip_aborted=False)
-        if self.compactor is not None:
-            self.compactor.reset_overflow_guard()
+        self.compactor.reset_overflow_guard()
         try:
             await self._run_agent(lambda: self.agent.prompt(messages))
         finally:
@@ -333,8 +359,7 @@ class AgentSession:
             self._queue_changed()
         else:
             self.agent.state.messages.append(message)
-            if self.store is not None:
-                self.store.append_custom_message_entry(custom_type, content, display, details)
+            self.store.append_custom_message_entry(custom_type, content, display, details)
 
     def check_ready(self) -> None:
         model = self.agent.state.model
@@ -421,7 +446,7 @@ class AgentSession:
 
     async def _check_compaction(self, *, skip_aborted: bool) -> None:
         last = self.last_assistant()
-        if self.compactor is None or not self.auto_compaction or last is None:
+        if not self.auto_compaction or last is None:
             return
         self.is_compacting = True
         try:
@@ -439,8 +464,6 @@ class AgentSession:
 
     async def compact(self, custom_instructions: str | None = None) -> Any:
         """Manual compaction (``/compact``, RPC ``compact``): stops the run, summarises, reloads the context."""
-        if self.compactor is None:
-            raise PiError("Compaction needs a session (it is not available with this session)")
         await self.abort()
         self.is_compacting = True
         try:

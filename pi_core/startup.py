@@ -150,6 +150,7 @@ def build_session(args: Args, env: Startup) -> Any:
     from pi_core.llm.model_resolution import initial_model
     from pi_core.resources import expand_input, load_resources
     from pi_core.runtime import AgentSession, SessionConfig
+    from pi_core.sessions.messages import llm_converter
     from pi_core.system_prompt import build_system_prompt, gather_prompt_hooks, load_prompt_texts
     from pi_core.tool_selection import select_tools
 
@@ -208,7 +209,7 @@ def build_session(args: Args, env: Startup) -> Any:
         config, plugins=env.plugins, registry=env.registry, store=store, messages=history,
         api_key_for=lambda model: models.api_key_for(model),
         prompt_builder=prompt_for, expand_input=lambda text: expand_input(text, resources),
-        convert_to_llm=_llm_converter(block_images),
+        convert_to_llm=llm_converter(block_images),
         retry=_retry_policy(settings),
     )
     session.models = models
@@ -222,7 +223,6 @@ def build_session(args: Args, env: Startup) -> Any:
     session.retry_settings = settings.retry
     session.agent.tool_env.update(shell_path=settings.shell_path, shell_command_prefix=settings.shell_command_prefix,
                                   auto_resize_images=settings.auto_resize_images)
-    _attach_compactor(session, settings)
     if chosen.model is not None and not history:
         store.append_model_change(chosen.model.provider, chosen.model.id)
         store.append_thinking_level_change(thinking)
@@ -235,32 +235,3 @@ def _retry_policy(settings: Any) -> Any:
     retry = settings.get("retry")
     provider = retry.get("provider") if isinstance(retry, dict) else None
     return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
-
-
-def _attach_compactor(session: Any, settings: Any) -> None:
-    from pi_core.sessions.auto import Compactor
-
-    hook = session.plugins.pm.hook.pi_session_compact
-    session.compactor = Compactor(
-        session.store, session.summarize, settings=lambda: settings.compaction, emit=session.emit_later,
-        hook=hook if hook.get_hookimpls() else None)
-
-
-def _llm_converter(block_images: bool) -> Any:
-    """Session messages to LLM messages. Typed user/assistant/toolResult messages pass through as they
-    are (no per-turn re-validation of the whole history); only custom roles are rewritten."""
-    from pi_core.sessions.messages import convert_to_llm, to_typed
-    from pi_core.types import CustomMessage
-
-    def convert(messages: list[Any]) -> list[Any]:
-        if block_images:
-            return to_typed(convert_to_llm(messages, True))
-        out: list[Any] = []
-        for message in messages:
-            if isinstance(message, CustomMessage):
-                out.extend(to_typed(convert_to_llm([message])))
-            else:
-                out.append(message)
-        return out
-
-    return convert

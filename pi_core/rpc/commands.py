@@ -121,7 +121,7 @@ async def get_last_assistant_text(mode: RpcMode, command: dict[str, Any]) -> Any
 
 
 async def get_session_stats(mode: RpcMode, command: dict[str, Any]) -> Any:
-    from pi_core.rpc.stats import session_stats
+    from pi_core.session_stats import session_stats
 
     return session_stats(mode.session)
 
@@ -171,9 +171,8 @@ async def set_follow_up_mode(mode: RpcMode, command: dict[str, Any]) -> Any:
 
 
 async def compact(mode: RpcMode, command: dict[str, Any]) -> Any:
-    from pi_core.rpc.compaction import run_manual_compaction
-
-    return await run_manual_compaction(mode, command.get("customInstructions"))
+    result = await mode.session.compact(command.get("customInstructions"))
+    return result.to_json()
 
 
 async def set_auto_compaction(mode: RpcMode, command: dict[str, Any]) -> Any:

@@ -16,7 +16,6 @@ from pi_core.errors import PiError
 from pi_core.events import AgentEvent
 from pi_core.rpc.commands import COMMANDS, NO_DATA, RESPONDED, warn
 from pi_core.rpc.framing import JsonlSplitter
-from pi_core.rpc.session_ops import SessionOps
 from pi_core.rpc.ui import RpcUI
 from pi_core.sessions.jsonfmt import js_loads
 
@@ -48,7 +47,9 @@ class RpcMode:
         self.output = output
         self.loop = asyncio.get_running_loop()
         self.ui = RpcUI(output, self.loop)
-        self.ops = SessionOps(session, emit=self.emit_event, model_registry=model_registry)
+        if model_registry is not None:
+            session.models = model_registry
+        self.ops = session.ops
         self.exit_code = 0
         self.stopping = asyncio.Event()
         self.shutdown_requested = False

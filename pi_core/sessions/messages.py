@@ -130,3 +130,22 @@ def message_text(message: Message, joiner: str = "\n") -> str:
     if not isinstance(content, list):
         return ""
     return joiner.join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+
+
+def llm_converter(block_images: bool) -> Any:
+    """Session messages to LLM messages. Typed user/assistant/toolResult messages pass through as they
+    are (no per-turn re-validation of the whole history); only custom roles are rewritten."""
+    from pi_core.types import CustomMessage
+
+    def convert(messages: list[Any]) -> list[Any]:
+        if block_images:
+            return to_typed(convert_to_llm(messages, True))
+        out: list[Any] = []
+        for message in messages:
+            if isinstance(message, CustomMessage):
+                out.extend(to_typed(convert_to_llm([message])))
+            else:
+                out.append(message)
+        return out
+
+    return convert

@@ -1,8 +1,8 @@
-"""Session operations RPC mode needs that AgentSession does not (yet) offer, built on its public parts.
+"""Session commands shared by every front end (RPC commands, interactive slash commands, plugins).
 
-Each method first uses the AgentSession method of the same job when the session has one (so moving
-the logic into the runtime later needs no change here), else works on ``session.agent``,
-``session.store`` (a SessionManager) and the model registry directly.
+State, model and thinking changes, queue modes, user bash, and the session-file operations (new,
+switch, fork, clone, export). ``AgentSession.ops`` holds one; events it produces (thinking level,
+session name) go to the session's listeners before the command returns.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
-from pi_core.rpc.bash_ops import BashRunner
-from pi_core.rpc.thinking import clamp_level, next_thinking_level
-from pi_core.types import AssistantMessage, Model
+from pi_core.llm.thinking import clamp_thinking_level, supported_thinking_levels
+from pi_core.types import THINKING_LEVELS, AssistantMessage, Model
+from pi_core.user_bash import BashRunner
 
 QUEUE_MODES = ("all", "one-at-a-time")
 
@@ -27,21 +27,10 @@ def _has_model(model: Model | None) -> bool:
 class SessionOps:
     """State, model, queue-mode, bash and session-file commands over one AgentSession."""
 
-    def __init__(self, session: Any, *, emit: Callable[[AgentEvent], None], model_registry: Any = None) -> None:
+    def __init__(self, session: Any, *, emit: Callable[[AgentEvent], None] | None = None) -> None:
         self.session = session
-        self.emit = emit  # writes the event before the command's response, as Pi's listeners do
-        self._registry = (model_registry if model_registry is not None
-                          else getattr(session, "model_registry", None) or getattr(session, "models", None))
-        self.is_compacting = False
-        self.auto_compaction_enabled = bool(setting(session, "compaction.enabled", True))
-        self.auto_retry_enabled = bool(setting(session, "retry.enabled", True))
+        self.emit = emit or session.emit_later  # sync: the event is written before the command's answer
         self.bash = BashRunner(session)
-        if getattr(session, "store", None) is None:
-            # Pi always has a session manager; --no-session only keeps it in memory.
-            from pi_core.sessions.manager import SessionManager
-
-            session.store = SessionManager.in_memory(session.config.cwd)
-        _install_session_converter(session)
 
     @property
     def store(self) -> Any:
@@ -60,7 +49,7 @@ class SessionOps:
             data["model"] = session.model.to_json()
         data["thinkingLevel"] = agent.state.thinking_level
         data["isStreaming"] = session.is_streaming
-        data["isCompacting"] = self.is_compacting or bool(getattr(session, "is_compacting", False))
+        data["isCompacting"] = session.is_compacting
         data["steeringMode"] = agent.steering_mode
         data["followUpMode"] = agent.follow_up_mode
         if store.is_persisted and store.session_file is not None:
@@ -68,7 +57,7 @@ class SessionOps:
         data["sessionId"] = store.session_id
         if store.session_name:
             data["sessionName"] = store.session_name
-        data["autoCompactionEnabled"] = bool(getattr(session, "auto_compaction", self.auto_compaction_enabled))
+        data["autoCompactionEnabled"] = session.auto_compaction
         data["messageCount"] = len(session.messages)
         data["pendingMessageCount"] = len(agent.steering_queue) + len(agent.follow_up_queue)
         return data
@@ -98,11 +87,11 @@ class SessionOps:
     # --- models and thinking ----------------------------------------------------------------------
 
     def model_registry(self) -> Any:
-        if self._registry is None:
+        if self.session.models is None:
             from pi_core.llm.models import ModelRegistry
 
-            self._registry = ModelRegistry.from_plugins(self.session.plugins)
-        return self._registry
+            self.session.models = ModelRegistry.from_plugins(self.session.plugins)
+        return self.session.models
 
     def available_models(self) -> list[Model]:
         return list(self.model_registry().available_models())
@@ -124,11 +113,11 @@ class SessionOps:
         model, level = scoped[(index + 1) % len(scoped)]
         self._switch_model(model, level)
         return {"model": model.to_json(), "thinkingLevel": self.agent.state.thinking_level,
-                "isScoped": bool(getattr(self.session, "scoped_models", None))}
+                "isScoped": bool(self.session.scoped_models)}
 
     def _scope(self) -> list[tuple[Model, str | None]]:
         registry = self.model_registry()
-        scoped = getattr(self.session, "scoped_models", None) or []
+        scoped = self.session.scoped_models
         entries = [(s.model, getattr(s, "thinking", None)) for s in scoped if registry.has_auth(s.model.provider)]
         return entries or [(m, None) for m in self.available_models()]
 
@@ -166,30 +155,21 @@ class SessionOps:
         _save_setting(self.session, "followUpMode", mode)
 
     def set_auto_compaction(self, enabled: bool) -> None:
-        self.auto_compaction_enabled = enabled
-        if hasattr(self.session, "auto_compaction"):
-            self.session.auto_compaction = enabled
+        self.session.auto_compaction = enabled
         _save_setting(self.session, "compaction.enabled", enabled)
 
     def set_auto_retry(self, enabled: bool) -> None:
-        self.auto_retry_enabled = enabled
-        retry = getattr(self.session, "retry_settings", None)
-        if retry is not None and hasattr(retry, "enabled"):
-            retry.enabled = enabled
+        if self.session.retry_settings is not None:
+            self.session.retry_settings.enabled = enabled
         _save_setting(self.session, "retry.enabled", enabled)
 
     def abort_retry(self) -> None:
-        abort_retry = getattr(self.session, "abort_retry", None)
-        if callable(abort_retry):
-            abort_retry()
+        self.session.abort_retry()
 
     # --- session files ----------------------------------------------------------------------------
 
     async def new_session(self, parent_session: str | None) -> bool:
         """Start an empty session; True unless a plugin vetoed (no veto hook exists yet)."""
-        own = getattr(self.session, "new_session", None)
-        if callable(own):
-            return bool(await own(parent_session=parent_session))
         await self._stop_run()
         await self._lifecycle("shutdown", "new")
         self.store.new_session(parent_session=parent_session)
@@ -202,9 +182,6 @@ class SessionOps:
         return True
 
     async def switch_session(self, session_path: str) -> bool:
-        own = getattr(self.session, "switch_session", None)
-        if callable(own):
-            return bool(await own(session_path))
         await self._stop_run()
         path = Path(session_path).expanduser()
         if not path.is_absolute():
@@ -216,10 +193,6 @@ class SessionOps:
         return True
 
     async def fork(self, entry_id: str) -> tuple[str, bool]:
-        own = getattr(self.session, "fork", None)
-        if callable(own):
-            result = await own(entry_id)
-            return result.selected_text, bool(getattr(result, "cancelled", False))
         await self._stop_run()
         result = self.store.fork(entry_id)  # validates first: a bad id changes nothing
         await self._lifecycle("shutdown", "fork")
@@ -228,9 +201,6 @@ class SessionOps:
         return result.selected_text, False
 
     async def clone(self) -> bool:
-        own = getattr(self.session, "clone", None)
-        if callable(own):
-            return bool(await own())
         if self.store.leaf_id is None:
             raise PiError("Cannot clone session: no current entry selected")
         await self._stop_run()
@@ -248,9 +218,6 @@ class SessionOps:
         self.emit(AgentEvent("session_info_changed", name=name))
 
     def export_html(self, output_path: str | None) -> str:
-        own = getattr(self.session, "export_html", None)
-        if callable(own):
-            return str(own(output_path))
         if not self.store.is_persisted:
             raise PiError("Cannot export in-memory session to HTML")
         from pi_core.sessions.export_html import default_export_path, export_html
@@ -265,9 +232,7 @@ class SessionOps:
         return str(export_html(session_file, target))
 
     async def _lifecycle(self, hook: str, reason: str) -> None:
-        run = getattr(self.session, hook, None)
-        if callable(run):
-            await run(reason)
+        await (self.session.start(reason) if hook == "start" else self.session.shutdown(reason))
 
     async def _stop_run(self) -> None:
         self.bash.flush_pending()
@@ -297,29 +262,25 @@ def _queue_mode(mode: str) -> Any:
     return mode
 
 
-def setting(session: Any, key: str, default: Any) -> Any:
-    """A settings value by dotted key, when the session carries its Settings; else ``default``."""
-    settings = getattr(session, "settings", None)
-    getter = getattr(settings, "get", None)
-    if not callable(getter):
-        return default
-    value = getter(key)
-    return default if value is None else value
-
-
 def _save_setting(session: Any, key: str, value: Any) -> None:
-    settings = getattr(session, "settings", None)
-    setter = getattr(settings, "set", None)
-    if callable(setter):
-        setter(key, value)
+    if session.settings is not None:
+        session.settings.set(key, value)
 
 
-def _install_session_converter(session: Any) -> None:
-    """Let bashExecution/custom/summary messages reach the model as user text (sessions.md §2.5)."""
-    from pi_core.loop import default_convert_to_llm
+def clamp_level(model: Model | None, level: str) -> str:
+    """``clamp_thinking_level``, except that no model means ``off`` and an unrecognised level becomes
+    the model's first supported one (a client may send anything)."""
+    if model is None:
+        return "off"
+    if level not in THINKING_LEVELS:
+        return supported_thinking_levels(model)[0]
+    return clamp_thinking_level(model, level)
 
-    if session.agent.convert_to_llm is not default_convert_to_llm:
-        return
-    from pi_core.sessions.messages import convert_to_llm, to_typed
 
-    session.agent.convert_to_llm = lambda messages: to_typed(convert_to_llm(messages))
+def next_thinking_level(model: Model | None, current: str) -> str | None:
+    """The level after ``current`` in the supported cycle, wrapping; None without reasoning support."""
+    if model is None or not model.reasoning:
+        return None
+    levels = supported_thinking_levels(model)
+    index = levels.index(current) if current in levels else -1
+    return levels[(index + 1) % len(levels)]

@@ -1,4 +1,4 @@
-"""The RPC ``bash`` / ``abort_bash`` commands: run a user's command and record a bashExecution message."""
+"""A user's own shell command (RPC ``bash``, interactive ``!cmd``), recorded as a bashExecution message."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ class BashRunner:
     async def run(self, command: str) -> dict[str, Any]:
         from pi_core.shell import run_command
 
-        prefix = _setting(self.session, "shellCommandPrefix", "shell_command_prefix")
-        shell_path = _setting(self.session, "shellPath", "shell_path")
+        prefix = self.session.agent.tool_env.get("shell_command_prefix")
+        shell_path = self.session.agent.tool_env.get("shell_path")
         full = f"{prefix}\n{command}" if prefix else command
         signal = AbortSignal()
         self._signals.add(signal)
@@ -56,9 +56,7 @@ class BashRunner:
 
     def _append(self, message: dict[str, Any]) -> None:
         self.session.agent.state.messages.append(message_from_json(message))
-        store = getattr(self.session, "store", None)
-        if store is not None:
-            store.append_message(message)
+        self.session.store.append_message(message)
 
     def flush_pending(self) -> None:
         """Move results deferred during a run into the context (called before the next prompt)."""
@@ -68,13 +66,3 @@ class BashRunner:
 
     def clear_pending(self) -> None:
         self._pending.clear()
-
-
-def _setting(session: Any, key: str, tool_env_key: str) -> Any:
-    """A shell setting: what the session hands its tools (``ctx.extras``), else the settings file."""
-    value = session.agent.tool_env.get(tool_env_key)
-    if value is not None:
-        return value
-    settings = getattr(session, "settings", None)
-    getter = getattr(settings, "get", None)
-    return getter(key) if callable(getter) else None
