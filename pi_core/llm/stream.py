@@ -96,11 +96,13 @@ def error_event(message: AssistantMessage, exc: BaseException | Any, aborted: bo
 
 
 _LONE_SURROGATE = re.compile(r"[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]")
+_ANY_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def sanitize_surrogates(text: str) -> str:
     """Drop unpaired UTF-16 surrogates (they make JSON encoders and vendor APIs fail); join valid pairs."""
-    if not any("\ud800" <= ch <= "\udfff" for ch in text):
+    # A regex scan, not a per-character loop: every message of the history passes here on every turn.
+    if _ANY_SURROGATE.search(text) is None:
         return text
     cleaned = _LONE_SURROGATE.sub("", text)
     return cleaned.encode("utf-16-le", "surrogatepass").decode("utf-16-le")
