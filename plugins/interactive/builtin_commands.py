@@ -11,7 +11,6 @@ import inspect
 import os
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 from plugins.interactive.commands import CommandUI, SlashCommand
@@ -30,6 +29,7 @@ HOTKEYS: list[tuple[str, str]] = [
     ("Ctrl+T", "show or hide thinking"),
     ("Ctrl+O", "expand or collapse tool output"),
     ("Shift+Tab", "cycle the thinking level"),
+    ("Ctrl+P", "cycle models (the --models scope, else all available)"),
     ("Tab", "complete a path"),
     ("@", "fuzzy-find a file to mention"),
     ("!cmd / !!cmd", "run a shell command and send its output / without sending it"),
@@ -49,31 +49,21 @@ def _store(ui: CommandUI) -> Any:
     return getattr(ui.session, "store", None)
 
 
-def _reload_messages(ui: CommandUI, *, restore_settings: bool = False) -> None:
-    """After the session manager moved (resume, tree, fork): take its branch as the transcript.
-
-    On resume the session's own model and thinking level come back too (set on the state directly,
-    so resuming does not record a model change).
-    """
-    store = _store(ui)
-    context = store.build_session_context()
-    state = ui.session.agent.state
-    state.messages = context.typed_messages()
-    registry = getattr(ui.session, "models", None)
-    if restore_settings and context.model and registry is not None and hasattr(registry, "find"):
-        model = registry.find(context.model.get("provider", ""), context.model.get("modelId", ""))
-        if model is not None:
-            state.model = model
-    if restore_settings and context.thinking_level and state.messages:
-        state.thinking_level = context.thinking_level
+def _replay(ui: CommandUI) -> None:
     replay = getattr(ui, "replay", None)
     if replay is not None:
         replay()
 
 
+def _reload_messages(ui: CommandUI) -> None:
+    """After the session manager moved its leaf (/tree): take that branch as the transcript."""
+    ui.session.agent.state.messages = _store(ui).build_session_context().typed_messages()
+    _replay(ui)
+
+
 async def cmd_model(ui: CommandUI, args: str) -> None:
-    registry = getattr(ui.session, "models", None)
-    models = registry.available_models() if registry is not None else [ui.session.model]
+    ops = ui.session.ops
+    models = ops.available_models()
     if args:
         from pi_core.llm.model_resolution import match_model
 
@@ -83,19 +73,13 @@ async def cmd_model(ui: CommandUI, args: str) -> None:
             return
     else:
         current = ui.session.model
-        items = [PickItem(f"{m.provider}/{m.id}", m, hint=("✓ " if m is current or
-                                                          (m.id == current.id and m.provider == current.provider)
-                                                          else "") + (m.name or ""))
+        items = [PickItem(f"{m.provider}/{m.id}", m,
+                          hint=("✓ " if (m.provider, m.id) == (current.provider, current.id) else "") + (m.name or ""))
                  for m in models]
         chosen = await ui.pick("Select model", items)
         if chosen is None:
             return
-    ui.session.set_model(chosen)
-    from pi_core.llm.thinking import clamp_thinking_level
-
-    level = clamp_thinking_level(chosen, ui.session.agent.state.thinking_level)
-    if level != ui.session.agent.state.thinking_level:
-        ui.session.set_thinking_level(level)
+    ops.set_model(chosen.provider, chosen.id)
     ui.notify(f"Model: {chosen.provider}/{chosen.id}", "green")
 
 
@@ -106,8 +90,11 @@ async def cmd_thinking(ui: CommandUI, args: str) -> None:
     level = args or await ui.pick("Thinking level", [PickItem(lvl, lvl) for lvl in levels])
     if level is None:
         return
-    ui.session.set_thinking_level(level)
-    ui.notify(f"Thinking level: {level}", "green")
+    if level not in levels:
+        ui.notify(f'Invalid thinking level "{level}". Valid values: {", ".join(levels)}', "red")
+        return
+    ui.session.ops.set_thinking_level(level)
+    ui.notify(f"Thinking level: {ui.session.agent.state.thinking_level}", "green")
 
 
 async def cmd_tools(ui: CommandUI, args: str) -> None:
@@ -123,14 +110,7 @@ async def cmd_tools(ui: CommandUI, args: str) -> None:
 
 
 async def cmd_new(ui: CommandUI, args: str) -> None:
-    if hasattr(ui.session, "new_session"):
-        await _maybe(ui.session.new_session())
-    elif _store(ui) is not None and hasattr(_store(ui), "new_session"):
-        _store(ui).new_session()
-        ui.session.agent.reset()
-    else:
-        _unavailable(ui, "/new")
-        return
+    await ui.session.ops.new_session(None)
     ui.notify("New session started", "green")
 
 
@@ -148,11 +128,8 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
     path = await ui.pick("Resume session", session_items(infos))
     if path is None:
         return
-    if hasattr(ui.session, "switch_session"):
-        await _maybe(ui.session.switch_session(path))
-    else:
-        store.set_session_file(path)
-        _reload_messages(ui, restore_settings=True)
+    await ui.session.ops.switch_session(str(path))
+    _replay(ui)
     ui.notify(f"Resumed {path}", "green")
 
 
@@ -232,27 +209,19 @@ async def cmd_tree(ui: CommandUI, args: str) -> None:
 
 async def cmd_fork(ui: CommandUI, args: str) -> None:
     store = _store(ui)
-    if store is None or not hasattr(store, "fork"):
+    if store is None:
         _unavailable(ui, "/fork")
         return
-    users = [e for e in store.get_branch() if e.get("type") == "message" and e["message"].get("role") == "user"]
-    if not users:
+    choices = ui.session.ops.fork_messages()
+    if not choices:
         ui.notify("No user message to fork from", "yellow")
         return
-    items = []
-    for entry in reversed(users):
-        content = entry["message"].get("content")
-        text = content if isinstance(content, str) else " ".join(b.get("text", "") for b in content if b.get("type") == "text")
-        items.append(PickItem(text.replace("\n", " ")[:100], entry["id"]))
+    items = [PickItem(c["text"].replace("\n", " ")[:100], c["entryId"]) for c in reversed(choices)]
     entry_id = await ui.pick("Fork from message", items)
     if entry_id is None:
         return
-    if hasattr(ui.session, "fork"):
-        result = await _maybe(ui.session.fork(entry_id))
-    else:
-        result = store.fork(entry_id)
-        _reload_messages(ui)
-    text = getattr(result, "selected_text", None)
+    text, _cancelled = await ui.session.ops.fork(entry_id)
+    _replay(ui)
     if text:
         ui.set_editor_text(text)
     ui.notify("Forked to a new session", "green")
@@ -263,28 +232,15 @@ async def cmd_compact(ui: CommandUI, args: str) -> None:
     if compact is None:
         _unavailable(ui, "/compact")
         return
-    ui.notify("Compacting the conversation…")
-    result = await _maybe(compact(args or None))
-    before = getattr(result, "tokens_before", None)
-    ui.notify(f"Compacted ({before:,} tokens before)" if before else "Compacted", "green")
-    if getattr(result, "summary", None):
-        from plugins.interactive.view import render_notice
-
-        ui.show(render_notice("Summary: " + result.summary, "dim italic"))
+    await _maybe(compact(args or None))  # progress and outcome arrive as compaction_start/end events
 
 
 def cmd_name(ui: CommandUI, args: str) -> None:
     if not args:
         ui.notify("Usage: /name <session name>", "yellow")
         return
-    if hasattr(ui.session, "set_session_name"):
-        ui.session.set_session_name(args)
-    elif _store(ui) is not None:
-        _store(ui).append_session_info(args)
-    else:
-        _unavailable(ui, "/name")
-        return
-    ui.notify(f"Session name: {args}", "green")
+    ui.session.ops.set_session_name(args)
+    ui.notify(f"Session name: {args.strip()}", "green")
 
 
 def copy_to_clipboard(text: str) -> str:
@@ -303,8 +259,7 @@ def copy_to_clipboard(text: str) -> str:
 
 
 def cmd_copy(ui: CommandUI, args: str) -> None:
-    message = ui.session.last_assistant()
-    text = message.text() if message is not None else ""
+    text = ui.session.ops.last_assistant_text()
     if not text:
         ui.notify("No assistant message to copy", "yellow")
         return
@@ -313,18 +268,7 @@ def cmd_copy(ui: CommandUI, args: str) -> None:
 
 
 def cmd_export(ui: CommandUI, args: str) -> None:
-    store = _store(ui)
-    file = getattr(store, "session_file", None)
-    if file is None or not Path(file).exists():
-        ui.notify("Nothing to export: the session is not saved yet", "yellow")
-        return
-    try:
-        from pi_core.sessions.export_html import export_html
-    except ImportError:
-        _unavailable(ui, "/export")
-        return
-    out = Path(args).expanduser() if args else ui.session.config.cwd / f"pi-session-{Path(file).stem}.html"
-    ui.notify(f"Exported to: {export_html(Path(file), out)}", "green")
+    ui.notify(f"Exported to: {ui.session.ops.export_html(args or None)}", "green")
 
 
 async def cmd_reload(ui: CommandUI, args: str) -> None:

@@ -84,13 +84,15 @@ def build(ui: InteractiveApp) -> KeyBindings:
 
     @bindings.add("s-tab", filter=editing & ~completing)
     def _cycle_thinking(event: Any) -> None:
-        from pi_core.llm.thinking import supported_thinking_levels
+        level = ui.session.ops.cycle_thinking_level()
+        ui.hint = f"Thinking level: {level}" if level else "This model has no thinking levels"
+        ui.invalidate()
 
-        levels = supported_thinking_levels(ui.session.model)
-        current = ui.session.agent.state.thinking_level
-        level = levels[(levels.index(current) + 1) % len(levels)] if current in levels else levels[0]
-        ui.session.set_thinking_level(level)
-        ui.hint = f"Thinking level: {level}"
+    @bindings.add("c-p", filter=editing)
+    def _cycle_model(event: Any) -> None:
+        changed = ui.session.ops.cycle_model()
+        model = ui.session.model
+        ui.hint = f"Model: {model.provider}/{model.id}" if changed else "Only one model to cycle through"
         ui.invalidate()
 
     @bindings.add("c-c", filter=editing)

@@ -184,11 +184,13 @@ class ChatView:
     def _on_compaction_end(self, event: AgentEvent) -> None:
         self.status = None
         if event.get("error_message"):
-            self.commit(render_notice(f"Compaction failed: {event.get('error_message')}", "red"))
+            self.commit(render_notice(str(event.get("error_message")), "red"))
         elif event.get("aborted"):
             self.commit(render_notice("Compaction cancelled", "yellow"))
-        else:
-            self.commit(render_notice("Context compacted", "green"))
+        elif event.get("result") is not None:
+            before = getattr(event.get("result"), "tokens_before", None)
+            self.commit(render_notice(f"Context compacted ({before:,} tokens before)" if before
+                                      else "Context compacted", "green"))
 
     def _on_extension_error(self, event: AgentEvent) -> None:
         where = event.get("extension_path") or "a plugin"

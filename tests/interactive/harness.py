@@ -24,15 +24,21 @@ from pi_core.types import Model
 from plugins.interactive.app import InteractiveApp
 from plugins.interactive.header import StartupInfo
 
-MODEL = Model(id="fake-1", name="Fake One", api="fake", provider="fake", context_window=1000)
+MODEL = Model(id="fake-1", name="Fake One", api="fake", provider="fake", context_window=100_000)
 MODEL_2 = Model(id="fake-2", name="Fake Two", api="fake", provider="fake", reasoning=True)
 
 
 class FakeModels:
-    """The slice of ModelRegistry that /model uses."""
+    """The slice of ModelRegistry that the session's ops use."""
 
     def available_models(self) -> list[Model]:
         return [MODEL, MODEL_2]
+
+    def find(self, provider: str, model_id: str) -> Model | None:
+        return next((m for m in self.available_models() if (m.provider, m.id) == (provider, model_id)), None)
+
+    def has_auth(self, provider: str) -> bool:
+        return True
 
 
 def make_session(provider: FakeProvider, tmp_path: Path, tools: list[Tool] = (),  # type: ignore[assignment]

@@ -319,7 +319,7 @@ def test_footer_shows_cwd_model_usage_and_context(tmp_path: Path, pipe: Any) -> 
         await h.wait_for(lambda: "ok" in h.screen() and not h.ui.busy)
         first, second = h.ui._footer_fragments()[0][1].split("\n")
         assert first == str(tmp_path)
-        assert second.startswith("↑120 ↓30 R50 $0.012 20.0%/1.0k")
+        assert second.startswith("↑120 ↓30 R50 $0.012 0.2%/100k")
         assert second.rstrip().endswith("(fake) fake-1")
         assert await h.quit() == 0
 
@@ -368,8 +368,8 @@ def test_ctrl_l_opens_the_model_picker_and_double_escape_the_tree(tmp_path: Path
         h.send(ESC)
         await h.wait_for(lambda: h.ui.picker is None)
         h.ui.last_escape = float("inf")  # as if Escape was just pressed: this one is the second
-        h.send(ESC)  # no session file here: /tree says so instead of opening
-        await h.wait_for(lambda: "/tree is not available" in h.screen())
+        h.send(ESC)  # nothing said yet: /tree says so instead of opening
+        await h.wait_for(lambda: "The session is empty" in h.screen())
         assert await h.quit() == 0
 
     drive(session, pipe, body)

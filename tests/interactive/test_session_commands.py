@@ -75,21 +75,23 @@ def test_new_resume_tree_fork_and_name(tmp_path: Path, pipe: Any) -> None:
     run(lambda: Harness(session, pipe), body)
 
 
-def test_export_and_compact_report_clearly(tmp_path: Path, pipe: Any) -> None:
+def test_export_and_compact(tmp_path: Path, pipe: Any) -> None:
     store = SessionManager.create(tmp_path, tmp_path / "sessions")
-    session = make_session(FakeProvider(reply("answer")), tmp_path, store=store)
+    provider = FakeProvider(reply("answer"), reply("## Goal\nShort summary of the work."))
+    session = make_session(provider, tmp_path, store=store)
 
     async def body(h: Harness) -> None:
         h.send("/export" + ENTER)
-        await h.wait_for(lambda: "Nothing to export" in h.screen())
+        await h.wait_for(lambda: "Nothing to export yet" in h.screen())
         h.send("question" + ENTER)
         await h.wait_for(lambda: "answer" in h.screen() and not h.ui.busy)
         out = tmp_path / "out.html"
         h.send(f"/export {out}" + ENTER)
         await h.wait_for(lambda: "Exported to:" in h.screen())
         assert out.read_text().lstrip().lower().startswith("<!doctype html")
-        h.send("/compact keep it short" + ENTER)  # no compactor in this session: a clear error, no crash
-        await h.wait_for(lambda: "Compaction needs a session" in h.screen())
+        h.send("/compact keep it short" + ENTER)
+        await h.wait_for(lambda: "Context compacted" in h.screen())
+        assert "keep it short" in provider.contexts[-1].model_dump_json()  # the instructions reach the summary
         assert await h.quit() == 0
 
     run(lambda: Harness(session, pipe), body)
