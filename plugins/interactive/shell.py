@@ -42,9 +42,13 @@ class ShellJob:
         self.running = True
         self.ui.view.shell = (self.command, "")
         self.ui.invalidate()
+        env = getattr(self.ui.session.agent, "tool_env", {})  # the bash tool's settings apply here too
+        prefix = env.get("shell_command_prefix")
+        full = f"{prefix}\n{self.command}" if prefix else self.command
         try:
-            result = await asyncio.to_thread(run_command, self.command, str(self.ui.session.config.cwd),
-                                             signal=self.signal, on_output=self._on_output)
+            result = await asyncio.to_thread(run_command, full, str(self.ui.session.config.cwd),
+                                             shell_path=env.get("shell_path"), signal=self.signal,
+                                             on_output=self._on_output)
         finally:
             self.running = False
             self.ui.view.shell = None
