@@ -52,7 +52,6 @@ class InteractiveApp:
         self.preloader = preloader or Preloader(session)
         self.busy = False
         self.started_at = 0.0
-        self.run_task: asyncio.Task[None] | None = None
         self.shell_job: shell.ShellJob | None = None
         self.picker: Picker | None = None
         self._picker_future: asyncio.Future[Any] | None = None
@@ -220,7 +219,8 @@ class InteractiveApp:
         if self.busy:
             (self.session.follow_up if follow_up else self.session.steer)(kind.text)
             return
-        self.run_task = self._spawn(self.run_prompt(kind.text))
+        self.busy = True  # now, not when the task starts: a quick second Enter must steer, not start a run
+        self._spawn(self.run_prompt(kind.text))
 
     def run_command_text(self, text: str) -> None:
         """Run a slash command as if typed (keys that open /model, /tree)."""

@@ -124,7 +124,7 @@ class ChatView:
             self.commit(render_notice("Operation aborted", "yellow"))
         elif message.stop_reason == "error":
             self.commit(render_notice(f"Error: {message.error_message or 'unknown error'}", "red"))
-        else:
+        elif message.stop_reason != "length":  # a cut-off reply's tool calls are not run
             for call in message.tool_calls():
                 if not any(b.call_id == call.id for b in self.tools):
                     self.tools.append(ToolBlock(call.id, call.name, dict(call.arguments)))
