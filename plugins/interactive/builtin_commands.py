@@ -72,9 +72,8 @@ async def cmd_model(ui: CommandUI, args: str) -> None:
             ui.notify(f'No model matches "{args}"', "red")
             return
     else:
-        current = ui.session.model
-        items = [PickItem(f"{m.provider}/{m.id}", m,
-                          hint=("✓ " if (m.provider, m.id) == (current.provider, current.id) else "") + (m.name or ""))
+        current = (ui.session.model.provider, ui.session.model.id)
+        items = [PickItem(f"{m.provider}/{m.id}", m, hint=("✓ " if (m.provider, m.id) == current else "") + m.name)
                  for m in models]
         chosen = await ui.pick("Select model", items)
         if chosen is None:

@@ -103,8 +103,9 @@ def test_a_continued_session_shows_its_history_at_start(tmp_path: Path, pipe: An
     session = make_session(FakeProvider(), tmp_path)
     session.agent.state.messages = [
         UserMessage(content="earlier question"),
-        AssistantMessage(content=[TextContent(text="checking"),
-                                  ToolCall(id="t1", name="read", arguments={"path": "old.txt"})], stop_reason="toolUse"),
+        AssistantMessage(content=[TextContent(text="checking"), ToolCall(id="t1", name="read",
+                                                                         arguments={"path": "old.txt"})],
+                         stop_reason="toolUse"),
         ToolResultMessage(tool_call_id="t1", tool_name="read", content=[TextContent(text="a\nb")]),
         AssistantMessage(content=[TextContent(text="earlier answer")]),
     ]
