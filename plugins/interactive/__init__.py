@@ -7,9 +7,6 @@ built-in tool renderers, ``trylast``).
 
 from __future__ import annotations
 
-import asyncio
-import sys
-import traceback
 from typing import Any
 
 from plugins.interactive.header import StartupInfo
@@ -27,6 +24,10 @@ async def run_interactive(session: Any, *, initial_message: str | None = None,
     ``header`` replaces it. ``input``/``output``/``console`` are for tests (prompt_toolkit pipe
     input and output, a recording rich console for the scrollback).
     """
+    import asyncio
+    import sys
+    import traceback
+
     from plugins.interactive.app import InteractiveApp
 
     try:
@@ -41,4 +42,6 @@ async def run_interactive(session: Any, *, initial_message: str | None = None,
 
 
 def run_interactive_sync(session: Any, **kwargs: Any) -> int:
+    import asyncio
+
     return asyncio.run(run_interactive(session, **kwargs))

@@ -26,7 +26,7 @@ from rich.console import Console
 from pi_core.errors import PiError
 from plugins.interactive import ext_ui, keys, shell
 from plugins.interactive.builtin_commands import BUILTIN_COMMANDS
-from plugins.interactive.commands import SlashCommand, collect_commands, run_command
+from plugins.interactive.commands import MenuCommand, collect_commands, run_command
 from plugins.interactive.editor import FileIndex, classify, make_completer
 from plugins.interactive.footer import footer_lines
 from plugins.interactive.header import StartupInfo, render_header, startup_info
@@ -47,7 +47,7 @@ class InteractiveApp:
         self.header = header
         self.console = console or Console(highlight=False)
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self._commit)
-        self.commands: dict[str, SlashCommand] = {}
+        self.commands: dict[str, MenuCommand] = {}
         self.refresh_commands()
         self.preloader = preloader or Preloader(session)
         self.busy = False
@@ -229,7 +229,7 @@ class InteractiveApp:
         if command is not None and command.handler is not None and self.picker is None:
             self._spawn(self._run_command(command, kind.args))
 
-    async def _run_command(self, command: SlashCommand, args: str) -> None:
+    async def _run_command(self, command: MenuCommand, args: str) -> None:
         try:
             await run_command(command, self, args)
         except PiError as err:

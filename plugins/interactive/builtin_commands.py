@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from typing import Any
 
-from plugins.interactive.commands import CommandUI, SlashCommand
+from plugins.interactive.commands import CommandUI, MenuCommand
 from plugins.interactive.pickers import PickItem, session_items
 
 HOTKEYS: list[tuple[str, str]] = [
@@ -297,22 +297,22 @@ def cmd_quit(ui: CommandUI, args: str) -> None:
     ui.exit()
 
 
-BUILTIN_COMMANDS: list[SlashCommand] = [
-    SlashCommand("model", "Select a model (picker, or /model <pattern>)", cmd_model, argument_hint="[pattern]"),
-    SlashCommand("thinking", "Set the thinking level", cmd_thinking, argument_hint="[level]"),
-    SlashCommand("tools", "Turn tools on or off", cmd_tools),
-    SlashCommand("new", "Start a new session", cmd_new),
-    SlashCommand("resume", "Resume another session of this project", cmd_resume),
-    SlashCommand("session", "Show session file, messages, tokens and cost", cmd_session),
-    SlashCommand("tree", "Browse the session tree and continue from any entry", cmd_tree),
-    SlashCommand("fork", "Start a new session from an earlier user message", cmd_fork),
-    SlashCommand("compact", "Summarize the conversation to free context", cmd_compact,
+BUILTIN_COMMANDS: list[MenuCommand] = [
+    MenuCommand("model", "Select a model (picker, or /model <pattern>)", cmd_model, argument_hint="[pattern]"),
+    MenuCommand("thinking", "Set the thinking level", cmd_thinking, argument_hint="[level]"),
+    MenuCommand("tools", "Turn tools on or off", cmd_tools),
+    MenuCommand("new", "Start a new session", cmd_new),
+    MenuCommand("resume", "Resume another session of this project", cmd_resume),
+    MenuCommand("session", "Show session file, messages, tokens and cost", cmd_session),
+    MenuCommand("tree", "Browse the session tree and continue from any entry", cmd_tree),
+    MenuCommand("fork", "Start a new session from an earlier user message", cmd_fork),
+    MenuCommand("compact", "Summarize the conversation to free context", cmd_compact,
                  argument_hint="[instructions]"),
-    SlashCommand("name", "Name this session", cmd_name, argument_hint="<name>"),
-    SlashCommand("copy", "Copy the last reply to the clipboard", cmd_copy),
-    SlashCommand("export", "Export the session to HTML", cmd_export, argument_hint="[file]"),
-    SlashCommand("reload", "Reload context files, skills, templates and plugins", cmd_reload),
-    SlashCommand("hotkeys", "Show keyboard shortcuts", cmd_hotkeys),
-    SlashCommand("quit", "Quit pi", cmd_quit),
-    SlashCommand("exit", "Quit pi", cmd_quit),
+    MenuCommand("name", "Name this session", cmd_name, argument_hint="<name>"),
+    MenuCommand("copy", "Copy the last reply to the clipboard", cmd_copy),
+    MenuCommand("export", "Export the session to HTML", cmd_export, argument_hint="[file]"),
+    MenuCommand("reload", "Reload context files, skills, templates and plugins", cmd_reload),
+    MenuCommand("hotkeys", "Show keyboard shortcuts", cmd_hotkeys),
+    MenuCommand("quit", "Quit pi", cmd_quit),
+    MenuCommand("exit", "Quit pi", cmd_quit),
 ]

@@ -31,7 +31,9 @@ Handler = Callable[[CommandUI, str], "Awaitable[None] | None"]
 
 
 @dataclass
-class SlashCommand:
+class MenuCommand:
+    """One entry of the interactive command table (plugins declare theirs as pi_core.extension.SlashCommand)."""
+
     name: str  # without the slash
     description: str
     handler: Handler | None = None  # None: the text is sent as a prompt (templates, skills)
@@ -46,23 +48,23 @@ def _plugin_handler(command: Any, session: Any) -> Handler:
     return run
 
 
-def collect_commands(builtins: list[SlashCommand], session: Any = None, resources: Any = None,
-                     warn: Callable[[str], None] = lambda text: None) -> dict[str, SlashCommand]:
+def collect_commands(builtins: list[MenuCommand], session: Any = None, resources: Any = None,
+                     warn: Callable[[str], None] = lambda text: None) -> dict[str, MenuCommand]:
     table = {c.name: c for c in builtins}
 
-    def add(command: SlashCommand) -> None:
+    def add(command: MenuCommand) -> None:
         if command.name in table:
             warn(f"/{command.name} from {command.source} ignored: the name is taken by {table[command.name].source}")
             return
         table[command.name] = command
 
     for command in (getattr(session, "commands", None) or {}).values():
-        add(SlashCommand(command.name, command.description, _plugin_handler(command, session), "plugin"))
+        add(MenuCommand(command.name, command.description, _plugin_handler(command, session), "plugin"))
     for template in getattr(resources, "templates", None) or []:
-        add(SlashCommand(template.name, template.description or "prompt template", None, "template",
+        add(MenuCommand(template.name, template.description or "prompt template", None, "template",
                          template.argument_hint or ""))
     for skill in getattr(resources, "skills", None) or []:
-        add(SlashCommand(f"skill:{skill.name}", skill.description, None, "skill"))
+        add(MenuCommand(f"skill:{skill.name}", skill.description, None, "skill"))
     return table
 
 
@@ -76,7 +78,7 @@ def split_command(text: str) -> tuple[str, str] | None:
     return name, args.strip()
 
 
-async def run_command(command: SlashCommand, ui: CommandUI, args: str) -> None:
+async def run_command(command: MenuCommand, ui: CommandUI, args: str) -> None:
     assert command.handler is not None
     outcome = command.handler(ui, args)
     if inspect.isawaitable(outcome):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from plugins.interactive.commands import SlashCommand, split_command
+from plugins.interactive.commands import MenuCommand, split_command
 from plugins.interactive.fuzzy import fuzzy_filter
 
 MAX_INDEXED_FILES = 20_000
@@ -96,7 +96,7 @@ def path_candidates(word: str, cwd: Path) -> list[str]:
     return out
 
 
-def make_completer(commands: Callable[[], dict[str, SlashCommand]], cwd: Path, files: FileIndex) -> Any:
+def make_completer(commands: Callable[[], dict[str, MenuCommand]], cwd: Path, files: FileIndex) -> Any:
     from prompt_toolkit.completion import CompleteEvent, Completer, Completion
     from prompt_toolkit.document import Document
 
