@@ -55,6 +55,9 @@ class Scenario:
     harnesses: tuple[str, ...] = ("python", "node")  # which kinds run it
     max_runs: int | None = None  # big inputs: fewer runs
     warmup: bool = True
+    # A yardstick run in the same alternation (e.g. the bare SDK import a target is relative to).
+    reference: Callable[[Workspace, Harness], Step] | None = None
+    reference_label: str = ""
 
 
 def _print_step(ws: Workspace, h: Harness, key: str, api: str, prompt: str, replies: list[Reply],
@@ -199,9 +202,8 @@ SCENARIOS: list[Scenario] = [
     Scenario("version", "`--version`", _flag("--version")),
     Scenario("help", "`--help`", _flag("--help")),
     Scenario("print-openai", "print mode, one answer, OpenAI wire", _print_one(OPENAI)),
-    Scenario("print-anthropic", "print mode, one answer, Anthropic wire", _print_one(ANTHROPIC)),
-    Scenario("import-anthropic", "bare `python -c 'import anthropic'` (reference)", _sdk_import("anthropic"),
-             harnesses=("python",)),
+    Scenario("print-anthropic", "print mode, one answer, Anthropic wire", _print_one(ANTHROPIC),
+             reference=_sdk_import("anthropic"), reference_label="bare `python -c 'import anthropic'`, same runs"),
     Scenario("import-openai", "bare `python -c 'import openai'` (reference)", _sdk_import("openai"),
              harnesses=("python",)),
     Scenario("loop-1", "tool loop, 1 `read` turn + answer", _tool_loop(1), group="loop"),
