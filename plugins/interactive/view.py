@@ -54,6 +54,27 @@ def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool) -> Any:
     return Padding(Group(*parts), (0, 1), style=background, expand=True)
 
 
+LIVE_TAIL_CHARS = 6000  # the live area shows the end of a long reply; the whole of it goes to scrollback
+
+
+def live_tail(text: str, limit: int = LIVE_TAIL_CHARS) -> str:
+    """The end of a long streaming reply, cut at a paragraph and never inside a code block.
+
+    Re-rendering all the Markdown on every update would grow with the reply; the live area only has
+    room for its last lines anyway.
+    """
+    if len(text) <= limit:
+        return text
+    cut = text.find("\n\n", len(text) - limit)
+    if cut < 0:
+        return text
+    if text.count("```", 0, cut) % 2:  # inside a code block: reopen it with its own fence line
+        fence = text.rfind("```", 0, cut)
+        opening = text[fence:text.find("\n", fence)]
+        return opening + "\n" + text[cut:].lstrip("\n")
+    return text[cut:].lstrip("\n")
+
+
 def render_user(text: str) -> Any:
     from rich.padding import Padding
     from rich.text import Text
@@ -212,7 +233,8 @@ class ChatView:
                 else:
                     parts.append(Text("Thinking… (ctrl+t to show)", style="dim italic"))
             elif block.type == "text" and block.text.strip():
-                parts.append(Markdown(block.text, code_theme="monokai"))
+                text = live_tail(block.text) if streaming else block.text
+                parts.append(Markdown(text, code_theme="monokai"))
             elif block.type == "toolCall" and streaming:
                 renderer = self.renderer_for(block.name)
                 parts.append(render_tool(ToolBlock(block.id, block.name, dict(block.arguments)), renderer,

@@ -89,3 +89,22 @@ def test_errors_aborts_and_queue_are_shown() -> None:
     assert "Steering: also this" in rec.live() and "Follow-up: and later that" in rec.live()
     rec.send("auto_retry_start", attempt=1, max_attempts=3, delay_ms=2000, error_message="overloaded")
     assert "Retrying (1/3) in 2s… overloaded" in rec.live()
+
+
+def test_long_streaming_reply_shows_its_tail_without_breaking_code_blocks() -> None:
+    from plugins.interactive.view import live_tail
+
+    prose = "\n\n".join(f"Paragraph {i} " + "word " * 40 for i in range(100))
+    tail = live_tail(prose, 2000)
+    assert len(tail) <= 2100 and tail.startswith("Paragraph") and prose.endswith(tail)
+    code = prose + "\n\n```python\n" + "\n\n".join(f"x{i} = {i}" for i in range(400)) + "\n"
+    tail = live_tail(code, 2000)
+    assert tail.startswith("```python\nx")  # the fence is reopened, so the code still renders as code
+    assert len(tail) < 2100 and code.endswith(tail.removeprefix("```python\n"))
+    assert live_tail("short") == "short"
+    rec = Recorder()
+    message = assistant(TextContent(text=prose))
+    rec.send("message_start", message=message)
+    assert "Paragraph 99" in rec.live() and "Paragraph 0 " not in rec.live()
+    rec.send("message_end", message=message)
+    assert "Paragraph 0 " in rec.committed[-1] and "Paragraph 99" in rec.committed[-1]
