@@ -92,9 +92,11 @@ def _one_run(ws: Workspace, step: Step) -> Sample:
         if sample.ok:
             sample.ok, sample.problem = False, f"{left} scripted replies were never requested"
     if sample.ok and step.last_request_has is not None:
-        body = request_text(ws.server.requests[-1].body) if ws.server.requests else ""
-        if step.last_request_has not in body:
-            sample.ok, sample.problem = False, f"the last model request lacks {step.last_request_has!r}"
+        last = ws.server.requests[-1].body if ws.server.requests else None
+        if step.last_request_has not in request_text(last):
+            seen = request_text((last.get("messages") or [None])[-1]) if isinstance(last, dict) else "no request"
+            sample.ok, sample.problem = False, (f"the last model request lacks {step.last_request_has!r}; "
+                                                f"its last message: {seen[:240]}")
     ws.server.requests.clear()
     return sample
 

@@ -206,6 +206,7 @@ SCENARIOS: list[Scenario] = [
              reference=_sdk_import("anthropic"), reference_label="bare `python -c 'import anthropic'`, same runs"),
     Scenario("import-openai", "bare `python -c 'import openai'` (reference)", _sdk_import("openai"),
              harnesses=("python",)),
+    Scenario("plugins", "print mode with 50 plugins, one tool each", _plugins(50), group="startup"),
     Scenario("loop-1", "tool loop, 1 `read` turn + answer", _tool_loop(1), group="loop"),
     Scenario("loop-50", "tool loop, 50 `read` turns + answer", _tool_loop(50), group="loop"),
     Scenario("bash-seq", "bash `seq 1 3000000` (3M lines, 21 MB)", _bash_seq(3_000_000), group="tools"),
@@ -220,7 +221,6 @@ SCENARIOS: list[Scenario] = [
     Scenario("edit", "edit one line in a 20 MB file", _edit(20 * MB), group="tools"),
     Scenario("grep", "grep over a 20,000-file tree", _grep(20_000), group="tools"),
     Scenario("session", "continue a 10,000-entry session (`-c -p`)", _session(10_000), group="tools"),
-    Scenario("plugins", "print mode with 50 plugins, one tool each", _plugins(50), group="startup"),
 ]
 
 
