@@ -32,6 +32,7 @@ from typing import Any
 from pi_core.errors import ProviderError
 from pi_core.llm.cost import calculate_cost, update_total_tokens
 from pi_core.llm.partial_json import StreamingJsonParser
+from pi_core.redact import redact, register_secret
 from pi_core.types import (
     AssistantMessage,
     AssistantMessageEvent,
@@ -87,7 +88,7 @@ def error_event(message: AssistantMessage, exc: BaseException | Any, aborted: bo
                 info: FailureInfo | None = None) -> AssistantMessageEvent:
     """Finish ``message`` as failed and return the terminal ``error`` event (partial content kept)."""
     message.stop_reason = "aborted" if aborted else "error"
-    message.error_message = ABORTED_TEXT if aborted and exc is None else error_text(exc)
+    message.error_message = ABORTED_TEXT if aborted and exc is None else redact(error_text(exc))
     if info is None and isinstance(exc, ProviderError):
         info = FailureInfo(exc.status, exc.retry_after, exc.retryable)
     if info is not None and not aborted:
@@ -250,11 +251,14 @@ async def safe_stream(provider: Any, model: Model, context: Any, options: Any) -
     """``provider.stream(...)`` with the provider contract enforced: a plugin that raises anyway (or
     ends without a terminal event) still produces exactly one terminal ``error`` event."""
     last: AssistantMessageEvent | None = None
+    register_secret(getattr(options, "api_key", None))
     try:
         async for event in provider.stream(model, context, options):
             if last is not None and last.type in ("done", "error"):
                 break
             last = event
+            if event.type == "error" and event.error is not None and event.error.error_message:
+                event.error.error_message = redact(event.error.error_message)  # e.g. "Incorrect API key: sk-..."
             yield event
     except Exception as exc:  # noqa: BLE001 - the contract is "never raises"; a buggy plugin must not crash pi
         partial = last.partial if last is not None and last.partial is not None else None

@@ -327,5 +327,7 @@ def export_html(session_path: str | Path, out_path: str | Path | None = None) ->
     records = loaded.records
     migrate_records(records)  # in memory: old files get ids so the tree can be drawn
     out = Path(out_path) if out_path else default_export_path(source)
-    out.write_text(render_session_html(records, source.name), encoding="utf-8")
+    from pi_core.redact import redact
+
+    out.write_text(redact(render_session_html(records, source.name)), encoding="utf-8")
     return out
