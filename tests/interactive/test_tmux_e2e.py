@@ -73,7 +73,7 @@ def pi_tmux(tmp_path: Path) -> Iterator[tuple[Tmux, FakeModelServer, Path]]:
         env.update(PI_CODING_AGENT_DIR=str(home), TERM="xterm-256color")
         pi = f"{sys.executable} -c 'from pi_core.cli import cli; cli()' --provider fake --model fake-model"
         # After pi exits, show its exit code and whether the terminal is back in cooked mode.
-        script = f"{pi}; echo EXITED=$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo; sleep 120"
+        script = f"{pi}; echo EXITED=$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo; echo STTY-DONE; sleep 120"
         subprocess.run(["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "pi", "-x", str(WIDTH),
                         "-y", str(HEIGHT), "-c", str(cwd), "bash", "-c", script], env=env, check=True, timeout=20)
         try:
@@ -113,7 +113,7 @@ def test_session_in_tmux(pi_tmux: tuple[Tmux, FakeModelServer, Path]) -> None:
     steered = server.requests[-1].body["messages"]
     assert "also check the tests" in json.dumps(steered)
 
-    # Escape aborts a running tool; the queued follow-up comes back to the editor.
+    # Escape aborts a running tool and nothing more is sent.
     server.add(Reply(tool_calls=[("bash", {"command": "sleep 30"})]))
     tmux.type("wait a long time")
     tmux.keys("Enter")
@@ -135,6 +135,6 @@ def test_session_in_tmux(pi_tmux: tuple[Tmux, FakeModelServer, Path]) -> None:
     # /quit ends pi with 0 and leaves the terminal in cooked mode with echo on.
     tmux.type("/quit")
     tmux.keys("Enter")
-    screen = tmux.wait_for("EXITED=0")
-    after = screen.split("EXITED=0", 1)[1].split()
+    screen = tmux.wait_for("STTY-DONE")
+    after = screen.split("EXITED=0", 1)[1].split("STTY-DONE", 1)[0].split()
     assert "icanon" in after and "echo" in after and "-icanon" not in after
