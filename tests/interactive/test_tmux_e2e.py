@@ -136,5 +136,6 @@ def test_session_in_tmux(pi_tmux: tuple[Tmux, FakeModelServer, Path]) -> None:
     tmux.type("/quit")
     tmux.keys("Enter")
     screen = tmux.wait_for("STTY-DONE")
+    assert "EXITED=0" in screen
     after = screen.split("EXITED=0", 1)[1].split("STTY-DONE", 1)[0].split()
     assert "icanon" in after and "echo" in after and "-icanon" not in after
