@@ -99,6 +99,8 @@ class AgentSession:
         self.settings: Any = None  # pi_core.settings.Settings, when built by startup
         self.scoped_models: list[Any] = []  # --models / enabledModels, for cycling
         self.shutdown_handler: Callable[[], None] | None = None  # set by modes that can quit on request
+        self.reloader: Callable[[], None] | None = None  # re-reads context files, skills, templates
+        self._queue_texts: tuple[list[str], list[str]] = ([], [])
         from pi_core.sessions.messages import llm_converter
 
         self.agent = Agent(
@@ -190,6 +192,17 @@ class AgentSession:
         info = self.plugins.info.get(plugin_name)
         return info.source if info else plugin_name
 
+    async def reload(self) -> None:
+        """``/reload``: re-read settings, context files, skills and templates; rebuild the system prompt."""
+        await self.shutdown("reload")
+        if self.settings is not None:
+            self.settings.reload()
+        if self.reloader is not None:
+            self.reloader()
+        if self.prompt_builder is not None:
+            self.agent.state.system_prompt = self.prompt_builder(self.agent.state.tools)
+        await self.start("reload")
+
     async def start(self, reason: str = "startup") -> None:
         await self._call_hook("pi_session_start", ctx=self.ext, reason=reason)
 
@@ -206,6 +219,8 @@ class AgentSession:
         if event.type == "message_end":
             self.store.append_message(event.message)
         await self._emit(event)
+        if event.type == "message_start" and isinstance(event.message, UserMessage):
+            self._queue_changed()  # a queued message was just delivered
         if self.plugins.pm.hook.pi_agent_event.get_hookimpls():
             await self._call_hook("pi_agent_event", ctx=self.ext, event=event)
 
@@ -384,8 +399,11 @@ class AgentSession:
         def texts(queue: list[AgentMessage]) -> list[str]:
             return [m.text() if isinstance(m, UserMessage) else "" for m in queue]
 
-        event = AgentEvent("queue_update", steering=texts(self.agent.steering_queue),
-                           follow_up=texts(self.agent.follow_up_queue))
+        current = (texts(self.agent.steering_queue), texts(self.agent.follow_up_queue))
+        if current == self._queue_texts:
+            return
+        self._queue_texts = current
+        event = AgentEvent("queue_update", steering=current[0], follow_up=current[1])
         try:
             asyncio.get_running_loop().create_task(self._emit(event))
         except RuntimeError:

@@ -115,6 +115,42 @@ def read_piped_stdin() -> str:
         return ""
 
 
+class PromptSources:
+    """What the system prompt is built from (context files, skills, templates, SYSTEM.md, flags).
+
+    ``reload()`` reads them all again (``/reload``); ``build(tools)`` composes the prompt for the
+    active tools, with the plugins' prompt hooks.
+    """
+
+    def __init__(self, env: Startup, args: Args) -> None:
+        self.env, self.args = env, args
+        self.reload()
+
+    def reload(self) -> None:
+        from pi_core.resources import ResourceSettings, load_resources
+        from pi_core.system_prompt import load_prompt_texts
+
+        env, args = self.env, self.args
+        scopes = ResourceSettings.from_scopes(env.settings.scope_data("global"), env.settings.scope_data("project"))
+        self.resources = load_resources(env.cwd, env.agent_dir, no_context_files=args.no_context_files,
+                                        no_skills=args.no_skills, skill_paths=args.skills,
+                                        no_prompt_templates=args.no_prompt_templates,
+                                        template_paths=args.prompt_templates, settings=scopes)
+        env.resources = self.resources
+        env.warnings.extend(str(d) for d in self.resources.diagnostics)
+        self.texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
+                                       append_system_prompt=args.append_system_prompt)
+
+    def build(self, tools: list[Any]) -> str:
+        from pi_core.system_prompt import build_system_prompt, gather_prompt_hooks
+
+        env = self.env
+        snippets, guidelines = gather_prompt_hooks(env.plugins, frozenset(t.name for t in tools))
+        return build_system_prompt(tools=tools, cwd=env.cwd, agent_dir=env.agent_dir, custom_prompt=self.texts.custom,
+                                   append_prompts=self.texts.append, context_files=self.resources.context_files,
+                                   skills=self.resources.skills, extra_snippets=snippets, extra_guidelines=guidelines)
+
+
 def open_session_store(args: Args, env: Startup) -> Any:
     """The session file per the flags' precedence: --no-session > --fork > --session > --continue > new."""
     from pi_core.sessions.lookup import find_session
@@ -148,10 +184,9 @@ def open_session_store(args: Args, env: Startup) -> Any:
 def build_session(args: Args, env: Startup) -> Any:
     """Everything a mode needs, in one AgentSession."""
     from pi_core.llm.model_resolution import initial_model
-    from pi_core.resources import expand_input, load_resources
+    from pi_core.resources import expand_input
     from pi_core.runtime import AgentSession, SessionConfig
     from pi_core.sessions.messages import llm_converter
-    from pi_core.system_prompt import build_system_prompt, gather_prompt_hooks, load_prompt_texts
     from pi_core.tool_selection import select_tools
 
     settings = env.settings
@@ -164,19 +199,8 @@ def build_session(args: Args, env: Startup) -> Any:
     selection = select_tools(env.registry, allow=args.tools, no_tools=args.no_tools,
                              no_builtin=args.no_builtin_tools, exclude=args.exclude_tools,
                              default_names=settings.default_tools)
-    resources = load_resources(env.cwd, env.agent_dir, no_context_files=args.no_context_files,
-                               no_skills=args.no_skills, skill_paths=args.skills,
-                               no_prompt_templates=args.no_prompt_templates, template_paths=args.prompt_templates)
-    env.resources = resources
-    env.warnings.extend(str(d) for d in resources.diagnostics)
-    texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
-                              append_system_prompt=args.append_system_prompt)
-
-    def prompt_for(tools: list[Any]) -> str:
-        snippets, guidelines = gather_prompt_hooks(env.plugins, frozenset(t.name for t in tools))
-        return build_system_prompt(tools=tools, cwd=env.cwd, agent_dir=env.agent_dir, custom_prompt=texts.custom,
-                                   append_prompts=texts.append, context_files=resources.context_files,
-                                   skills=resources.skills, extra_snippets=snippets, extra_guidelines=guidelines)
+    sources = PromptSources(env, args)
+    resources = sources.resources
 
     chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=bool(history),
                            session_model=(context.model["provider"], context.model["modelId"])
@@ -202,17 +226,18 @@ def build_session(args: Args, env: Startup) -> Any:
                       "models to models.toml in the config directory, then try again.")
 
     config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
-                           all_tools=selection.available, system_prompt=prompt_for(selection.active),
+                           all_tools=selection.available, system_prompt=sources.build(selection.active),
                            steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode)
     block_images = settings.block_images
     session = AgentSession(
         config, plugins=env.plugins, registry=env.registry, store=store, messages=history,
         api_key_for=lambda model: models.api_key_for(model),
-        prompt_builder=prompt_for, expand_input=lambda text: expand_input(text, resources),
+        prompt_builder=sources.build, expand_input=lambda text: expand_input(text, sources.resources),
         convert_to_llm=llm_converter(block_images),
         retry=_retry_policy(settings),
     )
     session.models = models
+    session.reloader = sources.reload
     session.resources = resources
     session.settings = settings
     patterns = args.models if args.models is not None else settings.enabled_models
