@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from pi_core.tools import Tool
 
 _validators: dict[str, Validator] = {}
+_by_identity: dict[int, tuple[dict[str, Any], Validator]] = {}  # fast path: the same schema object again
 
 _TYPE_CHECKS = {
     "string": lambda v: isinstance(v, str),
@@ -29,6 +30,9 @@ _TYPE_CHECKS = {
 
 
 def _validator_for(schema: dict[str, Any]) -> Validator:
+    known = _by_identity.get(id(schema))
+    if known is not None and known[0] is schema:
+        return known[1]
     key = json.dumps(schema, sort_keys=True)
     validator = _validators.get(key)
     if validator is None:
@@ -37,6 +41,7 @@ def _validator_for(schema: dict[str, Any]) -> Validator:
         cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         validator = cls(schema)
         _validators[key] = validator
+    _by_identity[id(schema)] = (schema, validator)
     return validator
 
 
