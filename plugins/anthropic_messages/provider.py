@@ -192,9 +192,9 @@ def describe_error(exc: Exception) -> tuple[str, FailureInfo | None]:
         cause = exc.__cause__
         return (f"Connection error: {cause}" if cause else "Connection error."), FailureInfo(retryable=True)
     if isinstance(exc, httpx2.TimeoutException):
-        return f"Request timed out: {exc}", FailureInfo(retryable=True)
+        return f"Request timed out: {str(exc) or type(exc).__name__}", FailureInfo(retryable=True)
     if isinstance(exc, httpx2.TransportError):
-        return f"Connection lost: {exc or type(exc).__name__}", FailureInfo(retryable=True)
+        return f"Connection lost: {str(exc) or type(exc).__name__}", FailureInfo(retryable=True)
     return str(exc) or type(exc).__name__, None
 
 
