@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.llm.stream import MessageBuilder
+from pi_core.errors import ProviderError
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
 from plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
@@ -135,9 +136,14 @@ async def stream_completions(model: Model, context: Context, options: StreamOpti
             options.on_response(response_info(sdk_stream.response), model)
         yield builder.start()
         reader = _ChunkReader(builder)
+        received = 0
         async for chunk in with_abort(sdk_stream, signal):
+            received += 1
             for event in reader.feed(chunk):
                 yield event
+        if not received and not signal.aborted:
+            # A 200 with no events at all is a failed request, not an empty answer ("ended without": retried).
+            raise ProviderError("OpenAI stream ended without any data")
         for event in reader.deltas.close():
             yield event
         if signal.aborted:

@@ -8,6 +8,7 @@ from typing import Any
 
 from pi_core.llm.partial_json import parse_partial_json
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
+from pi_core.errors import ProviderError
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, TextContent, ThinkingContent, ToolCall
 from plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
@@ -195,10 +196,15 @@ async def stream_responses(model: Model, context: Context, options: StreamOption
             options.on_response(response_info(sdk_stream.response), model)
         yield builder.start()
         reader = _EventReader(builder, model)
+        received = 0
         async for event in with_abort(sdk_stream, signal):
+            received += 1
             if isinstance(event, dict):
                 for out in reader.feed(event):
                     yield out
+        if not received and not signal.aborted:
+            # A 200 with no events at all is a failed request, not an empty answer ("ended without": retried).
+            raise ProviderError("OpenAI stream ended without any data")
         if signal.aborted:
             raise StreamAborted()
         if reader.stop in ("error", "aborted"):
