@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from pi_core.llm.auth import AuthStorage
+from pi_core.sessions.export_html import export_html
 from pi_core.redact import REDACTED, forget_secrets, redact, redact_value, register_secret
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.runner import PiRunner
@@ -66,9 +67,7 @@ def test_keys_stay_out_of_session_errors_and_html(pi: PiRunner) -> None:
     for line in text.splitlines():
         json.loads(line)
 
-    out = pi.cwd / "export.html"
-    exported = pi.run("--export", str(session), str(out))
-    assert exported.returncode == 0, exported.stderr
+    out = export_html(session, pi.cwd / "export.html")  # what `pi --export` and RPC export_html call
     html = out.read_text()
     assert "print the keys" in html and REDACTED in html
     assert_clean(html, "the exported HTML")
