@@ -205,7 +205,8 @@ def failures(results: dict[str, Outcome]) -> list[str]:
         for label, samples in outcome.samples.items():
             bad = [s for s in samples if not s.ok]
             if bad:
-                lines.append(f"- `{key}` / {label}: {len(bad)} of {len(samples)} runs failed: {bad[0].problem}")
+                peak = f" (peak RSS {bad[0].peak_kib / MIB:.0f} MiB, {bad[0].seconds:.2f} s)" if bad[0].peak_kib else ""
+                lines.append(f"- `{key}` / {label}: {len(bad)} of {len(samples)} runs failed{peak}: {bad[0].problem}")
     return lines
 
 
@@ -268,9 +269,11 @@ def main(argv: list[str] | None = None) -> int:
         f"Produced by `{command.strip()}` (from the repo root, with the project venv's Python) on "
         f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(started))}, taking {(time.time() - started) / 60:.0f} min.",
         f"Machine: {machine()}.",
-        f"Medians of {args.runs} runs per harness (fewer for the 1 GB inputs), pi and Pi alternating, after one "
-        "untimed warm-up each; peak RSS is the child's (`/usr/bin/time -f %M`, includes waited-for "
-        "descendants such as the shell or rg).",
+        f"Medians of {args.runs} runs per harness (at most 3 for the 50/200 MB size rows and 2 for the 1 GB "
+        "rows, which also skip the warm-up), pi and Pi alternating which goes first, after one untimed "
+        "warm-up each. Wall = the child's elapsed time; CPU = its user + system time; peak RSS = its "
+        "`/usr/bin/time -f %M` (includes waited-for descendants such as the shell or rg). The fake model "
+        "server runs in the bench process, so neither column includes serving.",
         "", table(results, "pi", theirs), "", *failures(results)])
     print("\n" + body)
     if not args.no_write:
