@@ -273,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         "rows, which also skip the warm-up), pi and Pi alternating which goes first, after one untimed "
         "warm-up each. Wall = the child's elapsed time; CPU = its user + system time; peak RSS = its "
         "`/usr/bin/time -f %M` (includes waited-for descendants such as the shell or rg). The fake model "
-        "server runs in the bench process, so neither column includes serving.",
+        "server runs in the bench process: CPU and peak RSS exclude serving, wall includes waiting for it.",
         "", table(results, "pi", theirs), "", *failures(results)])
     print("\n" + body)
     if not args.no_write:
