@@ -136,6 +136,9 @@ def kill_group(pid: int) -> None:
     if sys.platform == "win32":
         subprocess.run(["taskkill", "/F", "/T", "/PID", str(pid)], capture_output=True, check=False)
         return
+    # A child that called setsid (or setpgid) left the group but is still a descendant while its parent
+    # lives: collect those before the group dies and they are handed to init.
+    strays = _descendants(pid) if sys.platform.startswith("linux") else []
     try:
         os.killpg(pid, signals.SIGKILL)
     except ProcessLookupError:
@@ -143,6 +146,36 @@ def kill_group(pid: int) -> None:
             os.kill(pid, signals.SIGKILL)
         except ProcessLookupError:
             pass  # already gone: nothing left to kill
+    for child in strays:
+        try:
+            os.kill(child, signals.SIGKILL)
+        except ProcessLookupError:
+            pass  # died with its group
+
+
+def _descendants(pid: int) -> list[int]:
+    """Every live descendant of ``pid``, from the parent links in ``/proc`` (Linux)."""
+    children: dict[int, list[int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                ppid = int(handle.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue  # exited meanwhile
+        children.setdefault(ppid, []).append(int(name))
+    found: list[int] = []
+    stack = [pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            found.append(child)
+            stack.append(child)
+    return found
 
 
 def kill_all_children() -> None:
