@@ -22,8 +22,10 @@ from .conftest import assert_no_orphans, processes_with, wait_until
 
 
 def hanging(marker: str) -> str:
-    """A bash command whose process tree (two shells, each waiting on a sleep) carries ``marker``."""
-    return f"sh -c 'sleep 300; echo {marker}' & sh -c 'sleep 301; echo {marker}' & echo started; wait"
+    """A bash command whose process tree carries ``marker``: two shells waiting on a sleep, one of them in
+    a session of its own (setsid leaves the process group, so killing the group alone misses it)."""
+    return (f"sh -c 'sleep 300; echo {marker}' & setsid sh -c 'sleep 301; echo {marker}' & "
+            "echo started; wait")
 
 
 def roles(pi: PiRunner) -> list[str]:
