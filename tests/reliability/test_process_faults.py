@@ -42,7 +42,8 @@ def start_and_wait_for(pi: PiRunner, marker: str, *args: str) -> subprocess.Pope
     return proc
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143),
+                                             pytest.param(signal.SIGHUP, 129, marks=pytest.mark.slow)])
 def test_signal_during_tool_in_print_mode_kills_the_tree(pi: PiRunner, marker: str, signum: int, code: int) -> None:
     pi.server.add(Reply(text="first answer"), Reply(tool_calls=[("bash", {"command": hanging(marker)})]),
                   Reply(text="never asked for"))
@@ -138,3 +139,23 @@ def test_fork_bomb_is_contained_by_the_timeout(pi: PiRunner, marker: str) -> Non
     assert "Command timed out after 3 seconds" in sent
     assert len(sent) < 200_000
     assert_no_orphans(marker)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="print_mode.run_with_signals calls only session.agent.abort(), which has no "
+                   "run to abort during the agent-layer retry backoff; it must also call session.abort_retry()")
+def test_sigint_during_retry_backoff_ends_the_run(pi: PiRunner) -> None:
+    pi.settings("retry = { enabled = true, maxRetries = 3, baseDelayMs = 120000, provider = { maxRetries = 0 } }\n")
+    pi.server.add(Reply.http_error(503, "busy"), Reply(text="much later"))
+    proc = pi.popen("-p", "hi")
+    assert wait_until(lambda: len(pi.server.requests) == 1 or proc.poll() is not None, 60)
+    time.sleep(0.5)  # into the two-minute backoff
+    proc.send_signal(signal.SIGINT)
+    try:
+        proc.communicate(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        pytest.fail("pi kept waiting out the retry backoff after SIGINT")
+    assert proc.returncode == 130
+    assert len(pi.server.requests) == 1
