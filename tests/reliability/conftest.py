@@ -11,7 +11,7 @@ import os
 import signal
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -68,7 +68,7 @@ def processes_with(marker: str) -> list[int]:
     return found
 
 
-def wait_until(predicate, timeout: float = 15.0) -> bool:  # type: ignore[no-untyped-def]
+def wait_until(predicate: Callable[[], object], timeout: float = 15.0) -> bool:
     """Poll ``predicate`` until it is true; False if it never was (no timing is asserted, only the outcome)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -28,7 +29,7 @@ def builtin_tools() -> dict[str, Tool]:
 
 def run_tool_calls(calls: list[tuple[str, dict[str, Any]]], cwd: Path,
                    mode: Literal["parallel", "sequential"] = "parallel",
-                   replace: list[Tool] = ()) -> list[AgentMessage]:  # type: ignore[assignment]
+                   replace: Sequence[Tool] = ()) -> list[AgentMessage]:
     """One assistant turn making ``calls``, then a final "ok"; returns the run's new messages.
     ``replace``: tools used instead of the built-ins of the same name."""
     provider = FakeProvider(reply(tool_calls=calls), reply("ok"))

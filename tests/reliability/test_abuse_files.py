@@ -8,16 +8,18 @@ import errno
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from builtin_tools.edit import create_edit_tool
 from pi_core.fileops import LocalEditOperations
+from pi_core.types import ToolResultMessage
 
 from .harness import check_every_call_answered, run_tool_calls
 
 
-def one(calls: list, root: Path, **kw):  # type: ignore[no-untyped-def]
+def one(calls: list[tuple[str, dict[str, Any]]], root: Path, **kw: Any) -> list[ToolResultMessage]:
     return check_every_call_answered(run_tool_calls(calls, root, **kw), len(calls))
 
 

@@ -40,8 +40,7 @@ json_value = st.recursive(leaf, lambda inner: st.lists(inner, max_size=3)
 
 
 def _confined(text: str) -> str:
-    text = text.replace("..", "_").lstrip("/~")
-    return text
+    return text.replace("..", "_").lstrip("/~")
 
 
 confined_text = (st.text(max_size=40) | nul | huge).map(_confined)
@@ -158,7 +157,7 @@ def test_random_arguments_many_examples(tool: str, data: st.DataObject) -> None:
 @settings(max_examples=15, deadline=None, database=None, suppress_health_check=HEALTH)
 @given(calls=st.lists(st.sampled_from(BUILTIN).flatmap(lambda t: arguments(t).map(lambda a: (t, a))),
                       min_size=2, max_size=5))
-def test_random_parallel_batches_of_mixed_tools(calls: list) -> None:  # type: ignore[type-arg]
+def test_random_parallel_batches_of_mixed_tools(calls: list[tuple[str, dict[str, Any]]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make_sandbox(root)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +36,7 @@ FAULTS: dict[str, tuple[Callable[[], Reply], tuple[str, ...]]] = {
 RETRYABLE = ["429 with retry-after", "500", "529 overloaded", "reset mid-stream", "stalled stream"]
 
 
-def session_messages(pi: PiRunner) -> list[dict]:
+def session_messages(pi: PiRunner) -> list[dict[str, Any]]:
     files = pi.session_files()
     assert len(files) == 1, files
     for line in files[0].read_text().splitlines():
@@ -92,7 +94,7 @@ def test_retryable_fault_then_answer(pi: PiRunner, fault: str) -> None:
     assert len(pi.server.requests) == 2
 
 
-def test_malformed_tool_arguments_become_an_error_result(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_tool_arguments_become_an_error_result(tmp_path: Path) -> None:
     with pi_runner(tmp_path, "openai-completions") as pi:
         (pi.cwd / "a.txt").write_text("content\n")
         pi.server.add(Reply(tool_calls=[ToolUse("read", raw_arguments='{"path": "a.txt", "limit": ')]),
@@ -110,14 +112,14 @@ def test_malformed_tool_arguments_become_an_error_result(tmp_path) -> None:  # t
 @pytest.mark.slow
 @pytest.mark.parametrize("wire", [w for w in ALL_WIRES if w != "google-generative-ai"])
 @pytest.mark.parametrize("fault", list(FAULTS))
-def test_fault_on_every_wire(tmp_path, wire: str, fault: str) -> None:  # type: ignore[no-untyped-def]
+def test_fault_on_every_wire(tmp_path: Path, wire: str, fault: str) -> None:
     with pi_runner(tmp_path, wire) as pi:
         check_failed_second_prompt(pi, fault)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("wire", ["anthropic-messages", "openai-responses"])
-def test_malformed_tool_arguments_on_other_wires(tmp_path, wire: str) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_tool_arguments_on_other_wires(tmp_path: Path, wire: str) -> None:
     with pi_runner(tmp_path, wire) as pi:
         pi.server.add(Reply(tool_calls=[ToolUse("read", raw_arguments='{"path": ')]), Reply(text="done"))
         result = pi.run("-p", "read it")
@@ -128,7 +130,7 @@ def test_malformed_tool_arguments_on_other_wires(tmp_path, wire: str) -> None:  
 @pytest.mark.slow
 @pytest.mark.parametrize("wire", [w for w in ALL_WIRES if w != "google-generative-ai"])
 @pytest.mark.parametrize("fault", RETRYABLE)
-def test_retry_on_every_wire(tmp_path, wire: str, fault: str) -> None:  # type: ignore[no-untyped-def]
+def test_retry_on_every_wire(tmp_path: Path, wire: str, fault: str) -> None:
     with pi_runner(tmp_path, wire) as pi:
         pi.settings(FAST_RETRY)
         pi.server.add(FAULTS[fault][0](), Reply(text="recovered"))
