@@ -1,4 +1,4 @@
-"""The ``pi`` command: sub-commands through click, the main invocation with Pi's own flag grammar.
+"""The ``pi`` command: the main invocation with Pi's own flag grammar; sub-commands live in commands.py.
 
 Nothing heavy is imported at module level: ``pi --help`` and ``pi --version`` load no plugin, SDK or UI.
 """
@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
-import click
 
 from pi_core import __version__
 from pi_core.args import HELP, Args, parse_args
@@ -22,21 +22,22 @@ def cli() -> None:
     """Console-script entry point."""
     argv = sys.argv[1:]
     if argv and argv[0] in SUBCOMMANDS:
-        try:
-            commands.main(args=argv, prog_name="pi", standalone_mode=False)
-        except click.exceptions.Exit as done:
-            sys.exit(done.exit_code)
-        except click.ClickException as err:
-            err.show()
-            sys.exit(err.exit_code)
-        except PiError as err:
-            sys.exit(_fail(str(err)))
-        return
+        from pi_core.commands import run
+
+        sys.exit(run(argv))
     sys.exit(main(argv))
 
 
+def _out(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
 def _fail(message: str, code: int = 1) -> int:
-    click.echo(f"Error: {message}", err=True)
+    _err(f"Error: {message}")
     return code
 
 
@@ -46,23 +47,23 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         os.environ["PI_OFFLINE"] = "1"
         os.environ["PI_SKIP_VERSION_CHECK"] = "1"
     for warning in args.warnings:
-        click.echo(f"Warning: {warning}", err=True)
+        _err(f"Warning: {warning}")
     if args.errors:
         for error in args.errors:
-            click.echo(f"Error: {error}", err=True)
+            _err(f"Error: {error}")
         return 1
     if args.version:
-        click.echo(__version__)
+        _out(__version__)
         return 0
     if args.help:
-        click.echo(HELP, nl=False)
+        sys.stdout.write(HELP)
         return 0
     try:
         return _run(args, cwd or Path.cwd())
     except PiError as err:
         code = getattr(err, "exit_code", 1)
         if code == 0:
-            click.echo(str(err))
+            _out(str(err))
             return 0
         return _fail(str(err), code)
     except KeyboardInterrupt:
@@ -75,7 +76,7 @@ def _run(args: Args, cwd: Path) -> int:
 
         out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"
         path = export_html(Path(args.export), out)
-        click.echo(f"Exported to: {path}")
+        _out(f"Exported to: {path}")
         return 0
     if args.mode == "rpc" and args.file_args:
         return _fail("@file arguments are not supported in RPC mode")
@@ -101,7 +102,7 @@ def _run(args: Args, cwd: Path) -> int:
 
         models = boot.model_registry(env)
         search = args.list_models if isinstance(args.list_models, str) else None
-        click.echo(format_model_list(models.available_models(), search))
+        _out(format_model_list(models.available_models(), search))
         return 0
 
     interactive = args.mode != "rpc" and args.mode != "json" and not args.print and sys.stdin.isatty()
@@ -128,7 +129,7 @@ def _run(args: Args, cwd: Path) -> int:
     return _run_async(run_print_mode(session, queue, images, json_mode=args.mode == "json"), session)
 
 
-def _plugin_command(env: object, args: Args) -> tuple[click.Command, list[str]] | None:
+def _plugin_command(env: object, args: Args) -> tuple[Any, list[str]] | None:
     """``pi <name> ...`` where a plugin's ``pi_cli_commands`` registered <name>."""
     if not args.messages or args.print or args.mode:
         return None
@@ -144,69 +145,10 @@ def _plugin_command(env: object, args: Args) -> tuple[click.Command, list[str]] 
 
 def _print_warnings(warnings: list[str]) -> None:
     for warning in warnings:
-        click.echo(warning if warning.startswith("Warning:") else f"Warning: {warning}", err=True)
+        _err(warning if warning.startswith("Warning:") else f"Warning: {warning}")
 
 
 def _run_async(coro: object, session: object) -> int:
     from pi_core.print_mode import run_with_signals
 
     return run_with_signals(coro, session)  # type: ignore[arg-type]
-
-
-# --- sub-commands ---------------------------------------------------------------------------------
-
-
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def commands() -> None:
-    """pi sub-commands."""
-
-
-def _environment(no_extensions: bool = False) -> object:
-    from pi_core.startup import load_environment
-
-    env = load_environment(Args(no_extensions=no_extensions), Path.cwd())
-    for warning in env.warnings:
-        click.echo(f"Warning: {warning}", err=True)
-    return env
-
-
-@commands.command("plugins")
-@click.option("--json", "json_", is_flag=True, help="Machine-readable output.")
-def plugins_command(json_: bool) -> None:
-    """List plugins: origin, contributed tools and providers, and overrides."""
-    from pi_core.plugin_report import plugin_rows, render_plugin_rows
-
-    env = _environment()
-    rows = plugin_rows(env.registry)  # type: ignore[attr-defined]
-    if json_:
-        import json
-
-        click.echo(json.dumps(rows, indent=2))
-    else:
-        click.echo(render_plugin_rows(rows, env.registry))  # type: ignore[attr-defined]
-
-
-@commands.command("tools")
-@click.option("--json", "json_", is_flag=True, help="Machine-readable output.")
-def tools_command(json_: bool) -> None:
-    """List registered tools, who provides them, and which are active by default."""
-    from pi_core.tool_selection import select_tools
-
-    env = _environment()
-    registry = env.registry  # type: ignore[attr-defined]
-    active = {t.name for t in select_tools(registry).active}
-    rows = [{"name": name, "plugin": registry.tools.owner[name], "active": name in active,
-             "description": tool.description.split(". ")[0]} for name, tool in registry.tools.items.items()]
-    if json_:
-        import json
-
-        click.echo(json.dumps(rows, indent=2))
-        return
-    for row in rows:
-        mark = "*" if row["active"] else " "
-        click.echo(f"{mark} {row['name']:<12} {row['plugin']:<22} {row['description']}")
-
-
-from pi_core.packages import register_package_commands  # noqa: E402 - cheap: click only, pip runs lazily
-
-register_package_commands(commands)

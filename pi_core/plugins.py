@@ -11,15 +11,17 @@ import importlib
 import importlib.util
 import sys
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from types import ModuleType
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import pluggy
 
 from pi_core import hookspecs
 from pi_core.errors import PluginConflict
+
+if TYPE_CHECKING:
+    from pi_core.discovery_cache import CachedEntryPoint as EntryPoint
 
 BUILTIN_DIST = "pi-harness"
 Layer = Literal["builtin", "installed", "explicit"]
@@ -73,9 +75,12 @@ def new_plugin_manager() -> pluggy.PluginManager:
 
 
 def discover_entry_points() -> dict[str, list[EntryPoint]]:
-    """Entry points of group ``pi``, grouped by name (reads metadata only; imports nothing)."""
+    """Entry points of group ``pi``, grouped by name. Imports nothing; the metadata scan is cached,
+    keyed on what is installed, so a start-up does not re-read every distribution's metadata."""
+    from pi_core.discovery_cache import entry_points
+
     found: dict[str, list[EntryPoint]] = {}
-    for ep in entry_points(group="pi"):
+    for ep in entry_points("pi"):
         found.setdefault(ep.name, []).append(ep)
     return found
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from session_builders import FIXTURES, assistant, tool_call, tool_result, user
 
-from pi_core.sessions import SessionManager, SessionNotFound, export_html, find_session, resolve_session_dir
+from pi_core.sessions import SessionManager, SessionNotFound, find_session, resolve_session_dir
+from pi_core.sessions.export_html import export_html
 from pi_core.sessions.store import default_session_dir
 
 

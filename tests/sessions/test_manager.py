@@ -335,7 +335,7 @@ def test_branch_has_thinking_level(tmp_path: Path) -> None:
 
 
 def test_picker_refuses_without_terminal(tmp_path: Path) -> None:
-    from pi_core.sessions import pick_session
+    from pi_core.sessions.picker import pick_session
 
     with pytest.raises(SessionError, match="--resume needs an interactive terminal"):
         pick_session(SessionManager.list(str(tmp_path)))
