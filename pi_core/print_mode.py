@@ -120,6 +120,7 @@ def run_with_signals(coro: Coroutine[Any, Any, int], session: AgentSession) -> i
                     task.cancel()  # second Ctrl-C: stop waiting for a clean end
                 return
             received.append(signum)
+            session.abort_retry()  # a run waiting out a retry delay stops at once
             session.agent.abort()
 
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):

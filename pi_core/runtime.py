@@ -9,6 +9,7 @@ happens here.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -101,6 +102,7 @@ class AgentSession:
         self.shutdown_handler: Callable[[], None] | None = None  # set by modes that can quit on request
         self.reloader: Callable[[], None] | None = None  # re-reads context files, skills, templates
         self._queue_texts: tuple[list[str], list[str]] = ([], [])
+        self._save_failed = False
         from pi_core.sessions.messages import llm_converter
 
         self.agent = Agent(
@@ -217,12 +219,22 @@ class AgentSession:
 
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
         if event.type == "message_end":
-            self.store.append_message(event.message)
+            self._save(event.message)
         await self._emit(event)
         if event.type == "message_start" and isinstance(event.message, UserMessage):
             self._queue_changed()  # a queued message was just delivered
         if self.plugins.pm.hook.pi_agent_event.get_hookimpls():
             await self._call_hook("pi_agent_event", ctx=self.ext, event=event)
+
+    def _save(self, message: AgentMessage) -> None:
+        """Append to the session file; a full disk must not cost the user the answer on screen."""
+        try:
+            self.store.append_message(message)
+        except OSError as err:
+            if not self._save_failed:
+                self._save_failed = True
+                sys.stderr.write(f"Warning: could not save the session ({err.strerror or err}); "
+                                 "the conversation goes on but is not being recorded\n")
 
     async def _emit(self, event: AgentEvent) -> None:
         for listener in list(self._listeners):

@@ -143,8 +143,6 @@ def test_fork_bomb_is_contained_by_the_timeout(pi: PiRunner, marker: str) -> Non
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="print_mode.run_with_signals calls only session.agent.abort(), which has no "
-                   "run to abort during the agent-layer retry backoff; it must also call session.abort_retry()")
 def test_sigint_during_retry_backoff_ends_the_run(pi: PiRunner) -> None:
     pi.settings("retry = { enabled = true, maxRetries = 3, baseDelayMs = 120000, provider = { maxRetries = 0 } }\n")
     pi.server.add(Reply.http_error(503, "busy"), Reply(text="much later"))
@@ -174,8 +172,6 @@ DISK_FULL_PI = (
     "from pi_core.cli import cli; cli()\n")
 
 
-@pytest.mark.xfail(strict=True, reason="runtime.AgentSession._on_agent_event lets the store's OSError end the run, "
-                   "so an answer already received is neither shown nor saved; it should warn once and go on")
 def test_full_disk_for_the_session_does_not_swallow_the_answer(pi: PiRunner) -> None:
     pi.server.add(Reply(text="answer one"), Reply(text="answer two"))
     command = [sys.executable, "-c", DISK_FULL_PI, *pi.command("-p", "one", "two")[3:]]
