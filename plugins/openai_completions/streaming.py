@@ -26,18 +26,7 @@ class FinishReasonError(Exception):
     pass
 
 
-def _extra(obj: Any, name: str) -> Any:
-    value = getattr(obj, name, None)
-    if value is None and getattr(obj, "model_extra", None):
-        value = obj.model_extra.get(name)
-    return value
-
-
-def _usage(builder: MessageBuilder, raw: Any) -> None:
-    if isinstance(raw, dict):
-        data = raw
-    else:
-        data = raw.model_dump() if hasattr(raw, "model_dump") else dict(raw)
+def _usage(builder: MessageBuilder, data: dict[str, Any]) -> None:
     details = data.get("prompt_tokens_details") or {}
     cache_write = details.get("cache_write_tokens") or 0
     cache_read = details.get("cached_tokens") or data.get("prompt_cache_hit_tokens") or 0
@@ -55,54 +44,59 @@ class _ChunkReader:
         self.stop: StopReason = "stop"
         self.bad_finish: str | None = None
 
-    def feed(self, chunk: Any) -> list[AssistantMessageEvent]:
-        if chunk.usage:
-            _usage(self.builder, chunk.usage)
-        if not chunk.choices:
+    def feed(self, chunk: dict[str, Any]) -> list[AssistantMessageEvent]:
+        """One chunk as the raw JSON dict (no SDK model objects: building them per chunk dominated a turn)."""
+        usage = chunk.get("usage")
+        if usage:
+            _usage(self.builder, usage)
+        choices = chunk.get("choices")
+        if not choices:
             return []
-        choice = chunk.choices[0]
-        if not chunk.usage and _extra(choice, "usage"):
-            _usage(self.builder, _extra(choice, "usage"))
-        if choice.finish_reason:
-            mapped = _STOP_REASONS.get(choice.finish_reason)
+        choice = choices[0]
+        if not usage and choice.get("usage"):
+            _usage(self.builder, choice["usage"])
+        finish = choice.get("finish_reason")
+        if finish:
+            mapped = _STOP_REASONS.get(finish)
             if mapped is None:
-                self.bad_finish = choice.finish_reason
+                self.bad_finish = finish
             else:
                 self.stop = mapped
-        delta = choice.delta
-        if delta is None:
+        delta = choice.get("delta")
+        if not delta:
             return []
         events: list[AssistantMessageEvent] = []
-        if delta.content:
-            events += self.deltas.text(delta.content)
+        if delta.get("content"):
+            events += self.deltas.text(delta["content"])
         for field in _REASONING_FIELDS:
-            value = _extra(delta, field)
+            value = delta.get(field)
             if value:
                 events += self.deltas.thinking(value, field)
                 break
-        for call in delta.tool_calls or []:
+        for call in delta.get("tool_calls") or []:
             events += self._tool_delta(call)
-        details = _extra(delta, "reasoning_details")
+        details = delta.get("reasoning_details")
         if isinstance(details, list):
             self._attach_encrypted_reasoning(details)
         return events
 
-    def _tool_delta(self, call: Any) -> list[AssistantMessageEvent]:
+    def _tool_delta(self, call: dict[str, Any]) -> list[AssistantMessageEvent]:
         current = self.deltas.current_tool()
-        fn = call.function
+        fn = call.get("function") or {}
+        call_id, index = call.get("id"), call.get("index")
         events: list[AssistantMessageEvent] = []
-        is_new = current is None or (call.id and call.id != current.id) or \
-            (call.index is not None and self.tool_index is not None and call.index != self.tool_index)
+        is_new = current is None or (call_id and call_id != current.id) or \
+            (index is not None and self.tool_index is not None and index != self.tool_index)
         if is_new:
-            events += self.deltas.tool_start(call.id or "", (fn.name if fn else None) or "")
-            self.tool_index = call.index
+            events += self.deltas.tool_start(call_id or "", fn.get("name") or "")
+            self.tool_index = index
             current = self.deltas.current_tool()
         assert current is not None
-        if call.id:
-            current.id = call.id
-        if fn and fn.name:
-            current.name = fn.name
-        events += self.deltas.tool_args((fn.arguments if fn else None) or "")
+        if call_id:
+            current.id = call_id
+        if fn.get("name"):
+            current.name = fn["name"]
+        events += self.deltas.tool_args(fn.get("arguments") or "")
         return events
 
     def _attach_encrypted_reasoning(self, details: list[Any]) -> None:
@@ -116,7 +110,6 @@ class _ChunkReader:
 
 async def stream_completions(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     from openai import AsyncStream
-    from openai.types.chat import ChatCompletionChunk
 
     builder = new_builder(model)
     signal = options.signal
@@ -130,8 +123,8 @@ async def stream_completions(model: Model, context: Context, options: StreamOpti
             body = replaced if replaced is not None else body
         client = make_client(model, options, api_key)
         sdk_stream = await await_with_abort(
-            client.post("/chat/completions", cast_to=ChatCompletionChunk, body=body, stream=True,
-                        stream_cls=AsyncStream[ChatCompletionChunk]), signal)
+            client.post("/chat/completions", cast_to=object, body=body, stream=True,
+                        stream_cls=AsyncStream[object]), signal)
         if options.on_response is not None:
             options.on_response(response_info(sdk_stream.response), model)
         yield builder.start()
