@@ -353,9 +353,8 @@ class InteractiveApp:
         self.app.after_render += on_first_render
         self._running = True
         try:
-            start = getattr(self.session, "start", None)
-            if start is not None:  # plugins' session_start runs once the UI can answer their questions
-                self.app.pre_run_callables.append(lambda: self._spawn(start("startup")))
+            # plugins' session_start runs once the UI can answer their questions
+            self.app.pre_run_callables.append(lambda: self._spawn(self.session.start("startup")))
             if initial_message or initial_images:
                 self.app.pre_run_callables.append(
                     lambda: self._spawn(self.run_prompt(initial_message or "", initial_images)))
@@ -366,9 +365,7 @@ class InteractiveApp:
                 await self.session.abort()
             for task in list(self._tasks):
                 task.cancel()
-            shutdown = getattr(self.session, "shutdown", None)
-            if shutdown is not None:
-                await shutdown("quit")
+            await self.session.shutdown("quit")
             self.unsubscribe()
             self._print_pending()
         return self.exit_code if code is None else code

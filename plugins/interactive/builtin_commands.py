@@ -1,13 +1,7 @@
-"""The built-in slash commands. Each handler gets the UI (see ``CommandUI``) and the argument text.
-
-Session operations the runtime does not offer yet (``new_session``, ``switch_session``, ``compact``,
-``reload``...) are looked up with ``getattr``; some have a fallback through the session manager, the
-others say plainly that they are not available.
-"""
+"""The built-in slash commands. Each handler gets the UI (see ``CommandUI``) and the argument text."""
 
 from __future__ import annotations
 
-import inspect
 import os
 import shutil
 import subprocess
@@ -37,28 +31,6 @@ HOTKEYS: list[tuple[str, str]] = [
 ]
 
 
-async def _maybe(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
-def _unavailable(ui: CommandUI, what: str) -> None:
-    ui.notify(f"{what} is not available in this build (the session has no such operation)", "yellow")
-
-
-def _store(ui: CommandUI) -> Any:
-    return getattr(ui.session, "store", None)
-
-
-def _replay(ui: CommandUI) -> None:
-    replay = getattr(ui, "replay", None)
-    if replay is not None:
-        replay()
-
-
-def _reload_messages(ui: CommandUI) -> None:
-    """After the session manager moved its leaf (/tree): take that branch as the transcript."""
-    ui.session.agent.state.messages = _store(ui).build_session_context().typed_messages()
-    _replay(ui)
 
 
 async def cmd_model(ui: CommandUI, args: str) -> None:
@@ -114,8 +86,8 @@ async def cmd_new(ui: CommandUI, args: str) -> None:
 
 
 async def cmd_resume(ui: CommandUI, args: str) -> None:
-    store = _store(ui)
-    if store is None or store.session_dir is None:
+    store = ui.session.store
+    if store.session_dir is None:
         ui.notify("Sessions are not saved in this run (--no-session)", "yellow")
         return
     from pi_core.sessions.manager import SessionManager
@@ -128,7 +100,7 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
     if path is None:
         return
     await ui.session.ops.switch_session(str(path))
-    _replay(ui)
+    ui.replay()
     ui.notify(f"Resumed {path}", "green")
 
 
@@ -138,13 +110,12 @@ def cmd_session(ui: CommandUI, args: str) -> None:
     from plugins.interactive.footer import session_name, session_totals
 
     totals = session_totals(ui.session.messages)
-    store = _store(ui)
+    store = ui.session.store
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold")
     table.add_column()
-    file = getattr(store, "session_file", None)
-    table.add_row("File", str(file) if file else "(not saved)")
-    table.add_row("ID", str(getattr(store, "session_id", "") or "-"))
+    table.add_row("File", str(store.session_file) if store.session_file else "(not saved)")
+    table.add_row("ID", str(store.session_id or "-"))
     if session_name(ui.session):
         table.add_row("Name", str(session_name(ui.session)))
     table.add_row("Messages", f"{totals.user_messages} user, {totals.assistant_messages} assistant, "
@@ -187,10 +158,7 @@ def _tree_items(store: Any) -> list[PickItem]:
 
 
 async def cmd_tree(ui: CommandUI, args: str) -> None:
-    store = _store(ui)
-    if store is None or not hasattr(store, "get_tree"):
-        _unavailable(ui, "/tree")
-        return
+    store = ui.session.store
     items = _tree_items(store)
     if not items:
         ui.notify("The session is empty", "yellow")
@@ -198,19 +166,13 @@ async def cmd_tree(ui: CommandUI, args: str) -> None:
     entry_id = await ui.pick("Session tree (enter: continue from that entry)", items)
     if entry_id is None:
         return
-    if hasattr(ui.session, "navigate_tree"):
-        await _maybe(ui.session.navigate_tree(entry_id))
-    else:
-        store.branch(entry_id)
-        _reload_messages(ui)
+    store.branch(entry_id)
+    ui.session.agent.state.messages = store.build_session_context().typed_messages()
+    ui.replay()
     ui.notify("Moved to the selected entry; the next message starts a new branch", "green")
 
 
 async def cmd_fork(ui: CommandUI, args: str) -> None:
-    store = _store(ui)
-    if store is None:
-        _unavailable(ui, "/fork")
-        return
     choices = ui.session.ops.fork_messages()
     if not choices:
         ui.notify("No user message to fork from", "yellow")
@@ -220,18 +182,14 @@ async def cmd_fork(ui: CommandUI, args: str) -> None:
     if entry_id is None:
         return
     text, _cancelled = await ui.session.ops.fork(entry_id)
-    _replay(ui)
+    ui.replay()
     if text:
         ui.set_editor_text(text)
     ui.notify("Forked to a new session", "green")
 
 
 async def cmd_compact(ui: CommandUI, args: str) -> None:
-    compact = getattr(ui.session, "compact", None)
-    if compact is None:
-        _unavailable(ui, "/compact")
-        return
-    await _maybe(compact(args or None))  # progress and outcome arrive as compaction_start/end events
+    await ui.session.compact(args or None)  # progress and outcome arrive as compaction_start/end events
 
 
 def cmd_name(ui: CommandUI, args: str) -> None:
@@ -271,14 +229,8 @@ def cmd_export(ui: CommandUI, args: str) -> None:
 
 
 async def cmd_reload(ui: CommandUI, args: str) -> None:
-    reload = getattr(ui.session, "reload", None)
-    if reload is None:
-        _unavailable(ui, "/reload")
-        return
-    await _maybe(reload())
-    refresh = getattr(ui, "refresh_commands", None)
-    if refresh is not None:
-        refresh()
+    await ui.session.reload()
+    ui.refresh_commands()
     ui.notify("Reloaded context files, skills, prompt templates and plugins", "green")
 
 

@@ -24,6 +24,8 @@ class CommandUI(Protocol):
     async def pick(self, title: str, items: list[Any], *, multi: bool = False,
                    checked: set[int] | None = None) -> Any: ...
     def set_editor_text(self, text: str) -> None: ...
+    def replay(self) -> None: ...  # redraw the transcript after the session's messages changed
+    def refresh_commands(self) -> None: ...
     def exit(self) -> None: ...
 
 
@@ -58,7 +60,7 @@ def collect_commands(builtins: list[MenuCommand], session: Any = None, resources
             return
         table[command.name] = command
 
-    for command in (getattr(session, "commands", None) or {}).values():
+    for command in session.commands.values():
         add(MenuCommand(command.name, command.description, _plugin_handler(command, session), "plugin"))
     for template in getattr(resources, "templates", None) or []:
         add(MenuCommand(template.name, template.description or "prompt template", None, "template",

@@ -60,10 +60,7 @@ def short_cwd(cwd: Path | str) -> str:
 
 
 def session_name(session: Any) -> str | None:
-    name = getattr(session, "session_name", None)
-    if name is None and getattr(session, "store", None) is not None:
-        name = getattr(session.store, "session_name", None) or getattr(session.store, "name", None)
-    return name() if callable(name) else name
+    return session.store.session_name
 
 
 def footer_lines(session: Any, width: int) -> tuple[str, str]:

@@ -61,6 +61,5 @@ class ShellJob:
         if session.is_streaming:
             await session.wait_for_idle()
         session.agent.state.messages.append(message)
-        if getattr(session, "store", None) is not None:
-            session.store.append_message(message)
+        session.store.append_message(message)
         return message
