@@ -91,20 +91,12 @@ def create_bash_tool(options: BashOptions | None = None) -> Tool:
         execute=make_execute(options or BashOptions()),
         prompt_snippet=SNIPPET,
         coercion="typebox",
+        active_by_default=DEFAULT_ACTIVE,
     )
 
 
-execute = make_execute(BashOptions())
-
-TOOL = Tool(
-    name="bash",
-    label="bash",
-    description=DESCRIPTION,
-    parameters=PARAMETERS,
-    execute=execute,
-    prompt_snippet=SNIPPET,
-    coercion="typebox",
-)
+TOOL = create_bash_tool()
+execute = TOOL.execute
 
 
 @hookimpl

@@ -165,13 +165,12 @@ def _result(paths: list[str], limit: float, limit_notice: str) -> ToolResult:
 def create_find_tool(options: FindOptions | None = None) -> Tool:
     """A find tool with its own operations; the plugin registers the default one."""
     return Tool(name="find", label="find", description=DESCRIPTION, parameters=PARAMETERS,
-                execute=make_execute(options or FindOptions()), prompt_snippet=SNIPPET, coercion="typebox")
+                execute=make_execute(options or FindOptions()), prompt_snippet=SNIPPET, coercion="typebox",
+                active_by_default=DEFAULT_ACTIVE)
 
 
-execute = make_execute(FindOptions())
-
-TOOL = Tool(name="find", active_by_default=DEFAULT_ACTIVE, label="find", description=DESCRIPTION, parameters=PARAMETERS, execute=execute,
-            prompt_snippet=SNIPPET, coercion="typebox")
+TOOL = create_find_tool()
+execute = TOOL.execute
 
 
 @hookimpl

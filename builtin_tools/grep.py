@@ -222,13 +222,12 @@ def _file_lines(path: str, ops: GrepOperations) -> list[str] | None:
 def create_grep_tool(options: GrepOptions | None = None) -> Tool:
     """A grep tool with its own file operations; the plugin registers the default one."""
     return Tool(name="grep", label="grep", description=DESCRIPTION, parameters=PARAMETERS,
-                execute=make_execute(options or GrepOptions()), prompt_snippet=SNIPPET, coercion="typebox")
+                execute=make_execute(options or GrepOptions()), prompt_snippet=SNIPPET, coercion="typebox",
+                active_by_default=DEFAULT_ACTIVE)
 
 
-execute = make_execute(GrepOptions())
-
-TOOL = Tool(name="grep", active_by_default=DEFAULT_ACTIVE, label="grep", description=DESCRIPTION, parameters=PARAMETERS, execute=execute,
-            prompt_snippet=SNIPPET, coercion="typebox")
+TOOL = create_grep_tool()
+execute = TOOL.execute
 
 
 @hookimpl

@@ -8,6 +8,7 @@ from typing import Any
 from pi_core import hookimpl
 from pi_core.errors import ToolError
 from pi_core.fileops import LOCAL, LsOperations, node_error_message
+from pi_core.procs import js_number
 from pi_core.tools import Tool, ToolContext, ToolResult
 from pi_core.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
@@ -32,10 +33,6 @@ DESCRIPTION = (
 def _sort_key(name: str) -> tuple[str, str]:
     # Case-insensitive, like Pi's lower-cased locale comparison; the raw name breaks ties stably.
     return name.casefold(), name
-
-
-def _js_number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(value)
 
 
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: LsOperations | None = None) -> ToolResult | str:
@@ -76,7 +73,7 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: LsOperations 
     details: dict[str, Any] = {}
     notices: list[str] = []
     if limit_reached:
-        notices.append(f"{_js_number(effective)} entries limit reached. Use limit={_js_number(effective * 2)} for more")
+        notices.append(f"{js_number(effective)} entries limit reached. Use limit={js_number(effective * 2)} for more")
         details["entryLimitReached"] = effective
     if truncation.truncated:
         notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")

@@ -10,6 +10,7 @@ from pi_core.errors import ToolError
 from pi_core.fileops import LOCAL, ReadOperations, node_error_message
 from pi_core.images import SNIFF_BYTES, detect_image_mime_type, fit_image
 from pi_core.paths import resolve_read_path
+from pi_core.procs import js_number
 from pi_core.tools import Tool, ToolContext, ToolResult
 from pi_core.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
 
@@ -56,10 +57,6 @@ def _model_accepts_images(ctx: ToolContext) -> bool:
     return inputs is None or "image" in inputs
 
 
-def _js_number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(value)
-
-
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None = None,
             auto_resize_images: bool = True) -> ToolResult:
     """Show a text slice or an image of the file named in ``args``, read through ``operations``."""
@@ -100,7 +97,7 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperation
             text_slice = read_slice(stream, head, start, None if limit is None else max(0, int(limit)))
         except OffsetBeyondEnd as err:
             raise ToolError(
-                f"Offset {_js_number(offset)} is beyond end of file ({err.total_lines} lines total)") from err
+                f"Offset {js_number(offset)} is beyond end of file ({err.total_lines} lines total)") from err
     ctx.signal.raise_if_aborted()
     return _text_result(text_slice, path, start, limit)
 
