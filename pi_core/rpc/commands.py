@@ -82,7 +82,7 @@ def _refuse_plugin_command(mode: RpcMode, text: str) -> None:
     if not text.startswith("/"):
         return
     name = text[1:].partition(" ")[0]
-    if name in (getattr(mode.session, "commands", None) or {}):
+    if name in mode.session.commands:
         raise PiError(f'Extension command "/{name}" cannot be queued. Use prompt() or execute the command '
                       "when not streaming.")
 

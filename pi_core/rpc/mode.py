@@ -57,11 +57,7 @@ class RpcMode:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._prompt_gate = asyncio.Lock()
         self._on_accept: Callable[[], None] | None = None
-        set_ui = getattr(session, "set_ui", None)
-        if callable(set_ui):
-            set_ui(self.ui)  # plugins reach it as ctx.extras["pi"].ui
-        else:
-            session.agent.tool_env["ui"] = self.ui
+        session.set_ui(self.ui)  # plugins reach it as ctx.extras["pi"].ui
         self._unsubscribe = session.subscribe(self._on_session_event)
         session.shutdown_handler = self.request_shutdown
 
@@ -188,7 +184,7 @@ class RpcMode:
 
     async def serve(self, read_chunk: ChunkSource) -> int:
         """Read until EOF (or a shutdown request), then shut down; returns the exit code."""
-        await self._lifecycle("start", "startup")
+        await self.session.start("startup")
         splitter = JsonlSplitter()
         reader = self.loop.create_task(self._read_all(read_chunk, splitter))
         stopper = self.loop.create_task(self.stopping.wait())
@@ -200,12 +196,6 @@ class RpcMode:
         await asyncio.sleep(0)  # let lines that arrived with EOF start before shutting down
         await self.shutdown()
         return self.exit_code
-
-    async def _lifecycle(self, hook: str, reason: str) -> None:
-        """Plugin ``session_start``/``session_shutdown`` hooks, when the session runs them."""
-        run = getattr(self.session, hook, None)
-        if callable(run):
-            await run(reason)
 
     async def _read_all(self, read_chunk: ChunkSource, splitter: JsonlSplitter) -> None:
         while True:
@@ -233,7 +223,7 @@ class RpcMode:
             _done, still = await asyncio.wait(pending, timeout=SHUTDOWN_GRACE_SECONDS)
             for task in still:
                 task.cancel()
-        await self._lifecycle("shutdown", "quit")
+        await self.session.shutdown("quit")
         self._unsubscribe()
         flush = getattr(sys.stderr, "flush", None)
         if callable(flush):
