@@ -16,10 +16,6 @@ def agent_dir() -> Path:
     return Path.home() / ".pi" / "agent"
 
 
-def settings_path() -> Path:
-    return agent_dir() / "settings.json"
-
-
 def auth_path() -> Path:
     """Credentials (``{"<provider>": {"type": "api_key", "key": "..."}}``), kept at mode 0600."""
     return agent_dir() / "auth.json"
@@ -28,11 +24,6 @@ def auth_path() -> Path:
 def models_toml_path() -> Path:
     """pi's own custom providers/models file (written with tomli-w when pi edits it)."""
     return agent_dir() / "models.toml"
-
-
-def models_json_path() -> Path:
-    """Pi's ``models.json``, read as well so an existing Pi setup keeps working."""
-    return agent_dir() / "models.json"
 
 
 def sessions_dir() -> Path:

@@ -20,14 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pi_core import config_paths
+
 Scope = str  # "global" | "project"
 _MISSING: Any = object()
-
-
-def _agent_dir() -> Path:
-    from pi_core.sessions.store import agent_dir
-
-    return agent_dir()
 
 
 @dataclass
@@ -200,7 +196,7 @@ class Settings:
     """Effective settings of one working directory. Build with ``Settings.load(cwd)``."""
 
     def __init__(self, cwd: str | Path, agent_dir: str | Path | None = None) -> None:
-        base = Path(agent_dir) if agent_dir is not None else _agent_dir()
+        base = Path(agent_dir) if agent_dir is not None else config_paths.agent_dir()
         project = Path(cwd) / ".pi"
         self._scopes = {
             "global": _ScopeState("global", base / "settings.toml", base / "settings.json"),

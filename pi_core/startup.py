@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.args import Args
+from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins
 from pi_core.registry import Registry, build_registry
@@ -34,12 +35,6 @@ class Startup:
     models: Any = None
     resources: Any = None
     warnings: list[str] = field(default_factory=list)
-
-
-def agent_dir() -> Path:
-    from pi_core.config_paths import agent_dir as configured
-
-    return configured()
 
 
 def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pi_core.config_paths import agent_dir, sessions_dir
 from pi_core.sessions.format import Entry, ms_from_iso, serialize_line
 from pi_core.sessions.jsonfmt import js_loads
 from pi_core.sessions.messages import message_text
@@ -18,19 +19,6 @@ log = logging.getLogger("pi.sessions")
 SESSION_DIR_ENV = "PI_CODING_AGENT_SESSION_DIR"
 
 
-def agent_dir() -> Path:
-    try:
-        from pi_core.config_paths import agent_dir as configured
-    except ImportError:  # config_paths is written by another helper; keep working without it
-        value = os.environ.get("PI_CODING_AGENT_DIR", "").strip()
-        return Path(value).expanduser() if value else Path.home() / ".pi" / "agent"
-    return configured()
-
-
-def sessions_root() -> Path:
-    return agent_dir() / "sessions"
-
-
 def encode_cwd(cwd: str) -> str:
     """``/home/u/my-proj`` → ``--home-u-my-proj--``; ``C:\\work\\app`` → ``--C--work-app--``."""
     stripped = re.sub(r"^[/\\]", "", cwd)
@@ -38,7 +26,7 @@ def encode_cwd(cwd: str) -> str:
 
 
 def default_session_dir(cwd: str | Path) -> Path:
-    return sessions_root() / encode_cwd(str(cwd))
+    return sessions_dir() / encode_cwd(str(cwd))
 
 
 def resolve_session_dir(cwd: str | Path, cli_dir: str | None = None, setting: str | None = None) -> Path:
@@ -326,7 +314,7 @@ def list_sessions(cwd: str | Path, session_dir: str | Path | None = None) -> lis
 
 def list_all_sessions() -> list[SessionInfo]:
     """Sessions of every project under ``<agentDir>/sessions``, newest activity first."""
-    root = sessions_root()
+    root = sessions_dir()
     infos: list[SessionInfo] = []
     try:
         dirs = [d for d in root.iterdir() if d.is_dir()]
