@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,10 +123,6 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
         return node
 
     return clean(raw)
-
-
-def default_cwd() -> Path:
-    return Path(os.getcwd())
 
 
 @dataclass

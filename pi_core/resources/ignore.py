@@ -5,7 +5,6 @@ scan root do not count). Later rules win, so a deeper file or a ``!pattern`` can
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -115,7 +114,3 @@ def _glob_to_regex(glob: str) -> str:
             out.append(re.escape(glob[i]))
             i += 1
     return "".join(out)
-
-
-def rel_posix(path: Path, root: Path) -> str:
-    return posixpath.normpath(Path(path).relative_to(root).as_posix())

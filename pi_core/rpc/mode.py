@@ -70,10 +70,6 @@ class RpcMode:
             accept()  # the prompt's success response goes out before its first run event
         self.output(event.to_json())
 
-    def emit_event(self, event: AgentEvent) -> None:
-        """Write an event produced by an RPC operation (compaction, thinking level, session name)."""
-        self.output(event.to_json())
-
     def respond(self, request_id: Any, command: str, *, data: Any = NO_DATA, error: str | None = None) -> None:
         response: dict[str, Any] = {}
         if request_id is not None:
