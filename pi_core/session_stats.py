@@ -50,18 +50,13 @@ def context_usage(session: Any) -> dict[str, Any] | None:
     if not window or window <= 0:
         return None
     from pi_core.sessions.compaction import latest_compaction
-    from pi_core.sessions.tokens import (
-        assistant_usage,
-        calculate_context_tokens,
-        estimate_context_tokens,
-    )
+    from pi_core.sessions.tokens import calculate_context_tokens, estimate_context_tokens, last_assistant_usage
 
     branch = session.store.get_branch()
     compaction = latest_compaction(branch)
     if compaction is not None:
         after = branch[next(i for i, e in enumerate(branch) if e is compaction) + 1 :]
-        usage = next((assistant_usage(e["message"]) for e in reversed(after) if e.get("type") == "message"
-                      and assistant_usage(e.get("message") or {}) is not None), None)
+        usage = last_assistant_usage(after)
         if usage is None or calculate_context_tokens(usage) <= 0:
             return {"tokens": None, "contextWindow": window, "percent": None}
     estimate = estimate_context_tokens(list(session.messages))
