@@ -65,9 +65,6 @@ class InteractiveUI(UI):
         return "InteractiveUI()"
 
 
-def install(app: InteractiveApp) -> Any:
-    """Give the session's plugins this UI, when the runtime supports one."""
-    set_ui = getattr(app.session, "set_ui", None)
-    if set_ui is not None:
-        set_ui(InteractiveUI(app))
-    return set_ui
+def install(app: InteractiveApp) -> None:
+    """Give the session's plugins this UI."""
+    app.session.set_ui(InteractiveUI(app))

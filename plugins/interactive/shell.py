@@ -42,7 +42,7 @@ class ShellJob:
         self.running = True
         self.ui.view.shell = (self.command, "")
         self.ui.invalidate()
-        env = getattr(self.ui.session.agent, "tool_env", {})  # the bash tool's settings apply here too
+        env = self.ui.session.agent.tool_env  # the bash tool's settings apply here too
         prefix = env.get("shell_command_prefix")
         full = f"{prefix}\n{self.command}" if prefix else self.command
         try:
