@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from builtin_tools._listing import Notice, listing_result
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
 from pi_core.errors import AbortedError
 from pi_core.globs import compile_glob
 from pi_core.procs import js_number
 from pi_core.ripgrep import require_rg
-from pi_core.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 1000
@@ -147,19 +147,7 @@ def _find_with_operations(ops: FindOperations, pattern: str, search_path: str, l
 def _result(paths: list[str], limit: float, limit_notice: str) -> ToolResult:
     if not paths:
         return ToolResult.text("No files found matching pattern")
-    truncation = truncate_head("\n".join(paths), max_lines=sys.maxsize, max_bytes=DEFAULT_MAX_BYTES)
-    notices: list[str] = []
-    details: dict[str, Any] = {}
-    if len(paths) >= limit:
-        notices.append(limit_notice)
-        details["resultLimitReached"] = limit
-    if truncation.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = truncation.to_json()
-    text = truncation.content
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return ToolResult.text(text, details or None)
+    return listing_result(paths, Notice(limit_notice, "resultLimitReached", limit) if len(paths) >= limit else None)
 
 
 def create_find_tool(options: FindOptions | None = None) -> Tool:

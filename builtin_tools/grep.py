@@ -7,18 +7,18 @@ import json
 import os
 import stat
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from builtin_tools._listing import Notice, listing_result
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
 from pi_core.errors import AbortedError
 from pi_core.procs import js_number
 from pi_core.ripgrep import require_rg
-from pi_core.truncate import DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, format_size, truncate_head, truncate_line
+from pi_core.truncate import GREP_MAX_LINE_LENGTH, truncate_line
 
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 100
@@ -182,23 +182,11 @@ def _format(matches: list[_Match], limit: float, limit_reached: bool, context: i
             sep = ":" if number == match.line_number else "-"
             out.append(f"{label}{sep}{number}{sep} {shown(lines[number - 1])}")
 
-    truncation = truncate_head("\n".join(out), max_lines=sys.maxsize, max_bytes=DEFAULT_MAX_BYTES)
-    notices: list[str] = []
-    details: dict[str, Any] = {}
-    if limit_reached:
-        notices.append(f"{js_number(limit)} matches limit reached. Use limit={js_number(limit * 2)} for more, "
-                       "or refine pattern")
-        details["matchLimitReached"] = limit
-    if truncation.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = truncation.to_json()
-    if lines_truncated:
-        notices.append(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines")
-        details["linesTruncated"] = True
-    text = truncation.content
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return ToolResult.text(text, details or None)
+    limit_notice = Notice(f"{js_number(limit)} matches limit reached. Use limit={js_number(limit * 2)} for more, "
+                          "or refine pattern", "matchLimitReached", limit)
+    lines_notice = Notice(f"Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines",
+                          "linesTruncated", True)
+    return listing_result(out, limit_notice if limit_reached else None, lines_notice if lines_truncated else None)
 
 
 def _display_path(path: str, search_path: str, is_dir: bool) -> str:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from builtin_tools._listing import Notice, listing_result
 from pi_core import hookimpl
 from pi_core.errors import ToolError
 from pi_core.fileops import LOCAL, LsOperations, node_error_message
 from pi_core.procs import js_number
 from pi_core.tools import Tool, ToolContext, ToolResult
-from pi_core.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 500
@@ -69,19 +69,9 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: LsOperations 
         entries.append(name + suffix)
     if not entries:
         return "(empty directory)"
-    truncation = truncate_head("\n".join(entries), max_lines=10**12)
-    details: dict[str, Any] = {}
-    notices: list[str] = []
-    if limit_reached:
-        notices.append(f"{js_number(effective)} entries limit reached. Use limit={js_number(effective * 2)} for more")
-        details["entryLimitReached"] = effective
-    if truncation.truncated:
-        notices.append(f"{format_size(DEFAULT_MAX_BYTES)} limit reached")
-        details["truncation"] = truncation.to_json()
-    text = truncation.content
-    if notices:
-        text += f"\n\n[{'. '.join(notices)}]"
-    return ToolResult.text(text, details or None)
+    notice = Notice(f"{js_number(effective)} entries limit reached. Use limit={js_number(effective * 2)} for more",
+                    "entryLimitReached", effective)
+    return listing_result(entries, notice if limit_reached else None)
 
 
 def create_ls_tool(operations: LsOperations | None = None) -> Tool:
