@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from builtin_tools._listing import Notice, listing_result
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.errors import AbortedError
 from pi_core.globs import compile_glob
 from pi_core.procs import js_number
-from pi_core.ripgrep import require_rg
+from pi_core.ripgrep import RgProcess
 
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 1000
@@ -104,36 +101,21 @@ def _local_find(pattern: str, search_path: str, limit: float, ctx: ToolContext) 
 
 def _listed_files(search_path: str, ctx: ToolContext) -> Iterable[str]:
     """Every file ripgrep would search under ``search_path`` (hidden included, ignore files honoured)."""
-    argv = [require_rg(), "--files", "--hidden", "--no-require-git", "--color=never", "--glob", "!.git"]
-    try:
-        proc = subprocess.Popen(argv, cwd=search_path, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE)
-    except OSError as err:
-        raise ToolError(f"Failed to run ripgrep: {err}") from err
-    assert proc.stdout is not None and proc.stderr is not None
-    stderr_chunks: list[bytes] = []
-    # Unreadable directories produce a warning each; drain them so rg never blocks on a full pipe.
-    reader = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)  # type: ignore[union-attr]
-    reader.start()
-    remove_abort = ctx.signal.add_callback(proc.kill)
+    rg = RgProcess(["--files", "--hidden", "--no-require-git", "--color=never", "--glob", "!.git"], ctx.signal,
+                   cwd=search_path)
     listed = 0
     try:
-        for raw in proc.stdout:
+        for raw in rg.stdout:
             line = raw.decode("utf-8", "replace").strip()
             if line:
                 listed += 1
                 yield line.replace("\\", "/") if sys.platform == "win32" else line
     finally:
-        remove_abort()
-        proc.stdout.close()
-        code = proc.wait()
-        reader.join()
-    if ctx.signal.aborted:
-        raise AbortedError("Operation aborted")
+        code = rg.close()
+    ctx.signal.raise_if_aborted()
     # Like fd: a failure with some output still counts as output (e.g. one unreadable directory).
     if code not in (0, 1) and listed == 0:
-        stderr = b"".join(stderr_chunks).decode("utf-8", "replace").strip()
-        raise ToolError(stderr or f"ripgrep exited with code {code}")
+        raise rg.failure(code)
 
 
 def _find_with_operations(ops: FindOperations, pattern: str, search_path: str, limit: float) -> ToolResult:

@@ -6,8 +6,6 @@ import base64
 import json
 import os
 import stat
-import subprocess
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,9 +13,8 @@ from typing import Any, Protocol
 
 from builtin_tools._listing import Notice, listing_result
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.errors import AbortedError
 from pi_core.procs import js_number
-from pi_core.ripgrep import require_rg
+from pi_core.ripgrep import RgProcess
 from pi_core.truncate import GREP_MAX_LINE_LENGTH, truncate_line
 
 DEFAULT_ACTIVE = False
@@ -98,7 +95,7 @@ def make_execute(options: GrepOptions) -> Callable[[dict[str, Any], ToolContext]
 
 
 def _rg_argv(args: dict[str, Any], search_path: str) -> list[str]:
-    argv = [require_rg(), "--json", "--line-number", "--color=never", "--hidden"]
+    argv = ["--json", "--line-number", "--color=never", "--hidden"]
     if args.get("ignoreCase"):
         argv.append("--ignore-case")
     if args.get("literal"):
@@ -110,38 +107,24 @@ def _rg_argv(args: dict[str, Any], search_path: str) -> list[str]:
 
 def _run_rg(argv: list[str], limit: float, ctx: ToolContext) -> tuple[list[_Match], bool]:
     """Collect ``match`` events until rg ends or ``limit`` is reached (then rg is killed)."""
-    try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    except OSError as err:
-        raise ToolError(f"Failed to run ripgrep: {err}") from err
-    assert proc.stdout is not None and proc.stderr is not None
-    stderr_chunks: list[bytes] = []
-    # rg may write many warnings; reading them concurrently keeps its stderr pipe from filling up.
-    stderr_reader = threading.Thread(target=lambda: stderr_chunks.append(proc.stderr.read()), daemon=True)  # type: ignore[union-attr]
-    stderr_reader.start()
-    remove_abort = ctx.signal.add_callback(proc.kill)
+    rg = RgProcess(argv, ctx.signal)
     matches: list[_Match] = []
     limit_reached = False
     try:
-        for raw in proc.stdout:
+        for raw in rg.stdout:
             if not raw.startswith(b'{"type":"match"'):
                 continue
             data = json.loads(raw)["data"]
             matches.append(_Match(_text_of(data["path"]), data["line_number"], _text_of(data["lines"])))
             if len(matches) >= limit:
                 limit_reached = True
-                proc.kill()
+                rg.kill()
                 break
     finally:
-        remove_abort()
-        proc.stdout.close()
-        code = proc.wait()
-        stderr_reader.join()
-    if ctx.signal.aborted:
-        raise AbortedError("Operation aborted")
+        code = rg.close()
+    ctx.signal.raise_if_aborted()
     if not limit_reached and code not in (0, 1):
-        stderr = b"".join(stderr_chunks).decode("utf-8", "replace").strip()
-        raise ToolError(stderr or f"ripgrep exited with code {code}")
+        raise rg.failure(code)
     return matches, limit_reached
 
 
