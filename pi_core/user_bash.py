@@ -3,10 +3,26 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from pi_core.signals import AbortSignal
 from pi_core.types import message_from_json
+
+if TYPE_CHECKING:
+    from pi_core.shell import BashResult
+
+
+async def run_user_command(session: Any, command: str, signal: AbortSignal,
+                           on_output: Callable[[str], None] | None = None) -> BashResult:
+    """Run ``command`` in the session's cwd with the bash tool's shell and command prefix, off the event loop."""
+    from pi_core.shell import run_command
+
+    prefix = session.agent.tool_env.get("shell_command_prefix")
+    full = f"{prefix}\n{command}" if prefix else command
+    return await asyncio.to_thread(run_command, full, str(session.config.cwd),
+                                   shell_path=session.agent.tool_env.get("shell_path"), signal=signal,
+                                   on_output=on_output)
 
 
 class BashRunner:
@@ -19,16 +35,10 @@ class BashRunner:
         self._pending: list[dict[str, Any]] = []
 
     async def run(self, command: str) -> dict[str, Any]:
-        from pi_core.shell import run_command
-
-        prefix = self.session.agent.tool_env.get("shell_command_prefix")
-        shell_path = self.session.agent.tool_env.get("shell_path")
-        full = f"{prefix}\n{command}" if prefix else command
         signal = AbortSignal()
         self._signals.add(signal)
         try:
-            result = await asyncio.to_thread(run_command, full, str(self.session.config.cwd), shell_path=shell_path,
-                                             signal=signal)
+            result = await run_user_command(self.session, command, signal)
         finally:
             self._signals.discard(signal)
         data: dict[str, Any] = {"output": result.output}

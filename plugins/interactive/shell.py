@@ -33,7 +33,7 @@ class ShellJob:
         loop.call_soon_threadsafe(self.ui.invalidate)
 
     async def run(self) -> CustomMessage | None:
-        from pi_core.shell import run_command
+        from pi_core.user_bash import run_user_command
 
         if not self.command:
             self.ui.notify("Usage: !command (sends its output) or !!command (does not)", "yellow")
@@ -42,13 +42,8 @@ class ShellJob:
         self.running = True
         self.ui.view.shell = (self.command, "")
         self.ui.invalidate()
-        env = self.ui.session.agent.tool_env  # the bash tool's settings apply here too
-        prefix = env.get("shell_command_prefix")
-        full = f"{prefix}\n{self.command}" if prefix else self.command
         try:
-            result = await asyncio.to_thread(run_command, full, str(self.ui.session.config.cwd),
-                                             shell_path=env.get("shell_path"), signal=self.signal,
-                                             on_output=self._on_output)
+            result = await run_user_command(self.ui.session, self.command, self.signal, on_output=self._on_output)
         finally:
             self.running = False
             self.ui.view.shell = None
