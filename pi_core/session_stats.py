@@ -2,39 +2,66 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pi_core.types import AssistantMessage, ToolResultMessage, UserMessage
 
 
+@dataclass
+class Totals:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+    context_tokens: int = 0  # what the last complete reply's request used: the current context size
+    user_messages: int = 0
+    assistant_messages: int = 0
+    tool_calls: int = 0
+    tool_results: int = 0
+
+
+def session_totals(messages: list[Any]) -> Totals:
+    """Message counts and usage summed over ``messages`` (the RPC stats, the footer and /session)."""
+    totals = Totals()
+    for message in messages:
+        if isinstance(message, UserMessage):
+            totals.user_messages += 1
+        elif isinstance(message, ToolResultMessage):
+            totals.tool_results += 1
+        elif isinstance(message, AssistantMessage):
+            totals.assistant_messages += 1
+            totals.tool_calls += len(message.tool_calls())
+            usage = message.usage
+            totals.input += usage.input
+            totals.output += usage.output
+            totals.cache_read += usage.cache_read
+            totals.cache_write += usage.cache_write
+            totals.cost += usage.cost.total
+            if message.stop_reason not in ("aborted", "error"):
+                totals.context_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
+    return totals
+
+
 def session_stats(session: Any) -> dict[str, Any]:
     messages = list(session.messages)
     store = session.store
-    tokens = {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0}
-    cost = 0.0
-    tool_calls = 0
-    for message in messages:
-        if not isinstance(message, AssistantMessage):
-            continue
-        tool_calls += sum(1 for block in message.content if block.type == "toolCall")
-        usage = message.usage
-        tokens["input"] += usage.input
-        tokens["output"] += usage.output
-        tokens["cacheRead"] += usage.cache_read
-        tokens["cacheWrite"] += usage.cache_write
-        cost += usage.cost.total
+    totals = session_totals(messages)
+    tokens = {"input": totals.input, "output": totals.output, "cacheRead": totals.cache_read,
+              "cacheWrite": totals.cache_write}
     data: dict[str, Any] = {}
     if store.is_persisted and store.session_file is not None:
         data["sessionFile"] = str(store.session_file)
     data.update(
         sessionId=store.session_id,
-        userMessages=sum(1 for m in messages if isinstance(m, UserMessage)),
-        assistantMessages=sum(1 for m in messages if isinstance(m, AssistantMessage)),
-        toolCalls=tool_calls,
-        toolResults=sum(1 for m in messages if isinstance(m, ToolResultMessage)),
+        userMessages=totals.user_messages,
+        assistantMessages=totals.assistant_messages,
+        toolCalls=totals.tool_calls,
+        toolResults=totals.tool_results,
         totalMessages=len(messages),
         tokens={**tokens, "total": sum(tokens.values())},
-        cost=cost,
+        cost=totals.cost,
     )
     usage = context_usage(session)
     if usage is not None:

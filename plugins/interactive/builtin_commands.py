@@ -107,7 +107,7 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
 def cmd_session(ui: CommandUI, args: str) -> None:
     from rich.table import Table
 
-    from plugins.interactive.footer import session_name, session_totals
+    from pi_core.session_stats import session_totals
 
     totals = session_totals(ui.session.messages)
     store = ui.session.store
@@ -116,8 +116,8 @@ def cmd_session(ui: CommandUI, args: str) -> None:
     table.add_column()
     table.add_row("File", str(store.session_file) if store.session_file else "(not saved)")
     table.add_row("ID", str(store.session_id or "-"))
-    if session_name(ui.session):
-        table.add_row("Name", str(session_name(ui.session)))
+    if store.session_name:
+        table.add_row("Name", store.session_name)
     table.add_row("Messages", f"{totals.user_messages} user, {totals.assistant_messages} assistant, "
                               f"{totals.tool_calls} tool calls, {totals.tool_results} tool results")
     table.add_row("Tokens", f"{totals.input:,} in, {totals.output:,} out, {totals.cache_read:,} cache read, "

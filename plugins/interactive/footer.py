@@ -1,47 +1,12 @@
-"""Footer and /session figures: cwd, session name, model, thinking level, tokens, cache, cost, context %."""
+"""The footer: cwd, session name, model, thinking level, tokens, cache, cost, context %."""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-
-@dataclass
-class Totals:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
-    context_tokens: int = 0  # what the last reply's request used: the current context size
-    user_messages: int = 0
-    assistant_messages: int = 0
-    tool_calls: int = 0
-    tool_results: int = 0
-
-
-def session_totals(messages: list[Any]) -> Totals:
-    totals = Totals()
-    for message in messages:
-        role = getattr(message, "role", None)
-        if role == "user":
-            totals.user_messages += 1
-        elif role == "toolResult":
-            totals.tool_results += 1
-        elif role == "assistant":
-            totals.assistant_messages += 1
-            totals.tool_calls += len(message.tool_calls())
-            usage = message.usage
-            totals.input += usage.input
-            totals.output += usage.output
-            totals.cache_read += usage.cache_read
-            totals.cache_write += usage.cache_write
-            totals.cost += usage.cost.total
-            if message.stop_reason not in ("aborted", "error"):
-                totals.context_tokens = usage.input + usage.output + usage.cache_read + usage.cache_write
-    return totals
+from pi_core.session_stats import session_totals
 
 
 def compact_count(n: int) -> str:
@@ -59,14 +24,10 @@ def short_cwd(cwd: Path | str) -> str:
     return "~" + text[len(home):] if home != "/" and (text == home or text.startswith(home + os.sep)) else text
 
 
-def session_name(session: Any) -> str | None:
-    return session.store.session_name
-
-
 def footer_lines(session: Any, width: int) -> tuple[str, str]:
     """Two plain lines: where (cwd and session name), then usage on the left and the model on the right."""
     cwd = short_cwd(session.config.cwd)
-    name = session_name(session)
+    name = session.store.session_name
     first = f"{cwd} • {name}" if name else cwd
     totals = session_totals(session.messages)
     stats: list[str] = []
@@ -81,13 +42,13 @@ def footer_lines(session: Any, width: int) -> tuple[str, str]:
     if totals.cost:
         stats.append(f"${totals.cost:.3f}")
     model = session.model
-    window = getattr(model, "context_window", 0) or 0
+    window = model.context_window
     percent = f"{totals.context_tokens / window * 100:.1f}%" if window else "?"
     stats.append(f"{percent}/{compact_count(window)}" if window else percent)
     left = " ".join(stats)
     thinking = session.agent.state.thinking_level
     right = model.id if not model.reasoning else f"{model.id} • {thinking}"
-    if getattr(model, "provider", None):
+    if model.provider:
         right = f"({model.provider}) {right}"
     gap = width - len(left) - len(right)
     second = left + " " * gap + right if gap >= 2 else f"{left}  {right}"
