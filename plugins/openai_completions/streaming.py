@@ -113,7 +113,6 @@ async def stream_completions(model: Model, context: Context, options: StreamOpti
 
     builder = new_builder(model)
     signal = options.signal
-    client = None
     sdk_stream = None
     try:
         api_key = resolve_api_key(model, options)
@@ -150,5 +149,3 @@ async def stream_completions(model: Model, context: Context, options: StreamOpti
     finally:
         if sdk_stream is not None:
             await sdk_stream.close()
-        if client is not None and options.http_client is None:
-            await client.close()

@@ -181,7 +181,6 @@ async def stream_responses(model: Model, context: Context, options: StreamOption
 
     builder = new_builder(model)
     signal = options.signal
-    client = None
     sdk_stream = None
     try:
         api_key = resolve_api_key(model, options)
@@ -216,5 +215,3 @@ async def stream_responses(model: Model, context: Context, options: StreamOption
     finally:
         if sdk_stream is not None:
             await sdk_stream.close()
-        if client is not None and options.http_client is None:
-            await client.close()
