@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 from pi_core.llm.stream import sanitize_surrogates
@@ -27,6 +29,32 @@ from plugins._openai_common import cache_retention, long_cache_ok
 BRIDGE_TEXT = "I have processed the tool results."
 SEE_IMAGE_TEXT = "(see attached image)"
 TOOL_IMAGES_TEXT = "Attached image(s) from tool result:"
+
+
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+# Wire dicts of history messages, by message identity. The agent loop sends the whole history on every
+# turn and its messages are never changed once appended (transform_messages returns new objects for
+# anything it rewrites), so each message is converted once per compat setting instead of once per turn.
+# Entries go away with their message (weakref callback). Only build_body's callers that do not mutate
+# the body share these dicts: see build_body.
+_Converted = dict[str, Any] | None
+_MEMO: dict[int, tuple[weakref.ref[Any], tuple[Any, ...], _Converted]] = {}
+
+
+def _memo_key(compat: dict[str, Any]) -> tuple[Any, ...]:
+    return (compat["requiresAssistantAfterToolResult"], compat["requiresThinkingAsText"],
+            compat["requiresReasoningContentOnAssistantMessages"], compat["requiresToolResultName"])
+
+
+def _memoized(message: Message, key: tuple[Any, ...], convert: Callable[[], _Converted]) -> _Converted:
+    ident = id(message)
+    entry = _MEMO.get(ident)
+    if entry is not None and entry[0]() is message and entry[1] == key:
+        return entry[2]
+    converted = convert()
+    _MEMO[ident] = (weakref.ref(message, lambda _ref, ident=ident: _MEMO.pop(ident, None)), key, converted)
+    return converted
 
 
 def _image_part(block: ImageContent) -> dict[str, Any]:
@@ -58,7 +86,7 @@ def _assistant(message: AssistantMessage, compat: dict[str, Any]) -> dict[str, A
     calls = [b for b in message.content if isinstance(b, ToolCall)]
     if calls:
         out["tool_calls"] = [{"id": c.id, "type": "function",
-                              "function": {"name": c.name, "arguments": json.dumps(c.arguments, ensure_ascii=False, separators=(",", ":"))}}
+                              "function": {"name": c.name, "arguments": _ARGUMENTS_JSON.encode(c.arguments)}}
                              for c in calls]
         details = [_json_or_none(c.thought_signature) for c in calls if c.thought_signature]
         if any(details):
@@ -107,8 +135,12 @@ def mistral_id_normalizer() -> Any:
     return normalize
 
 
-def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> list[dict[str, Any]]:
+def convert_messages(model: Model, context: Context, compat: dict[str, Any], *,
+                     share: bool = False) -> list[dict[str, Any]]:
+    """Chat Completions messages for ``context``. With ``share`` the dicts of history messages are
+    reused across calls (see ``_MEMO``): the caller must not mutate them."""
     normalizer = mistral_id_normalizer() if compat.get("requiresMistralToolIds") else None
+    key = _memo_key(compat) if share else None
     messages: list[Message] = transform_messages(context.messages, model, normalizer)
     out: list[dict[str, Any]] = []
     if context.system_prompt:
@@ -123,7 +155,12 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
             while i < len(messages) and isinstance(messages[i], ToolResultMessage):
                 result = messages[i]
                 assert isinstance(result, ToolResultMessage)
-                out.append(_tool_result(result, compat))
+                if key is None:
+                    out.append(_tool_result(result, compat))
+                else:
+                    converted_result = _memoized(result, key, lambda r=result: _tool_result(r, compat))
+                    assert converted_result is not None
+                    out.append(converted_result)
                 if "image" in model.input:
                     images += [_image_part(b) for b in result.content if isinstance(b, ImageContent)]
                 i += 1
@@ -138,10 +175,13 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any]) -> 
         if message.role == "user":
             if compat["requiresAssistantAfterToolResult"] and last_role == "toolResult":
                 out.append({"role": "assistant", "content": BRIDGE_TEXT})
-            converted = _user(message.content)
+            content = message.content
+            converted = _user(content) if key is None else _memoized(message, key, lambda: _user(content))
         else:
             assert isinstance(message, AssistantMessage)
-            converted = _assistant(message, compat)
+            assistant = message
+            converted = (_assistant(assistant, compat) if key is None
+                         else _memoized(assistant, key, lambda: _assistant(assistant, compat)))
         if converted is not None:
             out.append(converted)
         last_role = message.role
@@ -221,7 +261,11 @@ def _thinking_fields(model: Model, options: StreamOptions, compat: dict[str, Any
 
 
 def build_body(model: Model, context: Context, options: StreamOptions, compat: dict[str, Any]) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model.id, "messages": convert_messages(model, context, compat), "stream": True}
+    # History dicts are shared across turns unless something may edit the body in place: an on_payload
+    # hook, or the Anthropic-style cache markers below.
+    share = options.on_payload is None and compat["cacheControlFormat"] != "anthropic"
+    body: dict[str, Any] = {"model": model.id, "messages": convert_messages(model, context, compat, share=share),
+                            "stream": True}
     if compat["supportsUsageInStreaming"] is not False:
         body["stream_options"] = {"include_usage": True}
     if compat["supportsStore"]:
