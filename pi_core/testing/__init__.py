@@ -8,12 +8,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pi_core.plugins import PluginSet, load_plugins
 from pi_core.tools import ToolContext
+
+if TYPE_CHECKING:
+    from pi_core.testing.fake_server import FakeModelServer
 
 
 @pytest.fixture
@@ -27,7 +32,7 @@ def pi_ctx(tmp_path: Path) -> ToolContext:
 
 
 @pytest.fixture
-def pi_fake_server():  # -> Iterator[FakeModelServer]
+def pi_fake_server() -> Iterator[FakeModelServer]:
     """A started ``FakeModelServer`` on 127.0.0.1 (see ``pi_core.testing.fake_server``); stopped afterwards."""
     from pi_core.testing.fake_server import FakeModelServer
 

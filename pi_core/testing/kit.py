@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -202,13 +202,13 @@ def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | 
 
 
 @pytest.fixture
-def pi_plugin():  # -> Callable[..., LoadedPlugins]
+def pi_plugin() -> Callable[..., LoadedPlugins]:
     """``pi_plugin(module_or_path, ...)`` -> LoadedPlugins (``.plugins``, ``.registry``, ``.tool(name)``)."""
     return load_plugin
 
 
 @pytest.fixture
-def pi_run_tool(tmp_path: Path):  # -> Callable[..., tuple[ToolResult, bool]]
+def pi_run_tool(tmp_path: Path) -> Callable[..., tuple[ToolResult, bool]]:
     """``pi_run_tool(registry, name, args)`` runs in ``tmp_path`` (pass ``cwd=`` to change it)."""
 
     def run(source: Any, name: str, args: dict[str, Any], cwd: str | Path | None = None,
@@ -219,7 +219,7 @@ def pi_run_tool(tmp_path: Path):  # -> Callable[..., tuple[ToolResult, bool]]
 
 
 @pytest.fixture
-def pi_conversation(tmp_path: Path):  # -> Callable[..., Conversation]
+def pi_conversation(tmp_path: Path) -> Callable[..., Conversation]:
     """``pi_conversation(registry, [reply(...), ...], "prompt")`` runs in ``tmp_path``."""
 
     def run(source: Any, replies: Sequence[Any], prompt: str, cwd: str | Path | None = None,
