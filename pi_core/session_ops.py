@@ -171,14 +171,14 @@ class SessionOps:
     async def new_session(self, parent_session: str | None) -> bool:
         """Start an empty session; True unless a plugin vetoed (no veto hook exists yet)."""
         await self._stop_run()
-        await self._lifecycle("shutdown", "new")
+        await self.session.shutdown("new")
         self.store.new_session(parent_session=parent_session)
         self._reset_agent([])
         model = self.session.model
         if _has_model(model):
             self.store.append_model_change(model.provider, model.id)
         self.store.append_thinking_level_change(self.agent.state.thinking_level)
-        await self._lifecycle("start", "new")
+        await self.session.start("new")
         return True
 
     async def switch_session(self, session_path: str) -> bool:
@@ -186,18 +186,18 @@ class SessionOps:
         path = Path(session_path).expanduser()
         if not path.is_absolute():
             path = Path(self.session.config.cwd) / path
-        await self._lifecycle("shutdown", "resume")
+        await self.session.shutdown("resume")
         self.store.set_session_file(path.resolve())
         self._restore_from_store()
-        await self._lifecycle("start", "resume")
+        await self.session.start("resume")
         return True
 
     async def fork(self, entry_id: str) -> tuple[str, bool]:
         await self._stop_run()
         result = self.store.fork(entry_id)  # validates first: a bad id changes nothing
-        await self._lifecycle("shutdown", "fork")
+        await self.session.shutdown("fork")
         self._restore_from_store()
-        await self._lifecycle("start", "fork")
+        await self.session.start("fork")
         return result.selected_text, False
 
     async def clone(self) -> bool:
@@ -205,9 +205,9 @@ class SessionOps:
             raise PiError("Cannot clone session: no current entry selected")
         await self._stop_run()
         self.store.clone()
-        await self._lifecycle("shutdown", "fork")
+        await self.session.shutdown("fork")
         self._restore_from_store()
-        await self._lifecycle("start", "fork")
+        await self.session.start("fork")
         return False
 
     def set_session_name(self, name: str) -> None:
@@ -230,9 +230,6 @@ class SessionOps:
         if not target.is_absolute():
             target = cwd / target
         return str(export_html(session_file, target))
-
-    async def _lifecycle(self, hook: str, reason: str) -> None:
-        await (self.session.start(reason) if hook == "start" else self.session.shutdown(reason))
 
     async def _stop_run(self) -> None:
         self.bash.flush_pending()
