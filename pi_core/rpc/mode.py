@@ -57,7 +57,7 @@ class RpcMode:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._prompt_gate = asyncio.Lock()
         self._on_accept: Callable[[], None] | None = None
-        session.set_ui(self.ui)  # plugins reach it as ctx.extras["pi"].ui
+        session.set_ui(self.ui)  # plugins reach it as ctx.pi.ui (lifecycle hooks: ctx.ui)
         self._unsubscribe = session.subscribe(self._on_session_event)
         session.shutdown_handler = self.request_shutdown
 

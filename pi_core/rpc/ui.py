@@ -23,8 +23,9 @@ THEME_ERROR = "Theme switching not supported in RPC mode"
 
 
 class RpcUI(UI):
-    """The plugin UI (``ctx.extras["pi"].ui``) in RPC mode. Dialog methods are coroutines; call them
-    from the event loop, or from a worker thread (sync tools) through ``blocking(ui.confirm(...))``."""
+    """The plugin UI (``ctx.pi.ui`` in tools, ``ctx.ui`` in lifecycle hooks) in RPC mode. Dialog methods
+    are coroutines; call them from the event loop, or from a worker thread (sync tools) through
+    ``blocking(ui.confirm(...))``."""
 
     has_ui = True
 
