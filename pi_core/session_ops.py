@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
 from pi_core.llm.thinking import clamp_thinking_level, supported_thinking_levels
 from pi_core.types import THINKING_LEVELS, AssistantMessage, Model
 from pi_core.user_bash import BashRunner
+
+if TYPE_CHECKING:
+    from pi_core.runtime import AgentSession
 
 QUEUE_MODES = ("all", "one-at-a-time")
 
@@ -27,7 +30,7 @@ def _has_model(model: Model | None) -> bool:
 class SessionOps:
     """State, model, queue-mode, bash and session-file commands over one AgentSession."""
 
-    def __init__(self, session: Any, *, emit: Callable[[AgentEvent], None] | None = None) -> None:
+    def __init__(self, session: AgentSession, *, emit: Callable[[AgentEvent], None] | None = None) -> None:
         self.session = session
         self.emit = emit or session.emit_later  # sync: the event is written before the command's answer
         self.bash = BashRunner(session)
@@ -259,7 +262,7 @@ def _queue_mode(mode: str) -> Any:
     return mode
 
 
-def _save_setting(session: Any, key: str, value: Any) -> None:
+def _save_setting(session: AgentSession, key: str, value: Any) -> None:
     if session.settings is not None:
         session.settings.set(key, value)
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.types import AssistantMessage, ToolResultMessage, UserMessage
+
+if TYPE_CHECKING:
+    from pi_core.runtime import AgentSession
 
 
 @dataclass
@@ -44,7 +47,7 @@ def session_totals(messages: list[Any]) -> Totals:
     return totals
 
 
-def session_stats(session: Any) -> dict[str, Any]:
+def session_stats(session: AgentSession) -> dict[str, Any]:
     messages = list(session.messages)
     store = session.store
     totals = session_totals(messages)
@@ -69,7 +72,7 @@ def session_stats(session: Any) -> dict[str, Any]:
     return data
 
 
-def context_usage(session: Any) -> dict[str, Any] | None:
+def context_usage(session: AgentSession) -> dict[str, Any] | None:
     """``{tokens, contextWindow, percent}``. After a compaction the last usage describes a context that
     no longer exists, so tokens/percent are None until an assistant replies after the compaction entry."""
     model = session.model

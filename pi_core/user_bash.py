@@ -10,10 +10,11 @@ from pi_core.signals import AbortSignal
 from pi_core.types import message_from_json
 
 if TYPE_CHECKING:
+    from pi_core.runtime import AgentSession
     from pi_core.shell import BashResult
 
 
-async def run_user_command(session: Any, command: str, signal: AbortSignal,
+async def run_user_command(session: AgentSession, command: str, signal: AbortSignal,
                            on_output: Callable[[str], None] | None = None) -> BashResult:
     """Run ``command`` in the session's cwd with the bash tool's shell and command prefix, off the event loop."""
     from pi_core.shell import run_command
@@ -29,7 +30,7 @@ class BashRunner:
     """Runs commands in the session cwd; results join the context now, or at the next prompt if the
     agent is streaming (a message must not land in the middle of a turn)."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: AgentSession) -> None:
         self.session = session
         self._signals: set[AbortSignal] = set()
         self._pending: list[dict[str, Any]] = []

@@ -10,7 +10,7 @@ import asyncio
 import sys
 import traceback
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
@@ -18,6 +18,9 @@ from pi_core.rpc.commands import COMMANDS, NO_DATA, RESPONDED, warn
 from pi_core.rpc.framing import JsonlSplitter
 from pi_core.rpc.ui import RpcUI
 from pi_core.sessions.jsonfmt import js_loads
+
+if TYPE_CHECKING:
+    from pi_core.runtime import AgentSession
 
 Output = Callable[[dict[str, Any]], None]
 ChunkSource = Callable[[], Coroutine[Any, Any, bytes]]
@@ -42,7 +45,7 @@ def _report_late_failure(task: asyncio.Task[None]) -> None:
 
 
 class RpcMode:
-    def __init__(self, session: Any, output: Output, *, model_registry: Any = None) -> None:
+    def __init__(self, session: AgentSession, output: Output, *, model_registry: Any = None) -> None:
         self.session = session
         self.output = output
         self.loop = asyncio.get_running_loop()
