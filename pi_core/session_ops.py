@@ -121,7 +121,7 @@ class SessionOps:
     def _scope(self) -> list[tuple[Model, str | None]]:
         registry = self.model_registry()
         scoped = self.session.scoped_models
-        entries = [(s.model, getattr(s, "thinking", None)) for s in scoped if registry.has_auth(s.model.provider)]
+        entries = [(s.model, s.thinking) for s in scoped if registry.has_auth(s.model.provider)]
         return entries or [(m, None) for m in self.available_models()]
 
     def _switch_model(self, model: Model, level: str | None) -> None:
