@@ -88,7 +88,7 @@ class InteractiveApp:
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
 
     def refresh_commands(self) -> None:
-        resources = getattr(self.startup, "resources", None) or getattr(self.session, "resources", None)
+        resources = getattr(self.startup, "resources", None) or self.session.resources
         self.commands = collect_commands(BUILTIN_COMMANDS, self.session, resources,
                                          warn=lambda text: self.notify(text, "yellow"))
 

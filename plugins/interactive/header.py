@@ -25,18 +25,15 @@ def startup_info(session: Any, startup: Any = None) -> StartupInfo:
     from pi_core import __version__
 
     info = StartupInfo(version=__version__)
-    resources = getattr(startup, "resources", None) or getattr(session, "resources", None)
+    resources = getattr(startup, "resources", None) or session.resources
     if resources is not None:
         info.context_files = [cf.path for cf in resources.context_files]
         info.skills = [s.name for s in resources.skills]
         info.templates = [t.name for t in resources.templates]
-    registry = getattr(startup, "registry", None) or getattr(session, "registry", None)
-    plugins = getattr(registry, "plugins", None)
-    if plugins is not None:
-        info.plugins = [f"{name}" + ("" if p.layer == "builtin" else f" ({p.layer})")
-                        for name, p in plugins.info.items()]
-    if registry is not None:
-        info.overrides = [f"{o.kind} {o.name}: {o.winner} overrides {o.loser}" for o in registry.overrides]
+    registry = getattr(startup, "registry", None) or session.registry
+    info.plugins = [f"{name}" + ("" if p.layer == "builtin" else f" ({p.layer})")
+                    for name, p in registry.plugins.info.items()]
+    info.overrides = [f"{o.kind} {o.name}: {o.winner} overrides {o.loser}" for o in registry.overrides]
     info.warnings = list(getattr(startup, "warnings", None) or [])
     return info
 
