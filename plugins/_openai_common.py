@@ -78,11 +78,11 @@ def _new_client(openai: Any, model: Model, options: StreamOptions, api_key: str,
 
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
-    """httpx2's default verifying context, built once per process: loading the CA bundle takes ~70 ms and
-    a client is made for every request, i.e. every turn of the agent loop."""
-    import httpx2
+    """httpx2's default verifying context, one per process, loading its CA bundle (~47 ms) only when the
+    first TLS connection is made (never for a plain-http local server)."""
+    from pi_core.tls import httpx_default_context
 
-    return httpx2.create_ssl_context()
+    return httpx_default_context()
 
 
 def error_text(err: BaseException) -> str:
