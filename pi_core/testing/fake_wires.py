@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_core.testing.fake_server import Reply
+    from pi_core.testing.fake_script import Reply
 
 WIRES = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")
 
@@ -110,7 +110,7 @@ def wire_stop_reason(wire: str, reply: Reply) -> str:
 
 
 def render_anthropic(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
-    from pi_core.testing.fake_server import RedactedThinking, Text, Thinking, ToolUse
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
 
     frames = [_event("message_start", {"type": "message_start", "message": {
         "id": reply.response_id or f"msg_fake_{n}", "type": "message", "role": "assistant", "model": model,
@@ -152,7 +152,7 @@ def render_anthropic(reply: Reply, n: int, model: str, body: dict[str, Any]) -> 
 
 
 def render_openai_completions(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
-    from pi_core.testing.fake_server import RedactedThinking, Text, Thinking, ToolUse
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
 
     base = {"id": reply.response_id or f"chatcmpl-fake-{n}", "object": "chat.completion.chunk",
             "created": int(time.time()), "model": model, "system_fingerprint": None}
@@ -195,7 +195,7 @@ def render_openai_completions(reply: Reply, n: int, model: str, body: dict[str, 
 
 
 def render_openai_responses(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
-    from pi_core.testing.fake_server import RedactedThinking, Text, Thinking, ToolUse
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
 
     seq = 0
     frames: list[bytes] = []
@@ -276,7 +276,7 @@ def render_openai_responses(reply: Reply, n: int, model: str, body: dict[str, An
 
 
 def render_google(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
-    from pi_core.testing.fake_server import RedactedThinking, Text, Thinking, ToolUse
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
 
     def chunk(parts: list[dict[str, Any]], finish: str | None = None, usage: bool = False) -> bytes:
         candidate: dict[str, Any] = {"content": {"parts": parts, "role": "model"}, "index": 0}
