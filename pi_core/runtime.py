@@ -99,6 +99,7 @@ class AgentSession(Recovery):
         self.models: Any = None  # the ModelRegistry, when built by startup
         self.resources: Any = None
         self.settings: Any = None  # pi_core.settings.Settings, when built by startup
+        self.quiet_startup = False  # interactive mode: no start-up header (quietStartup, unless --verbose)
         self.scoped_models: list[Any] = []  # --models / enabledModels, for cycling
         self.shutdown_handler: Callable[[], None] | None = None  # set by modes that can quit on request
         self.reloader: Callable[[], None] | None = None  # re-reads context files, skills, templates

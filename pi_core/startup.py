@@ -235,6 +235,7 @@ def build_session(args: Args, env: Startup) -> Any:
     session.reloader = sources.reload
     session.resources = resources
     session.settings = settings
+    session.quiet_startup = settings.quiet_startup and not args.verbose
     patterns = args.models if args.models is not None else settings.enabled_models
     if patterns:
         from pi_core.llm.model_resolution import resolve_scope

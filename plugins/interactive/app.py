@@ -47,6 +47,8 @@ class InteractiveApp:
         self.header = header
         self.console = console or Console(highlight=False)
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self._commit)
+        if session.settings is not None and session.settings.hide_thinking_block:
+            self.view.show_thinking = False  # Ctrl+T shows it again
         self.commands: dict[str, MenuCommand] = {}
         self.refresh_commands()
         self.preloader = preloader or Preloader(session)
@@ -340,8 +342,9 @@ class InteractiveApp:
     # --- running ----------------------------------------------------------------------------------
 
     async def run(self, initial_message: str | None = None, initial_images: list[Any] | None = None) -> int:
-        info = self.header or startup_info(self.session, self.startup)
-        self.console.print(render_header(info, self.session.config.cwd))
+        if not self.session.quiet_startup:
+            info = self.header or startup_info(self.session, self.startup)
+            self.console.print(render_header(info, self.session.config.cwd))
         if self.session.messages:  # --continue / --session: show the conversation so far
             self.replay()
         ext_ui.install(self)

@@ -391,3 +391,22 @@ def test_a_failing_background_load_is_reported_and_the_prompt_still_runs(tmp_pat
         assert await h.quit() == 0
 
     drive(session, pipe, body)
+
+
+def test_quiet_startup_and_hidden_thinking_settings(tmp_path: Path, pipe: Any) -> None:
+    from pi_core.settings import Settings
+
+    provider = FakeProvider(reply("visible answer", thinking="secret musing"))
+    session = make_session(provider, tmp_path)
+    session.settings = Settings.from_dict({"hideThinkingBlock": True, "quietStartup": True}, cwd=tmp_path)
+    session.quiet_startup = session.settings.quiet_startup
+
+    async def body(h: Harness) -> None:
+        h.send("think" + ENTER)
+        await h.wait_for(lambda: "visible answer" in h.screen())
+        assert await h.quit() == 0
+
+    screen = drive(session, pipe, body).screen()
+    assert "visible answer" in screen
+    assert "secret musing" not in screen
+    assert "pi vtest" not in screen and "ctrl+c clear/quit" not in screen  # no start-up header
