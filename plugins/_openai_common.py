@@ -131,23 +131,13 @@ def failure_info(err: BaseException) -> FailureInfo | None:
     """Status and retry-after of an SDK error, for the shared retry layer."""
     import openai
 
+    from pi_core.llm.retry import retry_after_from_headers
     from pi_core.llm.stream import FailureInfo
 
     if isinstance(err, openai.APIStatusError):
-        return FailureInfo(status=err.status_code, retry_after=_retry_after(err.response.headers))
+        return FailureInfo(status=err.status_code, retry_after=retry_after_from_headers(err.response.headers))
     if isinstance(err, openai.APIConnectionError) or _is_transport_error(err):
         return FailureInfo(retryable=True)
-    return None
-
-
-def _retry_after(headers: Any) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value:
-            try:
-                return float(value) * scale
-            except ValueError:
-                continue
     return None
 
 

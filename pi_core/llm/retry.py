@@ -60,6 +60,19 @@ def is_retryable_error(message: AssistantMessage) -> bool:
     return bool(RETRYABLE_ERROR_RE.search(message.error_message))
 
 
+def retry_after_from_headers(headers: Mapping[str, str] | Any) -> float | None:
+    """Seconds a server asks us to wait: ``retry-after-ms`` (OpenAI, Anthropic) before ``retry-after``."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if not value:
+            continue
+        try:
+            return float(value) * scale
+        except ValueError:
+            continue
+    return None
+
+
 def agent_retry_delay_ms(base_delay_ms: int, attempt: int) -> int:
     """Agent-layer backoff: ``base × 2^(attempt−1)`` (2, 4, 8 s with the default 2000 ms)."""
     return base_delay_ms * 2 ** (attempt - 1)

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_core.llm.env_keys import env_api_key
+from pi_core.llm.retry import retry_after_from_headers
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, FailureInfo, MessageBuilder
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model
@@ -188,7 +189,7 @@ def describe_error(exc: Exception) -> tuple[str, FailureInfo | None]:
         headers = exc.response.headers
         should_retry = headers.get("x-should-retry")
         retryable = {"true": True, "false": False}.get(should_retry or "")
-        return text, FailureInfo(status=status, retry_after=_retry_after(headers), retryable=retryable)
+        return text, FailureInfo(status=status, retry_after=retry_after_from_headers(headers), retryable=retryable)
     if isinstance(exc, anthropic.APITimeoutError):
         return "Request timed out.", FailureInfo(retryable=True)
     if isinstance(exc, anthropic.APIConnectionError):
@@ -199,15 +200,3 @@ def describe_error(exc: Exception) -> tuple[str, FailureInfo | None]:
     if isinstance(exc, httpx2.TransportError):
         return f"Connection lost: {str(exc) or type(exc).__name__}", FailureInfo(retryable=True)
     return str(exc) or type(exc).__name__, None
-
-
-def _retry_after(headers: Any) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name)
-        if value is None:
-            continue
-        try:
-            return float(value) * scale
-        except ValueError:
-            continue
-    return None

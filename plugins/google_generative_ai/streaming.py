@@ -12,6 +12,7 @@ from urllib.parse import quote
 from pi_core.errors import ProviderError
 from pi_core.lines import JsonlSplitter
 from pi_core.llm.env_keys import env_api_key
+from pi_core.llm.retry import retry_after_from_headers
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
@@ -33,11 +34,7 @@ def _status_error(status: int, body: str, headers: Any) -> ProviderError:
         text = json.dumps(json.loads(text), separators=(",", ":"))
     except ValueError:
         pass
-    retry_after = None
-    try:
-        retry_after = float(headers.get("retry-after")) if headers.get("retry-after") else None
-    except ValueError:
-        retry_after = None
+    retry_after = retry_after_from_headers(headers)
     message = f"{status} {text}" if text else f"{status} status code (no body)"
     return ProviderError(message, status=status, retry_after=retry_after, retryable=_retryable_status(status))
 

@@ -149,3 +149,12 @@ def test_agent_layer_retryable_errors(text: str, retryable: bool) -> None:
 def test_aborted_and_successful_replies_are_never_retryable() -> None:
     assert not is_retryable_error(AssistantMessage(stop_reason="aborted", error_message="timeout"))
     assert not is_retryable_error(AssistantMessage(stop_reason="stop"))
+
+
+def test_retry_after_headers_prefer_milliseconds_and_skip_garbage() -> None:
+    from pi_core.llm.retry import retry_after_from_headers
+
+    assert retry_after_from_headers({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
+    assert retry_after_from_headers({"retry-after": "2"}) == 2.0
+    assert retry_after_from_headers({"retry-after-ms": "soon", "retry-after": "3"}) == 3.0
+    assert retry_after_from_headers({}) is None
