@@ -140,3 +140,18 @@ def test_image_file_arg_is_attached(pi_anthropic: PiRunner) -> None:
     assert [b["type"] for b in blocks] == ["text", "image"]
     assert blocks[1]["source"]["media_type"] == "image/png"
     assert blocks[0]["text"].endswith("</file>\nwhat is this?")
+
+
+def test_exclude_builtin_and_system_prompt_flags(pi_anthropic: PiRunner) -> None:
+    pi = pi_anthropic
+    pi.server.add(Reply(text="a"), Reply(text="b"), Reply(text="c"))
+    assert pi.run("-p", "--exclude-tools", "bash", "x").returncode == 0
+    assert pi.sent_tools(0) == ["read", "edit", "write"]
+    assert pi.run("-p", "--no-builtin-tools", "x").returncode == 0
+    assert pi.sent_tools(1) == []
+    result = pi.run("-p", "--system-prompt", "You are a test.", "--append-system-prompt", "Extra rule.", "x")
+    assert result.returncode == 0, result.stderr
+    system = pi.server.requests[2].body["system"]
+    text = system if isinstance(system, str) else "".join(block["text"] for block in system)
+    assert text.startswith("You are a test.\n\nExtra rule.")
+    assert "Available tools:" not in text and "Current working directory:" in text
