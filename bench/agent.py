@@ -19,7 +19,7 @@ from pathlib import Path
 
 from pi_core.testing.fake_server import FakeModelServer, Reply
 
-PI = [sys.executable, "-c", "from pi_core.cli import cli; cli()"]
+PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
 RUNS = int(os.environ.get("BENCH_RUNS", "5"))
 
 

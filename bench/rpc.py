@@ -16,11 +16,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from pi_core.rpc.framing import serialize_json_line
-from pi_core.rpc_client import RpcClient
+from pi_core.modes.rpc.framing import serialize_json_line
+from pi_core.modes.rpc.client import RpcClient
 from pi_core.testing.fake_server import FakeModelServer, Reply
 
-PI = [sys.executable, "-c", "from pi_core.cli import cli; cli()"]
+PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
 API = "google-generative-ai"  # no vendor SDK import: the figures show pi, not the SDK
 ROUND_TRIPS = int(os.environ.get("BENCH_ROUND_TRIPS", "500"))
 

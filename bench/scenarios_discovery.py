@@ -1,4 +1,4 @@
-"""Micro-bench of plugin discovery: importlib.metadata's scan against ``pi_core.discovery_cache``.
+"""Micro-bench of plugin discovery: importlib.metadata's scan against ``pi_core.discovery``.
 
     python -m bench.scenarios_discovery [--runs 21] [--plugins 50]
 
@@ -25,7 +25,7 @@ from bench.scenarios_fixtures import python_plugins  # noqa: E402
 
 PRELUDE = "import time, importlib.metadata, json, hashlib, pi_core\nt = time.process_time()\n"
 SCAN = "eps = importlib.metadata.entry_points(group='pi')\n"
-CACHED = "from pi_core.discovery_cache import entry_points\neps = entry_points('pi')\n"
+CACHED = "from pi_core.discovery import entry_points\neps = entry_points('pi')\n"
 USE = "rows = [(e.name, e.value, e.dist.name, e.dist.version) for e in eps]\nprint((time.process_time() - t) * 1000)\n"
 
 

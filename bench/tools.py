@@ -44,7 +44,7 @@ def _ctx(cwd: str) -> Any:
 
 
 def _rg() -> str:
-    from pi_core.ripgrep import require_rg
+    from pi_core.toolkit.ripgrep import require_rg
 
     return require_rg()
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_core.tools import ToolResult
-from pi_core.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from pi_core.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
+from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 CHUNK_SIZE = 1 << 16
 COUNT_SCAN_LIMIT = 64 * 1024 * 1024

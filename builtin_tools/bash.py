@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_core import Tool, ToolContext, ToolResult, hookimpl
-from pi_core.procs import LocalShellOperations, ShellOperations, shell_env
-from pi_core.shell import execute_shell, shell_tool_result
+from pi_core.toolkit.procs import LocalShellOperations, ShellOperations, shell_env
+from pi_core.toolkit.shell import execute_shell, shell_tool_result
 
 DEFAULT_ACTIVE = True
 

@@ -10,12 +10,12 @@ from typing import Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.fileops import EditOperations, LocalEditOperations, error_code, node_error_message
-from pi_core.mutation_queue import file_mutation
+from pi_core.toolkit.fileops import EditOperations, LocalEditOperations, error_code, node_error_message
+from pi_core.toolkit.mutation_queue import file_mutation
 from pi_core.tools import Tool, ToolContext, ToolResult
 
-from builtin_tools._edit_diff import generate_diff
-from builtin_tools._edit_match import Edit, apply_edits, detect_line_ending, normalize_to_lf
+from pi_builtin_tools._edit_diff import generate_diff
+from pi_builtin_tools._edit_match import Edit, apply_edits, detect_line_ending, normalize_to_lf
 
 DEFAULT_ACTIVE = True
 

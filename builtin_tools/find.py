@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from builtin_tools._listing import Notice, listing_result
+from pi_builtin_tools._listing import Notice, listing_result
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.globs import compile_glob
-from pi_core.procs import js_number
-from pi_core.ripgrep import RgProcess
+from pi_core.toolkit.globs import compile_glob
+from pi_core.toolkit.procs import js_number
+from pi_core.toolkit.ripgrep import RgProcess
 
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 1000

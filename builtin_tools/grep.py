@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from builtin_tools._listing import Notice, listing_result
+from pi_builtin_tools._listing import Notice, listing_result
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.procs import js_number
-from pi_core.ripgrep import RgProcess
-from pi_core.truncate import GREP_MAX_LINE_LENGTH, truncate_line
+from pi_core.toolkit.procs import js_number
+from pi_core.toolkit.ripgrep import RgProcess
+from pi_core.toolkit.truncate import GREP_MAX_LINE_LENGTH, truncate_line
 
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 100

@@ -5,11 +5,11 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from builtin_tools._listing import Notice, listing_result
+from pi_builtin_tools._listing import Notice, listing_result
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.fileops import LOCAL, LsOperations, node_error_message
-from pi_core.procs import js_number
+from pi_core.toolkit.fileops import LOCAL, LsOperations, node_error_message
+from pi_core.toolkit.procs import js_number
 from pi_core.tools import Tool, ToolContext, ToolResult
 
 DEFAULT_ACTIVE = False

@@ -7,9 +7,9 @@ import shutil
 from dataclasses import dataclass
 from typing import Any
 
-from builtin_tools.bash import BashOptions, make_execute
+from pi_builtin_tools.bash import BashOptions, make_execute
 from pi_core import Tool, ToolError, hookimpl
-from pi_core.procs import LocalShellOperations, ShellConfig
+from pi_core.toolkit.procs import LocalShellOperations, ShellConfig
 
 DEFAULT_ACTIVE = False
 

@@ -7,14 +7,14 @@ from typing import Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.fileops import LOCAL, ReadOperations, node_error_message
-from pi_core.images import SNIFF_BYTES, detect_image_mime_type, fit_image
-from pi_core.paths import resolve_read_path
-from pi_core.procs import js_number
+from pi_core.toolkit.fileops import LOCAL, ReadOperations, node_error_message
+from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type, fit_image
+from pi_core.toolkit.paths import resolve_read_path
+from pi_core.toolkit.procs import js_number
 from pi_core.tools import Tool, ToolContext, ToolResult
-from pi_core.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
+from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
 
-from builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
+from pi_builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
 
 DEFAULT_ACTIVE = True
 

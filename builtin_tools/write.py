@@ -8,8 +8,8 @@ from typing import Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.fileops import LOCAL, WriteOperations, node_error_message
-from pi_core.mutation_queue import file_mutation
+from pi_core.toolkit.fileops import LOCAL, WriteOperations, node_error_message
+from pi_core.toolkit.mutation_queue import file_mutation
 from pi_core.tools import Tool, ToolContext
 
 DEFAULT_ACTIVE = True

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from pi_core.runtime import AgentSession
+    from pi_core.session import AgentSession
     from pi_core.types import ImageContent, Model
 
 

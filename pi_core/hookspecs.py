@@ -17,7 +17,9 @@ if TYPE_CHECKING:
     from pi_core.events import AgentEvent
     from pi_core.extension import BeforeAgentStart, ExtensionContext, InputResult, SlashCommand
     from pi_core.providers import ApiProvider
+    from pi_core.compaction.plan import CompactionPreparation, CompactionResult
     from pi_core.render import Renderer
+    from pi_core.signals import AbortSignal
     from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
     from pi_core.types import Model
 
@@ -119,3 +121,24 @@ def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
 @hookspec
 def pi_commands() -> list[SlashCommand] | None:
     """Return ``/name`` commands for the interactive editor and RPC prompts."""
+
+
+# --- compaction -----------------------------------------------------------------------------------
+
+
+@hookspec(firstresult=True)
+def pi_session_compact(
+    preparation: CompactionPreparation,
+    branch_entries: list[dict[str, Any]],
+    custom_instructions: str | None,
+    signal: AbortSignal,
+) -> CompactionResult | None:
+    """Run before pi summarises the branch for a compaction (manual, threshold or overflow).
+
+    ``preparation`` says what would be summarised (``messages_to_summarize``, ``turn_prefix_messages``,
+    ``first_kept_entry_id``, ``tokens_before``, ``previous_summary``, ``file_ops``); ``branch_entries``
+    is the branch root→leaf as session entry dicts. Return a ``CompactionResult`` to store it instead
+    of pi's summary (saved with ``fromHook: true``), or None to let pi summarise. Raise
+    ``pi_core.sessions.CompactionCancelled`` to cancel the compaction; any other exception is
+    reported and pi's own summary is used. May be ``async def``. Stops at the first non-None result.
+    """

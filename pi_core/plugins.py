@@ -21,7 +21,7 @@ from pi_core import hookspecs
 from pi_core.errors import PluginConflict
 
 if TYPE_CHECKING:
-    from pi_core.discovery_cache import CachedEntryPoint as EntryPoint
+    from pi_core.discovery import CachedEntryPoint as EntryPoint
 
 BUILTIN_DIST = "pi-harness"
 Layer = Literal["builtin", "installed", "explicit"]
@@ -66,18 +66,15 @@ class PluginSet:
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
-    from pi_core import hookspecs_sessions
-
     pm = pluggy.PluginManager("pi")
     pm.add_hookspecs(hookspecs)
-    pm.add_hookspecs(hookspecs_sessions)
     return pm
 
 
 def discover_entry_points() -> dict[str, list[EntryPoint]]:
     """Entry points of group ``pi``, grouped by name. Imports nothing; the metadata scan is cached,
     keyed on what is installed, so a start-up does not re-read every distribution's metadata."""
-    from pi_core.discovery_cache import entry_points
+    from pi_core.discovery import entry_points
 
     found: dict[str, list[EntryPoint]] = {}
     for ep in entry_points("pi"):

@@ -48,10 +48,10 @@ class Recovery:
 
     @property
     def compactor(self) -> Any:
-        """The Compactor (pi_core.sessions.auto) over this session's file, settings and summariser hook."""
+        """The Compactor (pi_core.compaction.compactor) over this session's file, settings and summariser hook."""
         if self._compactor is None:
-            from pi_core.sessions.auto import Compactor
-            from pi_core.sessions.compaction import CompactionSettings
+            from pi_core.compaction.compactor import Compactor
+            from pi_core.compaction.plan import CompactionSettings
 
             hook = self.plugins.pm.hook.pi_session_compact
             settings = (lambda: self.settings.compaction) if self.settings is not None else CompactionSettings()

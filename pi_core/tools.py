@@ -48,7 +48,7 @@ class ToolContext:
 
     def resolve(self, path: str) -> Path:
         """Resolve a model-supplied path against ``cwd`` (``~``, a leading ``@``, macOS name variants)."""
-        from pi_core.paths import resolve_to_cwd
+        from pi_core.toolkit.paths import resolve_to_cwd
 
         return Path(resolve_to_cwd(path, str(self.cwd)))
 

@@ -25,7 +25,7 @@ MISSING_KEY_TEXT = ("OpenAI API key is required. Set OPENAI_API_KEY environment 
 
 def resolve_api_key(model: Model, options: StreamOptions) -> str:
     """The explicit key, else the provider's environment key, else OPENAI_API_KEY; none is an error."""
-    from pi_core.llm.env_keys import env_api_key
+    from pi_core.models.env_keys import env_api_key
 
     key = options.api_key or env_api_key(model.provider) or os.environ.get("OPENAI_API_KEY")
     if not key:
@@ -80,7 +80,7 @@ def _new_client(openai: Any, model: Model, options: StreamOptions, api_key: str,
 def _ssl_context() -> ssl.SSLContext:
     """httpx2's default verifying context, one per process, loading its CA bundle (~47 ms) only when the
     first TLS connection is made (never for a plain-http local server)."""
-    from pi_core.tls import httpx_default_context
+    from pi_core.llm.tls import httpx_default_context
 
     return httpx_default_context()
 

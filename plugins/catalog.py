@@ -52,7 +52,7 @@ def pi_models() -> list[Model]:
     return catalog_models()
 
 
-# Not a declared hookspec (yet): pi_core.llm.models looks it up by name, so other plugins may add presets.
+# Not a declared hookspec (yet): pi_core.models.registry looks it up by name, so other plugins may add presets.
 def pi_provider_presets() -> dict[str, dict[str, Any]]:
     return provider_presets()
 

@@ -30,9 +30,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_core.errors import ProviderError
-from pi_core.llm.cost import calculate_cost, update_total_tokens
+from pi_core.models.cost import calculate_cost, update_total_tokens
 from pi_core.llm.partial_json import StreamingJsonParser
-from pi_core.redact import redact, register_secret
+from pi_core.toolkit.redact import redact, register_secret
 from pi_core.types import (
     AssistantMessage,
     AssistantMessageEvent,

@@ -15,7 +15,7 @@ from collections.abc import Container
 from datetime import datetime, timezone
 from typing import Any
 
-from pi_core.redact import redact
+from pi_core.toolkit.redact import redact
 from pi_core.sessions.jsonfmt import js_dumps
 
 CURRENT_SESSION_VERSION = 3
@@ -195,7 +195,7 @@ def session_info_entry(entry_id: str, parent_id: str | None, timestamp: str, nam
 
 
 def serialize_line(record: Entry) -> str:
-    """One JSONL line (with its LF) for a header or entry; secrets are redacted (``pi_core.redact``)."""
+    """One JSONL line (with its LF) for a header or entry; secrets are redacted (``pi_core.toolkit.redact``)."""
     return redact(js_dumps(record)) + "\n"
 
 

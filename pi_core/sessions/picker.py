@@ -21,6 +21,6 @@ def pick_session(sessions: list[SessionInfo]) -> Path | None:
         raise SessionError(NO_TERMINAL)
     if not sessions:
         return None
-    from plugins.interactive.pickers import pick_session as pick  # the UI's filterable picker
+    from pi_plugins.interactive.pickers import pick_session as pick  # the UI's filterable picker
 
     return pick(sessions)

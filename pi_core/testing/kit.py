@@ -183,7 +183,7 @@ def write_fake_models(agent_dir: str | Path, server: Any, api: str = "google-gen
 
 def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | None = None,
            env: dict[str, str] | None = None, timeout: float = 120) -> Any:
-    """Run the ``pi`` command (``pi`` = its path; default: this interpreter's pi_core.cli) and capture it.
+    """Run the ``pi`` command (``pi`` = its path; default: this interpreter's pi_core.app.cli) and capture it.
 
     Provider keys are removed from the environment; ``PI_CODING_AGENT_DIR`` is ``agent_dir``.
     """
@@ -193,7 +193,7 @@ def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | 
 
     base = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     full_env = {**base, "PI_CODING_AGENT_DIR": str(agent_dir), **(env or {})}
-    command = [str(pi)] if pi else [sys.executable, "-c", "from pi_core.cli import cli; cli()"]
+    command = [str(pi)] if pi else [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
     return subprocess.run([*command, *args], capture_output=True, text=True, cwd=cwd, env=full_env,
                           timeout=timeout, stdin=subprocess.DEVNULL)
 

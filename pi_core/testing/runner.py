@@ -18,7 +18,7 @@ from pathlib import Path
 from pi_core.testing.fake_server import FakeModelServer
 from pi_core.testing.pi_home import FAKE_MODEL, FAKE_PROVIDER, write_models
 
-CLI = [sys.executable, "-c", "from pi_core.cli import cli; cli()"]
+CLI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
 
 
 @dataclass

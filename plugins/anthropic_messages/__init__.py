@@ -22,7 +22,7 @@ class AnthropicMessages:
 
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         if self._impl is None:
-            from plugins.anthropic_messages.provider import AnthropicMessagesProvider
+            from pi_plugins.anthropic_messages.provider import AnthropicMessagesProvider
 
             self._impl = AnthropicMessagesProvider()
         return self._impl.stream(model, context, options)

@@ -16,7 +16,7 @@ class GoogleGenerativeAIProvider:
     api = "google-generative-ai"
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        from plugins.google_generative_ai.streaming import stream_google
+        from pi_plugins.google_generative_ai.streaming import stream_google
 
         async for event in stream_google(model, context, options):
             yield event

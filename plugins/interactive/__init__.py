@@ -1,7 +1,7 @@
 """Interactive mode: the terminal UI users live in (``pi`` with no ``-p`` on a terminal).
 
 Only imported when interactive mode is chosen; rich and prompt_toolkit load inside ``run_interactive``
-so that nothing else pays for them. ``plugins.interactive.renderers`` is also a plugin module (the
+so that nothing else pays for them. ``pi_plugins.interactive.renderers`` is also a plugin module (the
 built-in tool renderers, ``trylast``).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from plugins.interactive.header import StartupInfo
+from pi_plugins.interactive.header import StartupInfo
 
 __all__ = ["StartupInfo", "run_interactive", "run_interactive_sync"]
 
@@ -28,7 +28,7 @@ async def run_interactive(session: Any, *, initial_message: str | None = None,
     import sys
     import traceback
 
-    from plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.app import InteractiveApp
 
     try:
         app = InteractiveApp(session, startup=startup, header=header, console=console, input=input, output=output)

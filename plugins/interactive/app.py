@@ -24,16 +24,16 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from rich.console import Console
 
 from pi_core.errors import PiError
-from plugins.interactive import ext_ui, keys, shell
-from plugins.interactive.builtin_commands import BUILTIN_COMMANDS
-from plugins.interactive.commands import MenuCommand, collect_commands, run_command
-from plugins.interactive.editor import FileIndex, classify, make_completer
-from plugins.interactive.footer import footer_lines
-from plugins.interactive.header import StartupInfo, render_header, startup_info
-from plugins.interactive.pickers import Picker
-from plugins.interactive.preload import Preloader
-from plugins.interactive.renderers import resolve_renderers
-from plugins.interactive.view import ChatView, render_notice
+from pi_plugins.interactive import ext_ui, keys, shell
+from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
+from pi_plugins.interactive.commands import MenuCommand, collect_commands, run_command
+from pi_plugins.interactive.editor import FileIndex, classify, make_completer
+from pi_plugins.interactive.footer import footer_lines
+from pi_plugins.interactive.header import StartupInfo, render_header, startup_info
+from pi_plugins.interactive.pickers import Picker
+from pi_plugins.interactive.preload import Preloader
+from pi_plugins.interactive.renderers import resolve_renderers
+from pi_plugins.interactive.view import ChatView, render_notice
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 

@@ -7,8 +7,8 @@ import shutil
 import subprocess
 from typing import Any
 
-from plugins.interactive.commands import CommandUI, MenuCommand
-from plugins.interactive.pickers import PickItem, session_items
+from pi_plugins.interactive.commands import CommandUI, MenuCommand
+from pi_plugins.interactive.pickers import PickItem, session_items
 
 HOTKEYS: list[tuple[str, str]] = [
     ("Enter", "send (while working: queue a steering message)"),
@@ -37,7 +37,7 @@ async def cmd_model(ui: CommandUI, args: str) -> None:
     ops = ui.session.ops
     models = ops.available_models()
     if args:
-        from pi_core.llm.model_resolution import match_model
+        from pi_core.models.resolution import match_model
 
         chosen = match_model(args, models)
         if chosen is None:
@@ -55,7 +55,7 @@ async def cmd_model(ui: CommandUI, args: str) -> None:
 
 
 async def cmd_thinking(ui: CommandUI, args: str) -> None:
-    from pi_core.llm.thinking import supported_thinking_levels
+    from pi_core.models.thinking import supported_thinking_levels
 
     levels = supported_thinking_levels(ui.session.model)
     level = args or await ui.pick("Thinking level", [PickItem(lvl, lvl) for lvl in levels])
@@ -107,7 +107,7 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
 def cmd_session(ui: CommandUI, args: str) -> None:
     from rich.table import Table
 
-    from pi_core.session_stats import session_totals
+    from pi_core.control.stats import session_totals
 
     totals = session_totals(ui.session.messages)
     store = ui.session.store

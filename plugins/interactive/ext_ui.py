@@ -7,10 +7,10 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from pi_core.extension import UI
-from plugins.interactive.pickers import PickItem
+from pi_plugins.interactive.pickers import PickItem
 
 if TYPE_CHECKING:
-    from plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.app import InteractiveApp
 
 T = TypeVar("T")
 LEVEL_STYLES = {"info": "cyan", "warning": "yellow", "error": "red"}

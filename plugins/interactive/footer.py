@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pi_core.session_stats import session_totals
+from pi_core.control.stats import session_totals
 
 
 def compact_count(n: int) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plugins.interactive.footer import short_cwd
+from pi_plugins.interactive.footer import short_cwd
 
 
 @dataclass

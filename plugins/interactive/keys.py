@@ -10,10 +10,10 @@ from prompt_toolkit.input import ansi_escape_sequences
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 
-from plugins.interactive.pickers import add_picker_keys
+from pi_plugins.interactive.pickers import add_picker_keys
 
 if TYPE_CHECKING:
-    from plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.app import InteractiveApp
 
 DOUBLE_CTRL_C_SECONDS = 1.0
 DOUBLE_ESCAPE_SECONDS = 0.8
@@ -127,7 +127,7 @@ def build(ui: InteractiveApp) -> KeyBindings:
         ui.view.expanded = not ui.view.expanded
         ui.hint = "Tool output " + ("expanded" if ui.view.expanded else "collapsed")
         if ui.view.expanded and ui.view.last_tool is not None and not ui.busy:
-            from plugins.interactive.view import render_tool
+            from pi_plugins.interactive.view import render_tool
 
             block = ui.view.last_tool
             ui.show(render_tool(block, ui.view.renderer_for(block.name), True))

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from plugins.interactive.fuzzy import fuzzy_filter
+from pi_plugins.interactive.fuzzy import fuzzy_filter
 
 VISIBLE_ROWS = 10
 

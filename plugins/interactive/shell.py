@@ -33,7 +33,7 @@ class ShellJob:
         loop.call_soon_threadsafe(self.ui.invalidate)
 
     async def run(self) -> CustomMessage | None:
-        from pi_core.user_bash import run_user_command
+        from pi_core.control.user_bash import run_user_command
 
         if not self.command:
             self.ui.notify("Usage: !command (sends its output) or !!command (does not)", "yellow")

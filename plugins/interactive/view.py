@@ -14,7 +14,7 @@ from typing import Any
 
 from pi_core.events import AgentEvent
 from pi_core.render import Renderer
-from plugins.interactive.renderers import default_renderer
+from pi_plugins.interactive.renderers import default_renderer
 
 PENDING_BG, OK_BG, ERROR_BG, USER_BG = "on #23232d", "on #1f2b22", "on #33201f", "on #2b2b2b"
 
@@ -280,7 +280,7 @@ class ChatView:
         for text in self.follow_up:
             parts.append(Text(f"Follow-up: {text}", style="dim cyan"))
         if self.shell is not None:
-            from plugins.interactive.renderers import bash_result
+            from pi_plugins.interactive.renderers import bash_result
 
             command, tail = self.shell
             parts.append(Text("$ " + command, style="bold cyan"))

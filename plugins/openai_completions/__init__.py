@@ -16,7 +16,7 @@ class OpenAICompletionsProvider:
     api = "openai-completions"
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        from plugins.openai_completions.streaming import stream_completions
+        from pi_plugins.openai_completions.streaming import stream_completions
 
         async for event in stream_completions(model, context, options):
             yield event

@@ -16,7 +16,7 @@ class OpenAIResponsesProvider:
     api = "openai-responses"
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        from plugins.openai_responses.streaming import stream_responses
+        from pi_plugins.openai_responses.streaming import stream_responses
 
         async for event in stream_responses(model, context, options):
             yield event

@@ -30,13 +30,13 @@ class PiRunner:
         return env
 
     def run(self, *args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-c", "from pi_core.cli import cli; cli()",
+        command = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()",
                    "--provider", "fake", "--model", "fake-model", *args]
         return subprocess.run(command, input=stdin if stdin is not None else "", capture_output=True, text=True,
                               cwd=self.cwd, env=self.env(), timeout=timeout)
 
     def popen(self, *args: str) -> subprocess.Popen[str]:
-        command = [sys.executable, "-c", "from pi_core.cli import cli; cli()",
+        command = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()",
                    "--provider", "fake", "--model", "fake-model", *args]
         return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, cwd=self.cwd, env=self.env(), start_new_session=True)

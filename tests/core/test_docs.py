@@ -18,7 +18,8 @@ def test_every_hookspec_is_documented_with_its_signature() -> None:
         params = ", ".join(
             f"{p.name}: {p.annotation}" if p.annotation is not inspect.Parameter.empty else p.name
             for p in inspect.signature(function).parameters.values())
-        assert f"`{name}({params})" in text, f"{name}({params}) is not documented in CONTRIBUTING.md"
+        documented = f"`{name}({params})".replace("|", "\\|")  # pipes are escaped inside a Markdown table
+        assert documented in text or f"`{name}({params})" in text, f"{name}({params}) is not documented in CONTRIBUTING.md"
 
 
 def test_readme_names_two_setup_commands() -> None:

@@ -13,7 +13,7 @@ from pi_core import Tool, hookimpl
 from pi_core.extension import BeforeAgentStart, InputResult, SlashCommand
 from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
-from pi_core.runtime import AgentSession, SessionConfig
+from pi_core.session import AgentSession, SessionConfig
 from pi_core.testing.fake_provider import FakeProvider, reply
 from pi_core.types import Model
 
@@ -147,7 +147,7 @@ def test_extension_error_printed_in_print_mode(tmp_path: Path) -> None:
         home = tmp_path / "agent"
         write_models(home, server.base_url_for("openai-completions"), "openai-completions")
         result = subprocess.run(
-            [sys.executable, "-c", "from pi_core.cli import cli; cli()", "--provider", "fake", "--model",
+            [sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "--provider", "fake", "--model",
              "fake-model", "-e", "noisy.py", "--no-session", "-p", "hi"],
             capture_output=True, text=True, cwd=tmp_path, timeout=60,
             env={"PI_CODING_AGENT_DIR": str(home), "PATH": "/usr/bin:/bin"})

@@ -18,7 +18,7 @@ import pytest
 from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 
-PI = [sys.executable, "-c", "from pi_core.cli import cli; cli()"]
+PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
 
 READ_OVERRIDE = '''
 from pi_core import Tool, hookimpl
@@ -65,7 +65,7 @@ def test_builtin_plugins_each_have_an_entry_point() -> None:
 
     names = {ep.value for ep in entry_points(group="pi")}
     for module in builtin_modules:
-        assert f"builtin_tools.{module}" in names, module
+        assert f"pi_builtin_tools.{module}" in names, module
 
 
 def test_third_party_tool_overrides_builtin_and_is_reported(tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_hook_that_raises_is_recorded_against_its_plugin(pi_pm) -> None:
 
 
 def test_help_imports_no_heavy_module() -> None:
-    code = ("import sys; from pi_core.cli import main; main(['--help']); "
+    code = ("import sys; from pi_core.app.cli import main; main(['--help']); "
             "heavy = [m for m in ('anthropic', 'openai', 'rich', 'prompt_toolkit', 'pydantic', 'jsonschema') "
             "if m in sys.modules]; print('HEAVY', heavy)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

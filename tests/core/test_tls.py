@@ -6,7 +6,7 @@ import ssl
 
 import pytest
 
-from pi_core.tls import DeferredTrustContext, default_context, httpx_default_context
+from pi_core.llm.tls import DeferredTrustContext, default_context, httpx_default_context
 
 
 def _wrap(context: ssl.SSLContext) -> None:

@@ -116,7 +116,7 @@ def make_venv(path: Path) -> Path:
     base_site = sysconfig.get_paths()["purelib"]
     (site_dir / "_pi_test_base.pth").write_text(f"import site; site.addsitedir({base_site!r})\n")
     launcher = path / "bin" / "pi"  # what pip writes for pi-harness's console script
-    launcher.write_text(f"#!{path / 'bin' / 'python'}\nimport sys\nfrom pi_core.cli import cli\nsys.exit(cli())\n")
+    launcher.write_text(f"#!{path / 'bin' / 'python'}\nimport sys\nfrom pi_core.app.cli import cli\nsys.exit(cli())\n")
     launcher.chmod(0o755)
     return path
 

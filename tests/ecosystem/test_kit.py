@@ -40,7 +40,7 @@ def test_load_by_path_and_by_dotted_name(plugin_file: Path) -> None:
     loaded = load_plugin(plugin_file)
     assert list(loaded.registry.tools.items) == ["double"]
     assert loaded.plugins.info["doubler"].layer == "explicit"
-    builtin = load_plugin("builtin_tools.ls")
+    builtin = load_plugin("pi_builtin_tools.ls")
     assert list(builtin.registry.tools.items) == ["ls"]
     with pytest.raises(KeyError, match="no tool 'nope'; registered: ls"):
         builtin.tool("nope")
@@ -71,7 +71,7 @@ def test_run_tool_validates_coerces_and_reports_errors_like_the_loop(plugin_file
 
 
 def test_run_tool_accepts_a_plain_tool_list(tmp_path: Path) -> None:
-    from builtin_tools.ls import TOOL
+    from pi_builtin_tools.ls import TOOL
 
     (tmp_path / "a.txt").write_text("x")
     result, is_error = run_tool([TOOL], "ls", {}, tmp_path)

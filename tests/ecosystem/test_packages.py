@@ -1,4 +1,4 @@
-"""pi_core.packages without installing anything: requirement names, rollback, settings, messages."""
+"""pi_core.app.packages without installing anything: requirement names, rollback, settings, messages."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-import pi_core.packages as packages
-from pi_core.packages import PackageError, dist_name_of
+import pi_core.app.packages as packages
+from pi_core.app.packages import PackageError, dist_name_of
 
 
 @pytest.fixture(autouse=True)
@@ -170,7 +170,7 @@ def test_run_pip_streams_stdout_and_stderr_separately() -> None:
 
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from pi_core.cli import cli; cli()", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", *args], capture_output=True,
                           text=True, cwd=cwd, env={**os.environ, "PI_CODING_AGENT_DIR": str(cwd / "agent")})
 
 
@@ -195,7 +195,7 @@ def test_list_survives_a_plugin_conflict(monkeypatch: pytest.MonkeyPatch, tmp_pa
 
 
 def test_importing_the_cli_does_not_import_pip(tmp_path: Path) -> None:
-    code = "import sys, pi_core.cli; print(sorted(m for m in sys.modules if m == 'pip' or m.startswith('pip.')))"
+    code = "import sys, pi_core.app.cli; print(sorted(m for m in sys.modules if m == 'pip' or m.startswith('pip.')))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 

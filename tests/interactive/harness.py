@@ -17,12 +17,12 @@ from rich.console import Console
 
 from pi_core.plugins import PluginSet
 from pi_core.registry import build_registry
-from pi_core.runtime import AgentSession, SessionConfig
+from pi_core.session import AgentSession, SessionConfig
 from pi_core.testing.fake_provider import FakeProvider
 from pi_core.tools import Tool
 from pi_core.types import Model
-from plugins.interactive.app import InteractiveApp
-from plugins.interactive.header import StartupInfo
+from pi_plugins.interactive.app import InteractiveApp
+from pi_plugins.interactive.header import StartupInfo
 
 MODEL = Model(id="fake-1", name="Fake One", api="fake", provider="fake", context_window=100_000)
 MODEL_2 = Model(id="fake-2", name="Fake Two", api="fake", provider="fake", reasoning=True)

@@ -394,7 +394,7 @@ def test_a_failing_background_load_is_reported_and_the_prompt_still_runs(tmp_pat
 
 
 def test_quiet_startup_and_hidden_thinking_settings(tmp_path: Path, pipe: Any) -> None:
-    from pi_core.settings import Settings
+    from pi_core.app.settings import Settings
 
     provider = FakeProvider(reply("visible answer", thinking="secret musing"))
     session = make_session(provider, tmp_path)

@@ -9,8 +9,8 @@ from typing import Any
 from prompt_toolkit.output import DummyOutput
 
 from pi_core.sessions.store import SessionInfo
-from plugins.interactive.fuzzy import fuzzy_filter, fuzzy_score
-from plugins.interactive.pickers import PickItem, Picker, pick_session
+from pi_plugins.interactive.fuzzy import fuzzy_filter, fuzzy_score
+from pi_plugins.interactive.pickers import PickItem, Picker, pick_session
 
 
 def info(path: str, name: str | None, first: str, age_s: float) -> SessionInfo:

@@ -13,9 +13,9 @@ from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.render import Renderer
 from pi_core.tools import ToolResult
-from plugins.interactive import renderers
-from plugins.interactive.renderers import resolve_renderers
-from plugins.interactive.view import ToolBlock, render_tool
+from pi_plugins.interactive import renderers
+from pi_plugins.interactive.renderers import resolve_renderers
+from pi_plugins.interactive.view import ToolBlock, render_tool
 
 
 def draw(renderable: Any, width: int = 80) -> tuple[str, Console]:

@@ -15,8 +15,8 @@ from rich.console import Console
 
 from pi_core.registry import Override
 from pi_core.testing.fake_provider import FakeProvider
-from plugins.interactive import run_interactive
-from plugins.interactive.header import render_header, startup_info
+from pi_plugins.interactive import run_interactive
+from pi_plugins.interactive.header import render_header, startup_info
 from tests.interactive.harness import make_session
 
 
@@ -42,7 +42,7 @@ def test_header_lists_context_files_plugins_overrides_and_skills(tmp_path: Path)
 
 
 def test_importing_the_package_loads_no_ui_library() -> None:
-    code = ("import sys, plugins.interactive, plugins.interactive.renderers; "
+    code = ("import sys, pi_plugins.interactive, pi_plugins.interactive.renderers; "
             "print([m for m in ('rich', 'prompt_toolkit') if m in sys.modules])")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert done.stdout.strip() == "[]"
@@ -65,7 +65,7 @@ def test_an_error_while_running_ends_the_app_with_code_1(tmp_path: Path, pipe: A
     session = make_session(FakeProvider(), tmp_path)
 
     async def main() -> int:
-        from plugins.interactive import app as app_module
+        from pi_plugins.interactive import app as app_module
 
         task = asyncio.create_task(run_interactive(session, input=pipe, output=DummyOutput(),
                                                    console=Console(file=io.StringIO())))

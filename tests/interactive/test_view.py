@@ -10,8 +10,8 @@ from rich.console import Console
 from pi_core.events import AgentEvent
 from pi_core.tools import ToolResult
 from pi_core.types import AssistantMessage, TextContent, ThinkingContent, ToolCall, UserMessage
-from plugins.interactive.renderers import resolve_renderers
-from plugins.interactive.view import ChatView
+from pi_plugins.interactive.renderers import resolve_renderers
+from pi_plugins.interactive.view import ChatView
 
 
 def text_of(renderable: Any) -> str:
@@ -92,7 +92,7 @@ def test_errors_aborts_and_queue_are_shown() -> None:
 
 
 def test_long_streaming_reply_shows_its_tail_without_breaking_code_blocks() -> None:
-    from plugins.interactive.view import live_tail
+    from pi_plugins.interactive.view import live_tail
 
     prose = "\n\n".join(f"Paragraph {i} " + "word " * 40 for i in range(100))
     tail = live_tail(prose, 2000)

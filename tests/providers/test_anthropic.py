@@ -26,7 +26,7 @@ from pi_core.types import (
     ToolResultMessage,
     UserMessage,
 )
-from plugins.anthropic_messages import AnthropicMessages, pi_providers
+from pi_plugins.anthropic_messages import AnthropicMessages, pi_providers
 
 REFERENCE = Path("/work/shared/spec/reference")
 

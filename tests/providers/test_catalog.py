@@ -9,12 +9,12 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from pi_core.llm.env_keys import env_var_names
-from pi_core.llm.model_resolution import DEFAULT_MODEL_PER_PROVIDER
-from pi_core.llm.models import ModelRegistry
+from pi_core.models.env_keys import env_var_names
+from pi_core.models.resolution import DEFAULT_MODEL_PER_PROVIDER
+from pi_core.models.registry import ModelRegistry
 from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
-from plugins import catalog
+from pi_plugins import catalog
 
 SUPPORTED_APIS = {"anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"}
 
@@ -69,14 +69,14 @@ def test_catalog_reaches_the_registry_through_pi_models() -> None:
 
 def test_entry_points_register_the_three_providers() -> None:
     names = {ep.name: ep.value for ep in entry_points(group="pi")}
-    assert names["catalog"] == "plugins.catalog"
+    assert names["catalog"] == "pi_plugins.catalog"
     registry = build_registry(load_plugins(discover_extensions=False))
     for api in ("openai-completions", "openai-responses", "google-generative-ai"):
         assert registry.providers.items[api].api == api
 
 
 def test_plugin_modules_do_not_import_sdks_at_import_time() -> None:
-    code = ("import sys, plugins.openai_completions, plugins.openai_responses, plugins.google_generative_ai, "
-            "plugins.catalog; print(json.dumps([m for m in ('openai', 'httpx2', 'pydantic') if m in sys.modules]))")
+    code = ("import sys, pi_plugins.openai_completions, pi_plugins.openai_responses, pi_plugins.google_generative_ai, "
+            "pi_plugins.catalog; print(json.dumps([m for m in ('openai', 'httpx2', 'pydantic') if m in sys.modules]))")
     out = subprocess.run([sys.executable, "-c", "import json; " + code], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout) == []

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from pi_core.llm.cost import calculate_cost
-from pi_core.llm.thinking import (
+from pi_core.models.cost import calculate_cost
+from pi_core.models.thinking import (
     adjust_max_tokens_for_thinking,
     base_max_tokens,
     clamp_thinking_level,

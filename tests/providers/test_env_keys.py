@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_core.llm.env_keys import AUTHENTICATED, env_api_key, env_var_names
+from pi_core.models.env_keys import AUTHENTICATED, env_api_key, env_var_names
 
 
 def test_anthropic_oauth_token_wins(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,7 +24,7 @@ from pi_core.types import (
     ToolResultMessage,
     UserMessage,
 )
-from plugins.google_generative_ai import PROVIDER
+from pi_plugins.google_generative_ai import PROVIDER
 
 READ_TOOL = ToolDefinition(name="read", description="Read a file.", parameters={
     "type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}})

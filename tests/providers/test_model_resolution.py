@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pi_core.errors import PiError
-from pi_core.llm.auth import AuthStorage
-from pi_core.llm.model_resolution import (
+from pi_core.models.auth import AuthStorage
+from pi_core.models.resolution import (
     ScopedModel,
     format_model_list,
     format_token_count,
@@ -18,7 +18,7 @@ from pi_core.llm.model_resolution import (
     resolve_model,
     resolve_scope,
 )
-from pi_core.llm.models import ModelRegistry, ModelSources
+from pi_core.models.registry import ModelRegistry, ModelSources
 from pi_core.types import Model
 
 

@@ -11,11 +11,11 @@ import pytest
 
 from pi_core import config_paths
 from pi_core.errors import MissingApiKey, PiError
-from pi_core.llm.auth import AuthStorage
-from pi_core.llm.custom_models import read_models_toml, upsert_custom_model
-from pi_core.llm.models import ModelRegistry, ModelSources
+from pi_core.models.auth import AuthStorage
+from pi_core.models.custom import read_models_toml, upsert_custom_model
+from pi_core.models.registry import ModelRegistry, ModelSources
 from pi_core.types import Model
-from plugins.catalog import provider_presets
+from pi_plugins.catalog import provider_presets
 
 BUILTIN = [
     Model(id="gpt-4o", name="GPT-4o", api="openai-responses", provider="openai",

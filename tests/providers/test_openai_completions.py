@@ -26,7 +26,7 @@ from pi_core.types import (
     ToolResultMessage,
     UserMessage,
 )
-from plugins.openai_completions import PROVIDER
+from pi_plugins.openai_completions import PROVIDER
 
 REFERENCE = Path("/work/shared/spec/reference/pi-first-request.openai-completions.json")
 READ_TOOL = ToolDefinition(name="read", description="Read a file.", parameters={

@@ -24,7 +24,7 @@ from pi_core.types import (
     ToolResultMessage,
     UserMessage,
 )
-from plugins.openai_responses import PROVIDER
+from pi_plugins.openai_responses import PROVIDER
 
 READ_TOOL = ToolDefinition(name="read", description="Read a file.", parameters={
     "type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}})

@@ -18,7 +18,7 @@ from pi_core.llm.retry import (
 from pi_core.testing.fake_server import FakeModelServer, Reply
 from pi_core.testing.streams import anthropic_model, assert_protocol, collect, final, options, types, user_context
 from pi_core.types import AssistantMessage
-from plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import AnthropicMessages
 
 FAST = RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=0.02)
 

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from builtin_tools.edit import create_edit_tool
-from pi_core.fileops import LocalEditOperations
+from pi_builtin_tools.edit import create_edit_tool
+from pi_core.toolkit.fileops import LocalEditOperations
 from pi_core.types import ToolResultMessage
 
 from .harness import check_every_call_answered, run_tool_calls

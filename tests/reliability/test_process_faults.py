@@ -175,7 +175,7 @@ DISK_FULL_PI = (
     "        raise OSError(errno.ENOSPC, 'No space left on device')\n"
     "    return original(self)\n"
     "m.SessionManager._flush_pending = flush\n"
-    "from pi_core.cli import cli; cli()\n")
+    "from pi_core.app.cli import cli; cli()\n")
 
 
 def test_full_disk_for_the_session_does_not_swallow_the_answer(pi: PiRunner) -> None:

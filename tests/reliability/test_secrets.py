@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pi_core.llm.auth import AuthStorage
-from pi_core.sessions.export_html import export_html
-from pi_core.redact import REDACTED, forget_secrets, redact, redact_value, register_secret
+from pi_core.models.auth import AuthStorage
+from pi_core.export.html import export_html
+from pi_core.toolkit.redact import REDACTED, forget_secrets, redact, redact_value, register_secret
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.runner import PiRunner
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pi_core.rpc_client import RpcClosed
+from pi_core.modes.rpc.client import RpcClosed
 from pi_core.testing.fake_provider import reply
 from tests.rpc.conftest import Rig
 

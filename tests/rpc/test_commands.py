@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_core.rpc_client import RpcError
+from pi_core.modes.rpc.client import RpcError
 from pi_core.testing.fake_provider import reply
 from pi_core.types import Cost, Usage
 from tests.rpc.conftest import FAKE, FAKE_REASONING, Rig

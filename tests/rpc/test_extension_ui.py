@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_core.rpc.ui import THEME_ERROR
+from pi_core.modes.rpc.ui import THEME_ERROR
 from pi_core.testing.fake_provider import reply
 from pi_core.tools import Tool, ToolContext, ToolResult
 from tests.rpc.conftest import Rig

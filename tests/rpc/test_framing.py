@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pi_core.rpc.framing import JsonlSplitter, serialize_json_line, split_records
+from pi_core.modes.rpc.framing import JsonlSplitter, serialize_json_line, split_records
 
 
 def test_serialize_keeps_unicode_separators_raw_and_round_trips() -> None:

@@ -142,7 +142,7 @@ def test_prompt_without_model_is_rejected(rig: Rig) -> None:
 
 
 def test_abort_retry_cancels_the_backoff(rig: Rig) -> None:
-    from pi_core.settings import RetrySettings
+    from pi_core.app.settings import RetrySettings
 
     def setup(session: Any) -> None:
         session.retry_settings = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)
@@ -158,7 +158,7 @@ def test_abort_retry_cancels_the_backoff(rig: Rig) -> None:
 
 
 def test_set_auto_retry_false_stops_retrying(rig: Rig) -> None:
-    from pi_core.settings import RetrySettings
+    from pi_core.app.settings import RetrySettings
 
     def setup(session: Any) -> None:
         session.retry_settings = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_core.rpc_client import RpcClient, RpcError
+from pi_core.modes.rpc.client import RpcClient, RpcError
 from pi_core.testing.fake_server import FakeModelServer, Reply
 
 # The Google wire is served by plain httpx2: no vendor SDK to import, so each pi process starts faster.
@@ -60,7 +60,7 @@ class Env:
     def start(self, *args: str) -> RpcClient:
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
         env["PI_CODING_AGENT_DIR"] = str(self.home)
-        client = RpcClient([*args], command=[sys.executable, "-c", "from pi_core.cli import cli; cli()"],
+        client = RpcClient([*args], command=[sys.executable, "-c", "from pi_core.app.cli import cli; cli()"],
                            provider="fake", model="fake-model", cwd=self.cwd, env=env)
         self.clients.append(client.start())
         return client

@@ -11,11 +11,11 @@ import pytest
 from session_builders import FIXTURES, assistant, tool_call, tool_result, user
 
 from pi_core.sessions import SessionManager
-from pi_core.sessions.auto import OVERFLOW_GAVE_UP, CompactionCancelled, Compactor
-from pi_core.sessions.compaction import CompactionResult, CompactionSettings, find_cut_point, prepare_compaction
+from pi_core.compaction.compactor import OVERFLOW_GAVE_UP, CompactionCancelled, Compactor
+from pi_core.compaction.plan import CompactionResult, CompactionSettings, find_cut_point, prepare_compaction
 from pi_core.sessions.errors import SessionError
-from pi_core.sessions.summarize import serialize_conversation
-from pi_core.sessions.tokens import (
+from pi_core.compaction.summarize import serialize_conversation
+from pi_core.compaction.tokens import (
     calculate_context_tokens,
     estimate_context_tokens,
     estimate_tokens,
@@ -249,7 +249,7 @@ def test_throwing_hook_falls_back_and_cancel_aborts(tmp_path: Path) -> None:
 def test_pluggy_hookspec_registers_and_supplies_result(tmp_path: Path) -> None:
     import pluggy
 
-    import pi_core.hookspecs_sessions as specs
+    import pi_core.hookspecs as specs
     from pi_core.hookspecs import hookimpl
 
     pm = pluggy.PluginManager("pi")

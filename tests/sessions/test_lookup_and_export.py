@@ -11,7 +11,7 @@ import pytest
 from session_builders import FIXTURES, assistant, tool_call, tool_result, user
 
 from pi_core.sessions import SessionManager, SessionNotFound, find_session, resolve_session_dir
-from pi_core.sessions.export_html import export_html
+from pi_core.export.html import export_html
 from pi_core.sessions.store import default_session_dir
 
 

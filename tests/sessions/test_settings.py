@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_core.settings import Settings
+from pi_core.app.settings import Settings
 
 
 def write_toml(path: Path, text: str) -> None:

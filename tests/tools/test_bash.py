@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
-import builtin_tools.bash as bash_module
-from builtin_tools.bash import TOOL, BashOptions, SpawnContext, create_bash_tool
+import pi_builtin_tools.bash as bash_module
+from pi_builtin_tools.bash import TOOL, BashOptions, SpawnContext, create_bash_tool
 from pi_core.errors import ToolError
 from pi_core.plugins import load_plugins, register_module
-from pi_core.procs import ExecAborted, ExecOptions, LocalShellOperations, ShellConfig
+from pi_core.toolkit.procs import ExecAborted, ExecOptions, LocalShellOperations, ShellConfig
 from pi_core.registry import build_registry
-from pi_core.shell import BashResult, run_command
+from pi_core.toolkit.shell import BashResult, run_command
 from pi_core.tools import Tool, ToolContext, ToolResult
 
 REFERENCE = Path("/work/shared/spec/reference/pi-tools-all.json")
@@ -388,7 +388,7 @@ CHILD = textwrap.dedent("""
     import json, sys
     from pathlib import Path
     from pi_core.tools import ToolContext
-    from builtin_tools.bash import TOOL
+    from pi_builtin_tools.bash import TOOL
     result = TOOL.execute({"command": sys.argv[1]}, ToolContext(cwd=Path.cwd()))
     # VmHWM, not ru_maxrss: Linux carries the parent's (pytest's) peak across fork+exec into ru_maxrss.
     status = Path("/proc/self/status").read_text().splitlines()
@@ -417,7 +417,7 @@ def test_temp_dir_removed_on_sigterm_exit(tmp_path: Path) -> None:
         import signal, sys, time
         from pathlib import Path
         from pi_core.tools import ToolContext
-        from builtin_tools.bash import TOOL
+        from pi_builtin_tools.bash import TOOL
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # what the CLI does
         result = TOOL.execute({"command": "seq 1 100000"}, ToolContext(cwd=Path.cwd()))
         print(result.details["fullOutputPath"], flush=True)

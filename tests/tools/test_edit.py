@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from builtin_tools._edit_diff import generate_diff
-from builtin_tools._edit_match import normalize_for_fuzzy_match
-from builtin_tools.edit import PARAMETERS, TOOL, create_edit_tool, prepare_arguments
+from pi_builtin_tools._edit_diff import generate_diff
+from pi_builtin_tools._edit_match import normalize_for_fuzzy_match
+from pi_builtin_tools.edit import PARAMETERS, TOOL, create_edit_tool, prepare_arguments
 from pi_core.errors import AbortedError, ToolError, ValidationError
-from pi_core.fileops import EditOperations
+from pi_core.toolkit.fileops import EditOperations
 from pi_core.tools import ToolContext, ToolResult
 
 
@@ -455,7 +455,7 @@ def test_registry_serves_edit_with_pis_schema() -> None:
 
 @given(st.text(alphabet=st.sampled_from("ab \t\n\u00a0\u2019\u201c\u2014\uff21\u0301e\ufb01\u3000\u2028\r"), max_size=40))
 def test_whole_text_normalisation_equals_line_by_line(text: str) -> None:
-    from builtin_tools._edit_match import _normalize_line
+    from pi_builtin_tools._edit_match import _normalize_line
 
     assert normalize_for_fuzzy_match(text) == "\n".join(_normalize_line(line) for line in text.split("\n"))
 
@@ -467,7 +467,7 @@ def test_whole_text_normalisation_equals_line_by_line(text: str) -> None:
     after=st.lists(st.text(alphabet=st.sampled_from("ab \u2019\u201c\u2014\u00a0"), max_size=8), max_size=4),
 )
 def test_fuzzy_edit_changes_only_its_region(before: list[str], target: str, after: list[str]) -> None:
-    from builtin_tools._edit_match import Edit, apply_edits
+    from pi_builtin_tools._edit_match import Edit, apply_edits
 
     marker = "<<" + target + ">>"
     content = "\n".join([*before, marker, *after])

@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-import builtin_tools.find as find_module
-from builtin_tools.find import TOOL, FindOptions, create_find_tool
+import pi_builtin_tools.find as find_module
+from pi_builtin_tools.find import TOOL, FindOptions, create_find_tool
 from pi_core.errors import AbortedError, ToolError
-from pi_core.globs import compile_glob
+from pi_core.toolkit.globs import compile_glob
 from pi_core.tools import ToolContext, ToolResult
 
 REFERENCE = Path("/work/shared/spec/reference/pi-tools-all.json")

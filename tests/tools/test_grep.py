@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-import builtin_tools.grep as grep_module
-from builtin_tools.grep import TOOL, GrepOptions, create_grep_tool
+import pi_builtin_tools.grep as grep_module
+from pi_builtin_tools.grep import TOOL, GrepOptions, create_grep_tool
 from pi_core.errors import AbortedError, ToolError
-from pi_core.ripgrep import RG_MISSING, find_rg
+from pi_core.toolkit.ripgrep import RG_MISSING, find_rg
 from pi_core.tools import ToolContext, ToolResult
 
 REFERENCE = Path("/work/shared/spec/reference/pi-tools-all.json")
@@ -143,7 +143,7 @@ def test_aborted(ctx: ToolContext, tmp_path: Path) -> None:
 
 
 def test_missing_rg_is_a_clear_error(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("pi_core.ripgrep.find_rg", lambda: None)
+    monkeypatch.setattr("pi_core.toolkit.ripgrep.find_rg", lambda: None)
     with pytest.raises(ToolError) as info:
         grep(ctx, pattern="x")
     assert str(info.value) == RG_MISSING

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from builtin_tools.ls import PARAMETERS, TOOL, create_ls_tool
+from pi_builtin_tools.ls import PARAMETERS, TOOL, create_ls_tool
 from pi_core.errors import ToolError
-from pi_core.fileops import LsOperations
+from pi_core.toolkit.fileops import LsOperations
 from pi_core.tools import ToolContext, ToolResult
 
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from builtin_tools.edit import TOOL as EDIT
+from pi_builtin_tools.edit import TOOL as EDIT
 from pi_core.errors import AbortedError
-from pi_core.mutation_queue import (
+from pi_core.toolkit.mutation_queue import (
     file_mutation,
     file_mutation_async,
     mutation_key,
@@ -88,7 +88,7 @@ def test_fifo_order(tmp_path: Path) -> None:
 
 
 def _wait_queue_length(path: Path, length: int) -> None:
-    from pi_core import mutation_queue
+    from pi_core.toolkit import mutation_queue
 
     ready = threading.Event()
     while True:

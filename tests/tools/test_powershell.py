@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-import builtin_tools.bash as bash_module
-import builtin_tools.powershell as ps_module
-from builtin_tools.bash import make_execute
-from builtin_tools.powershell import TOOL, UTF8_PREFIX, powershell_options
+import pi_builtin_tools.bash as bash_module
+import pi_builtin_tools.powershell as ps_module
+from pi_builtin_tools.bash import make_execute
+from pi_builtin_tools.powershell import TOOL, UTF8_PREFIX, powershell_options
 from pi_core.errors import ToolError
 from pi_core.tools import ToolContext, ToolResult
 

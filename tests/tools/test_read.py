@@ -13,12 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import builtin_tools._text_slice as text_slice
-from builtin_tools.read import PARAMETERS, TOOL, create_read_tool
+import pi_builtin_tools._text_slice as text_slice
+from pi_builtin_tools.read import PARAMETERS, TOOL, create_read_tool
 from pi_core.errors import AbortedError, ToolError
-from pi_core.fileops import ReadOperations
+from pi_core.toolkit.fileops import ReadOperations
 from pi_core.tools import ToolContext, ToolResult
-from pi_core.truncate import truncate_head
+from pi_core.toolkit.truncate import truncate_head
 
 PNG_1X1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")
@@ -407,13 +407,13 @@ def test_registry_serves_read_with_pis_schema() -> None:
 
 
 def test_default_active_flags() -> None:
-    import builtin_tools.edit
-    import builtin_tools.ls
-    import builtin_tools.read
-    import builtin_tools.write
+    import pi_builtin_tools.edit
+    import pi_builtin_tools.ls
+    import pi_builtin_tools.read
+    import pi_builtin_tools.write
 
-    assert builtin_tools.read.DEFAULT_ACTIVE and builtin_tools.edit.DEFAULT_ACTIVE and builtin_tools.write.DEFAULT_ACTIVE
-    assert builtin_tools.ls.DEFAULT_ACTIVE is False
+    assert pi_builtin_tools.read.DEFAULT_ACTIVE and pi_builtin_tools.edit.DEFAULT_ACTIVE and pi_builtin_tools.write.DEFAULT_ACTIVE
+    assert pi_builtin_tools.ls.DEFAULT_ACTIVE is False
 
 
 def test_numeric_strings_are_coerced_through_validation(ctx: ToolContext, run_tool: Any) -> None:
@@ -448,7 +448,7 @@ def test_a_plugin_can_replace_read_with_the_same_tool_on_another_backend(tmp_pat
 
 
 def test_image_sizes_from_headers() -> None:
-    from pi_core.images import detect_image_mime_type, image_size
+    from pi_core.toolkit.images import detect_image_mime_type, image_size
 
     assert image_size(PNG_1X1) == (1, 1)
     assert image_size(b"GIF89a\x10\x00\x20\x00" + b"\x00" * 10) == (16, 32)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pi_core.truncate import (
+from pi_core.toolkit.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
     GREP_MAX_LINE_LENGTH,

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from builtin_tools.write import PARAMETERS, TOOL, create_write_tool
+from pi_builtin_tools.write import PARAMETERS, TOOL, create_write_tool
 from pi_core.errors import AbortedError, ToolError
-from pi_core.fileops import WriteOperations, atomic_write
-from pi_core.mutation_queue import file_mutation
+from pi_core.toolkit.fileops import WriteOperations, atomic_write
+from pi_core.toolkit.mutation_queue import file_mutation
 from pi_core.tools import ToolContext, ToolResult
 
 

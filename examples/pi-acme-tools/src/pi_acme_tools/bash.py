@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from builtin_tools import bash as builtin_bash
+from pi_builtin_tools import bash as builtin_bash
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
 
 from pi_acme_tools.policy import denied_command, log_access

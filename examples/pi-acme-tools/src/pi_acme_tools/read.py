@@ -10,9 +10,9 @@ import dataclasses
 import os
 from typing import Any
 
-from builtin_tools import read as builtin_read
+from pi_builtin_tools import read as builtin_read
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.paths import resolve_read_path
+from pi_core.toolkit.paths import resolve_read_path
 
 from pi_acme_tools.policy import denied_path, log_access
 

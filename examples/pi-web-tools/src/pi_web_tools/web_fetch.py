@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 120.0

@@ -1,0 +1,414 @@
+"""User settings: global ``<agentDir>/settings.toml`` merged with the project's ``.pi/settings.toml`` (config.md §2).
+
+Keys are Pi's ``settings.json`` keys (camelCase, nested tables for ``compaction``, ``retry``...) plus
+pi's own ``disabled_plugins``. Pi's ``settings.json`` is read when a scope has no TOML file yet; the
+first write then creates the TOML file from it. Project values win; tables merge one level deep;
+lists are replaced. Writes take a file lock, merge only the keys changed in this process into the
+file's current content and replace the file atomically; a scope whose file failed to parse is never
+written.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import json
+import os
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pi_core import config_paths
+
+Scope = str  # "global" | "project"
+_MISSING: Any = object()
+
+
+@dataclass
+class SettingsError:
+    scope: Scope
+    message: str
+
+    def warning(self, context: str) -> str:
+        """The startup line, e.g. ``Warning: (startup session lookup, global settings) <msg>``."""
+        return f"Warning: ({context}, {self.scope} settings) {self.message}"
+
+
+@dataclass
+class RetrySettings:
+    enabled: bool = True
+    max_retries: int = 3
+    base_delay_ms: int = 2000
+    provider_timeout_ms: int | None = None
+    provider_max_retries: int | None = None
+    provider_max_retry_delay_ms: int = 60000
+
+
+@dataclass
+class BranchSummarySettings:
+    reserve_tokens: int = 16384
+    skip_prompt: bool = False
+
+
+def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
+    """Rename keys older Pi versions wrote (config.md §2.2). Mutates and returns ``data``."""
+    if "queueMode" in data:
+        data.setdefault("steeringMode", data["queueMode"])
+        del data["queueMode"]
+    if isinstance(data.get("websockets"), bool):
+        data.setdefault("transport", "websocket" if data["websockets"] else "sse")
+        del data["websockets"]
+    skills = data.get("skills")
+    if isinstance(skills, dict):
+        if "enableSkillCommands" in skills:
+            data.setdefault("enableSkillCommands", skills["enableSkillCommands"])
+        directories = skills.get("customDirectories")
+        data["skills"] = list(directories) if isinstance(directories, list) else []
+    retry = data.get("retry")
+    if isinstance(retry, dict) and "maxDelayMs" in retry:
+        provider = retry.setdefault("provider", {})
+        if isinstance(provider, dict):
+            provider.setdefault("maxRetryDelayMs", retry["maxDelayMs"])
+        del retry["maxDelayMs"]
+    return data
+
+
+def merge_settings(global_data: dict[str, Any], project_data: dict[str, Any]) -> dict[str, Any]:
+    """Project over global: tables merge one level deep, everything else (lists too) is replaced."""
+    merged = copy.deepcopy(global_data)
+    for key, value in project_data.items():
+        if value is None:
+            continue
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = {**merged[key], **copy.deepcopy(value)}
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _read_scope_file(toml_path: Path, json_path: Path) -> dict[str, Any] | None:
+    """Content of a scope (TOML first, else Pi's JSON); None if neither exists. Raises on parse errors."""
+    if toml_path.is_file():
+        with open(toml_path, "rb") as fh:
+            return tomllib.load(fh)
+    if json_path.is_file():
+        data = json.loads(json_path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            raise ValueError(f"{json_path}: expected a JSON object")
+        return data
+    return None
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    lock_path = path.with_name(path.name + ".lock")
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+b") as fh:
+        try:
+            import fcntl
+        except ImportError:  # Windows
+            import msvcrt
+
+            fh.seek(0)
+            msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)
+            try:
+                yield
+            finally:
+                fh.seek(0)
+                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+            return
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _get_path(data: dict[str, Any], path: tuple[str, ...]) -> Any:
+    current: Any = data
+    for part in path:
+        if not isinstance(current, dict) or part not in current:
+            return _MISSING
+        current = current[part]
+    return current
+
+
+def _set_path(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    current = data
+    for part in path[:-1]:
+        child = current.get(part)
+        if not isinstance(child, dict):
+            child = current[part] = {}
+        current = child
+    if value is _MISSING:
+        current.pop(path[-1], None)
+    else:
+        current[path[-1]] = value
+
+
+class _ScopeState:
+    def __init__(self, scope: Scope, toml_path: Path, json_path: Path) -> None:
+        self.scope = scope
+        self.toml_path = toml_path
+        self.json_path = json_path
+        self.data: dict[str, Any] = {}
+        self.broken = False
+        self.modified: set[tuple[str, ...]] = set()
+
+    def load(self, errors: list[SettingsError], keep_on_error: bool) -> None:
+        try:
+            content = _read_scope_file(self.toml_path, self.json_path)
+        except (OSError, ValueError, tomllib.TOMLDecodeError) as err:
+            self.broken = True
+            errors.append(SettingsError(self.scope, str(err)))
+            if not keep_on_error:
+                self.data = {}
+            return
+        self.broken = False
+        self.data = migrate_legacy(content or {})
+
+    def write(self, errors: list[SettingsError]) -> None:
+        if self.broken or not self.modified:
+            return  # never clobber a file we could not read
+        import tomli_w
+
+        with _file_lock(self.toml_path):
+            try:
+                current = migrate_legacy(_read_scope_file(self.toml_path, self.json_path) or {})
+            except (OSError, ValueError, tomllib.TOMLDecodeError) as err:
+                errors.append(SettingsError(self.scope, f"not saved, the file does not parse: {err}"))
+                return
+            for path in sorted(self.modified):
+                value = _get_path(self.data, path)
+                _set_path(current, path, value if value is _MISSING else copy.deepcopy(value))
+            text = tomli_w.dumps(current)
+            self.toml_path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.toml_path.with_name(f".{self.toml_path.name}.{os.getpid()}.tmp")
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, self.toml_path)
+        self.data = merge_settings(current, {})
+        self.modified.clear()
+
+
+class Settings:
+    """Effective settings of one working directory. Build with ``Settings.load(cwd)``."""
+
+    def __init__(self, cwd: str | Path, agent_dir: str | Path | None = None) -> None:
+        base = Path(agent_dir) if agent_dir is not None else config_paths.agent_dir()
+        project = Path(cwd) / ".pi"
+        self._scopes = {
+            "global": _ScopeState("global", base / "settings.toml", base / "settings.json"),
+            "project": _ScopeState("project", project / "settings.toml", project / "settings.json"),
+        }
+        self._errors: list[SettingsError] = []
+        self._merged: dict[str, Any] = {}
+
+    @classmethod
+    def load(cls, cwd: str | Path, agent_dir: str | Path | None = None) -> Settings:
+        settings = cls(cwd, agent_dir)
+        for scope in settings._scopes.values():
+            scope.load(settings._errors, keep_on_error=False)
+        settings._remerge()
+        return settings
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], cwd: str | Path = ".") -> Settings:
+        """Settings from a dict (tests, SDK use). Changes stay in memory; nothing is written."""
+        settings = cls(cwd, agent_dir=Path(os.devnull))
+        settings._scopes["global"].data = migrate_legacy(copy.deepcopy(data))
+        for scope in settings._scopes.values():
+            scope.broken = True  # no file behind these values: writes stay in memory
+        settings._remerge()
+        return settings
+
+    def _remerge(self) -> None:
+        self._merged = merge_settings(self._scopes["global"].data, self._scopes["project"].data)
+
+    def reload(self) -> None:
+        """Re-read both files; a file that no longer parses keeps its previous values (error recorded)."""
+        for scope in self._scopes.values():
+            scope.load(self._errors, keep_on_error=True)
+        self._remerge()
+
+    # --- errors ------------------------------------------------------------------------------------
+
+    @property
+    def load_warnings(self) -> list[SettingsError]:
+        """Errors recorded so far (not cleared)."""
+        return list(self._errors)
+
+    def drain_errors(self) -> list[SettingsError]:
+        """Errors recorded so far, each returned once."""
+        errors, self._errors = self._errors, []
+        return errors
+
+    # --- generic access ----------------------------------------------------------------------------
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A merged value by dotted key (``"compaction.reserveTokens"``)."""
+        value = _get_path(self._merged, tuple(key.split(".")))
+        return default if value is _MISSING else copy.deepcopy(value)
+
+    def scope_data(self, scope: Scope) -> dict[str, Any]:
+        return copy.deepcopy(self._scopes[scope].data)
+
+    def as_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(self._merged)
+
+    def set(self, key: str, value: Any, scope: Scope = "global") -> None:
+        """Change a key (dotted for nested tables) and save that scope; None removes the key."""
+        state = self._scopes[scope]
+        path = tuple(key.split("."))
+        _set_path(state.data, path, _MISSING if value is None else copy.deepcopy(value))
+        state.modified.add(path)
+        self._remerge()
+        state.write(self._errors)
+        self._remerge()
+
+    def _typed(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+        value = self.get(key)
+        if isinstance(value, bool) and kind in (int, float):
+            return default
+        return value if isinstance(value, kind) else default
+
+    # --- typed accessors ---------------------------------------------------------------------------
+
+    @property
+    def default_provider(self) -> str | None:
+        return self._typed("defaultProvider", str, None)
+
+    @property
+    def default_model(self) -> str | None:
+        return self._typed("defaultModel", str, None)
+
+    @property
+    def default_thinking_level(self) -> str | None:
+        return self._typed("defaultThinkingLevel", str, None)
+
+    @property
+    def default_tools(self) -> list[str] | None:
+        value = self._typed("defaultTools", list, None)
+        return [str(v) for v in value] if value is not None else None
+
+    @property
+    def disabled_plugins(self) -> list[str]:
+        return [str(v) for v in self._typed("disabled_plugins", list, [])]
+
+    @property
+    def steering_mode(self) -> str:
+        return self._typed("steeringMode", str, "one-at-a-time")
+
+    @property
+    def follow_up_mode(self) -> str:
+        return self._typed("followUpMode", str, "one-at-a-time")
+
+    @property
+    def transport(self) -> str:
+        return self._typed("transport", str, "auto")
+
+    @property
+    def shell_path(self) -> str | None:
+        return self._typed("shellPath", str, None)
+
+    @property
+    def shell_command_prefix(self) -> str | None:
+        return self._typed("shellCommandPrefix", str, None)
+
+    @property
+    def session_dir(self) -> str | None:
+        return self._typed("sessionDir", str, None)
+
+    @property
+    def theme(self) -> str:
+        return self._typed("theme", str, "dark")
+
+    @property
+    def hide_thinking_block(self) -> bool:
+        return self._typed("hideThinkingBlock", bool, False)
+
+    @property
+    def quiet_startup(self) -> bool:
+        return self._typed("quietStartup", bool, False)
+
+    @property
+    def enabled_models(self) -> list[str] | None:
+        return self._typed("enabledModels", list, None)
+
+    @property
+    def thinking_budgets(self) -> dict[str, int] | None:
+        return self._typed("thinkingBudgets", dict, None)
+
+    @property
+    def block_images(self) -> bool:
+        return self._typed("images.blockImages", bool, False)
+
+    @property
+    def auto_resize_images(self) -> bool:
+        return self._typed("images.autoResize", bool, True)
+
+    @property
+    def enable_skill_commands(self) -> bool:
+        return self._typed("enableSkillCommands", bool, True)
+
+    @property
+    def packages(self) -> list[Any]:
+        return self._typed("packages", list, [])
+
+    def resource_paths(self, kind: str) -> list[str]:
+        """``extensions``, ``skills``, ``prompts`` or ``themes`` entries."""
+        return [str(v) for v in self._typed(kind, list, [])]
+
+    @property
+    def compaction(self) -> Any:
+        from pi_core.compaction.plan import CompactionSettings
+
+        return CompactionSettings(
+            enabled=self._typed("compaction.enabled", bool, True),
+            reserve_tokens=self._typed("compaction.reserveTokens", int, 16384),
+            keep_recent_tokens=self._typed("compaction.keepRecentTokens", int, 20000),
+        )
+
+    @property
+    def branch_summary(self) -> BranchSummarySettings:
+        return BranchSummarySettings(
+            reserve_tokens=self._typed("branchSummary.reserveTokens", int, 16384),
+            skip_prompt=self._typed("branchSummary.skipPrompt", bool, False),
+        )
+
+    @property
+    def retry(self) -> RetrySettings:
+        provider = self._typed("retry.provider", dict, {})
+
+        def provider_int(key: str, default: int | None) -> int | None:
+            value = provider.get(key)
+            return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+        return RetrySettings(
+            enabled=self._typed("retry.enabled", bool, True),
+            max_retries=self._typed("retry.maxRetries", int, 3),
+            base_delay_ms=self._typed("retry.baseDelayMs", int, 2000),
+            provider_timeout_ms=provider_int("timeoutMs", None),
+            provider_max_retries=provider_int("maxRetries", None),
+            provider_max_retry_delay_ms=provider_int("maxRetryDelayMs", 60000) or 60000,
+        )
+
+    # --- runtime writes (always the global scope, like Pi) -------------------------------------------
+
+    def set_default_model(self, provider: str, model_id: str) -> None:
+        state = self._scopes["global"]
+        for key, value in (("defaultProvider", provider), ("defaultModel", model_id)):
+            state.data[key] = value
+            state.modified.add((key,))
+        state.write(self._errors)
+        self._remerge()
+
+    def set_default_thinking_level(self, level: str) -> None:
+        self.set("defaultThinkingLevel", level)
+
+    def set_steering_mode(self, mode: str) -> None:
+        self.set("steeringMode", mode)
+
+    def set_follow_up_mode(self, mode: str) -> None:
+        self.set("followUpMode", mode)

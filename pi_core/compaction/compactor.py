@@ -1,0 +1,288 @@
+"""Running compactions: manual ``/compact``, threshold and overflow recovery, with their events (sessions.md §9.3, §9.6).
+
+``Compactor`` owns the once-per-user-message overflow guard and emits ``compaction_start`` /
+``compaction_end`` events; the runtime owns the agent, so after a compaction it replaces the agent's
+messages with ``manager.build_session_context()`` and, when told to, continues the run.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pi_core.errors import AbortedError
+from pi_core.compaction.plan import CompactionResult, CompactionSettings, prepare_compaction
+from pi_core.sessions.errors import SessionError
+from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
+from pi_core.compaction.summarize import Summarize, compact
+from pi_core.compaction.tokens import calculate_context_tokens, estimate_context_tokens, should_compact
+
+if TYPE_CHECKING:
+    from pi_core.sessions.manager import SessionManager
+    from pi_core.signals import AbortSignal
+    from pi_core.types import Model
+
+log = logging.getLogger("pi.sessions")
+
+OVERFLOW_GAVE_UP = (
+    "Context overflow recovery failed after one compact-and-retry attempt. "
+    "Try reducing context or switching to a larger-context model."
+)
+
+
+class CompactionCancelled(SessionError):
+    """Raised by a ``pi_session_compact`` hook (or an abort) to cancel a compaction."""
+
+    def __init__(self, message: str = "Compaction cancelled") -> None:
+        super().__init__(message)
+
+
+@dataclass
+class CompactionOutcome:
+    """A stored compaction: the result, the new entry, whether a hook produced it and what the runtime should do."""
+
+    result: CompactionResult
+    entry: Entry
+    from_hook: bool
+    reason: str
+    will_retry: bool = False
+
+
+Emit = Callable[[Any], Any]
+Hook = Callable[..., Any]
+
+
+def _event(kind: str, **fields: Any) -> Any:
+    from pi_core.events import AgentEvent
+
+    return AgentEvent(kind, **fields)
+
+
+class Compactor:
+    """Compacts one session. ``summarize`` is the LLM call, ``hook`` the ``pi_session_compact`` hook caller
+    (``plugins.hook.pi_session_compact``) or None, ``emit`` receives AgentEvents."""
+
+    def __init__(
+        self,
+        manager: SessionManager,
+        summarize: Summarize,
+        *,
+        settings: Callable[[], CompactionSettings] | CompactionSettings | None = None,
+        emit: Emit | None = None,
+        hook: Hook | None = None,
+        is_context_overflow: Callable[[Any, int], bool] | None = None,
+        on_hook_error: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        self.manager = manager
+        self.summarize = summarize
+        self._settings = settings or CompactionSettings()
+        self._emit = emit or (lambda event: None)
+        self._hook = hook
+        self._is_overflow = is_context_overflow
+        self._on_hook_error = on_hook_error
+        self.overflow_recovery_attempted = False
+
+    @property
+    def settings(self) -> CompactionSettings:
+        return self._settings() if callable(self._settings) else self._settings
+
+    def reset_overflow_guard(self) -> None:
+        """Call on each new user message and after a successful reply: overflow recovery may run again."""
+        self.overflow_recovery_attempted = False
+
+    # --- the compaction itself -------------------------------------------------------------------
+
+    async def _run(
+        self,
+        model: Model,
+        reason: str,
+        thinking_level: str | None,
+        custom_instructions: str | None,
+        signal: AbortSignal | None,
+    ) -> CompactionOutcome | None:
+        from pi_core.signals import AbortSignal as Signal
+
+        signal = signal or Signal()
+        path = self.manager.get_branch()
+        preparation = prepare_compaction(path, self.settings)
+        if preparation is None:
+            if reason != "manual":
+                return None
+            if path and path[-1].get("type") == "compaction":
+                raise SessionError("Already compacted")
+            raise SessionError("Nothing to compact (session too small)")
+        result = await self._from_hook(preparation, path, custom_instructions, signal)
+        from_hook = result is not None
+        if result is None:
+            result = await compact(
+                preparation, model, self.summarize, custom_instructions=custom_instructions, signal=signal,
+                thinking_level=thinking_level,
+            )
+        if signal.aborted:
+            raise CompactionCancelled()
+        self.manager.append_compaction(
+            result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_hook
+        )
+        entry = self.manager.leaf_entry() or {}
+        return CompactionOutcome(result=result, entry=entry, from_hook=from_hook, reason=reason)
+
+    async def _from_hook(
+        self, preparation: Any, path: list[Entry], custom_instructions: str | None, signal: AbortSignal
+    ) -> CompactionResult | None:
+        if self._hook is None:
+            return None
+        try:
+            result = self._hook(
+                preparation=preparation, branch_entries=path, custom_instructions=custom_instructions, signal=signal
+            )
+            if inspect.isawaitable(result):
+                result = await result
+        except CompactionCancelled:
+            raise
+        except Exception as err:  # a broken plugin must not block compaction: report it, use pi's summary
+            log.warning("Compaction hook failed: %s", err)
+            if self._on_hook_error:
+                self._on_hook_error(err)
+            return None
+        if isinstance(result, dict):
+            result = CompactionResult(
+                summary=result["summary"],
+                first_kept_entry_id=result["firstKeptEntryId"],
+                tokens_before=result["tokensBefore"],
+                details=result.get("details"),
+            )
+        return result
+
+    async def compact(
+        self,
+        model: Model | None,
+        *,
+        thinking_level: str | None = None,
+        custom_instructions: str | None = None,
+        signal: AbortSignal | None = None,
+    ) -> CompactionOutcome:
+        """Manual compaction (``/compact [text]``, RPC ``compact``). Emits events; raises on failure."""
+        self._emit(_event("compaction_start", reason="manual"))
+        try:
+            if model is None:
+                raise SessionError("No model selected")
+            outcome = await self._run(model, "manual", thinking_level, custom_instructions, signal)
+            assert outcome is not None  # manual mode raises instead of returning None
+        except (CompactionCancelled, AbortedError):
+            self._emit(_event("compaction_end", reason="manual", aborted=True, will_retry=False))
+            raise
+        except Exception as err:
+            self._emit(
+                _event("compaction_end", reason="manual", aborted=False, will_retry=False,
+                       error_message=f"Compaction failed: {err}")
+            )
+            raise
+        self._emit(_event("compaction_end", reason="manual", result=outcome.result, aborted=False, will_retry=False))
+        return outcome
+
+    async def run_auto(
+        self,
+        model: Model | None,
+        reason: str,
+        *,
+        thinking_level: str | None = None,
+        signal: AbortSignal | None = None,
+    ) -> CompactionOutcome | None:
+        """Automatic compaction for ``reason`` "threshold" or "overflow"; never raises, reports by event."""
+        will_retry = reason == "overflow"
+        self._emit(_event("compaction_start", reason=reason))
+        try:
+            outcome = await self._run(model, reason, thinking_level, None, signal) if model is not None else None
+        except (CompactionCancelled, AbortedError):
+            self._emit(_event("compaction_end", reason=reason, aborted=True, will_retry=False))
+            return None
+        except Exception as err:
+            prefix = "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
+            self._emit(
+                _event("compaction_end", reason=reason, aborted=False, will_retry=False, error_message=f"{prefix}: {err}")
+            )
+            return None
+        if outcome is None:
+            self._emit(_event("compaction_end", reason=reason, aborted=False, will_retry=False))
+            return None
+        outcome.will_retry = will_retry
+        self._emit(_event("compaction_end", reason=reason, result=outcome.result, aborted=False, will_retry=will_retry))
+        return outcome
+
+    # --- triggers --------------------------------------------------------------------------------
+
+    def _overflow(self, message: dict[str, Any], context_window: int) -> bool:
+        check = self._is_overflow
+        if check is None:
+            from pi_core.llm.overflow import is_context_overflow
+
+            from pi_core.types import message_from_json
+
+            return is_context_overflow(message_from_json(message), context_window)  # type: ignore[arg-type]
+        return check(message, context_window)
+
+    def auto_reason(
+        self,
+        assistant_message: Any,
+        model: Model | None,
+        agent_messages: list[Any],
+        *,
+        skip_aborted: bool = True,
+    ) -> str | None:
+        """Which automatic compaction the last reply calls for: "overflow", "threshold" or None.
+
+        Call after each run (``skip_aborted=True``) and before each prompt (``skip_aborted=False``).
+        A second overflow in a row emits the give-up ``compaction_end`` here and returns None.
+        """
+        settings = self.settings
+        message = message_to_dict(assistant_message)
+        if not settings.enabled or (skip_aborted and message.get("stopReason") == "aborted"):
+            return None
+        window = getattr(model, "context_window", 0) or 0
+        compaction = self.manager.latest_compaction()
+        compaction_ms = ms_from_iso(compaction.get("timestamp", "")) if compaction else None
+        if compaction_ms is not None and (message.get("timestamp") or 0) <= compaction_ms:
+            return None  # usage from before the latest compaction describes the old, larger context
+        same_model = model is not None and message.get("provider") == model.provider and message.get("model") == model.id
+        if same_model and self._overflow(message, window):
+            if self.overflow_recovery_attempted:
+                self._emit(
+                    _event("compaction_end", reason="overflow", aborted=False, will_retry=False,
+                           error_message=OVERFLOW_GAVE_UP)
+                )
+                return None
+            self.overflow_recovery_attempted = True
+            return "overflow"
+        if message.get("stopReason") == "error":
+            estimate = estimate_context_tokens(agent_messages)
+            if estimate.last_usage_index is None:
+                return None
+            usage_message = message_to_dict(agent_messages[estimate.last_usage_index])
+            if compaction_ms is not None and (usage_message.get("timestamp") or 0) <= compaction_ms:
+                return None
+            tokens = estimate.tokens
+        else:
+            tokens = calculate_context_tokens(message.get("usage") or {})
+        if should_compact(tokens, window, settings.enabled, settings.reserve_tokens):
+            return "threshold"
+        return None
+
+    async def check(
+        self,
+        assistant_message: Any,
+        model: Model | None,
+        agent_messages: list[Any],
+        *,
+        thinking_level: str | None = None,
+        skip_aborted: bool = True,
+        signal: AbortSignal | None = None,
+    ) -> CompactionOutcome | None:
+        """``auto_reason`` then ``run_auto``. On an outcome the runtime rebuilds the agent messages, drops
+        a trailing error reply and continues when ``will_retry`` (or when messages are queued)."""
+        reason = self.auto_reason(assistant_message, model, agent_messages, skip_aborted=skip_aborted)
+        if reason is None:
+            return None
+        return await self.run_auto(model, reason, thinking_level=thinking_level, signal=signal)

@@ -1,0 +1,139 @@
+"""Print mode (``-p``) and JSON mode (``--mode json``), plus signal handling shared by every mode.
+
+Text mode prints only the final answer on stdout; diagnostics go to stderr. JSON mode prints the
+session header then one event per line. Ctrl-C / SIGTERM abort the run, which kills running tool
+process groups, so nothing is left orphaned (Pi 0.73.1 leaves bash trees behind on SIGINT).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+import time
+from collections.abc import Coroutine
+from typing import Any
+
+from pi_core.events import AgentEvent
+from pi_core.session import AgentSession
+from pi_core.types import AssistantMessage, ImageContent
+
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+class Spinner:
+    """A one-line "working" indicator on stderr, only when stderr is a terminal."""
+
+    def __init__(self) -> None:
+        self.enabled = sys.stderr.isatty()
+        self._task: asyncio.Task[None] | None = None
+        self._started = 0.0
+
+    def start(self) -> None:
+        if self.enabled and self._task is None:
+            self._started = time.monotonic()
+            self._task = asyncio.get_running_loop().create_task(self._spin())
+
+    async def _spin(self) -> None:
+        frame = 0
+        while True:
+            elapsed = time.monotonic() - self._started
+            sys.stderr.write(f"\r{SPINNER[frame % len(SPINNER)]} Working... {elapsed:.1f}s")
+            sys.stderr.flush()
+            frame += 1
+            await asyncio.sleep(0.1)
+
+    def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            self._task = None
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+
+async def run_print_mode(session: AgentSession, prompts: list[str], images: list[ImageContent],
+                         *, json_mode: bool) -> int:
+    spinner = Spinner() if not json_mode else None
+    if json_mode:
+        header = session.store.header
+        sys.stdout.write(_dumps(header) + "\n")
+        sys.stdout.flush()
+
+    def on_event(event: AgentEvent) -> None:
+        if event.type == "extension_error":
+            sys.stderr.write(f"Extension error ({event.extension_path}): {event.error}\n")
+        if json_mode:
+            sys.stdout.write(_dumps(event.to_json()) + "\n")
+            sys.stdout.flush()
+        elif spinner is not None:
+            if event.type in ("agent_start", "tool_execution_end"):
+                spinner.start()
+            elif event.type in ("message_update", "tool_execution_start", "agent_end"):
+                spinner.stop()
+
+    session.subscribe(on_event)
+    await session.start("startup")
+    try:
+        for index, text in enumerate(prompts):
+            await session.prompt(text, images if index == 0 else None)
+            if session.agent.signal is None and _aborted(session):
+                break
+    finally:
+        if spinner is not None:
+            spinner.stop()
+        await session.shutdown("quit")
+    if json_mode:
+        return 0
+    last = session.messages[-1] if session.messages else None
+    if isinstance(last, AssistantMessage):
+        if last.stop_reason in ("error", "aborted"):
+            fallback = "Request aborted" if last.stop_reason == "aborted" else "Request error"
+            sys.stderr.write((last.error_message or fallback) + "\n")
+            return 1
+        for block in last.content:
+            if block.type == "text":
+                sys.stdout.write(block.text + "\n")
+    return 0
+
+
+def _aborted(session: AgentSession) -> bool:
+    last = session.last_assistant()
+    return last is not None and last.stop_reason == "aborted"
+
+
+def run_with_signals(coro: Coroutine[Any, Any, int], session: AgentSession) -> int:
+    """Run a mode's coroutine; SIGINT/SIGTERM/SIGHUP abort the run and end with 130/143/129."""
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        received: list[int] = []
+        task = asyncio.current_task()
+
+        def on_signal(signum: int) -> None:
+            if received and signum == signal.SIGINT:
+                if task is not None:
+                    task.cancel()  # second Ctrl-C: stop waiting for a clean end
+                return
+            received.append(signum)
+            session.abort_retry()  # a run waiting out a retry delay stops at once
+            session.agent.abort()
+
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            try:
+                loop.add_signal_handler(signum, on_signal, signum)
+            except (NotImplementedError, RuntimeError):
+                pass
+        try:
+            code = await coro
+        except asyncio.CancelledError:
+            code = 130
+        if received:
+            return {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}.get(received[0], 1)
+        return code
+
+    return asyncio.run(main())

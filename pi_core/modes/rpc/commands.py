@@ -1,0 +1,277 @@
+"""RPC command handlers (rpc.md §4): parameter checks, then one call into the session per command.
+
+A handler returns the response ``data`` (``NO_DATA`` to omit the key) and fails by raising; the
+mode turns the exception into ``success:false`` with the command's name and id.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pi_core.errors import PiError
+from pi_core.types import ImageContent
+
+if TYPE_CHECKING:
+    from pi_core.modes.rpc.mode import RpcMode
+
+NO_DATA: Any = object()  # a success response without a "data" key
+RESPONDED: Any = object()  # the handler already wrote its response (prompt answers on acceptance)
+STREAMING_BEHAVIORS = ("steer", "followUp")
+
+Handler = Callable[["RpcMode", dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: type | tuple[type, ...]
+    required: bool = True
+
+    def check(self, command: dict[str, Any]) -> None:
+        value = command.get(self.name)
+        if value is None:
+            if self.required:
+                raise PiError(f'Missing required field "{self.name}" ({_kind_name(self.kind)})')
+            return
+        if not isinstance(value, self.kind) or (self.kind is int and isinstance(value, bool)):
+            raise PiError(f'Field "{self.name}" must be {_kind_name(self.kind)}, got {_json_kind(value)}')
+
+
+def _kind_name(kind: type | tuple[type, ...]) -> str:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    names = {str: "a string", bool: "a boolean", list: "an array", dict: "an object", int: "a number"}
+    return " or ".join(names.get(k, k.__name__) for k in kinds)
+
+
+def _json_kind(value: Any) -> str:
+    return {str: "a string", bool: "a boolean", list: "an array", dict: "an object", int: "a number",
+            float: "a number"}.get(type(value), type(value).__name__)
+
+
+def parse_images(command: dict[str, Any]) -> list[ImageContent] | None:
+    raw = command.get("images")
+    if raw is None:
+        return None
+    images = []
+    for index, item in enumerate(raw):
+        if not isinstance(item, dict) or not isinstance(item.get("data"), str) \
+                or not isinstance(item.get("mimeType"), str):
+            raise PiError(f'images[{index}] must be {{"type":"image","data":<base64>,"mimeType":<string>}}')
+        images.append(ImageContent(data=item["data"], mime_type=item["mimeType"]))
+    return images
+
+
+# --- prompting ------------------------------------------------------------------------------------
+
+
+async def prompt(mode: RpcMode, command: dict[str, Any]) -> Any:
+    """Exactly one response: success once accepted (the run then streams events), else the error."""
+    images = parse_images(command)
+    behavior = command.get("streamingBehavior")
+    if behavior is not None and behavior not in STREAMING_BEHAVIORS:
+        raise PiError(f'Invalid streamingBehavior "{behavior}". Valid values: steer, followUp')
+    await mode.submit_prompt(command["message"], images, behavior,
+                             respond=lambda: mode.respond(command.get("id"), "prompt"))
+    return RESPONDED
+
+
+def _refuse_plugin_command(mode: RpcMode, text: str) -> None:
+    if not text.startswith("/"):
+        return
+    name = text[1:].partition(" ")[0]
+    if name in mode.session.commands:
+        raise PiError(f'Extension command "/{name}" cannot be queued. Use prompt() or execute the command '
+                      "when not streaming.")
+
+
+async def steer(mode: RpcMode, command: dict[str, Any]) -> Any:
+    _refuse_plugin_command(mode, command["message"])
+    mode.session.steer(command["message"], parse_images(command))
+    return NO_DATA
+
+
+async def follow_up(mode: RpcMode, command: dict[str, Any]) -> Any:
+    _refuse_plugin_command(mode, command["message"])
+    mode.session.follow_up(command["message"], parse_images(command))
+    return NO_DATA
+
+
+async def abort(mode: RpcMode, command: dict[str, Any]) -> Any:
+    await mode.abort_run()
+    return NO_DATA
+
+
+# --- state ----------------------------------------------------------------------------------------
+
+
+async def get_state(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return mode.ops.state()
+
+
+async def get_messages(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return {"messages": [m.to_json() if hasattr(m, "to_json") else m for m in mode.session.messages]}
+
+
+async def get_last_assistant_text(mode: RpcMode, command: dict[str, Any]) -> Any:
+    text = mode.ops.last_assistant_text()
+    return {} if text is None else {"text": text}
+
+
+async def get_session_stats(mode: RpcMode, command: dict[str, Any]) -> Any:
+    from pi_core.control.stats import session_stats
+
+    return session_stats(mode.session)
+
+
+async def get_commands(mode: RpcMode, command: dict[str, Any]) -> Any:
+    from pi_core.modes.rpc.slash_commands import slash_commands
+
+    return {"commands": slash_commands(mode.session)}
+
+
+# --- models and thinking --------------------------------------------------------------------------
+
+
+async def set_model(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return mode.ops.set_model(command["provider"], command["modelId"]).to_json()
+
+
+async def cycle_model(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return mode.ops.cycle_model()
+
+
+async def get_available_models(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return {"models": [m.to_json() for m in mode.ops.available_models()]}
+
+
+async def set_thinking_level(mode: RpcMode, command: dict[str, Any]) -> Any:
+    mode.ops.set_thinking_level(command["level"])
+    return NO_DATA
+
+
+async def cycle_thinking_level(mode: RpcMode, command: dict[str, Any]) -> Any:
+    level = mode.ops.cycle_thinking_level()
+    return None if level is None else {"level": level}
+
+
+async def set_steering_mode(mode: RpcMode, command: dict[str, Any]) -> Any:
+    mode.ops.set_steering_mode(command["mode"])
+    return NO_DATA
+
+
+async def set_follow_up_mode(mode: RpcMode, command: dict[str, Any]) -> Any:
+    mode.ops.set_follow_up_mode(command["mode"])
+    return NO_DATA
+
+
+# --- compaction and retry -------------------------------------------------------------------------
+
+
+async def compact(mode: RpcMode, command: dict[str, Any]) -> Any:
+    result = await mode.session.compact(command.get("customInstructions"))
+    return result.to_json()
+
+
+async def set_auto_compaction(mode: RpcMode, command: dict[str, Any]) -> Any:
+    mode.ops.set_auto_compaction(command["enabled"])
+    return NO_DATA
+
+
+async def set_auto_retry(mode: RpcMode, command: dict[str, Any]) -> Any:
+    mode.ops.set_auto_retry(command["enabled"])
+    return NO_DATA
+
+
+async def abort_retry(mode: RpcMode, command: dict[str, Any]) -> Any:
+    mode.ops.abort_retry()
+    return NO_DATA
+
+
+# --- bash -----------------------------------------------------------------------------------------
+
+
+async def bash(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return await mode.ops.bash.run(command["command"])
+
+
+async def abort_bash(mode: RpcMode, command: dict[str, Any]) -> Any:
+    mode.ops.bash.abort()
+    return NO_DATA
+
+
+# --- sessions -------------------------------------------------------------------------------------
+
+
+async def new_session(mode: RpcMode, command: dict[str, Any]) -> Any:
+    ok = await mode.ops.new_session(command.get("parentSession"))
+    return {"cancelled": not ok}
+
+
+async def switch_session(mode: RpcMode, command: dict[str, Any]) -> Any:
+    ok = await mode.ops.switch_session(command["sessionPath"])
+    return {"cancelled": not ok}
+
+
+async def fork(mode: RpcMode, command: dict[str, Any]) -> Any:
+    text, cancelled = await mode.ops.fork(command["entryId"])
+    return {"text": text, "cancelled": cancelled}
+
+
+async def clone(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return {"cancelled": await mode.ops.clone()}
+
+
+async def get_fork_messages(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return {"messages": mode.ops.fork_messages()}
+
+
+async def set_session_name(mode: RpcMode, command: dict[str, Any]) -> Any:
+    mode.ops.set_session_name(command["name"])
+    return NO_DATA
+
+
+async def export_html(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return {"path": mode.ops.export_html(command.get("outputPath"))}
+
+
+_MESSAGE = (Param("message", str), Param("images", list, required=False))
+
+COMMANDS: dict[str, tuple[Handler, tuple[Param, ...]]] = {
+    "prompt": (prompt, (*_MESSAGE, Param("streamingBehavior", str, required=False))),
+    "steer": (steer, _MESSAGE),
+    "follow_up": (follow_up, _MESSAGE),
+    "abort": (abort, ()),
+    "new_session": (new_session, (Param("parentSession", str, required=False),)),
+    "get_state": (get_state, ()),
+    "get_messages": (get_messages, ()),
+    "set_model": (set_model, (Param("provider", str), Param("modelId", str))),
+    "cycle_model": (cycle_model, ()),
+    "get_available_models": (get_available_models, ()),
+    "set_thinking_level": (set_thinking_level, (Param("level", str),)),
+    "cycle_thinking_level": (cycle_thinking_level, ()),
+    "set_steering_mode": (set_steering_mode, (Param("mode", str),)),
+    "set_follow_up_mode": (set_follow_up_mode, (Param("mode", str),)),
+    "compact": (compact, (Param("customInstructions", str, required=False),)),
+    "set_auto_compaction": (set_auto_compaction, (Param("enabled", bool),)),
+    "set_auto_retry": (set_auto_retry, (Param("enabled", bool),)),
+    "abort_retry": (abort_retry, ()),
+    "bash": (bash, (Param("command", str),)),
+    "abort_bash": (abort_bash, ()),
+    "get_session_stats": (get_session_stats, ()),
+    "export_html": (export_html, (Param("outputPath", str, required=False),)),
+    "switch_session": (switch_session, (Param("sessionPath", str),)),
+    "fork": (fork, (Param("entryId", str),)),
+    "clone": (clone, ()),
+    "get_fork_messages": (get_fork_messages, ()),
+    "get_last_assistant_text": (get_last_assistant_text, ()),
+    "set_session_name": (set_session_name, (Param("name", str),)),
+    "get_commands": (get_commands, ()),
+}
+
+
+def warn(text: str) -> None:
+    """Diagnostics go to stderr: stdout carries only protocol lines."""
+    print(text, file=sys.stderr, flush=True)
