@@ -94,7 +94,7 @@ def pi_cli_commands() -> list[click.Command] | None:
     """
 
 
-# --- lifecycle (config.md §9.2). ``ctx`` is a pi_core.extension.ExtensionContext. ------------------
+# --- lifecycle (docs/plugins.md#lifecycle-hooks). ``ctx`` is a pi_core.extension.ExtensionContext. ---
 
 
 @hookspec

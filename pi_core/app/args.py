@@ -1,4 +1,4 @@
-"""Pi's command-line grammar (cli.md §1.1): one left-to-right pass, exactly as Pi users type it.
+"""Pi's command-line grammar (docs/cli.md#argument-grammar): one left-to-right pass, exactly as Pi users type it.
 
 click cannot express Pi's rules (a value flag takes the next token whatever it looks like, unknown
 ``--flags`` consume a value, ``-p`` may take the next token as a message), so the top-level invocation
