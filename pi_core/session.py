@@ -468,7 +468,7 @@ class AgentSession:
 
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
                      streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None:
-        """The input pipeline (docs/loop.md, "Input"): commands, the input hook, expansion, then run or queue."""
+        """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue."""
         if expand and text.startswith("/"):
             name, _, rest = text[1:].partition(" ")
             command = self.commands.get(name)
@@ -514,7 +514,7 @@ class AgentSession:
 
     def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
                             deliver_as: str | None = None) -> None:
-        """A plugin's message (docs/extensions.md, "Messages"): queued, kept for the next prompt, or recorded."""
+        """A plugin's message (docs/plugins.md#messages-from-plugins): queued, kept for the next prompt, or recorded."""
         message = _custom({"customType": custom_type, "content": content, "display": display, "details": details})
         if deliver_as == "nextTurn":
             self._next_turn.append(message)
@@ -586,7 +586,7 @@ class AgentSession:
     async def wait_for_idle(self) -> None:
         await self.agent.wait_for_idle()
 
-    # --- runs with auto-retry and auto-compaction (docs/sessions.md, "Compaction") ----------------
+    # --- runs with auto-retry and auto-compaction (docs/sessions.md#auto-retry, docs/sessions.md#triggers)
 
     async def _run_agent(self, start: Callable[[], Awaitable[None]]) -> None:
         """Run, then retry retryable provider errors with backoff, then check for compaction."""
@@ -660,7 +660,7 @@ class AgentSession:
         self.agent.state.messages = self.store.build_session_context().typed_messages()
         return outcome.result
 
-    # --- the session file: new, switch, fork, clone (docs/sessions.md, "Branching") --------------
+    # --- the session file: new, switch, fork, clone (docs/sessions.md#session-operations) -------
 
     async def _stop_run(self) -> None:
         self.release_held_back()
