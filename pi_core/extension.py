@@ -1,98 +1,34 @@
-"""What plugins can do at run time (docs/plugins.md#the-extension-context): the context for lifecycle hooks and tools.
+"""What plugins can do at run time (docs/plugins.md#the-extension-context): the context of hooks and tools.
 
-Hooks receive an ``ExtensionContext``; tools reach it as ``ctx.pi``. It can change the active tools
-(a tool that unlocks others), send messages, append custom session entries, name the session and ask
-the user through whatever UI the mode has (interactive, RPC client, or the defaults of print mode).
+Hooks receive an ``ExtensionContext`` (tools reach it as ``ctx.pi``; slash commands and shortcuts get the
+``CommandContext`` subclass, which may also replace the session). Each plugin gets its own view
+(``for_plugin``), so what it registers through the context (event-bus handlers, UI callbacks) is reported
+under its name when it fails. Everything else is shared: the session, the mode's UI, the event bus.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
+
+from pi_core.registrations import SlashCommand  # noqa: F401 - its 0.1 home
+from pi_core.ui import UI
 
 if TYPE_CHECKING:
-    from pi_core.types import ImageContent, Model
+    from pi_core.registrations import CommandInfo
+    from pi_core.registry import PluginSet
+    from pi_core.signals import AbortSignal
+    from pi_core.types import AssistantMessage, ImageContent, Model, ScopedModel, TextContent
+
+T = TypeVar("T")
+DeliverAs = Literal["steer", "followUp", "nextTurn"]
 
 
-class ToolInfo(Protocol):
-    name: str
-    description: str
-
-    @property
-    def json_schema(self) -> dict[str, Any]: ...
-
-
-class SessionHost(Protocol):
-    """What a context needs of its session (``pi_core.session.AgentSession`` is the one pi has)."""
-
-    @property
-    def cwd(self) -> Path: ...
-    @property
-    def model(self) -> Model: ...
-    @property
-    def is_streaming(self) -> bool: ...
-    @property
-    def system_prompt(self) -> str: ...
-    @property
-    def session_name(self) -> str | None: ...
-    @property
-    def active_tool_names(self) -> list[str]: ...
-    @property
-    def available_tools(self) -> dict[str, ToolInfo]: ...
-
-    def set_active_tools(self, names: list[str]) -> None: ...
-    def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
-    def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
-    async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
-                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None: ...
-    def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
-                            deliver_as: str | None = None) -> None: ...
-    def append_entry(self, custom_type: str, data: Any = None) -> None: ...
-    def set_session_name(self, name: str) -> None: ...
-    def request_abort(self) -> None: ...
-    def has_queued_messages(self) -> bool: ...
-    def request_shutdown(self) -> None: ...
-
-
-class UI:
-    """Asking the user. The base class is the no-UI behaviour of print and JSON mode: defaults only."""
-
-    has_ui = False
-
-    async def select(self, title: str, options: list[str], *, timeout: float | None = None) -> str | None:
-        return None
-
-    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
-        return False
-
-    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None) -> str | None:
-        return None
-
-    async def editor(self, title: str, prefill: str = "") -> str | None:
-        return None
-
-    def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
-        return None
-
-    def set_status(self, key: str, text: str | None = None) -> None:
-        return None
-
-    def set_editor_text(self, text: str) -> None:
-        return None
-
-    def get_editor_text(self) -> str:
-        return ""
-
-
-@dataclass
-class SlashCommand:
-    """A ``/name`` command a plugin adds (interactive and RPC ``prompt``). ``handler(args, ctx)``."""
-
-    name: str
-    description: str
-    handler: Any  # Callable[[str, ExtensionContext], Awaitable[None] | None]
+# --- what hooks return ---------------------------------------------------------------------------------
 
 
 @dataclass
@@ -113,67 +49,389 @@ class BeforeAgentStart:
 
 
 @dataclass
+class Cancel:
+    """Returned by a ``pi_session_before_*`` hook to veto the operation."""
+
+    reason: str | None = None
+
+
+@dataclass
+class UserBash:
+    """Returned by ``pi_user_bash``: run the command through ``operations`` (a
+    ``pi_core.toolkit.procs.ShellOperations``), or ``result`` (a ``pi_core.toolkit.shell.BashResult``) when
+    the plugin already ran it. Exactly one of the two."""
+
+    operations: Any = None
+    result: Any = None
+
+    def __post_init__(self) -> None:
+        if (self.operations is None) == (self.result is None):
+            raise ValueError("Invalid user_bash handler result: return None for local execution or exactly one "
+                             "valid UserBash(operations=...) or UserBash(result=...)")
+
+
+@dataclass
+class ResourcePaths:
+    """Returned by ``pi_resources_discover``: more skill, prompt-template and theme files or directories."""
+
+    skill_paths: list[str | Path] = field(default_factory=list)
+    prompt_paths: list[str | Path] = field(default_factory=list)
+    theme_paths: list[str | Path] = field(default_factory=list)
+
+
+@dataclass
+class TreePreparation:
+    """What ``pi_session_before_tree`` sees: where the leaf goes and what a branch summary would cover."""
+
+    target_id: str | None
+    old_leaf_id: str | None
+    common_ancestor_id: str | None
+    entries_to_summarize: list[dict[str, Any]]
+    user_wants_summary: bool
+    custom_instructions: str | None = None
+    replace_instructions: bool = False
+    label: str | None = None
+
+
+@dataclass
+class TreeDecision:
+    """Returned by ``pi_session_before_tree``: veto, supply the summary text, or change how pi summarises."""
+
+    cancel: bool = False
+    summary: str | None = None
+    details: Any = None
+    custom_instructions: str | None = None
+    replace_instructions: bool | None = None
+    label: str | None = None
+
+
+@dataclass
+class SystemPromptOptions:
+    """The inputs of the system prompt (``pi_before_agent_start``'s ``options``, ``ctx.get_system_prompt_options``).
+
+    Editing ``sections`` (name -> text, rendered as ``<name>text</name>`` after pi's prompt),
+    ``selected_tools`` or ``append_system_prompt`` in the hook rebuilds the prompt for that run.
+    """
+
+    custom_prompt: str | None = None
+    selected_tools: list[str] = field(default_factory=list)
+    tool_snippets: dict[str, str] = field(default_factory=dict)
+    prompt_guidelines: list[str] = field(default_factory=list)
+    sections: dict[str, str] = field(default_factory=dict)
+    append_system_prompt: list[str] = field(default_factory=list)
+    cwd: str = ""
+    context_files: list[str] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ExecResult:
+    """What ``ctx.exec`` returns: output, exit code (128 + signal when killed), and why it stopped early."""
+
+    stdout: str
+    stderr: str
+    code: int
+    killed: bool = False
+    truncated: bool = False
+
+
+@dataclass
+class ContextUsage:
+    tokens: int | None
+    context_window: int
+    percent: float | None
+
+
+@dataclass
+class SessionChange:
+    """What ``new_session`` / ``fork`` / ``switch_session`` report: vetoed by a plugin, or done."""
+
+    cancelled: bool
+    selected_text: str | None = None
+
+
+# --- the event bus -------------------------------------------------------------------------------------
+
+
+class EventBus:
+    """Channels between plugins (``ctx.events``): ``emit`` never waits; async handlers are scheduled.
+
+    A raising handler is reported as an extension error of its plugin, hook ``events:<channel>``.
+    """
+
+    def __init__(self, plugins: PluginSet | None = None) -> None:
+        self._handlers: dict[str, list[tuple[str, Callable[[Any], Any]]]] = {}
+        self._plugins = plugins
+
+    def on(self, channel: str, handler: Callable[[Any], Any], plugin: str = "") -> Callable[[], None]:
+        entry = (plugin, handler)
+        self._handlers.setdefault(channel, []).append(entry)
+
+        def unsubscribe() -> None:
+            handlers = self._handlers.get(channel, [])
+            if entry in handlers:
+                handlers.remove(entry)
+
+        return unsubscribe
+
+    def emit(self, channel: str, data: Any = None) -> None:
+        for plugin, handler in list(self._handlers.get(channel, [])):
+            try:
+                outcome = handler(data)
+                if inspect.isawaitable(outcome):
+                    asyncio.ensure_future(outcome).add_done_callback(self._watch(plugin, channel))
+            except Exception as err:  # noqa: BLE001 - one plugin's handler must not break the emitter
+                self._failed(plugin, channel, err)
+
+    def _watch(self, plugin: str, channel: str) -> Callable[[asyncio.Future[Any]], None]:
+        def done(task: asyncio.Future[Any]) -> None:
+            error = None if task.cancelled() else task.exception()
+            if error is not None:
+                self._failed(plugin, channel, error)
+
+        return done
+
+    def drop_plugin(self, plugin: str) -> None:
+        for handlers in self._handlers.values():
+            handlers[:] = [h for h in handlers if h[0] != plugin]
+
+    def _failed(self, plugin: str, channel: str, err: BaseException) -> None:
+        if self._plugins is None:
+            raise err
+        from pi_core.registry import ExtensionError
+
+        self._plugins.report(ExtensionError(plugin, self._plugins.source_of(plugin), f"events:{channel}", err))
+
+
+@dataclass
+class PluginEvents:
+    """The bus as one plugin sees it: subscriptions are made in its name."""
+
+    bus: EventBus
+    plugin: str
+
+    def on(self, channel: str, handler: Callable[[Any], Any]) -> Callable[[], None]:
+        return self.bus.on(channel, handler, self.plugin)
+
+    def emit(self, channel: str, data: Any = None) -> None:
+        self.bus.emit(channel, data)
+
+
+# --- what the context needs of its session ---------------------------------------------------------------
+
+
+class ToolInfo(Protocol):
+    """A registered tool as ``ctx.get_all_tools()`` lists it (a ``pi_core.tools.Tool``)."""
+
+    name: str
+    description: str
+    prompt_guidelines: list[str]
+
+    @property
+    def json_schema(self) -> dict[str, Any]: ...
+
+
+class SessionView(Protocol):
+    """``ctx.session_manager``: the session file, read-only (``pi_core.sessions.SessionManager`` is one)."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def session_file(self) -> Path | None: ...
+    @property
+    def session_name(self) -> str | None: ...
+    @property
+    def leaf_id(self) -> str | None: ...
+    @property
+    def header(self) -> dict[str, Any]: ...
+
+    def get_entries(self) -> list[dict[str, Any]]: ...
+    def get_entry(self, entry_id: str) -> dict[str, Any] | None: ...
+    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]: ...
+    def get_label(self, entry_id: str) -> str | None: ...
+    def leaf_entry(self) -> dict[str, Any] | None: ...
+
+
+class ModelAccess(Protocol):
+    """``ctx.model_registry``: the configured models and one-off model calls with their credentials."""
+
+    def find(self, provider: str, model_id: str) -> Model | None: ...
+    def available_models(self) -> list[Model]: ...
+    def has_auth(self, model: Model | str) -> bool: ...
+    async def complete(self, model: Model, messages: list[Any], *, system_prompt: str | None = None,
+                       reasoning: str | None = None, max_tokens: int | None = None,
+                       signal: AbortSignal | None = None) -> AssistantMessage: ...
+
+
+class SessionHost(Protocol):
+    """What a context needs of its session (``pi_core.session.AgentSession`` is the one pi has)."""
+
+    plugins: PluginSet
+    commands: dict[str, SlashCommand]
+
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def model(self) -> Model: ...
+    @property
+    def thinking_level(self) -> str: ...
+    @property
+    def scoped_models(self) -> list[ScopedModel]: ...
+    @property
+    def signal(self) -> AbortSignal | None: ...
+    @property
+    def is_streaming(self) -> bool: ...
+    @property
+    def is_idle(self) -> bool: ...
+    @property
+    def system_prompt(self) -> str: ...
+    @property
+    def session_name(self) -> str | None: ...
+    @property
+    def active_tool_names(self) -> list[str]: ...
+    @property
+    def available_tools(self) -> Mapping[str, ToolInfo]: ...
+    @property
+    def store(self) -> Any: ...
+    @property
+    def model_access(self) -> ModelAccess: ...
+    @property
+    def flag_values(self) -> dict[str, Any]: ...
+
+    def set_active_tools(self, names: list[str]) -> None: ...
+    async def refresh_tools(self) -> list[str]: ...
+    def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
+    def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
+    async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
+                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None: ...
+    def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
+                            deliver_as: str | None = None, trigger_turn: bool = False) -> None: ...
+    def append_entry(self, custom_type: str, data: Any = None) -> str: ...
+    def set_session_name(self, name: str) -> None: ...
+    def set_label(self, entry_id: str, label: str | None) -> None: ...
+    async def select_model(self, model: Model, *, source: str = "set") -> bool: ...
+    def set_thinking_level(self, level: str) -> None: ...
+    def request_abort(self) -> None: ...
+    def has_queued_messages(self) -> bool: ...
+    def request_shutdown(self) -> None: ...
+    def context_usage(self) -> ContextUsage | None: ...
+    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], Any] | None,
+                      on_error: Callable[[BaseException], Any] | None) -> asyncio.Task[Any]: ...
+    def command_infos(self) -> list[CommandInfo]: ...
+    def settings_copy(self) -> dict[str, Any]: ...
+    async def exec(self, command: str, args: list[str], *, cwd: Path | None, timeout: float | None,
+                   signal: AbortSignal | None) -> ExecResult: ...
+    async def wait_for_idle(self) -> None: ...
+    async def new_session(self, parent_session: str | None = None, *,
+                          setup: Callable[[Any], Any] | None = None) -> bool: ...
+    async def switch_session(self, session_path: str) -> bool: ...
+    async def fork(self, entry_id: str) -> tuple[str, bool]: ...
+    async def clone(self) -> bool: ...
+    async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,
+                            custom_instructions: str | None = None, replace_instructions: bool = False,
+                            label: str | None = None) -> bool: ...
+    async def reload(self) -> None: ...
+    def system_prompt_options(self) -> SystemPromptOptions: ...
+
+
+@dataclass
+class _Shared:
+    host: SessionHost
+    ui: UI
+    mode: str
+    bus: EventBus
+    loop: asyncio.AbstractEventLoop | None = None
+    views: dict[tuple[type, str], ExtensionContext] = field(default_factory=dict)
+
+
 class ExtensionContext:
-    session: SessionHost
-    ui: UI = field(default_factory=UI)
+    """The session as a plugin sees it. ``plugin`` is the name of the plugin this view belongs to."""
+
+    def __init__(self, session: SessionHost, ui: UI | None = None, *, mode: str = "text",
+                 bus: EventBus | None = None, plugin: str = "", _shared: _Shared | None = None) -> None:
+        self._shared = _shared or _Shared(session, ui or UI(), mode, bus or EventBus(getattr(session, "plugins", None)))
+        self.plugin = plugin
+
+    def for_plugin(self, plugin: str) -> ExtensionContext:
+        """This context as ``plugin``'s own (cached, so it costs nothing per hook call)."""
+        key = (type(self), plugin)
+        view = self._shared.views.get(key)
+        if view is None:
+            view = self._shared.views[key] = type(self)(self.session, plugin=plugin, _shared=self._shared)
+        return view
+
+    def as_command_context(self) -> CommandContext:
+        return CommandContext(self.session, plugin=self.plugin, _shared=self._shared)
+
+    # --- what the mode installs -------------------------------------------------------------------------
+
+    @property
+    def session(self) -> SessionHost:
+        return self._shared.host
+
+    @property
+    def ui(self) -> UI:
+        return self._shared.ui
+
+    @ui.setter
+    def ui(self, ui: UI) -> None:
+        self._shared.ui = ui
+
+    @property
+    def mode(self) -> str:
+        """pi's mode name: "interactive", "text" (``-p``), "json" or "rpc" (Pi says "tui" and "print")."""
+        return self._shared.mode
+
+    def bind(self, ui: UI, mode: str) -> None:
+        self._shared.ui, self._shared.mode = ui, mode
+        try:
+            self._shared.loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._shared.loop = None
+
+    @property
+    def has_ui(self) -> bool:
+        """True when someone can answer a dialog (interactive, RPC); False in print and JSON mode."""
+        return self.ui.has_ui
+
+    @property
+    def events(self) -> PluginEvents:
+        return PluginEvents(self._shared.bus, self.plugin)
+
+    # --- the session ------------------------------------------------------------------------------------
 
     @property
     def cwd(self) -> Path:
         return self.session.cwd
 
     @property
-    def has_ui(self) -> bool:
-        return self.ui.has_ui
-
-    @property
     def model(self) -> Model:
         return self.session.model
 
-    # --- tools ------------------------------------------------------------------------------------
+    @property
+    def thinking_level(self) -> str:
+        return self.session.thinking_level
 
-    def get_active_tools(self) -> list[str]:
-        return self.session.active_tool_names
+    @property
+    def scoped_models(self) -> list[ScopedModel]:
+        return self.session.scoped_models
 
-    def get_all_tools(self) -> list[dict[str, Any]]:
-        return [{"name": t.name, "description": t.description, "parameters": t.json_schema}
-                for t in self.session.available_tools.values()]
+    @property
+    def signal(self) -> AbortSignal | None:
+        """The running agent's abort signal (None when idle): pass it to long work started from a hook."""
+        return self.session.signal
 
-    def set_active_tools(self, names: list[str]) -> None:
-        """Activate exactly these tools (unknown names are ignored); effective from the next turn."""
-        known = [n for n in names if n in self.session.available_tools]
-        self.session.set_active_tools(known)
+    @property
+    def session_manager(self) -> SessionView:
+        return self.session.store  # type: ignore[no-any-return]
 
-    # --- messages and entries ---------------------------------------------------------------------
-
-    def send_user_message(self, text: str, images: list[ImageContent] | None = None, *,
-                          deliver_as: Literal["steer", "followUp"] | None = None) -> None:
-        """Queue (while streaming) or start a prompt, without command/skill/template processing."""
-        if self.session.is_streaming:
-            if deliver_as is None:
-                raise RuntimeError("The agent is streaming: pass deliver_as='steer' or 'followUp'")
-            queue = self.session.steer if deliver_as == "steer" else self.session.follow_up
-            queue(text, images, expanded=True)
-            return
-        asyncio.get_running_loop().create_task(self.session.prompt(text, images, expand=False))
-
-    def send_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
-                     deliver_as: Literal["steer", "followUp", "nextTurn"] | None = None) -> None:
-        self.session.send_custom_message(custom_type, content, display=display, details=details,
-                                         deliver_as=deliver_as)
-
-    def append_entry(self, custom_type: str, data: Any = None) -> None:
-        self.session.append_entry(custom_type, data)
-
-    def set_session_name(self, name: str) -> None:
-        self.session.set_session_name(name)
-
-    def get_session_name(self) -> str | None:
-        return self.session.session_name
-
-    # --- run control ------------------------------------------------------------------------------
+    @property
+    def model_registry(self) -> ModelAccess:
+        return self.session.model_access
 
     def is_idle(self) -> bool:
-        return not self.session.is_streaming
+        """False while a run streams, retries, compacts or has queued continuations."""
+        return self.session.is_idle
 
     def abort(self) -> None:
         self.session.request_abort()
@@ -182,8 +440,190 @@ class ExtensionContext:
         return self.session.has_queued_messages()
 
     def shutdown(self) -> None:
-        """Ask the mode to quit: interactive when idle, RPC after the next response, print: nothing."""
+        """Ask the mode to quit: interactive once idle, RPC after the current command, print mode: nothing."""
         self.session.request_shutdown()
+
+    def is_project_trusted(self) -> bool:
+        """Whether the user trusts this project's own configuration (project trust: issue 17; False until then)."""
+        return bool(getattr(self.session, "project_trusted", False))
 
     def get_system_prompt(self) -> str:
         return self.session.system_prompt
+
+    def get_context_usage(self) -> ContextUsage | None:
+        return self.session.context_usage()
+
+    def compact(self, custom_instructions: str | None = None, *, on_complete: Callable[[Any], Any] | None = None,
+                on_error: Callable[[BaseException], Any] | None = None) -> asyncio.Task[Any]:
+        """Start a compaction and return at once; ``on_complete(result)`` / ``on_error(error)`` follow."""
+        return self.session.compact_later(custom_instructions, on_complete, on_error)
+
+    def get_settings(self) -> dict[str, Any]:
+        """A copy of the merged settings (global + project)."""
+        return self.session.settings_copy()
+
+    def get_flag(self, name: str) -> bool | str | None:
+        """The value of a plugin flag (``pi_flags``): as given on the command line, else its default."""
+        values = self.session.flag_values
+        if name not in values:
+            raise KeyError(f'Unknown flag "{name}": no plugin registered it (pi_flags)')
+        return values[name]  # type: ignore[no-any-return]
+
+    def get_commands(self) -> list[CommandInfo]:
+        """Every slash command: plugins' (in layer order), then prompt templates, then skills."""
+        return self.session.command_infos()
+
+    # --- tools ------------------------------------------------------------------------------------------
+
+    def get_active_tools(self) -> list[str]:
+        return self.session.active_tool_names
+
+    def get_all_tools(self) -> list[ToolInfo]:
+        """Every registered tool (active or not): ``name``, ``description``, ``json_schema``, ``prompt_guidelines``."""
+        return list(self.session.available_tools.values())
+
+    def set_active_tools(self, names: list[str]) -> None:
+        """Activate exactly these tools (unknown names are ignored); effective from the next model request."""
+        self.session.set_active_tools([n for n in names if n in self.session.available_tools])
+
+    async def refresh_tools(self) -> list[str]:
+        """Ask every plugin's ``pi_tools`` again (tools added after start-up); new tools become active unless
+        ``active_by_default=False``, and the system prompt is rebuilt. Returns the names added."""
+        return await self.session.refresh_tools()
+
+    # --- messages and entries ---------------------------------------------------------------------------
+
+    def send_user_message(self, content: str | list[TextContent | ImageContent],
+                          images: list[ImageContent] | None = None, *, deliver_as: DeliverAs | None = None,
+                          expand_prompt_templates: bool = False) -> None:
+        """Send a real user message: it goes through ``pi_input`` (source "extension") and starts a run when
+        idle; while streaming it is queued as ``deliver_as`` ("steer" or "followUp", required then).
+        ``expand_prompt_templates`` also runs plugin commands, templates and skills, as for typed input."""
+        if isinstance(content, list):
+            text = "\n".join(getattr(part, "text", "") for part in content if part.type == "text")
+            images = [part for part in content if part.type == "image"] or images
+        else:
+            text = content
+        host = self.session
+        if host.is_streaming and deliver_as is None:
+            raise RuntimeError("The agent is streaming: pass deliver_as='steer' or 'followUp'")
+        behavior = deliver_as if host.is_streaming else None
+        self._spawn(host.prompt(text, images, streaming_behavior=behavior, source="extension",
+                                expand=expand_prompt_templates), f"send_user_message ({self.plugin})")
+
+    def send_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
+                     deliver_as: DeliverAs | None = None, trigger_turn: bool = False) -> None:
+        """A custom message: while streaming queued ("steer", default, or "followUp"); "nextTurn" waits for the
+        next prompt; idle it is recorded, and with ``trigger_turn`` it starts a run."""
+        self.session.send_custom_message(custom_type, content, display=display, details=details,
+                                         deliver_as=deliver_as, trigger_turn=trigger_turn)
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """A custom session entry (never sent to the model); returns its id."""
+        return self.session.append_entry(custom_type, data)
+
+    def set_session_name(self, name: str) -> None:
+        self.session.set_session_name(name)
+
+    def get_session_name(self) -> str | None:
+        return self.session.session_name
+
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        """Label an entry (``/tree`` shows it); None removes the label. An unknown id raises PiError."""
+        self.session.set_label(entry_id, label)
+
+    # --- model and thinking -----------------------------------------------------------------------------
+
+    async def set_model(self, model: Model) -> bool:
+        """Switch model (recorded in the session, ``pi_model_select`` fires); False when it has no credentials."""
+        return await self.session.select_model(model, source="set")
+
+    def get_thinking_level(self) -> str:
+        return self.session.thinking_level
+
+    def set_thinking_level(self, level: str) -> None:
+        """Set the level, clamped to what the model supports (``pi_thinking_level_select`` fires)."""
+        self.session.set_thinking_level(level)
+
+    # --- processes and threads --------------------------------------------------------------------------
+
+    async def exec(self, command: str, args: list[str] | None = None, *, cwd: str | Path | None = None,
+                   timeout: float | None = None, signal: AbortSignal | None = None) -> ExecResult:
+        """Run a program (no shell) in ``cwd`` (default ``ctx.cwd``). ``timeout`` in seconds; on timeout or
+        ``signal`` the process group is killed (SIGTERM, SIGKILL after 5 s) and ``killed`` is True."""
+        return await self.session.exec(command, list(args or []), cwd=Path(cwd) if cwd else None,
+                                       timeout=timeout, signal=signal)
+
+    def blocking(self, awaitable: Coroutine[Any, Any, T]) -> T:
+        """Wait for an async context or UI method from a sync tool's worker thread (``ctx.pi.blocking(
+        ctx.pi.ui.confirm(...))``). Must not be called on the event loop's own thread."""
+        loop = self._shared.loop
+        if loop is None:
+            return asyncio.run(awaitable)
+        return asyncio.run_coroutine_threadsafe(awaitable, loop).result()
+
+    def _spawn(self, work: Awaitable[Any], what: str) -> None:
+        task = asyncio.ensure_future(work)
+
+        def done(finished: asyncio.Task[Any]) -> None:
+            if not finished.cancelled() and finished.exception() is not None:
+                from pi_core.registry import ExtensionError
+
+                plugins = self.session.plugins
+                plugins.report(ExtensionError(self.plugin, plugins.source_of(self.plugin), what,
+                                              finished.exception()))  # type: ignore[arg-type]
+
+        task.add_done_callback(done)
+
+
+class CommandContext(ExtensionContext):
+    """The context of slash commands and shortcuts: it may also wait for the agent and replace the session.
+    A session replaced here makes this context stale: continue in ``with_session(ctx)``, which gets the new one."""
+
+    async def wait_for_idle(self) -> None:
+        """Return once the agent is idle: runs, retries, compaction and queued continuations done."""
+        await self.session.wait_for_idle()
+
+    async def new_session(self, *, parent_session: str | None = None, setup: Callable[[Any], Any] | None = None,
+                          with_session: Callable[[CommandContext], Any] | None = None) -> SessionChange:
+        """A fresh session (``pi_session_before_switch`` may veto). ``setup(store)`` may append entries to it
+        before it starts; ``with_session(ctx)`` runs after ``pi_session_start``."""
+        done = await self.session.new_session(parent_session, setup=setup)
+        return await self._then(done, with_session)
+
+    async def fork(self, entry_id: str, *, position: Literal["before", "at"] = "before",
+                   with_session: Callable[[CommandContext], Any] | None = None) -> SessionChange:
+        """Fork before ``entry_id`` ("before", like ``/fork``) or clone up to the leaf ("at", like ``/clone``)."""
+        if position == "at":
+            return await self._then(await self.session.clone(), with_session)
+        text, cancelled = await self.session.fork(entry_id)
+        change = await self._then(not cancelled, with_session)
+        change.selected_text = text
+        return change
+
+    async def switch_session(self, path: str, *,
+                             with_session: Callable[[CommandContext], Any] | None = None) -> SessionChange:
+        return await self._then(await self.session.switch_session(path), with_session)
+
+    async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,
+                            custom_instructions: str | None = None, replace_instructions: bool = False,
+                            label: str | None = None) -> SessionChange:
+        """Move the leaf (``/tree``), optionally summarising the branch left behind; raises while a run streams."""
+        done = await self.session.navigate_tree(target_id, summarize=summarize,
+                                                custom_instructions=custom_instructions,
+                                                replace_instructions=replace_instructions, label=label)
+        return SessionChange(cancelled=not done)
+
+    async def reload(self) -> None:
+        """``/reload``: settings, resources, ``-e`` plugin files re-imported, every contribution collected again."""
+        await self.session.reload()
+
+    def get_system_prompt_options(self) -> SystemPromptOptions:
+        return self.session.system_prompt_options()
+
+    async def _then(self, done: bool, with_session: Callable[[CommandContext], Any] | None) -> SessionChange:
+        if done and with_session is not None:
+            outcome = with_session(self)
+            if inspect.isawaitable(outcome):
+                await outcome
+        return SessionChange(cancelled=not done)

@@ -294,7 +294,9 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
         if config.before_tool_call is not None:
             decision: BeforeToolCall | None = await _maybe_await(config.before_tool_call(info, signal))
             if decision is not None and decision.block:
-                raise ToolError(decision.reason or "Tool execution was blocked")
+                prepared.result, prepared.is_error = _error_result(decision.reason or "Tool execution was blocked"), True
+                prepared.result.terminate = decision.terminate
+                return prepared
             if decision is not None and decision.args is not None:
                 info.args = decision.args
         prepared.args = tool.build_args(info.args)
@@ -330,7 +332,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
             outcome = await asyncio.to_thread(tool.execute, prepared.args, ctx)
             outcome = await _maybe_await(outcome)
         prepared.result = ToolResult.text(outcome) if isinstance(outcome, str) else outcome
-        prepared.is_error = False
+        prepared.is_error = prepared.result.is_error
     except Exception as err:  # noqa: BLE001 - a failing tool is reported to the model, not raised
         if not isinstance(err, ToolError):
             import logging

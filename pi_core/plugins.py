@@ -1,12 +1,16 @@
 """Find, load and layer plugins: built-in < installed < explicit (``-e`` files, ``.pi/extensions``).
 
 One entry point per name: an installed distribution whose entry point is named like a built-in one
-replaces the built-in plugin; two installed distributions with one name raise PluginConflict. A plugin
-that fails to import is recorded in ``failures`` and skipped, so pi still starts.
+replaces the built-in plugin; two installed distributions with one name raise PluginConflict unless the
+name is disabled. Entry points of group ``pi.optional`` are available but off until enabled by name
+(setting ``enabledPlugins``, or ``-e plugin:NAME``). An installed plugin that fails to import is recorded in
+``failures`` and skipped; an explicit one that fails, or any plugin with a ``@hookimpl`` matching no hook,
+is a fatal failure (pi refuses to start, naming it).
 """
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 import sys
@@ -20,13 +24,16 @@ from pi_core import hookspecs
 from pi_core.errors import PluginConflict
 from pi_core.registry import LAYER_RANK, Layer, PluginFailure, PluginInfo, PluginSet
 
-__all__ = ["BUILTIN_DIST", "LAYER_RANK", "Layer", "PluginFailure", "PluginInfo", "PluginSet", "discover_entry_points",
-           "load_plugins", "new_plugin_manager", "register_file", "register_module"]
+__all__ = ["BUILTIN_DIST", "LAYER_RANK", "OPTIONAL_GROUP", "Layer", "PluginFailure", "PluginInfo", "PluginSet",
+           "discover_entry_points", "load_plugins", "new_plugin_manager", "register_file", "register_module"]
 
 if TYPE_CHECKING:
     from pi_core.discovery import CachedEntryPoint as EntryPoint
 
 BUILTIN_DIST = "pi-harness"
+OPTIONAL_GROUP = "pi.optional"
+PLUGIN_PREFIX = "plugin:"
+_SPEC_NAMES = sorted(name for name in dir(hookspecs) if name.startswith("pi_"))
 
 
 def new_plugin_manager() -> pluggy.PluginManager:
@@ -35,13 +42,13 @@ def new_plugin_manager() -> pluggy.PluginManager:
     return pm
 
 
-def discover_entry_points() -> dict[str, list[EntryPoint]]:
-    """Entry points of group ``pi``, grouped by name. Imports nothing; the metadata scan is cached,
+def discover_entry_points(group: str = "pi") -> dict[str, list[EntryPoint]]:
+    """Entry points of ``group``, grouped by name. Imports nothing; the metadata scan is cached,
     keyed on what is installed, so a start-up does not re-read every distribution's metadata."""
     from pi_core.discovery import entry_points
 
     found: dict[str, list[EntryPoint]] = {}
-    for ep in entry_points("pi"):
+    for ep in entry_points(group):
         found.setdefault(ep.name, []).append(ep)
     return found
 
@@ -56,6 +63,12 @@ def _is_builtin(ep: EntryPoint) -> bool:
     return dist is not None and dist.name.replace("_", "-").lower() == BUILTIN_DIST
 
 
+def chosen_entry_point(eps: list[EntryPoint]) -> EntryPoint:
+    """Of the entry points sharing one name, the one that loads: an installed one beats the built-in."""
+    others = [ep for ep in eps if not _is_builtin(ep)]
+    return others[0] if others else eps[0]
+
+
 def load_plugins(
     *,
     load_entry_points: bool = True,
@@ -64,20 +77,26 @@ def load_plugins(
     discover_extensions: bool = True,
     disabled: set[str] = frozenset(),  # type: ignore[assignment]
     agent_dir: Path | None = None,
+    enabled: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> PluginSet:
-    """Build the plugin manager for one pi run."""
+    """Build the plugin manager for one pi run. ``extensions`` are ``-e`` values: files, package
+    directories, or ``plugin:NAME`` for an opt-in entry point; ``enabled`` names opt-in plugins to load."""
     plugins = PluginSet(pm=new_plugin_manager())
     for name in disabled:
         plugins.pm.set_blocked(name)
+    wanted = set(enabled) | {str(e)[len(PLUGIN_PREFIX):] for e in extensions if str(e).startswith(PLUGIN_PREFIX)}
     if load_entry_points:
         _load_entry_points(plugins, disabled)
+        _load_optional(plugins, wanted, disabled)
+    elif wanted:
+        _load_optional(plugins, wanted, disabled)
     files: list[Path] = []
     if discover_extensions:
         for directory in (agent_dir / "extensions" if agent_dir else None,
                           project_dir / ".pi" / "extensions" if project_dir else None):
             if directory is not None and directory.is_dir():
                 files.extend(sorted(directory.glob("*.py")))
-    files.extend(Path(p) for p in extensions)
+    files.extend(Path(p) for p in extensions if not str(p).startswith(PLUGIN_PREFIX))
     for path in files:
         register_file(plugins, path, disabled)
     return plugins
@@ -85,6 +104,8 @@ def load_plugins(
 
 def _load_entry_points(plugins: PluginSet, disabled: set[str]) -> None:
     for name, eps in sorted(discover_entry_points().items()):
+        if name in disabled:
+            continue  # checked first: --disable-plugin NAME is how a user resolves a conflict
         builtin = [ep for ep in eps if _is_builtin(ep)]
         others = [ep for ep in eps if not _is_builtin(ep)]
         if len(others) > 1:
@@ -93,35 +114,56 @@ def _load_entry_points(plugins: PluginSet, disabled: set[str]) -> None:
                 + ", ".join(_dist_label(ep) for ep in others)
                 + f". Uninstall one, or disable the name with --disable-plugin {name}."
             )
-        chosen = others[0] if others else builtin[0]
+        chosen = chosen_entry_point(eps)
         layer: Layer = "installed" if others else "builtin"
-        if name in disabled:
+        _load_entry_point(plugins, chosen, PluginInfo(name, layer, _dist_label(chosen),
+                                                      replaces="builtin" if (others and builtin) else None))
+
+
+def _load_optional(plugins: PluginSet, wanted: set[str], disabled: set[str]) -> None:
+    available = discover_entry_points(OPTIONAL_GROUP)
+    plugins.available = {name: _dist_label(eps[0]) for name, eps in available.items()}
+    for name in sorted(wanted - disabled):
+        eps = available.get(name)
+        if not eps:
+            known = ", ".join(sorted(available)) or "none installed"
+            plugins.failures.append(PluginFailure(name, PLUGIN_PREFIX + name, "no opt-in plugin of that name "
+                                                  f"(entry-point group {OPTIONAL_GROUP}; available: {known})",
+                                                  fatal=True))
             continue
-        try:
-            module = chosen.load()
-        except Exception as err:  # noqa: BLE001 - a broken plugin must not stop pi
-            plugins.failures.append(PluginFailure(name, _dist_label(chosen), f"{type(err).__name__}: {err}"))
-            continue
-        _register(plugins, module, name, PluginInfo(
-            name, layer, _dist_label(chosen), replaces="builtin" if (others and builtin) else None))
+        _load_entry_point(plugins, eps[0], PluginInfo(name, "installed", _dist_label(eps[0]), optional=True),
+                          fatal=True)
+
+
+def _load_entry_point(plugins: PluginSet, ep: EntryPoint, info: PluginInfo, *, fatal: bool = False) -> None:
+    try:
+        module = ep.load()
+    except Exception as err:  # noqa: BLE001 - a broken installed plugin must not stop pi
+        plugins.failures.append(PluginFailure(info.name, info.source, f"{type(err).__name__}: {err}", fatal=fatal))
+        return
+    _register(plugins, module, info)
 
 
 def register_file(plugins: PluginSet, path: Path, disabled: set[str] = frozenset()) -> None:  # type: ignore[assignment]
-    """Load a plugin from a ``.py`` file (``-e path.py``, ``.pi/extensions/*.py``) into the top layer."""
-    name = path.stem
+    """Load a plugin from a ``.py`` file or a package directory (``-e``, ``.pi/extensions/*.py``) into the top
+    layer. A missing path or a failing import is a fatal failure."""
+    name = path.stem if path.suffix == ".py" else path.name
     if name in disabled:
         return
+    absolute = path.resolve()
     try:
+        if not path.exists():
+            raise FileNotFoundError(f"Extension path does not exist: {absolute}")
         module = _import_file(path)
-    except Exception as err:  # noqa: BLE001 - a broken plugin must not stop pi
-        plugins.failures.append(PluginFailure(name, str(path), f"{type(err).__name__}: {err}"))
+    except Exception as err:  # noqa: BLE001 - reported as the plugin's failure
+        reason = str(err) if isinstance(err, FileNotFoundError) else f"{type(err).__name__}: {err}"
+        plugins.failures.append(PluginFailure(name, str(absolute), reason, fatal=True))
         return
     replaces = name if name in plugins.info else None
     if replaces:
         plugins.pm.unregister(name=name)
         del plugins.info[name]
-    _register(plugins, module, name, PluginInfo(name, "explicit", str(path),
-                                                replaces=replaces and "earlier plugin"))
+    _register(plugins, module, PluginInfo(name, "explicit", str(path), replaces=replaces and "earlier plugin"))
 
 
 def register_module(plugins: PluginSet, module: object, name: str, layer: Layer = "explicit") -> None:
@@ -129,23 +171,65 @@ def register_module(plugins: PluginSet, module: object, name: str, layer: Layer 
     if name in plugins.info:
         plugins.pm.unregister(name=name)
         del plugins.info[name]
-    _register(plugins, module, name, PluginInfo(name, layer, getattr(module, "__name__", repr(module))))
+    _register(plugins, module, PluginInfo(name, layer, getattr(module, "__name__", repr(module))))
 
 
-def _register(plugins: PluginSet, module: object, name: str, info: PluginInfo) -> None:
+def _register(plugins: PluginSet, module: object, info: PluginInfo) -> None:
+    name = info.name
+    problem = _unmarked_hooks(module)
     try:
         plugins.pm.register(module, name=name)
-    except Exception as err:  # noqa: BLE001 - e.g. a hookimpl with a misspelt name
-        plugins.failures.append(PluginFailure(name, info.source, f"{type(err).__name__}: {err}"))
+    except Exception as err:  # noqa: BLE001 - e.g. a hookimpl whose arguments the spec does not have
+        plugins.failures.append(PluginFailure(name, info.source, f"{type(err).__name__}: {err}", fatal=True))
+        return
+    problem = problem or _misspelt_hook(plugins.pm, module) or _wrapper(plugins.pm, module)
+    if problem:
+        plugins.pm.unregister(module)
+        plugins.failures.append(PluginFailure(name, info.source, problem, fatal=True))
         return
     plugins.info[name] = info
 
 
+def _misspelt_hook(pm: pluggy.PluginManager, module: object) -> str | None:
+    """pluggy's ``check_pending`` finds ``@hookimpl`` functions that match no spec; name the closest one."""
+    try:
+        pm.check_pending()
+    except pluggy.PluginValidationError as err:
+        if err.plugin is not module:
+            return None
+        hook = next((c.name for c in pm.get_hookcallers(module) or [] if c.spec is None), "?")
+        close = difflib.get_close_matches(hook, _SPEC_NAMES, n=1)
+        hint = f'; did you mean "{close[0]}"?' if close else f"; hooks are: {', '.join(_SPEC_NAMES)}"
+        return f'hook "{hook}" matches no hook specification{hint}'
+    return None
+
+
+def _unmarked_hooks(module: object) -> str | None:
+    """A function named exactly like a hook but without ``@hookimpl`` would be silently ignored by pluggy."""
+    for name in _SPEC_NAMES:
+        function = getattr(module, name, None)
+        if callable(function) and not hasattr(function, "pi_impl") and not hasattr(function, "pi_spec"):
+            return f'function "{name}" looks like a hook but has no @hookimpl (from pi_core import hookimpl)'
+    return None
+
+
+def _wrapper(pm: pluggy.PluginManager, module: object) -> str | None:
+    for caller in pm.get_hookcallers(module) or []:
+        for impl in caller.get_hookimpls():
+            if impl.plugin is module and (impl.hookwrapper or impl.wrapper):
+                return (f'hook "{caller.name}" is a pluggy wrapper: pi calls hooks under their own policy '
+                        "(collect, chain, notify, first) and does not run wrappers")
+    return None
+
+
 def _import_file(path: Path) -> ModuleType:
-    if not path.is_file():
-        raise FileNotFoundError(f"no such file: {path}")
+    directory = path.is_dir()
+    target = path / "__init__.py" if directory else path
+    if not target.is_file():
+        raise ImportError(f"{path} is neither a .py file nor a package directory with __init__.py")
     module_name = f"pi_extension_{path.stem}_{abs(hash(str(path.resolve())))}"
-    spec = importlib.util.spec_from_file_location(module_name, path)
+    spec = importlib.util.spec_from_file_location(module_name, target,
+                                                  submodule_search_locations=[str(path)] if directory else None)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot import {path}")
     module = importlib.util.module_from_spec(spec)

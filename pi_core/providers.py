@@ -7,6 +7,7 @@ raises: every failure (HTTP error, dropped connection, abort, missing key) ends 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -34,9 +35,20 @@ class StreamOptions:
     max_retries: int | None = None
     tool_choice: Any = None
     metadata: dict[str, Any] | None = None
-    on_payload: Callable[[dict[str, Any], Model], dict[str, Any] | None] | None = None
-    on_response: Callable[[dict[str, Any], Model], None] | None = None
+    # Plugin hooks on the wire (the session sets only those some plugin implements). Each may return an
+    # awaitable, which the provider awaits: on_payload may replace the body (None keeps it), on_headers edits
+    # the headers in place (None deletes one), on_response sees {"status", "headers"}, on_stream_event each
+    # decoded wire event before it is normalised.
+    on_payload: Callable[[dict[str, Any], Model], Any] | None = None
+    on_response: Callable[[dict[str, Any], Model], Any] | None = None
+    on_headers: Callable[[dict[str, str | None], Model], Any] | None = None
+    on_stream_event: Callable[[Any, Model], Any] | None = None
     http_client: Any = None  # an injected httpx2.AsyncClient (tests use MockTransport)
+
+
+async def resolved(value: Any) -> Any:
+    """A StreamOptions callback's result, awaited when the callback was async (plugin hooks may be)."""
+    return await value if inspect.isawaitable(value) else value
 
 
 class ApiProvider(Protocol):

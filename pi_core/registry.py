@@ -1,20 +1,40 @@
-"""The loaded plugins (PluginSet) and what they contribute (tools, providers, renderers, modes) by name.
+"""The loaded plugins (PluginSet), the one way pi calls their hooks, and what they contribute by name.
 
-Contributions are gathered layer by layer (built-in, installed, explicit). When two plugins contribute
-the same name, the later one wins and the loser is kept in ``overrides`` so ``pi plugins`` can show it.
-A hook that raises is recorded in ``failures`` against its plugin and skipped.
+``PluginSet.call(hook, **kwargs)`` (and ``call_sync`` outside an event loop) runs a hook's implementations in
+order under the policy its spec declares (collect, chain, notify, first; see ``pi_core.hookspecs``). Order is
+layer (built-in < installed < explicit), then pluggy's ``tryfirst``/``trylast``, then load order. A raising
+implementation is reported to the error listeners (the session turns it into an ``extension_error`` event) or,
+before a session exists, recorded in ``failures``.
+
+Named contributions (tools, providers, renderers, modes, ...): a higher layer replaces a lower one; inside a
+layer the first implementation wins and the clash is recorded in ``conflicts`` (a start-up warning).
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import threading
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import pluggy
 
 T = TypeVar("T")
+PolicyKind = Literal["collect", "chain", "notify", "first"]
 Layer = Literal["builtin", "installed", "explicit"]
 LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "explicit": 2}
+Merge = Callable[[Any, Any, dict[str, Any]], tuple[Any, bool]]  # (chained value, result, arguments) -> (value, stop)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How ``PluginSet.call`` combines a hook's implementations (declared with ``pi_core.hookspecs.spec``);
+    ``chain`` names the argument each result is passed on as."""
+
+    kind: PolicyKind
+    chain: str | None = None
 
 
 @dataclass
@@ -23,6 +43,7 @@ class PluginInfo:
     layer: Layer
     source: str  # module path, file path or "dist 1.0"
     replaces: str | None = None  # "builtin" when an installed plugin took a built-in's name
+    optional: bool = False  # from the opt-in group ``pi.optional``
 
 
 @dataclass
@@ -30,6 +51,38 @@ class PluginFailure:
     name: str
     source: str
     reason: str
+    fatal: bool = False  # stops a session from starting (an explicit plugin, a misspelt hook)
+
+
+@dataclass
+class ExtensionError:
+    """A hook implementation raised: which plugin, which hook, what it said."""
+
+    plugin: str
+    source: str
+    hook: str
+    error: BaseException
+
+    @property
+    def text(self) -> str:
+        """What the error said (its type when it said nothing): the ``error`` field of Pi's event."""
+        return str(self.error) or type(self.error).__name__
+
+    @property
+    def message(self) -> str:
+        return f"{type(self.error).__name__}: {self.error}" if str(self.error) else type(self.error).__name__
+
+
+class Contribution(NamedTuple):
+    plugin: str
+    value: Any
+
+
+@dataclass(frozen=True)
+class _Impl:
+    plugin: str
+    function: Callable[..., Any]
+    argnames: tuple[str, ...]
 
 
 @dataclass
@@ -39,27 +92,181 @@ class PluginSet:
     pm: pluggy.PluginManager
     info: dict[str, PluginInfo] = field(default_factory=dict)
     failures: list[PluginFailure] = field(default_factory=list)
+    available: dict[str, str] = field(default_factory=dict)  # opt-in plugins (group pi.optional): name -> dist
+    error_listeners: list[Callable[[ExtensionError], None]] = field(default_factory=list)
+    _order: dict[str, tuple[tuple[object, ...], tuple[_Impl, ...]]] = field(default_factory=dict, repr=False)
 
     def layer_of(self, plugin_name: str) -> Layer:
         info = self.info.get(plugin_name)
         return info.layer if info else "explicit"
 
-    def ordered_impls(self, hook_name: str) -> list[tuple[str, object]]:
-        """(plugin name, hookimpl) for one hook, lowest layer first, then load order."""
-        caller = getattr(self.pm.hook, hook_name)
-        order = list(self.info)
-        impls = [(self.pm.get_name(impl.plugin) or "", impl) for impl in caller.get_hookimpls()]
-        impls.sort(key=lambda pair: (LAYER_RANK[self.layer_of(pair[0])],
-                                     order.index(pair[0]) if pair[0] in order else len(order)))
-        return impls
+    def source_of(self, plugin_name: str) -> str:
+        info = self.info.get(plugin_name)
+        return info.source if info else plugin_name
+
+    def has(self, hook: str) -> bool:
+        return bool(self.implementations(hook))
+
+    def implementations(self, hook: str) -> tuple[_Impl, ...]:
+        """The hook's implementations in call order (cached until the registrations change)."""
+        caller = getattr(self.pm.hook, hook, None)
+        if caller is None:
+            return ()
+        raw = caller.get_hookimpls()
+        key = (len(self.info), *raw)
+        cached = self._order.get(hook)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        loaded = {name: index for index, name in enumerate(self.info)}
+
+        def rank(impl: pluggy.HookImpl) -> tuple[int, int, int]:
+            name = impl.plugin_name
+            klass = 0 if impl.tryfirst else 2 if impl.trylast else 1
+            return LAYER_RANK[self.layer_of(name)], klass, loaded.get(name, len(loaded))
+
+        ordered = tuple(_Impl(impl.plugin_name, impl.function, tuple(impl.argnames))
+                        for impl in sorted(raw, key=rank))
+        self._order[hook] = (key, ordered)
+        return ordered
+
+    def policy(self, hook: str) -> Policy:
+        caller = getattr(self.pm.hook, hook, None)
+        spec = getattr(caller, "spec", None)
+        found = getattr(spec.function, "pi_policy", None) if spec is not None else None
+        return found if isinstance(found, Policy) else Policy("collect")
+
+    # --- errors ---------------------------------------------------------------------------------------
+
+    def report(self, error: ExtensionError) -> None:
+        """Tell the error listeners (the running session); with none, keep it as a start-up failure."""
+        if not self.error_listeners:
+            self.failures.append(PluginFailure(error.plugin, error.source, f"{error.hook} raised {error.message}"))
+            return
+        for listener in list(self.error_listeners):
+            listener(error)
+
+    # --- calling --------------------------------------------------------------------------------------
+
+    async def call(self, hook: str, /, *, merge: Merge | None = None,
+                   on_error: Callable[[str, BaseException], Any] | None = None,
+                   quiet: tuple[type[BaseException], ...] = (), **kwargs: Any) -> Any:
+        """Run ``hook`` under its policy, awaiting async implementations.
+
+        collect -> list of ``Contribution(plugin, value)``; chain -> the final value of the chained argument;
+        notify -> None; first -> the first non-None result, or None. ``merge(value, result, arguments)`` decides
+        how a chain step applies (default: a non-None result replaces the value); it may update ``arguments``
+        for the implementations still to come. An implementation's exception is
+        reported (unless it is one of ``quiet``), then ``on_error(plugin, error)`` may supply its result.
+        """
+        steps = self._steps(hook, kwargs, merge, on_error, quiet)
+        try:
+            pending = next(steps)
+            while True:
+                try:
+                    value = await pending
+                except Exception as err:  # noqa: BLE001 - handed back to the step that awaited it
+                    pending = steps.throw(err)
+                else:
+                    pending = steps.send(value)
+        except StopIteration as done:
+            return done.value
+
+    def call_sync(self, hook: str, /, *, merge: Merge | None = None,
+                  on_error: Callable[[str, BaseException], Any] | None = None,
+                  quiet: tuple[type[BaseException], ...] = (), **kwargs: Any) -> Any:
+        """``call`` for code without an event loop (start-up collection); async implementations are run to
+        completion on a private loop."""
+        steps = self._steps(hook, kwargs, merge, on_error, quiet)
+        try:
+            pending = next(steps)
+            while True:
+                try:
+                    value = run_blocking(pending)
+                except Exception as err:  # noqa: BLE001 - handed back to the step that awaited it
+                    pending = steps.throw(err)
+                else:
+                    pending = steps.send(value)
+        except StopIteration as done:
+            return done.value
+
+    def _steps(self, hook: str, kwargs: dict[str, Any], merge: Merge | None,
+               on_error: Callable[[str, BaseException], Any] | None,
+               quiet: tuple[type[BaseException], ...]) -> Generator[Any, Any, Any]:
+        """The policy, written once: yields each awaitable result to the driver, which sends it back resolved."""
+        impls = self.implementations(hook)
+        policy = self.policy(hook)
+        collected: list[Contribution] = []
+        chained = kwargs.get(policy.chain) if policy.chain else None
+        ctx = kwargs.get("ctx")
+        bind = getattr(ctx, "for_plugin", None)
+        for impl in impls:
+            if policy.chain:
+                kwargs[policy.chain] = chained
+            args = {name: kwargs[name] for name in impl.argnames if name in kwargs}
+            if bind is not None and "ctx" in args:
+                args["ctx"] = bind(impl.plugin)
+            try:
+                result = impl.function(**args)
+                if inspect.isawaitable(result):
+                    result = yield result
+            except Exception as err:  # noqa: BLE001 - a plugin's failure is reported, never fatal
+                if not isinstance(err, quiet):
+                    self.report(ExtensionError(impl.plugin, self.source_of(impl.plugin), hook, err))
+                if on_error is None:
+                    continue
+                result = on_error(impl.plugin, err)
+            if result is None:
+                continue
+            if policy.kind == "first":
+                return result
+            if policy.kind == "collect":
+                collected.append(Contribution(impl.plugin, result))
+            elif policy.kind == "chain":
+                chained, stop = merge(chained, result, kwargs) if merge is not None else (result, False)
+                if stop:
+                    break
+        if policy.kind == "collect":
+            return collected
+        return chained if policy.kind == "chain" else None
+
+
+def run_blocking(awaitable: Any) -> Any:
+    """Resolve an awaitable from synchronous code: on a fresh loop, or in a helper thread when this thread
+    already runs one (a sync caller inside async code must not deadlock its own loop)."""
+
+    async def wait() -> Any:
+        return await awaitable
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(wait())
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = asyncio.run(wait())
+        except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
+            outcome["error"] = err
+
+    thread = threading.Thread(target=target, name="pi-hook")
+    thread.start()
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome.get("value")
+
+
+# --- named contributions -------------------------------------------------------------------------------
 
 
 @dataclass
 class Override:
-    kind: str  # "tool", "provider", "renderer", "model"
+    kind: str  # "tool", "provider", "renderer", "mode", "command", ...
     name: str
     winner: str  # plugin name
     loser: str
+    same_layer: bool = False  # a clash inside one layer: decided by order (or toolOverrides), warned about
 
 
 @dataclass
@@ -76,44 +283,53 @@ class Registry:
     providers: Contributions[Any] = field(default_factory=Contributions)
     renderers: Contributions[Any] = field(default_factory=Contributions)
     modes: Contributions[Any] = field(default_factory=Contributions)
+    flags: Contributions[Any] = field(default_factory=Contributions)
     overrides: list[Override] = field(default_factory=list)
+    tool_overrides: dict[str, str] = field(default_factory=dict)  # settings ``toolOverrides``: tool -> plugin
 
     @property
     def failures(self) -> list[PluginFailure]:
         return self.plugins.failures
 
-
-def call_each(plugins: PluginSet, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
-    """Call one hook implementation at a time, lowest layer first; record and skip any that raises."""
-    results: list[tuple[str, Any]] = []
-    for plugin_name, impl in plugins.ordered_impls(hook_name):
-        try:
-            args = {k: v for k, v in kwargs.items() if k in impl.argnames}  # type: ignore[attr-defined]
-            value = impl.function(**args)  # type: ignore[attr-defined]
-        except Exception as err:  # noqa: BLE001 - a broken plugin must not stop pi
-            plugins.failures.append(
-                PluginFailure(plugin_name, hook_name, f"{hook_name} raised {type(err).__name__}: {err}"))
-            continue
-        if value is not None:
-            results.append((plugin_name, value))
-    return results
+    @property
+    def conflicts(self) -> list[Override]:
+        return [o for o in self.overrides if o.same_layer]
 
 
-def _collect(registry: Registry, target: Contributions[Any], kind: str, hook: str, key: str) -> None:
-    for plugin_name, values in call_each(registry.plugins, hook):
-        for item in values:
+def keyed(plugins: PluginSet, contributions: list[Contribution], kind: str, key: str,
+          overrides: list[Override] | None = None, chosen: dict[str, str] | None = None) -> Contributions[Any]:
+    """Index collected lists by ``key``: a higher layer replaces a lower one; inside a layer the first
+    contribution wins (or the plugin ``chosen`` names). Every replacement is appended to ``overrides``."""
+    target: Contributions[Any] = Contributions()
+    for plugin, values in contributions:
+        for item in values or []:
             name = getattr(item, key)
-            if name in target.items and target.owner[name] != plugin_name:
-                registry.overrides.append(Override(kind, name, plugin_name, target.owner[name]))
+            holder = target.owner.get(name)
+            if holder is not None and holder != plugin:
+                same = plugins.layer_of(holder) == plugins.layer_of(plugin)
+                wins = (chosen or {}).get(name) == plugin if same and name in (chosen or {}) else not same
+                if overrides is not None:
+                    overrides.append(Override(kind, name, plugin if wins else holder, holder if wins else plugin,
+                                              same_layer=same))
+                if not wins:
+                    continue
             target.items[name] = item
-            target.owner[name] = plugin_name
-            target.by_plugin.setdefault(plugin_name, []).append(name)
+            target.owner[name] = plugin
+            target.by_plugin.setdefault(plugin, []).append(name)
+    return target
 
 
-def build_registry(plugins: PluginSet) -> Registry:
-    registry = Registry(plugins)
-    _collect(registry, registry.tools, "tool", "pi_tools", "name")
-    _collect(registry, registry.providers, "provider", "pi_providers", "api")
-    _collect(registry, registry.renderers, "renderer", "pi_renderers", "tool_name")
-    _collect(registry, registry.modes, "mode", "pi_modes", "name")
+def call_each(plugins: PluginSet, hook_name: str, **kwargs: Any) -> list[Contribution]:
+    """The 0.1 helper: ``call_sync`` of a collect hook (kept for one release)."""
+    return plugins.call_sync(hook_name, **kwargs)  # type: ignore[no-any-return]
+
+
+def build_registry(plugins: PluginSet, *, tool_overrides: dict[str, str] | None = None) -> Registry:
+    registry = Registry(plugins, tool_overrides=dict(tool_overrides or {}))
+    overrides = registry.overrides
+    registry.tools = keyed(plugins, plugins.call_sync("pi_tools"), "tool", "name", overrides, registry.tool_overrides)
+    registry.providers = keyed(plugins, plugins.call_sync("pi_providers"), "provider", "api", overrides)
+    registry.renderers = keyed(plugins, plugins.call_sync("pi_renderers"), "renderer", "tool_name", overrides)
+    registry.modes = keyed(plugins, plugins.call_sync("pi_modes"), "mode", "name", overrides)
+    registry.flags = keyed(plugins, plugins.call_sync("pi_flags"), "flag", "name", overrides)
     return registry

@@ -1,10 +1,24 @@
-"""Renderers: how a tool call and its result are shown in the terminal (contributed via ``pi_renderers``)."""
+"""Renderers: how tool calls, custom messages and custom session entries are drawn in the interactive UI.
+
+Contributed via ``pi_renderers`` (keyed by tool name), ``pi_message_renderers`` and ``pi_entry_renderers``
+(keyed by ``custom_type``). A render function returns a rich renderable, a str (ANSI allowed) or a
+``pi_core.ui.Component``. Other modes draw nothing, so these are never called there.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
+
+
+@dataclass
+class RenderOptions:
+    """How to draw: ``expanded`` follows Ctrl+O, ``is_partial`` while a result still streams."""
+
+    expanded: bool = False
+    is_partial: bool = False
+    is_error: bool = False
 
 
 @dataclass
@@ -12,8 +26,26 @@ class Renderer:
     """Draws one tool. ``call`` gets the (possibly partial) arguments, ``result`` the ToolResult.
 
     Both return a rich renderable or a plain string. ``expanded`` is toggled by Ctrl+O in the UI.
+    ``render_shell="self"`` means the renderer draws its own frame instead of pi's box around call and result.
     """
 
     tool_name: str
     call: Callable[[dict[str, Any]], Any]
     result: Callable[[Any, bool, bool], Any] | None = None  # (result, is_error, expanded)
+    render_shell: Literal["default", "self"] = "default"
+
+
+@dataclass
+class MessageRenderer:
+    """Draws custom messages of one type: ``render(message, options, theme)`` (message: ``CustomMessage``)."""
+
+    custom_type: str
+    render: Callable[[Any, RenderOptions, Any], Any]
+
+
+@dataclass
+class EntryRenderer:
+    """Draws custom session entries of one type: ``render(entry, options, theme)`` (entry: the entry dict)."""
+
+    custom_type: str
+    render: Callable[[dict[str, Any], RenderOptions, Any], Any]

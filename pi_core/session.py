@@ -1,36 +1,55 @@
 """AgentSession: one coding-agent session, the object every mode (print, JSON, RPC, interactive) drives.
 
-It binds an Agent to the plugins (tools, providers, tool-call hooks), the chosen model, the system prompt
-and the session file. Everything it works with is handed in when it is built (``SessionParts``): the
-store that records it, the models and their keys, settings, the system-prompt source, the compactor and
-the retry policy. Modes subscribe to its events and call ``prompt`` / ``steer`` / ``follow_up`` /
-``abort``; front-end commands (RPC state, cycling models, export) live in ``pi_core.control``, which wraps
-a session.
+It binds an Agent to the plugins (tools, providers, hooks), the chosen model, the system prompt and the
+session file. Everything it works with is handed in when it is built (``SessionParts``, see
+``pi_core.session_parts``). Modes subscribe to its events and call ``prompt`` / ``steer`` / ``follow_up`` /
+``abort``; front-end commands (RPC state, cycling models, export) live in ``pi_core.control``, which wraps a
+session. Every plugin hook is called through ``PluginSet.call`` with the session's ExtensionContext.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from pi_core.agent import Agent
+from pi_core.loop import default_convert_to_llm
 from pi_core.errors import PiError, ToolError
 from pi_core.events import AgentEvent
-from pi_core.extension import UI, ExtensionContext
-
-from pi_core.providers import ApiProvider, StreamOptions
-from pi_core.registry import PluginSet, Registry, call_each
+from pi_core.extension import (
+    Cancel,
+    CommandContext,
+    ContextUsage,
+    EventBus,
+    ExecResult,
+    ExtensionContext,
+    SystemPromptOptions,
+)
+from pi_core.providers import StreamOptions
+from pi_core.registrations import CommandInfo, SlashCommand
+from pi_core.registry import ExtensionError, PluginSet, Registry, keyed
+from pi_core.session_parts import (  # noqa: F401 - re-exported: their home before session_parts
+    AutoRetry,
+    Compaction,
+    ModelSource,
+    PromptSource,
+    RebuiltContext,
+    SessionConfig,
+    SessionParts,
+    SessionStore,
+    SettingsStore,
+    StreamFn,
+    provider_stream_fn,
+)
 from pi_core.signals import AbortSignal
-from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult, ToolSettings
+from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
 from pi_core.types import (
     THINKING_LEVELS,
     AgentMessage,
     AssistantMessage,
-    AssistantMessageEvent,
     Context,
     CustomMessage,
     ImageContent,
@@ -42,155 +61,10 @@ from pi_core.types import (
     message_from_json,
     supported_thinking_levels,
 )
+from pi_core.ui import UI
 
 SessionListener = Callable[[AgentEvent], Any]
-StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
-
-
-# --- what a session is built from ----------------------------------------------------------------
-
-
-class RebuiltContext(Protocol):
-    """What a store rebuilds from the current branch (``pi_core.sessions.SessionContext``)."""
-
-    model: dict[str, str] | None
-    thinking_level: str | None
-
-    def typed_messages(self) -> list[AgentMessage]: ...
-
-
-class SessionStore(Protocol):
-    """Where a session is recorded: ``pi_core.sessions.SessionManager`` (a JSONL file, or memory only)."""
-
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def session_file(self) -> Path | None: ...
-    @property
-    def is_persisted(self) -> bool: ...
-    @property
-    def session_name(self) -> str | None: ...
-    @property
-    def leaf_id(self) -> str | None: ...
-    @property
-    def header(self) -> dict[str, Any]: ...
-
-    def get_entries(self) -> list[dict[str, Any]]: ...
-    def build_session_context(self) -> RebuiltContext: ...
-    def append_message(self, message: Any) -> str: ...
-    def append_model_change(self, provider: str, model_id: str) -> str: ...
-    def append_thinking_level_change(self, level: str) -> str: ...
-    def append_custom_entry(self, custom_type: str, data: Any = None) -> str: ...
-    def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str: ...
-    def append_session_info(self, name: str) -> str: ...
-    def new_session(self, id: str | None = None, parent_session: str | None = None) -> Path | None: ...
-    def set_session_file(self, session_file: str | Path) -> None: ...
-    def fork(self, entry_id: str) -> Any: ...
-    def clone(self) -> Any: ...
-
-
-class ModelSource(Protocol):
-    """The models pi knows and their credentials: ``pi_core.models.ModelRegistry``."""
-
-    def available_models(self) -> list[Model]: ...
-    def find(self, provider: str, model_id: str) -> Model | None: ...
-    def has_auth(self, provider: str) -> bool: ...
-    def api_key_for(self, model: Model) -> str:
-        """The key for ``model``; raises ``MissingApiKey`` naming what to set when there is none."""
-
-
-class SettingsStore(Protocol):
-    """Global + project settings: ``pi_core.app.settings.Settings``."""
-
-    def get(self, key: str, default: Any = None) -> Any: ...
-    def set(self, key: str, value: Any) -> None: ...
-    def reload(self) -> None: ...
-
-
-class PromptSource(Protocol):
-    """Builds the system prompt for the active tools; ``reload`` re-reads its files (``/reload``).
-
-    ``resources`` is what it read (``pi_core.resources.Resources``: context files, skills, templates)."""
-
-    resources: Any
-
-    def build(self, tools: list[Tool]) -> str: ...
-    def reload(self) -> None: ...
-
-
-class Compaction(Protocol):
-    """Summarises old history when the context fills up: ``pi_core.compaction.Compactor``."""
-
-    def subscribe(self, listener: Callable[[AgentEvent], Any]) -> None: ...
-    def reset_overflow_guard(self) -> None: ...
-    async def check(self, assistant_message: Any, model: Model | None, agent_messages: list[Any], *,
-                    thinking_level: str | None = None, skip_aborted: bool = True) -> Any: ...
-    async def compact(self, model: Model | None, *, thinking_level: str | None = None,
-                      custom_instructions: str | None = None) -> Any: ...
-
-
-class AutoRetry(Protocol):
-    """Agent-level retry of retryable provider errors (``pi_core.llm.retry.AgentRetry``)."""
-
-    enabled: bool
-    max_retries: int
-
-    def should_retry(self, message: AssistantMessage) -> bool: ...
-    def delay_ms(self, attempt: int) -> int: ...
-
-
-@dataclass
-class SessionConfig:
-    cwd: Path
-    model: Model | None
-    thinking_level: str = "off"
-    tools: list[Tool] = field(default_factory=list)  # active tools, in activation order
-    all_tools: dict[str, Tool] = field(default_factory=dict)  # the registry after --tools filtering
-    system_prompt: str = ""
-    api_key: str | None = None
-    steering_mode: str = "one-at-a-time"
-    follow_up_mode: str = "one-at-a-time"
-    scoped_models: list[ScopedModel] = field(default_factory=list)  # --models / enabledModels, for cycling
-    tool_settings: ToolSettings = field(default_factory=ToolSettings)
-
-
-@dataclass
-class SessionParts:
-    """The collaborators a session is built from. Only the store is required; the rest default to
-    "not available" (no key lookup, no settings file, no compaction, no agent-level retry)."""
-
-    store: SessionStore
-    stream_fn: StreamFn | None = None  # default: the provider plugin serving ``model.api``, no retry
-    models: ModelSource | None = None
-    settings: SettingsStore | None = None
-    prompt: PromptSource | None = None
-    compactor: Compaction | None = None
-    retry: AutoRetry | None = None
-    messages: list[AgentMessage] = field(default_factory=list)  # the history to continue
-    expand_input: Callable[[str], str] | None = None  # prompt templates and skills
-    convert_to_llm: Callable[[list[AgentMessage]], list[Any]] | None = None
-
-
-RequestFn = Callable[[ApiProvider, Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
-
-
-def provider_stream_fn(registry: Registry, request: RequestFn | None = None) -> StreamFn:
-    """A loop ``stream_fn`` that sends each request to the plugin serving ``model.api``, through
-    ``request`` when given (``pi_core.llm.retry.stream_with_retry`` adds request-level retries)."""
-
-    async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        provider = registry.providers.items.get(model.api)
-        if provider is None:
-            failed = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="error",
-                                      error_message=f"No API provider registered for api: {model.api}")
-            yield AssistantMessageEvent(type="error", reason="error", error=failed)
-            return
-        events = request(provider, model, context, options) if request is not None else \
-            provider.stream(model, context, options)
-        async for event in events:
-            yield event
-
-    return stream
+_PLUGIN_SOURCES = {"builtin": ("auto", "user"), "installed": ("auto", "user"), "explicit": ("local", "temporary")}
 
 
 class AgentSession:
@@ -205,6 +79,7 @@ class AgentSession:
         self.compactor = parts.compactor
         self.retry = parts.retry
         self.expand_input = parts.expand_input or (lambda text: text)
+        self._exec = parts.exec
         self.auto_compaction = True
         self.is_compacting = False
         self._listeners: list[SessionListener] = []
@@ -214,11 +89,11 @@ class AgentSession:
         self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
         self._held_back: list[AgentMessage] = []  # user bash results that arrived during a run
         self._retry_cancel: AbortSignal | None = None
-        agent_options: dict[str, Any] = {}
-        if parts.convert_to_llm is not None:
-            agent_options["convert_to_llm"] = parts.convert_to_llm
+        self._busy = 0  # runs being started or continued (is_idle is False meanwhile)
+        self._background: set[asyncio.Task[Any]] = set()
+        self.stream_fn = parts.stream_fn or provider_stream_fn(registry)
         self.agent = Agent(
-            stream_fn=parts.stream_fn or provider_stream_fn(registry),
+            stream_fn=self.stream_fn,
             system_prompt=config.system_prompt,
             model=config.model,
             thinking_level=config.thinking_level,
@@ -226,23 +101,31 @@ class AgentSession:
             messages=parts.messages,
             before_tool_call=self._before_tool_call,
             after_tool_call=self._after_tool_call,
+            transform_context=self._transform_context,
             get_api_key=self._api_key,
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
+            options=StreamOptions(**self._wire_hooks()),
             cwd=config.cwd,
             tool_settings=config.tool_settings,
-            **agent_options,
+            convert_to_llm=parts.convert_to_llm or default_convert_to_llm,
         )
         self.agent.subscribe(self._on_agent_event)
-        self.ext = ExtensionContext(self)
+        self.bus = EventBus(plugins)
+        self.ext = ExtensionContext(self, bus=self.bus)
         self.agent.extension = self.ext
-        self.commands = self._collect_commands()
+        plugins.error_listeners.append(self._on_extension_error)
+        self.commands: dict[str, SlashCommand] = {}
+        self._command_owner: dict[str, str] = {}
+        self._collect_commands()
+        self.model_access = SessionModels(self)
         if self.compactor is not None:
             self.compactor.subscribe(self.emit_later)
+            self.compactor.use_hook(self._before_compact)
 
-    def set_ui(self, ui: UI) -> None:
-        """Install the mode's UI (interactive, RPC client); print mode keeps the defaults."""
-        self.ext.ui = ui
+    def set_ui(self, ui: UI, mode: str | None = None) -> None:
+        """Install the mode's UI (interactive, RPC client) and name the mode (``ctx.mode``)."""
+        self.ext.bind(ui, mode or ("rpc" if ui.has_ui else self.ext.mode))
 
     def on_shutdown_request(self, handler: Callable[[], None]) -> None:
         """A mode that can quit on request (interactive, RPC) registers how; plugins ask via ``ctx.shutdown()``."""
@@ -252,55 +135,109 @@ class AgentSession:
         for handler in list(self._shutdown_requests):
             handler()
 
-    # --- plugin lifecycle -------------------------------------------------------------------------
+    # --- plugins ----------------------------------------------------------------------------------
 
-    def _collect_commands(self) -> dict[str, Any]:
-        commands: dict[str, Any] = {}
-        for _plugin, values in call_each(self.plugins, "pi_commands"):
-            for command in values:
-                commands[command.name] = command
-        return commands
+    async def _call(self, hook: str, /, **kwargs: Any) -> Any:
+        return await self.plugins.call(hook, ctx=self.ext, **kwargs)
 
-    async def _call_hook(self, hook: str, **kwargs: Any) -> list[tuple[str, Any]]:
-        """Call a lifecycle hook plugin by plugin; a raising plugin is reported, not fatal."""
-        results: list[tuple[str, Any]] = []
-        for plugin_name, impl in self.plugins.ordered_impls(hook):
-            args = {k: v for k, v in kwargs.items() if k in impl.argnames}  # type: ignore[attr-defined]
-            try:
-                value = impl.function(**args)  # type: ignore[attr-defined]
-                if asyncio.iscoroutine(value):
-                    value = await value
-            except Exception as err:  # noqa: BLE001 - an extension error must not end the session
-                await self._emit(AgentEvent("extension_error", extension_path=self._plugin_source(plugin_name),
-                                            event=hook.removeprefix("pi_"), error=str(err) or type(err).__name__))
-                continue
-            if value is not None:
-                results.append((plugin_name, value))
-            if hook == "pi_input" and getattr(value, "action", None) == "transform":
-                kwargs["text"] = value.text
-            if hook == "pi_before_agent_start" and getattr(value, "system_prompt", None):
-                kwargs["system_prompt"] = value.system_prompt
-        return results
+    def _collect_commands(self) -> None:
+        found = keyed(self.plugins, self.plugins.call_sync("pi_commands"), "command", "name")
+        self.commands, self._command_owner = found.items, found.owner
 
-    def _plugin_source(self, plugin_name: str) -> str:
-        info = self.plugins.info.get(plugin_name)
-        return info.source if info else plugin_name
+    def _on_extension_error(self, error: ExtensionError) -> None:
+        self.emit_later(AgentEvent("extension_error", extension_path=error.source, plugin=error.plugin,
+                                   event=error.hook.removeprefix("pi_"), error=error.text,
+                                   error_type=type(error.error).__name__))
+
+    def command_infos(self) -> list[CommandInfo]:
+        """``ctx.get_commands()`` / RPC ``get_commands``: plugin commands, then templates, then skills."""
+        infos = []
+        for name, command in self.commands.items():
+            plugin = self._command_owner.get(name, "")
+            source, scope = _PLUGIN_SOURCES[self.plugins.layer_of(plugin)]
+            infos.append(CommandInfo(name, command.description, "extension", {
+                "path": self.plugins.source_of(plugin), "source": source, "scope": scope, "origin": "top-level"}))
+        resources = self.resources
+        for template in getattr(resources, "templates", None) or []:
+            infos.append(CommandInfo(template.name, template.description, "prompt", template.source_info.to_json()))
+        for skill in getattr(resources, "skills", None) or []:
+            infos.append(CommandInfo(f"skill:{skill.name}", skill.description, "skill", skill.source_info.to_json()))
+        return infos
+
+    async def run_command(self, name: str, args: str) -> bool:
+        """Run plugin command ``/name`` with a CommandContext; False when no plugin has it. A raising handler
+        is reported as an extension error (hook ``command:<name>``)."""
+        command = self.commands.get(name)
+        if command is None:
+            return False
+        plugin = self._command_owner.get(name, "")
+        ctx = self.ext.for_plugin(plugin).as_command_context()
+        try:
+            outcome = command.handler(args, ctx)
+            if asyncio.iscoroutine(outcome):
+                await outcome
+        except Exception as err:  # noqa: BLE001 - a plugin command's failure is reported, not fatal
+            self.plugins.report(ExtensionError(plugin, self.plugins.source_of(plugin), f"command:{name}", err))
+        return True
+
+    async def start(self, reason: str = "startup", previous_session_file: str | None = None) -> None:
+        if reason == "startup":
+            for plugin, handlers in await self.plugins.call("pi_event_handlers"):
+                for channel, handler in handlers.items():
+                    self.bus.on(channel, handler, plugin)
+        await self._call("pi_session_start", reason=reason, previous_session_file=previous_session_file)
+        if reason in ("startup", "reload"):
+            await self._discover_resources(reason)
+
+    async def shutdown(self, reason: str = "quit", target_session_file: str | None = None) -> None:
+        await self._call("pi_session_shutdown", reason=reason, target_session_file=target_session_file)
+        if reason == "quit" and self._background:
+            await asyncio.wait(set(self._background), timeout=5)
+
+    async def _discover_resources(self, reason: str) -> None:
+        found = await self._call("pi_resources_discover", cwd=self.cwd, reason=reason)
+        if found and self.prompt_source is not None:
+            for plugin, paths in found:
+                self.prompt_source.add_resource_paths(plugin, paths.skill_paths, paths.prompt_paths, paths.theme_paths)
+            self._rebuild_prompt()
 
     async def reload(self) -> None:
-        """``/reload``: re-read settings, context files, skills and templates; rebuild the system prompt."""
+        """``/reload``: re-read settings, context files, skills and templates, collect every plugin's
+        contributions again; rebuild the system prompt."""
         await self.shutdown("reload")
         if self.settings is not None:
             self.settings.reload()
         if self.prompt_source is not None:
             self.prompt_source.reload()
-            self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
+        self._collect_commands()
+        await self.refresh_tools()
+        self._rebuild_prompt()
         await self.start("reload")
 
-    async def start(self, reason: str = "startup") -> None:
-        await self._call_hook("pi_session_start", ctx=self.ext, reason=reason)
+    async def refresh_tools(self) -> list[str]:
+        """Collect ``pi_tools`` again: new tools join (active unless ``active_by_default=False``), changed ones
+        are replaced; the system prompt is rebuilt. Returns the names added."""
+        found = keyed(self.plugins, await self.plugins.call("pi_tools"), "tool", "name",
+                      chosen=self.registry.tool_overrides)
+        added = [name for name in found.items if name not in self.config.all_tools]
+        self.config.all_tools.update(found.items)
+        self.registry.tools.items.update(found.items)
+        active = [found.items.get(t.name, t) for t in self.agent.state.tools]
+        active += [found.items[name] for name in added if found.items[name].active_by_default]
+        self.agent.state.tools = active
+        self._rebuild_prompt()
+        return added
 
-    async def shutdown(self, reason: str = "quit") -> None:
-        await self._call_hook("pi_session_shutdown", ctx=self.ext, reason=reason)
+    def _rebuild_prompt(self, options: SystemPromptOptions | None = None) -> None:
+        if self.prompt_source is not None:
+            tools = self.agent.state.tools
+            self.agent.state.system_prompt = self.prompt_source.build(tools) if options is None else \
+                self.prompt_source.build(tools, options)
+
+    def system_prompt_options(self) -> SystemPromptOptions:
+        if self.prompt_source is None:
+            return SystemPromptOptions(selected_tools=self.active_tool_names, cwd=str(self.cwd))
+        return self.prompt_source.options(self.agent.state.tools)
 
     # --- events -----------------------------------------------------------------------------------
 
@@ -314,8 +251,6 @@ class AgentSession:
         await self._emit(event)
         if event.type == "message_start" and isinstance(event.message, UserMessage):
             self._queue_changed()  # a queued message was just delivered
-        if self.plugins.pm.hook.pi_agent_event.get_hookimpls():
-            await self._call_hook("pi_agent_event", ctx=self.ext, event=event)
 
     def _save(self, message: AgentMessage | dict[str, Any]) -> None:
         """Append to the session file; a full disk must not cost the user the answer on screen."""
@@ -332,46 +267,104 @@ class AgentSession:
             outcome = listener(event)
             if asyncio.iscoroutine(outcome):
                 await outcome
+        if event.type != "extension_error" and self.plugins.has("pi_agent_event"):
+            await self._call("pi_agent_event", event=event)
 
     def emit_later(self, event: AgentEvent) -> None:
-        """Emit from synchronous code: listeners run now; async ones are scheduled, not awaited."""
+        """Emit from synchronous code: listeners run now; async ones (and plugins) are scheduled, not awaited."""
         for listener in list(self._listeners):
             outcome = listener(event)
             if asyncio.iscoroutine(outcome):
-                asyncio.get_running_loop().create_task(outcome)
+                self._later(outcome)
+        if event.type != "extension_error" and self.plugins.has("pi_agent_event"):
+            self._later(self._call("pi_agent_event", event=event))
 
-    # --- hooks ------------------------------------------------------------------------------------
+    def _later(self, work: Awaitable[Any]) -> None:
+        try:
+            task = asyncio.ensure_future(work)
+        except RuntimeError:
+            if asyncio.iscoroutine(work):
+                work.close()  # no loop running: nobody can be listening
+            return
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
-    def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
-        for _plugin_name, impl in self.plugins.ordered_impls("pi_before_tool_call"):
-            try:
-                decision = impl.function(call=info)  # type: ignore[attr-defined]
-            except ToolError as err:
+    # --- hooks around the loop --------------------------------------------------------------------
+
+    async def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
+        if not self.plugins.has("pi_before_tool_call"):
+            return None
+        decision: list[BeforeToolCall] = []
+
+        def step(call: ToolCallInfo, result: BeforeToolCall, _args: dict[str, Any]) -> tuple[ToolCallInfo, bool]:
+            if result.block:
+                decision.append(result)
+                return call, True
+            if result.args is not None:
+                call.args = result.args
+            return call, False
+
+        def failed(plugin: str, err: BaseException) -> BeforeToolCall:
+            if isinstance(err, ToolError):
                 return BeforeToolCall(block=True, reason=str(err))
-            if decision is None:
-                continue
-            if decision.block:
-                return decision  # type: ignore[no-any-return]
-            if decision.args is not None:
-                info.args = decision.args
-        return None
+            return BeforeToolCall(block=True, reason=f'Tool call blocked: plugin "{plugin}" failed while checking '
+                                                     "it (the user sees the error).")
 
-    def _after_tool_call(self, info: ToolCallInfo, result: ToolResult, is_error: bool,
-                         signal: AbortSignal) -> AfterToolCall | None:
-        merged: AfterToolCall | None = None
-        for _plugin_name, impl in self.plugins.ordered_impls("pi_after_tool_call"):
-            change = impl.function(call=info, result=result, is_error=is_error)  # type: ignore[attr-defined]
-            if change is None:
-                continue
-            result = ToolResult(
-                content=change.content if change.content is not None else result.content,
-                details=change.details if change.details is not None else result.details,
-                terminate=change.terminate if change.terminate is not None else result.terminate,
-            )
-            is_error = change.is_error if change.is_error is not None else is_error
-            merged = AfterToolCall(content=result.content, details=result.details, is_error=is_error,
-                                   terminate=result.terminate)
-        return merged
+        await self.plugins.call("pi_before_tool_call", ctx=self.ext, call=info, merge=step, on_error=failed,
+                                quiet=(ToolError,))
+        return decision[0] if decision else None
+
+    async def _after_tool_call(self, info: ToolCallInfo, result: ToolResult, is_error: bool,
+                               signal: AbortSignal) -> AfterToolCall | None:
+        if not self.plugins.has("pi_after_tool_call"):
+            return None
+        state = {"is_error": is_error}
+
+        def step(current: ToolResult, change: AfterToolCall, args: dict[str, Any]) -> tuple[ToolResult, bool]:
+            if change.is_error is not None:
+                args["is_error"] = state["is_error"] = change.is_error
+            return ToolResult(
+                content=change.content if change.content is not None else current.content,
+                details=change.details if change.details is not None else current.details,
+                terminate=change.terminate if change.terminate is not None else current.terminate), False
+
+        final = await self.plugins.call("pi_after_tool_call", ctx=self.ext, call=info, result=result,
+                                        is_error=is_error, merge=step)
+        return AfterToolCall(content=final.content, details=final.details, is_error=state["is_error"],
+                             terminate=final.terminate)
+
+    async def _transform_context(self, messages: list[AgentMessage], signal: AbortSignal) -> list[AgentMessage]:
+        if not self.plugins.has("pi_context"):
+            return messages
+        return await self._call("pi_context", messages=list(messages))  # type: ignore[no-any-return]
+
+    def _wire_hooks(self) -> dict[str, Any]:
+        """The StreamOptions callbacks for the provider hooks some plugin implements (none: no cost)."""
+        hooks = {"on_payload": ("pi_before_provider_request", self._on_payload),
+                 "on_headers": ("pi_before_provider_headers", self._on_headers),
+                 "on_response": ("pi_after_provider_response", self._on_response),
+                 "on_stream_event": ("pi_provider_stream_event", self._on_stream_event)}
+        return {option: callback for option, (hook, callback) in hooks.items() if self.plugins.has(hook)}
+
+    async def _on_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any] | None:
+        replaced = await self._call("pi_before_provider_request", payload=payload, model=model)
+        return None if replaced is payload else replaced
+
+    async def _on_headers(self, headers: dict[str, str | None], model: Model) -> None:
+        await self._call("pi_before_provider_headers", headers=headers, model=model)
+
+    async def _on_response(self, info: dict[str, Any], model: Model) -> None:
+        await self._call("pi_after_provider_response", status=info.get("status", 0),
+                         headers=dict(info.get("headers") or {}), model=model)
+
+    async def _on_stream_event(self, data: Any, model: Model) -> None:
+        await self._call("pi_provider_stream_event", data=data, model=model)
+
+    async def _before_compact(self, preparation: Any, branch_entries: list[dict[str, Any]],
+                              custom_instructions: str | None, reason: str, signal: AbortSignal) -> Any:
+        return await self._call("pi_session_before_compact", preparation=preparation, branch_entries=branch_entries,
+                                custom_instructions=custom_instructions, reason=reason,
+                                will_retry=reason == "overflow", signal=signal)
 
     def _api_key(self, provider: str) -> str | None:
         if self.config.api_key:
@@ -389,6 +382,22 @@ class AgentSession:
     @property
     def model(self) -> Model:
         return self.agent.state.model
+
+    @property
+    def thinking_level(self) -> str:
+        return self.agent.state.thinking_level
+
+    @property
+    def scoped_models(self) -> list[ScopedModel]:
+        return self.config.scoped_models
+
+    @property
+    def signal(self) -> AbortSignal | None:
+        return self.agent.signal
+
+    @property
+    def flag_values(self) -> dict[str, Any]:
+        return self.config.flag_values
 
     @property
     def system_prompt(self) -> str:
@@ -420,6 +429,11 @@ class AgentSession:
         return self.agent.state.is_streaming
 
     @property
+    def is_idle(self) -> bool:
+        """Nothing running: no run, retry wait, compaction or queued continuation."""
+        return not (self.is_streaming or self.is_compacting or self._busy or self._retry_cancel is not None)
+
+    @property
     def active_tools(self) -> list[Tool]:
         return list(self.agent.state.tools)
 
@@ -428,18 +442,36 @@ class AgentSession:
         if unknown:
             raise PiError(f"Unknown tool(s): {', '.join(unknown)}. Known: {', '.join(self.config.all_tools)}")
         self.agent.state.tools = [self.config.all_tools[n] for n in names]
-        if self.prompt_source is not None:
-            self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
+        self._rebuild_prompt()
 
-    def set_model(self, model: Model) -> None:
+    def set_model(self, model: Model, *, source: str = "set") -> None:
+        """Switch model and record it; ``pi_model_select`` follows (scheduled: this may run outside a loop)."""
+        previous = self.agent.state.model
         self.agent.state.model = model
         self.store.append_model_change(model.provider, model.id)
+        if self.plugins.has("pi_model_select"):
+            self._later(self._call("pi_model_select", model=model, source=source,
+                                   previous_model=previous if _has_model(previous) else None))
+
+    async def select_model(self, model: Model, *, source: str = "set") -> bool:
+        """``ctx.set_model``: False when the model has no credentials; the thinking level is clamped to it."""
+        if self.models is not None and not self.models.has_auth(model.provider) and not self.config.api_key:
+            return False
+        self.set_model(model, source=source)
+        self.set_thinking_level(self.agent.state.thinking_level)
+        return True
 
     def set_thinking_level(self, level: str) -> None:
         if level not in THINKING_LEVELS:
             raise PiError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
+        previous = self.agent.state.thinking_level
+        level = clamp_level(self.model, level) if _has_model(self.model) else level
         self.agent.state.thinking_level = level
+        if level == previous:
+            return
         self.store.append_thinking_level_change(level)
+        if self.plugins.has("pi_thinking_level_select"):
+            self._later(self._call("pi_thinking_level_select", level=level, previous_level=previous))
 
     def set_session_name(self, name: str) -> None:
         name = name.strip()
@@ -448,9 +480,14 @@ class AgentSession:
         self.store.append_session_info(name)
         self.emit_later(AgentEvent("session_info_changed", name=name))
 
-    def append_entry(self, custom_type: str, data: Any = None) -> None:
-        """A plugin's own session entry (not sent to the model)."""
-        self.store.append_custom_entry(custom_type, data)
+    def set_label(self, entry_id: str, label: str | None) -> None:
+        if self.store.get_entry(entry_id) is None:
+            raise PiError(f"Entry {entry_id} not found")
+        self.store.append_label_change(entry_id, label)
+
+    def append_entry(self, custom_type: str, data: Any = None) -> str:
+        """A plugin's own session entry (not sent to the model); returns its id."""
+        return self.store.append_custom_entry(custom_type, data)
 
     def has_queued_messages(self) -> bool:
         return self.agent.has_queued_messages()
@@ -460,6 +497,22 @@ class AgentSession:
             if isinstance(message, AssistantMessage):
                 return message
         return None
+
+    def context_usage(self) -> ContextUsage | None:
+        if self.compactor is None or not _has_model(self.model):
+            return None
+        return self.compactor.context_usage(self.messages, self.model)
+
+    def settings_copy(self) -> dict[str, Any]:
+        import copy
+
+        return copy.deepcopy(self.settings.as_dict()) if self.settings is not None else {}
+
+    async def exec(self, command: str, args: list[str], *, cwd: Path | None = None, timeout: float | None = None,
+                   signal: AbortSignal | None = None) -> ExecResult:
+        if self._exec is None:
+            raise PiError("ctx.exec is not available in this session (no process runner was configured)")
+        return await self._exec(command, args, cwd=cwd or self.cwd, timeout=timeout, signal=signal)
 
     # --- prompting --------------------------------------------------------------------------------
 
@@ -471,18 +524,27 @@ class AgentSession:
         """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue."""
         if expand and text.startswith("/"):
             name, _, rest = text[1:].partition(" ")
-            command = self.commands.get(name)
-            if command is not None:
-                outcome = command.handler(rest.strip(), self.ext)
-                if asyncio.iscoroutine(outcome):
-                    await outcome
+            if await self.run_command(name, rest.strip()):
                 return
-        if expand:
-            for _plugin, result in await self._call_hook("pi_input", ctx=self.ext, text=text, source=source):
+        if self.plugins.has("pi_input"):
+            state: dict[str, Any] = {"images": images, "handled": False}
+
+            def step(current: str, result: Any, args: dict[str, Any]) -> tuple[str, bool]:
                 if result.action == "handled":
-                    return
+                    state["handled"] = True
+                    return current, True
                 if result.action == "transform" and result.text is not None:
-                    text, images = result.text, result.images if result.images is not None else images
+                    if result.images is not None:
+                        args["images"] = state["images"] = result.images
+                    return result.text, False
+                return current, False
+
+            text = await self._call("pi_input", text=text, source=source, images=images, merge=step,
+                                    streaming_behavior=streaming_behavior if self.is_streaming else None)
+            if state["handled"]:
+                return
+            images = state["images"]
+        if expand:
             text = self.expand_input(text)
         if self.is_streaming:
             if streaming_behavior == "steer":
@@ -494,33 +556,63 @@ class AgentSession:
             raise PiError("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
                           "to queue the message.")
         self.check_ready()
-        messages: list[AgentMessage] = [self._user_message(text, images), *self._next_turn]
-        self._next_turn = []
-        base_prompt = self.agent.state.system_prompt
-        for _plugin, result in await self._call_hook("pi_before_agent_start", ctx=self.ext, prompt=text,
-                                                      system_prompt=base_prompt):
-            if result.message:
-                messages.append(_custom(result.message))
-            if result.system_prompt:
-                self.agent.state.system_prompt = result.system_prompt
-        self.release_held_back()
-        await self._check_compaction(skip_aborted=False)
-        if self.compactor is not None:
-            self.compactor.reset_overflow_guard()
+        await self._start_run(self._user_message(text, images), prompt=text, images=images)
+
+    async def _start_run(self, first: AgentMessage, *, prompt: str = "", images: list[ImageContent] | None = None,
+                         message_type: str = "user") -> None:
+        self._busy += 1
+        try:
+            messages: list[AgentMessage] = [first, *self._next_turn]
+            self._next_turn = []
+            base_prompt = self.agent.state.system_prompt
+            if self.plugins.has("pi_before_agent_start"):
+                extra: list[AgentMessage] = []
+                options = self.system_prompt_options()
+                before = _snapshot(options)
+
+                def step(current: str, result: Any, _args: dict[str, Any]) -> tuple[str, bool]:
+                    if result.message:
+                        extra.append(_custom(result.message))
+                    return result.system_prompt or current, False
+
+                chosen = await self._call("pi_before_agent_start", prompt=prompt, system_prompt=base_prompt,
+                                          images=images, message_type=message_type,
+                                          message=first if message_type == "custom" else None, options=options,
+                                          merge=step)
+                if chosen == base_prompt and _snapshot(options) != before and self.prompt_source is not None:
+                    chosen = self.prompt_source.build(
+                        [self.config.all_tools[n] for n in options.selected_tools if n in self.config.all_tools],
+                        options)
+                messages.extend(extra)
+                self.agent.state.system_prompt = chosen
+            self.release_held_back()
+            await self._check_compaction(skip_aborted=False)
+            if self.compactor is not None:
+                self.compactor.reset_overflow_guard()
+        except BaseException:
+            self._busy -= 1
+            raise
         try:
             await self._run_agent(lambda: self.agent.prompt(messages))
+            while self.agent.has_queued_messages() and not _aborted(self.last_assistant()):
+                await self._run_agent(self.agent.continue_)  # queued from agent_end/turn_end: more work
         finally:
             self.agent.state.system_prompt = base_prompt
+            self._busy -= 1
+            await self._emit(AgentEvent("agent_settled", aborted=_aborted(self.last_assistant())))
 
     def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
-                            deliver_as: str | None = None) -> None:
-        """A plugin's message (docs/plugins.md#messages-from-plugins): queued, kept for the next prompt, or recorded."""
+                            deliver_as: str | None = None, trigger_turn: bool = False) -> None:
+        """A plugin's message (docs/plugins.md#messages-from-plugins): queued, kept for the next prompt, or
+        recorded; with ``trigger_turn`` an idle session starts a run from it."""
         message = _custom({"customType": custom_type, "content": content, "display": display, "details": details})
         if deliver_as == "nextTurn":
             self._next_turn.append(message)
-        elif self.is_streaming:
+        elif self.is_streaming or self._busy:
             (self.agent.follow_up if deliver_as == "followUp" else self.agent.steer)(message)
             self._queue_changed()
+        elif trigger_turn:
+            self._later(self._start_run(message, message_type="custom"))
         else:
             self.agent.state.messages.append(message)
             self.store.append_custom_message_entry(custom_type, content, display, details)
@@ -563,11 +655,7 @@ class AgentSession:
         if current == self._queue_texts:
             return
         self._queue_texts = current
-        event = AgentEvent("queue_update", steering=current[0], follow_up=current[1])
-        try:
-            asyncio.get_running_loop().create_task(self._emit(event))
-        except RuntimeError:
-            pass  # no loop running: nobody can be listening
+        self._later(self._emit(AgentEvent("queue_update", steering=current[0], follow_up=current[1])))
 
     async def abort(self) -> None:
         self.abort_retry()
@@ -584,7 +672,9 @@ class AgentSession:
             self._retry_cancel.abort()
 
     async def wait_for_idle(self) -> None:
-        await self.agent.wait_for_idle()
+        while not self.is_idle:
+            await self.agent.wait_for_idle()
+            await asyncio.sleep(0.02)
 
     # --- runs with auto-retry and auto-compaction (docs/sessions.md#auto-retry, docs/sessions.md#triggers)
 
@@ -660,53 +750,132 @@ class AgentSession:
         self.agent.state.messages = self.store.build_session_context().typed_messages()
         return outcome.result
 
-    # --- the session file: new, switch, fork, clone (docs/sessions.md#session-operations) -------
+    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], Any] | None,
+                      on_error: Callable[[BaseException], Any] | None) -> asyncio.Task[Any]:
+        """``ctx.compact``: compaction as a task; the callbacks report its outcome."""
+
+        async def run() -> Any:
+            try:
+                result = await self.compact(custom_instructions)
+            except Exception as err:  # noqa: BLE001 - handed to on_error, as Pi does
+                if on_error is None:
+                    raise
+                on_error(err)
+                return None
+            if on_complete is not None:
+                on_complete(result)
+            return result
+
+        task = asyncio.ensure_future(run())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+        return task
+
+    # --- the session file: new, switch, fork, clone, tree (docs/sessions.md#session-operations) -----
 
     async def _stop_run(self) -> None:
         self.release_held_back()
         if self.is_streaming:
             await self.abort()
 
-    async def new_session(self, parent_session: str | None = None) -> bool:
-        """Start an empty session; True unless a plugin vetoed (no veto hook exists yet)."""
+    async def _vetoed(self, hook: str, **kwargs: Any) -> bool:
+        return isinstance(await self._call(hook, **kwargs), Cancel)
+
+    def _file(self) -> str | None:
+        path = self.store.session_file
+        return str(path) if path is not None and self.store.is_persisted else None
+
+    async def new_session(self, parent_session: str | None = None, *,
+                          setup: Callable[[Any], Any] | None = None) -> bool:
+        """Start an empty session; False when a plugin vetoed (``pi_session_before_switch``)."""
+        if await self._vetoed("pi_session_before_switch", reason="new"):
+            return False
         await self._stop_run()
+        previous = self._file()
         await self.shutdown("new")
         self.store.new_session(parent_session=parent_session)
         self._reset_agent([])
         if _has_model(self.model):
             self.store.append_model_change(self.model.provider, self.model.id)
         self.store.append_thinking_level_change(self.agent.state.thinking_level)
-        await self.start("new")
+        if setup is not None:
+            outcome = setup(self.store)
+            if asyncio.iscoroutine(outcome):
+                await outcome
+            self.agent.state.messages = self.store.build_session_context().typed_messages()
+        await self.start("new", previous)
         return True
 
     async def switch_session(self, session_path: str) -> bool:
-        await self._stop_run()
         path = Path(session_path).expanduser()
         if not path.is_absolute():
             path = Path(self.config.cwd) / path
-        await self.shutdown("resume")
-        self.store.set_session_file(path.resolve())
+        target = str(path.resolve())
+        if await self._vetoed("pi_session_before_switch", reason="resume", target_session_file=target):
+            return False
+        await self._stop_run()
+        previous = self._file()
+        await self.shutdown("resume", target)
+        self.store.set_session_file(target)
         self._restore_from_store()
-        await self.start("resume")
+        await self.start("resume", previous)
         return True
 
     async def fork(self, entry_id: str) -> tuple[str, bool]:
+        """Fork before ``entry_id``; returns the user text to edit and whether a plugin vetoed."""
+        if await self._vetoed("pi_session_before_fork", entry_id=entry_id, position="before"):
+            return "", True
         await self._stop_run()
+        previous = self._file()
         result = self.store.fork(entry_id)  # validates first: a bad id changes nothing
-        await self.shutdown("fork")
+        await self.shutdown("fork", self._file())
         self._restore_from_store()
-        await self.start("fork")
+        await self.start("fork", previous)
         return result.selected_text, False
 
     async def clone(self) -> bool:
+        """Copy the current branch into a new session; False when a plugin vetoed."""
         if self.store.leaf_id is None:
             raise PiError("Cannot clone session: no current entry selected")
+        if await self._vetoed("pi_session_before_fork", entry_id=self.store.leaf_id, position="at"):
+            return False
         await self._stop_run()
+        previous = self._file()
         self.store.clone()
-        await self.shutdown("fork")
+        await self.shutdown("fork", self._file())
         self._restore_from_store()
-        await self.start("fork")
-        return False
+        await self.start("fork", previous)
+        return True
+
+    async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,
+                            custom_instructions: str | None = None, replace_instructions: bool = False,
+                            label: str | None = None) -> Any:
+        """Move the leaf (``/tree``): ``pi_session_before_tree`` may veto or supply the summary; returns the
+        compactor's NavigationResult (``editor_text`` for the editor), or None when vetoed or cancelled."""
+        if not self.is_idle:
+            raise PiError("Cannot navigate the session tree while the agent is working")
+        if self.compactor is None:
+            raise PiError("Tree navigation is not available in this session")
+        preparation = self.compactor.prepare_tree(target_id, summarize=summarize,
+                                                  custom_instructions=custom_instructions,
+                                                  replace_instructions=replace_instructions, label=label)
+        signal = AbortSignal()
+        decision = await self._call("pi_session_before_tree", preparation=preparation, signal=signal)
+        if decision is not None and decision.cancel:
+            return None
+        for name in ("custom_instructions", "replace_instructions", "label"):
+            if decision is not None and getattr(decision, name) is not None:
+                setattr(preparation, name, getattr(decision, name))
+        summary = decision.summary if decision is not None else None
+        result = await self.compactor.navigate(preparation, self.model if _has_model(self.model) else None,
+                                               summary=summary, details=getattr(decision, "details", None),
+                                               signal=signal)
+        if result.cancelled:
+            return None
+        self.agent.state.messages = self.store.build_session_context().typed_messages()
+        await self._call("pi_session_tree", new_leaf_id=result.new_leaf_id, old_leaf_id=result.old_leaf_id,
+                         summary_entry=result.summary_entry, from_plugin=summary is not None)
+        return result
 
     def _reset_agent(self, messages: list[AgentMessage]) -> None:
         self.agent.reset()
@@ -724,6 +893,45 @@ class AgentSession:
             self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)
 
 
+class SessionModels:
+    """``ctx.model_registry``: the session's models and keys, and one-off calls through its providers."""
+
+    def __init__(self, session: AgentSession) -> None:
+        self._session = session
+
+    def find(self, provider: str, model_id: str) -> Model | None:
+        models = self._session.models
+        return models.find(provider, model_id) if models is not None else None
+
+    def available_models(self) -> list[Model]:
+        models = self._session.models
+        return list(models.available_models()) if models is not None else []
+
+    def has_auth(self, model: Model | str) -> bool:
+        models = self._session.models
+        provider = model if isinstance(model, str) else model.provider
+        return models is not None and models.has_auth(provider)
+
+    async def complete(self, model: Model, messages: list[Any], *, system_prompt: str | None = None,
+                       reasoning: str | None = None, max_tokens: int | None = None,
+                       signal: AbortSignal | None = None) -> AssistantMessage:
+        """One model call outside the conversation (strings become user messages); the final message,
+        whose ``stop_reason`` is "error" with an ``error_message`` when it failed."""
+        session = self._session
+        key = session.config.api_key or (session.models.api_key_for(model) if session.models is not None else None)
+        wanted = [UserMessage(content=[TextContent(text=m)]) if isinstance(m, str) else m for m in messages]
+        context = Context(system_prompt=system_prompt or "", messages=wanted)
+        options = StreamOptions(signal=signal or AbortSignal(), api_key=key, reasoning=reasoning, max_tokens=max_tokens)
+        final: AssistantMessage | None = None
+        async for event in session.stream_fn(model, context, options):
+            if event.type in ("done", "error"):
+                final = event.final
+        if final is None:
+            return AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="error",
+                                    error_message="Provider stream ended without a result")
+        return final
+
+
 def clamp_level(model: Model | None, level: str) -> str:
     """``clamp_thinking_level``, except that no model means ``off`` and an unrecognised level becomes
     the model's first supported one (a client or an old session file may say anything)."""
@@ -739,6 +947,19 @@ def _has_model(model: Model | None) -> bool:
     return model is not None and model.id != "unknown"
 
 
+def _aborted(message: AssistantMessage | None) -> bool:
+    return message is not None and message.stop_reason == "aborted"
+
+
+def _snapshot(options: SystemPromptOptions) -> tuple[Any, ...]:
+    return (list(options.selected_tools), dict(options.sections), list(options.append_system_prompt),
+            options.custom_prompt)
+
+
 def _custom(data: dict[str, Any]) -> AgentMessage:
     fields = {k: v for k, v in data.items() if v is not None}
     return CustomMessage(role="custom", **fields)
+
+
+__all__ = ["AgentSession", "CommandContext", "SessionConfig", "SessionModels", "SessionParts", "clamp_level",
+           "provider_stream_fn"]

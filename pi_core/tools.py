@@ -21,11 +21,16 @@ if TYPE_CHECKING:
 
 @dataclass
 class ToolResult:
-    """What ``execute`` returns: content the model reads, details for renderers and sessions."""
+    """What ``execute`` returns: content the model reads, details for renderers and sessions.
+
+    ``is_error`` marks a failed call that keeps its details (raising ``ToolError`` is the usual way to fail);
+    ``terminate`` ends the run once every call of the batch asked for it.
+    """
 
     content: list[TextContent | ImageContent]
     details: Any = None
     terminate: bool = False
+    is_error: bool = False
 
     @classmethod
     def text(cls, text: str, details: Any = None) -> ToolResult:
@@ -192,11 +197,13 @@ class ToolCallInfo:
 
 @dataclass
 class BeforeToolCall:
-    """Returned by ``pi_before_tool_call``: block the call with a reason, or replace its arguments."""
+    """Returned by ``pi_before_tool_call``: block the call with a reason (``terminate``: and end the run once
+    the batch is done), or replace its arguments."""
 
     block: bool = False
     reason: str | None = None
     args: Any = None
+    terminate: bool = False
 
 
 @dataclass

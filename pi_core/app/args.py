@@ -58,6 +58,9 @@ class Args:
     messages: list[str] = field(default_factory=list)
     file_args: list[str] = field(default_factory=list)
     unknown_flags: dict[str, Any] = field(default_factory=dict)
+    # Where the word an unknown ``--flag`` took as its value sat among the messages (a plugin's boolean
+    # flag gives it back: pi_core.app.flags.parse_plugin_flags).
+    unknown_flag_positions: dict[str, int] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     # Index in argv of the first bare word, when nothing that starts a prompt came before it
@@ -153,6 +156,7 @@ def parse_args(argv: list[str]) -> Args:
             elif has_next and not argv[i + 1].startswith(("-", "@")):
                 i += 1
                 args.unknown_flags[name] = argv[i]
+                args.unknown_flag_positions[name] = len(args.messages)
             else:
                 args.unknown_flags[name] = True
         elif token.startswith("-") and token != "-":

@@ -69,7 +69,9 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         _out(__version__)
         return 0
     if args.help:
-        sys.stdout.write(HELP)
+        from pi_core.app.flags import cached_flags, help_section
+
+        sys.stdout.write(HELP + help_section(cached_flags(args, cwd or Path.cwd())))
         return 0
     try:
         return _run(args, cwd or Path.cwd(), command)
@@ -194,9 +196,7 @@ def _session_picker(env: Startup) -> Picker | None:
 
 def _plugin_command(env: Startup, name: str) -> click.Command | None:
     """The click command a plugin's ``pi_cli_commands`` registered as ``name``, or None."""
-    from pi_core.registry import call_each
-
-    for _plugin, commands_ in call_each(env.plugins, "pi_cli_commands"):
+    for _plugin, commands_ in env.plugins.call_sync("pi_cli_commands"):
         for command in commands_:
             if command.name == name:
                 return command

@@ -306,7 +306,21 @@ class Settings:
 
     @property
     def disabled_plugins(self) -> list[str]:
-        return [str(v) for v in self._typed("disabled_plugins", list, [])]
+        """``disabledPlugins`` (the 0.1 spelling ``disabled_plugins`` is still read)."""
+        names = self._typed("disabledPlugins", list, []) + self._typed("disabled_plugins", list, [])
+        return [str(v) for v in dict.fromkeys(names)]
+
+    @property
+    def enabled_plugins(self) -> list[str]:
+        """``enabledPlugins``: opt-in plugins (entry-point group ``pi.optional``) to load."""
+        names = self._typed("enabledPlugins", list, []) + self._typed("enabled_plugins", list, [])
+        return [str(v) for v in dict.fromkeys(names)]
+
+    @property
+    def tool_overrides(self) -> dict[str, str]:
+        """``toolOverrides = { read = "corp-read" }``: which plugin's tool wins a clash inside one layer."""
+        value = self._typed("toolOverrides", dict, {})
+        return {str(k): str(v) for k, v in value.items()}
 
     @property
     def steering_mode(self) -> str:

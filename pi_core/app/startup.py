@@ -22,6 +22,7 @@ from pi_core.types import ImageContent, Model, clamp_thinking_level
 
 if TYPE_CHECKING:
     from pi_core.app.settings import Settings
+    from pi_core.extension import SystemPromptOptions
     from pi_core.llm.retry import RetryPolicy
     from pi_core.models.registry import ModelRegistry
     from pi_core.session import AgentSession, SessionParts, StreamFn
@@ -56,19 +57,44 @@ def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:
 
 
 def load_environment(args: Args, cwd: Path) -> Startup:
-    """Settings and plugins: enough for ``pi plugins``, ``pi tools`` and ``--list-models``."""
+    """Settings and plugins: enough for ``pi plugins``, ``pi tools`` and ``--list-models``.
+
+    Load failures become warnings here; ``check_plugins`` turns the fatal ones into an error before a
+    session starts."""
     warnings: list[str] = []
     directory = agent_dir()
     settings = load_settings(cwd, directory, warnings)
-    disabled = set(args.disable_plugins) | set(settings.get("disabledPlugins", []) or []) \
-        | set(settings.disabled_plugins)
-    plugins = load_plugins(extensions=[cwd / e for e in args.extensions], project_dir=cwd,
-                           discover_extensions=not args.no_extensions, disabled=disabled, agent_dir=directory)
-    registry = build_registry(plugins)
+    disabled = set(args.disable_plugins) | set(settings.disabled_plugins)
+    extensions = [e if e.startswith("plugin:") else cwd / e for e in args.extensions]
+    plugins = load_plugins(extensions=extensions, project_dir=cwd, discover_extensions=not args.no_extensions,
+                           disabled=disabled, agent_dir=directory, enabled=set(settings.enabled_plugins))
+    registry = build_registry(plugins, tool_overrides=settings.tool_overrides)
     for failure in plugins.failures:
-        warnings.append(f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}')
+        if not failure.fatal:
+            warnings.append(f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}')
+    for clash in registry.conflicts:
+        warnings.append(f'{clash.kind.capitalize()} "{clash.name}" is provided by plugins "{clash.winner}" and '
+                        f'"{clash.loser}" of one layer; using "{clash.winner}" '
+                        f'(choose with toolOverrides = {{ {clash.name} = "{clash.loser}" }} in settings)'
+                        if clash.kind == "tool" else
+                        f'{clash.kind.capitalize()} "{clash.name}" of plugin "{clash.loser}" conflicts with '
+                        f'plugin "{clash.winner}"; using "{clash.winner}"')
+    from pi_core.app.flags import remember_flags
+
+    remember_flags(plugins, registry)
     return Startup(cwd=cwd, agent_dir=directory, plugins=plugins, registry=registry, settings=settings,
                    warnings=warnings)
+
+
+def check_plugins(env: Startup) -> None:
+    """Refuse to start a session when a plugin the user asked for could not load (Pi's wording for ``-e``)."""
+    fatal = [f for f in env.plugins.failures if f.fatal]
+    if not fatal:
+        return
+    lines = [f'Failed to load extension "{f.source}": {f.reason}' if f.source.startswith(("/", "plugin:"))
+             else f'Failed to load plugin "{f.name}" ({f.source}): {f.reason}' for f in fatal]
+    names = " ".join(f"--disable-plugin {f.name}" for f in fatal)
+    raise PiError("\n".join(lines) + f"\nHint: start without it: pi {names}, or without extensions: pi -ne")
 
 
 def model_registry(startup: Startup) -> Any:
@@ -124,12 +150,18 @@ class PromptSources:
     """What the system prompt is built from (context files, skills, templates, SYSTEM.md, flags).
 
     ``reload()`` reads them all again (``/reload``); ``build(tools)`` composes the prompt for the
-    active tools, with the plugins' prompt hooks.
+    active tools, with the plugins' prompt hooks; ``options(tools)`` lists those inputs, which
+    ``build(tools, options)`` takes back edited (``pi_before_agent_start``). Plugins add resource
+    directories with ``add_resource_paths`` (``pi_resources_discover``).
     """
 
     def __init__(self, env: Startup, args: Args) -> None:
         self.env, self.args = env, args
+        self.plugin_paths: dict[str, dict[str, list[str]]] = {}  # plugin -> kind -> paths
         self.reload()
+
+    def _paths(self, kind: str) -> list[str]:
+        return [p for paths in self.plugin_paths.values() for p in paths.get(kind, [])]
 
     def reload(self) -> None:
         from pi_core.resources import ResourceSettings, load_resources
@@ -138,22 +170,50 @@ class PromptSources:
         env, args = self.env, self.args
         scopes = ResourceSettings.from_scopes(env.settings.scope_data("global"), env.settings.scope_data("project"))
         self.resources = load_resources(env.cwd, env.agent_dir, no_context_files=args.no_context_files,
-                                        no_skills=args.no_skills, skill_paths=args.skills,
+                                        no_skills=args.no_skills, skill_paths=[*args.skills, *self._paths("skills")],
                                         no_prompt_templates=args.no_prompt_templates,
-                                        template_paths=args.prompt_templates, settings=scopes)
+                                        template_paths=[*args.prompt_templates, *self._paths("prompts")],
+                                        settings=scopes)
         env.resources = self.resources
         env.warnings.extend(str(d) for d in self.resources.diagnostics)
         self.texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
                                        append_system_prompt=args.append_system_prompt)
 
-    def build(self, tools: list[Any]) -> str:
-        from pi_core.app.system_prompt import build_system_prompt, gather_prompt_hooks
+    def add_resource_paths(self, owner: str, skills: list[Any], prompts: list[Any], themes: list[Any]) -> None:
+        self.plugin_paths[owner] = {"skills": [str(p) for p in skills], "prompts": [str(p) for p in prompts],
+                                    "themes": [str(p) for p in themes]}
+        self.reload()
+
+    @property
+    def theme_paths(self) -> list[str]:
+        """Theme files and directories plugins contributed (the interactive UI loads them)."""
+        return self._paths("themes")
+
+    def options(self, tools: list[Any]) -> SystemPromptOptions:
+        from pi_core.app.system_prompt import gather_prompt_hooks
+        from pi_core.extension import SystemPromptOptions
+
+        _snippets, guidelines = gather_prompt_hooks(self.env.plugins, frozenset(t.name for t in tools))
+        return SystemPromptOptions(
+            custom_prompt=self.texts.custom, selected_tools=[t.name for t in tools],
+            tool_snippets={t.name: t.prompt_snippet for t in tools if t.prompt_snippet},
+            prompt_guidelines=[g for t in tools for g in t.prompt_guidelines] + guidelines,
+            append_system_prompt=list(self.texts.append), cwd=str(self.env.cwd),
+            context_files=[str(f.path) for f in self.resources.context_files],
+            skills=[s.name for s in self.resources.skills])
+
+    def build(self, tools: list[Any], options: SystemPromptOptions | None = None) -> str:
+        from pi_core.app.system_prompt import build_system_prompt, gather_prompt_hooks, render_sections
 
         env = self.env
         snippets, guidelines = gather_prompt_hooks(env.plugins, frozenset(t.name for t in tools))
-        return build_system_prompt(tools=tools, cwd=env.cwd, agent_dir=env.agent_dir, custom_prompt=self.texts.custom,
-                                   append_prompts=self.texts.append, context_files=self.resources.context_files,
-                                   skills=self.resources.skills, extra_snippets=snippets, extra_guidelines=guidelines)
+        prompt = build_system_prompt(
+            tools=tools, cwd=env.cwd, agent_dir=env.agent_dir,
+            custom_prompt=options.custom_prompt if options is not None else self.texts.custom,
+            append_prompts=options.append_system_prompt if options is not None else self.texts.append,
+            context_files=self.resources.context_files, skills=self.resources.skills, extra_snippets=snippets,
+            extra_guidelines=guidelines)
+        return prompt + render_sections(options.sections if options is not None else {})
 
 
 def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -> SessionManager:
@@ -192,7 +252,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
                   expand_input: Callable[[str], str] | None = None, stream_fn: StreamFn | None = None,
                   ) -> SessionParts:
     """The standard collaborators of a session over ``store``: provider dispatch with request-level retry,
-    the compactor (with the plugins' ``pi_session_compact`` hook), agent-level retry and the message
+    the compactor (with the plugins' compaction hooks), ``ctx.exec``, agent-level retry and the message
     converter, per ``settings`` (defaults when None). ``stream_fn`` replaces the provider dispatch (tests
     pass a fake provider's). Embedders and tests build sessions with it too."""
     from pi_core.app.settings import RetrySettings
@@ -211,14 +271,16 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     def key_for(model: Model) -> str | None:
         return api_key or (models.api_key_for(model) if models is not None else None)
 
-    hook = plugins.pm.hook.pi_session_compact
+    from pi_core.toolkit.exec import run_program
+
     compactor = Compactor(store, llm_summarizer(stream_fn, key_for),
                           settings=(lambda: settings.compaction) if settings is not None else CompactionSettings(),
-                          hook=hook if hook.get_hookimpls() else None)
+                          plugins=plugins)
     return SessionParts(store=store, stream_fn=stream_fn, models=models, settings=settings, prompt=prompt,
                         compactor=compactor, retry=settings.retry if settings is not None else RetrySettings(),
                         messages=store.build_session_context().typed_messages(), expand_input=expand_input,
-                        convert_to_llm=llm_converter(settings.block_images if settings is not None else False))
+                        convert_to_llm=llm_converter(settings.block_images if settings is not None else False),
+                        exec=run_program)
 
 
 def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,
@@ -229,6 +291,10 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     from pi_core.app.tool_selection import select_tools
     from pi_core.session import AgentSession, SessionConfig
 
+    from pi_core.app.flags import parse_plugin_flags
+
+    check_plugins(env)
+    flag_values = parse_plugin_flags(args, env.registry)
     settings = env.settings
     models = model_registry(env)
     store = open_session_store(args, env, picker)
@@ -271,7 +337,8 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
                            scoped_models=scoped,
                            tool_settings=ToolSettings(shell_path=settings.shell_path,
                                                       shell_command_prefix=settings.shell_command_prefix,
-                                                      auto_resize_images=settings.auto_resize_images))
+                                                      auto_resize_images=settings.auto_resize_images),
+                           flag_values=flag_values)
     parts = session_parts(store, env.plugins, env.registry, models=models, settings=settings, prompt=sources,
                           api_key=args.api_key,
                           expand_input=lambda text: expand_input(text, sources.resources))

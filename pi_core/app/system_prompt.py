@@ -111,11 +111,10 @@ def gather_prompt_hooks(plugins: PluginSet, active: frozenset[str]) -> tuple[lis
     for the active tool set, lowest layer first. A hook returning the wrong type is recorded in
     ``plugins.failures`` and ignored, like one that raises."""
     from pi_core.plugins import PluginFailure
-    from pi_core.registry import call_each
 
     def strings(hook: str) -> list[str]:
         out: list[str] = []
-        for plugin_name, value in call_each(plugins, hook, active_tools=active):
+        for plugin_name, value in plugins.call_sync(hook, active_tools=active):
             items = [value] if isinstance(value, str) else value
             if not isinstance(items, (list, tuple)) or not all(isinstance(i, str) for i in items):
                 plugins.failures.append(PluginFailure(
@@ -125,6 +124,14 @@ def gather_prompt_hooks(plugins: PluginSet, active: frozenset[str]) -> tuple[lis
         return out
 
     return strings("pi_prompt_snippets"), strings("pi_prompt_guidelines")
+
+
+def render_sections(sections: dict[str, str]) -> str:
+    """Plugin sections (``SystemPromptOptions.sections``) as ``<name>`` blocks after pi's prompt. A name must
+    be an identifier and not "preamble" (Pi's rule); others are left out."""
+    blocks = [f"\n\n<{name}>\n{text.strip()}\n</{name}>" for name, text in sections.items()
+              if name.isidentifier() and name != "preamble" and text and text.strip()]
+    return "".join(blocks)
 
 
 # --- base and append text sources -------------------------------------------------------------

@@ -162,31 +162,33 @@ async def navigate_tree(
     replace_instructions: bool = False,
     label: str | None = None,
     signal: AbortSignal | None = None,
+    summary: tuple[str, Any] | None = None,
 ) -> NavigationResult:
     """Move to ``target_id`` in the same file, optionally leaving a summary of the abandoned branch.
 
     A user (or custom) message target moves the leaf to its parent and returns its text for the
     editor; any other target becomes the leaf. The caller rebuilds the agent's messages afterwards.
-    An aborted summary returns ``cancelled=True`` and changes nothing.
+    An aborted summary returns ``cancelled=True`` and changes nothing. ``summary`` (text, details) is a
+    plugin's branch summary, used instead of generating one.
     """
     from pi_core.errors import AbortedError
 
     old_leaf = manager.leaf_id
     if target_id == old_leaf:
         return NavigationResult(old_leaf, old_leaf)
-    if summarize and (model is None or summarizer is None):
+    if summarize and summary is None and (model is None or summarizer is None):
         raise SessionError("No model available for summarization")
     target = manager.get_entry(target_id)
     if target is None:
         raise SessionError(f"Entry {target_id} not found")
     entries, _ = collect_entries_for_branch_summary(manager, old_leaf, target_id)
 
-    summary: str | None = None
-    details: Any = None
-    if summarize and entries:
+    text: str | None = summary[0] if summary is not None and summarize else None
+    details: Any = summary[1] if summary is not None else None
+    if summarize and entries and text is None:
         assert model is not None and summarizer is not None
         try:
-            summary, details = await generate_branch_summary(
+            text, details = await generate_branch_summary(
                 entries, model, summarizer, reserve_tokens=reserve_tokens, custom_instructions=custom_instructions,
                 replace_instructions=replace_instructions, signal=signal,
             )
@@ -203,8 +205,8 @@ async def navigate_tree(
         new_leaf = target_id
 
     summary_entry: Entry | None = None
-    if summary:
-        summary_id = manager.branch_with_summary(new_leaf, summary, details, False)
+    if text:
+        summary_id = manager.branch_with_summary(new_leaf, text, details, summary is not None)
         summary_entry = manager.get_entry(summary_id)
         if label:
             manager.append_label_change(summary_id, label)
@@ -212,6 +214,6 @@ async def navigate_tree(
         manager.reset_leaf()
     else:
         manager.branch(new_leaf)
-    if label and not summary:
+    if label and not text:
         manager.append_label_change(target_id, label)
     return NavigationResult(old_leaf, manager.leaf_id, editor_text, summary_entry)

@@ -63,8 +63,9 @@ def _event(kind: str, **fields: Any) -> Any:
 
 
 class Compactor:
-    """Compacts one session. ``summarize`` is the LLM call, ``hook`` the ``pi_session_compact`` hook caller
-    (``plugins.hook.pi_session_compact``) or None, ``emit`` receives AgentEvents."""
+    """Compacts one session. ``summarize`` is the LLM call; the plugins' hooks come from the session
+    (``use_hook``: ``pi_session_before_compact`` with the plugin context) and from ``plugins`` (the deprecated
+    ``pi_session_compact``); ``hook`` is a bare legacy hook caller (tests). ``emit`` receives AgentEvents."""
 
     def __init__(
         self,
@@ -74,6 +75,7 @@ class Compactor:
         settings: Callable[[], CompactionSettings] | CompactionSettings | None = None,
         emit: Emit | None = None,
         hook: Hook | None = None,
+        plugins: Any = None,
         is_context_overflow: Callable[[Any, int], bool] | None = None,
         on_hook_error: Callable[[BaseException], None] | None = None,
     ) -> None:
@@ -82,9 +84,15 @@ class Compactor:
         self._settings = settings or CompactionSettings()
         self._listeners: list[Emit] = [emit] if emit is not None else []
         self._hook = hook
+        self._plugins = plugins
+        self._session_hook: Hook | None = None
         self._is_overflow = is_context_overflow
         self._on_hook_error = on_hook_error
         self.overflow_recovery_attempted = False
+
+    def use_hook(self, hook: Hook) -> None:
+        """The session's ``pi_session_before_compact`` caller (it owns the plugin context)."""
+        self._session_hook = hook
 
     def subscribe(self, listener: Emit) -> None:
         """Receive the ``compaction_start`` / ``compaction_end`` events (the session forwards them)."""
@@ -123,7 +131,7 @@ class Compactor:
             if path and path[-1].get("type") == "compaction":
                 raise SessionError("Already compacted")
             raise SessionError("Nothing to compact (session too small)")
-        result = await self._from_hook(preparation, path, custom_instructions, signal)
+        result = await self._from_hook(preparation, path, custom_instructions, signal, reason)
         from_hook = result is not None
         if result is None:
             result = await compact(
@@ -139,14 +147,44 @@ class Compactor:
         return CompactionOutcome(result=result, entry=entry, from_hook=from_hook, reason=reason)
 
     async def _from_hook(
-        self, preparation: Any, path: list[Entry], custom_instructions: str | None, signal: AbortSignal
+        self, preparation: Any, path: list[Entry], custom_instructions: str | None, signal: AbortSignal,
+        reason: str = "manual",
     ) -> CompactionResult | None:
-        if self._hook is None:
-            return None
-        try:
-            result = self._hook(
-                preparation=preparation, branch_entries=path, custom_instructions=custom_instructions, signal=signal
+        from pi_core.extension import Cancel
+
+        result: Any = None
+        if self._session_hook is not None:
+            result = await self._session_hook(preparation, path, custom_instructions, reason, signal)
+        if result is None and (self._hook is not None or (self._plugins is not None
+                                                           and self._plugins.has("pi_session_compact"))):
+            result = await self._legacy_hook(preparation, path, custom_instructions, signal)
+        if isinstance(result, Cancel):
+            raise CompactionCancelled(result.reason or "Compaction cancelled")
+        if isinstance(result, dict):
+            result = CompactionResult(
+                summary=result["summary"],
+                first_kept_entry_id=result["firstKeptEntryId"],
+                tokens_before=result["tokensBefore"],
+                details=result.get("details"),
             )
+        return result  # type: ignore[no-any-return]
+
+    async def _legacy_hook(self, preparation: Any, path: list[Entry], custom_instructions: str | None,
+                           signal: AbortSignal) -> Any:
+        """``pi_session_compact`` (deprecated): raising CompactionCancelled cancels."""
+        args = {"preparation": preparation, "branch_entries": path, "custom_instructions": custom_instructions,
+                "signal": signal}
+        if self._hook is None:
+            def cancelled(_plugin: str, err: BaseException) -> None:
+                if isinstance(err, CompactionCancelled):
+                    raise err
+                if self._on_hook_error:
+                    self._on_hook_error(err)
+
+            return await self._plugins.call("pi_session_compact", quiet=(CompactionCancelled,), on_error=cancelled,
+                                            **args)
+        try:
+            result = self._hook(**args)
             if inspect.isawaitable(result):
                 result = await result
         except CompactionCancelled:
@@ -156,14 +194,42 @@ class Compactor:
             if self._on_hook_error:
                 self._on_hook_error(err)
             return None
-        if isinstance(result, dict):
-            result = CompactionResult(
-                summary=result["summary"],
-                first_kept_entry_id=result["firstKeptEntryId"],
-                tokens_before=result["tokensBefore"],
-                details=result.get("details"),
-            )
         return result
+
+    # --- what plugins ask of the session ---------------------------------------------------------
+
+    def context_usage(self, messages: list[Any], model: Model) -> Any:
+        """``ctx.get_context_usage()``: the last reply's usage plus estimates of what followed it."""
+        from pi_core.extension import ContextUsage
+
+        window = getattr(model, "context_window", 0) or 0
+        tokens = estimate_context_tokens(messages).tokens
+        return ContextUsage(tokens=tokens, context_window=window,
+                            percent=round(tokens / window * 100, 1) if window else None)
+
+    def prepare_tree(self, target_id: str | None, *, summarize: bool, custom_instructions: str | None,
+                     replace_instructions: bool, label: str | None) -> Any:
+        from pi_core.compaction.branch_summary import collect_entries_for_branch_summary
+        from pi_core.extension import TreePreparation
+
+        old = self.manager.leaf_id
+        entries, ancestor = collect_entries_for_branch_summary(self.manager, old, target_id) \
+            if target_id else (self.manager.get_branch(old) if old else [], None)
+        return TreePreparation(target_id=target_id, old_leaf_id=old, common_ancestor_id=ancestor,
+                               entries_to_summarize=entries, user_wants_summary=summarize,
+                               custom_instructions=custom_instructions, replace_instructions=replace_instructions,
+                               label=label)
+
+    async def navigate(self, preparation: Any, model: Model | None, *, summary: str | None = None,
+                       details: Any = None, signal: AbortSignal | None = None) -> Any:
+        """Move the leaf as ``preparation`` says; ``summary`` (a plugin's) replaces pi's branch summary."""
+        from pi_core.compaction.branch_summary import navigate_tree
+
+        return await navigate_tree(
+            self.manager, preparation.target_id, summarize=preparation.user_wants_summary, model=model,
+            summarizer=self.summarize, custom_instructions=preparation.custom_instructions,
+            replace_instructions=preparation.replace_instructions, label=preparation.label, signal=signal,
+            summary=(summary, details) if summary is not None else None)
 
     async def compact(
         self,

@@ -8,7 +8,6 @@ Pure functions over the entries of the current branch (root→leaf). ``summarize
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from pi_core.sessions.context import entry_message
 from pi_core.sessions.format import Entry

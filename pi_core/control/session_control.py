@@ -107,7 +107,7 @@ class SessionControl:
         model = next((m for m in self.available_models() if m.provider == provider and m.id == model_id), None)
         if model is None:
             raise PiError(f"Model not found: {provider}/{model_id}")
-        self._switch_model(model, None)
+        self._switch_model(model, None, "set")
         return model
 
     def cycle_model(self) -> dict[str, Any] | None:
@@ -118,7 +118,7 @@ class SessionControl:
         index = next((i for i, (m, _) in enumerate(scoped)
                       if m.provider == current.provider and m.id == current.id), 0)
         model, level = scoped[(index + 1) % len(scoped)]
-        self._switch_model(model, level)
+        self._switch_model(model, level, "cycle")
         return {"model": model.to_json(), "thinkingLevel": self.agent.state.thinking_level,
                 "isScoped": bool(self.session.config.scoped_models)}
 
@@ -128,8 +128,8 @@ class SessionControl:
         entries = [(s.model, s.thinking) for s in scoped if registry.has_auth(s.model.provider)]
         return entries or [(m, None) for m in self.available_models()]
 
-    def _switch_model(self, model: Model, level: str | None) -> None:
-        self.session.set_model(model)
+    def _switch_model(self, model: Model, level: str | None, source: str) -> None:
+        self.session.set_model(model, source=source)
         _save_setting(self.session, "defaultProvider", model.provider)
         _save_setting(self.session, "defaultModel", model.id)
         self._apply_thinking_level(level or self.agent.state.thinking_level)
@@ -185,7 +185,8 @@ class SessionControl:
         return await self.session.fork(entry_id)
 
     async def clone(self) -> bool:
-        return await self.session.clone()
+        """True when a plugin vetoed (RPC's ``cancelled``)."""
+        return not await self.session.clone()
 
     def set_session_name(self, name: str) -> None:
         self.session.set_session_name(name)

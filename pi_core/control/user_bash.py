@@ -6,6 +6,8 @@ import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pi_core.errors import PiError
+from pi_core.extension import UserBash
 from pi_core.signals import AbortSignal
 
 if TYPE_CHECKING:
@@ -14,15 +16,35 @@ if TYPE_CHECKING:
 
 
 async def run_user_command(session: AgentSession, command: str, signal: AbortSignal,
-                           on_output: Callable[[str], None] | None = None) -> BashResult:
-    """Run ``command`` in the session's cwd with the bash tool's shell and command prefix, off the event loop."""
-    from pi_core.toolkit.shell import run_command
+                           on_output: Callable[[str], None] | None = None, *,
+                           exclude_from_context: bool = False) -> BashResult:
+    """Run ``command`` in the session's cwd with the bash tool's shell and command prefix, off the event loop.
+
+    Plugins decide first (``pi_user_bash``): run it through their shell operations (a VM, SSH) or hand back
+    a result. A plugin that raises stops the command: PiError naming the plugin, nothing runs locally.
+    """
+    from pi_core.toolkit.shell import BashResult, run_command
 
     settings = session.config.tool_settings
+    operations = None
+    if session.plugins.has("pi_user_bash"):
+        def refuse(plugin: str, err: BaseException) -> None:
+            raise PiError(f'Plugin "{plugin}" failed on this command (pi_user_bash): {err}; it was not run')
+
+        decision = await session.plugins.call("pi_user_bash", ctx=session.ext, command=command,
+                                              exclude_from_context=exclude_from_context, cwd=session.config.cwd,
+                                              on_error=refuse)
+        if decision is not None and not isinstance(decision, UserBash):
+            raise PiError("Invalid user_bash handler result: return None for local execution or exactly one "
+                          "valid UserBash(operations=...) or UserBash(result=...)")
+        if decision is not None and decision.result is not None:
+            result = decision.result
+            return result if isinstance(result, BashResult) else BashResult(**result)
+        operations = decision.operations if decision is not None else None
     prefix = settings.shell_command_prefix
     full = f"{prefix}\n{command}" if prefix else command
     return await asyncio.to_thread(run_command, full, str(session.config.cwd), shell_path=settings.shell_path,
-                                   signal=signal, on_output=on_output)
+                                   signal=signal, on_output=on_output, operations=operations)
 
 
 class BashRunner:

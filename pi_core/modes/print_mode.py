@@ -18,6 +18,7 @@ from typing import Any
 from pi_core.events import AgentEvent
 from pi_core.session import AgentSession
 from pi_core.types import AssistantMessage, ImageContent
+from pi_core.ui import UI
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -66,7 +67,7 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
 
     def on_event(event: AgentEvent) -> None:
         if event.type == "extension_error":
-            sys.stderr.write(f"Extension error ({event.extension_path}): {event.error}\n")
+            sys.stderr.write(extension_error_line(event) + "\n")
         if json_mode:
             sys.stdout.write(_dumps(event.to_json()) + "\n")
             sys.stdout.flush()
@@ -76,6 +77,7 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
             elif event.type in ("message_update", "tool_execution_start", "agent_end"):
                 spinner.stop()
 
+    session.set_ui(UI(), "json" if json_mode else "text")  # nobody can answer: dialogs give their defaults
     session.subscribe(on_event)
     await session.start("startup")
     try:
@@ -99,6 +101,14 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
             if block.type == "text":
                 sys.stdout.write(block.text + "\n")
     return 0
+
+
+def extension_error_line(event: AgentEvent) -> str:
+    """``Extension error (<plugin>, <hook>): <error>``: the stderr line of print mode."""
+    hook = event.event if ":" in event.event else f"pi_{event.event}"
+    kind = event.get("error_type")
+    text = f"{kind}: {event.error}" if kind and kind != event.error else event.error
+    return f"Extension error ({event.get('plugin') or event.extension_path}, {hook}): {text}"
 
 
 def _aborted(session: AgentSession) -> bool:

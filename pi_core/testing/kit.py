@@ -89,10 +89,19 @@ class StaticPromptSource:
     resources: Any = None
     text: str = ""
 
-    def build(self, tools: list[Tool]) -> str:
-        return self.text
+    def build(self, tools: list[Tool], options: Any = None) -> str:
+        return self.text + ("".join(f"\n\n<{k}>\n{v}\n</{k}>" for k, v in options.sections.items())
+                            if options is not None else "")
+
+    def options(self, tools: list[Tool]) -> Any:
+        from pi_core.extension import SystemPromptOptions
+
+        return SystemPromptOptions(selected_tools=[t.name for t in tools])
 
     def reload(self) -> None:
+        return None
+
+    def add_resource_paths(self, owner: str, skills: list[Any], prompts: list[Any], themes: list[Any]) -> None:
         return None
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from pi_core.models.env_keys import env_api_key
 from pi_core.llm.retry import retry_after_from_headers
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, FailureInfo, MessageBuilder
-from pi_core.providers import StreamOptions
+from pi_core.providers import StreamOptions, resolved
 from pi_core.types import AssistantMessageEvent, Context, Model
 
 from pi_plugins.anthropic_messages.events import EventFailure, EventReader, in_band_error_retryable, parse_event_data
@@ -133,7 +133,7 @@ class AnthropicMessagesProvider:
         oauth = is_oauth_token(api_key)
         params = build_params(model, context, options, oauth)
         if options.on_payload is not None:
-            replaced = options.on_payload(params, model)
+            replaced = await resolved(options.on_payload(params, model))
             if replaced is not None:
                 params = replaced
         client = self.client(model, api_key, oauth, options.http_client)
@@ -146,8 +146,8 @@ class AnthropicMessagesProvider:
                                    options=request_options, stream=True,
                                    stream_cls=anthropic.AsyncStream[anthropic.types.RawMessageStreamEvent])
         if options.on_response is not None:
-            options.on_response({"status": stream.response.status_code, "headers": dict(stream.response.headers)},
-                                model)
+            info = {"status": stream.response.status_code, "headers": dict(stream.response.headers)}
+            await resolved(options.on_response(info, model))
         await send(builder.start())
         reader = EventReader(builder, context.tools, oauth)
         # Read the SSE frames ourselves (as Pi 0.73.1 does): an in-band ``error`` event keeps its raw

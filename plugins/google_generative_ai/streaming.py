@@ -14,7 +14,7 @@ from pi_core.toolkit.lines import JsonlSplitter
 from pi_core.models.env_keys import env_api_key
 from pi_core.llm.retry import retry_after_from_headers
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
-from pi_core.providers import StreamOptions
+from pi_core.providers import StreamOptions, resolved
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
 from pi_plugins._streaming import DeltaStream, StreamAborted, await_with_abort, new_builder, with_abort
 from pi_plugins.google_generative_ai.convert import build_body
@@ -151,22 +151,28 @@ async def stream_google(model: Model, context: Context, options: StreamOptions) 
             raise ProviderError(f"No API key for provider: {model.provider}")
         body = build_body(model, context, options)
         if options.on_payload is not None:
-            replaced = options.on_payload(body, model)
+            replaced = await resolved(options.on_payload(body, model))
             body = replaced if replaced is not None else body
-        headers = {"content-type": "application/json", "x-goog-api-key": api_key,
-                   **(model.headers or {}), **(options.headers or {})}
+        headers: dict[str, str | None] = {"content-type": "application/json", "x-goog-api-key": api_key,
+                                          **(model.headers or {}), **(options.headers or {})}
+        if options.on_headers is not None:
+            await resolved(options.on_headers(headers, model))
+            headers = {k: v for k, v in headers.items() if v is not None}
         if own_client:
             client = httpx2.AsyncClient(timeout=httpx2.Timeout(options.timeout_s or 600.0, connect=30.0))
         request = client.build_request("POST", _url(model), json=body, headers=headers)
         response = await await_with_abort(client.send(request, stream=True), signal)
         if options.on_response is not None:
-            options.on_response({"status": response.status_code, "headers": dict(response.headers)}, model)
+            info = {"status": response.status_code, "headers": dict(response.headers)}
+            await resolved(options.on_response(info, model))
         if response.status_code >= 400:
             raw = await await_with_abort(response.aread(), signal)
             raise _status_error(response.status_code, raw.decode("utf-8", "replace"), response.headers)
         yield builder.start()
         reader = _ChunkReader(builder)
         async for chunk in with_abort(_sse_chunks(response), signal):
+            if options.on_stream_event is not None:
+                await resolved(options.on_stream_event(chunk, model))
             for event in reader.feed(chunk):
                 yield event
         for event in reader.deltas.close():

@@ -166,9 +166,12 @@ async def cmd_tree(ui: CommandUI, args: str) -> None:
     entry_id = await ui.pick("Session tree (enter: continue from that entry)", items)
     if entry_id is None:
         return
-    store.branch(entry_id)
-    ui.session.agent.state.messages = store.build_session_context().typed_messages()
+    moved = await ui.session.navigate_tree(entry_id)  # plugins may veto (pi_session_before_tree)
+    if moved is None:
+        return
     ui.replay()
+    if moved.editor_text:
+        ui.set_editor_text(moved.editor_text)
     ui.notify("Moved to the selected entry; the next message starts a new branch", "green")
 
 

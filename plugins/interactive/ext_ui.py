@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from pi_core.extension import UI
+from pi_core.ui import UI
 from pi_plugins.interactive.pickers import PickItem
 
 if TYPE_CHECKING:
@@ -67,4 +67,4 @@ class InteractiveUI(UI):
 
 def install(app: InteractiveApp) -> None:
     """Give the session's plugins this UI."""
-    app.session.set_ui(InteractiveUI(app))
+    app.session.set_ui(InteractiveUI(app), "interactive")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from pi_core.errors import PiError
 from pi_core.signals import AbortSignal
 from pi_core.types import CustomMessage
 
@@ -43,7 +44,11 @@ class ShellJob:
         self.ui.view.shell = (self.command, "")
         self.ui.invalidate()
         try:
-            result = await run_user_command(self.ui.session, self.command, self.signal, on_output=self._on_output)
+            result = await run_user_command(self.ui.session, self.command, self.signal, on_output=self._on_output,
+                                            exclude_from_context=not self.send_output)
+        except PiError as err:
+            self.ui.notify(str(err), "red")
+            return None
         finally:
             self.running = False
             self.ui.view.shell = None

@@ -8,7 +8,7 @@ from typing import Any
 
 from pi_core.llm.stream import MessageBuilder
 from pi_core.errors import ProviderError
-from pi_core.providers import StreamOptions
+from pi_core.providers import StreamOptions, resolved
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
 from pi_plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
 from pi_plugins._streaming import DeltaStream, StreamAborted, await_with_abort, new_builder, with_abort
@@ -118,14 +118,14 @@ async def stream_completions(model: Model, context: Context, options: StreamOpti
         api_key = resolve_api_key(model, options)
         body = build_body(model, context, options, get_compat(model))
         if options.on_payload is not None:
-            replaced = options.on_payload(body, model)
+            replaced = await resolved(options.on_payload(body, model))
             body = replaced if replaced is not None else body
         client = make_client(model, options, api_key)
         sdk_stream = await await_with_abort(
             client.post("/chat/completions", cast_to=object, body=body, stream=True,
                         stream_cls=AsyncStream[object]), signal)
         if options.on_response is not None:
-            options.on_response(response_info(sdk_stream.response), model)
+            await resolved(options.on_response(response_info(sdk_stream.response), model))
         yield builder.start()
         reader = _ChunkReader(builder)
         received = 0

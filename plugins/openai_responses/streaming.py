@@ -9,7 +9,7 @@ from typing import Any
 from pi_core.llm.partial_json import parse_partial_json
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
 from pi_core.errors import ProviderError
-from pi_core.providers import StreamOptions
+from pi_core.providers import StreamOptions, resolved
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, TextContent, ThinkingContent, ToolCall
 from pi_plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
 from pi_plugins._streaming import StreamAborted, await_with_abort, new_builder, with_abort
@@ -186,13 +186,13 @@ async def stream_responses(model: Model, context: Context, options: StreamOption
         api_key = resolve_api_key(model, options)
         body = build_body(model, context, options)
         if options.on_payload is not None:
-            replaced = options.on_payload(body, model)
+            replaced = await resolved(options.on_payload(body, model))
             body = replaced if replaced is not None else body
         client = make_client(model, options, api_key, session_headers(model, options))
         sdk_stream = await await_with_abort(
             client.post("/responses", cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object]), signal)
         if options.on_response is not None:
-            options.on_response(response_info(sdk_stream.response), model)
+            await resolved(options.on_response(response_info(sdk_stream.response), model))
         yield builder.start()
         reader = _EventReader(builder, model)
         received = 0

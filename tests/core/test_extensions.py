@@ -78,7 +78,7 @@ def test_input_transform_before_agent_start_and_events(tmp_path: Path) -> None:
     assert sent.messages[0].text() == "HELLO"
     assert sent.system_prompt == "Base.\nExtra rule."
     assert session.agent.state.system_prompt == "Base."  # restored after the run
-    assert seen[0] == "agent_start" and seen[-1] == "agent_end"
+    assert seen[0] == "agent_start" and seen[-2:] == ["agent_end", "agent_settled"]
 
 
 def test_handled_input_and_slash_command_send_nothing(tmp_path: Path) -> None:
@@ -156,4 +156,4 @@ def test_extension_error_printed_in_print_mode(tmp_path: Path) -> None:
             env={"PI_CODING_AGENT_DIR": str(home), "PATH": "/usr/bin:/bin"})
     assert result.returncode == 0, result.stderr
     assert result.stdout == "still answers\n"
-    assert f"Extension error ({tmp_path / 'noisy.py'}): nope" in result.stderr
+    assert "Extension error (noisy, pi_session_start): ValueError: nope" in result.stderr

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pi_core.modes.rpc.ui import THEME_ERROR
+from pi_core.ui import ThemeResult
 from pi_core.testing.fake_provider import reply
 from pi_core.tools import Tool, ToolContext, ToolResult
 from tests.rpc.conftest import Rig
@@ -66,7 +67,8 @@ def test_cancelled_dialogs_give_defaults(rig: Rig) -> None:
 
 
 def test_timeout_resolves_with_default_and_late_answer_is_ignored(rig: Rig) -> None:
-    client = rig.start(reply(tool_calls=[("ask", {"timeout": 20})]), reply("ok"), tools=[asking_tool()])
+    # Python takes seconds; the wire carries milliseconds (docs/rpc.md#extension-ui).
+    client = rig.start(reply(tool_calls=[("ask", {"timeout": 0.02})]), reply("ok"), tools=[asking_tool()])
     client.prompt("ask me")
     assert tool_output(client) == "confirmed=False choice=None typed=None edited=skipped"
     requests = [e for e in client.events if e["type"] == "extension_ui_request"]
@@ -104,7 +106,7 @@ def test_fire_and_forget_requests(rig: Rig) -> None:
     client = rig.start(reply(tool_calls=[("ask", {})]), reply("ok"), tools=[tool])
     answer_dialogs(client, {"confirm": {"confirmed": True}})
     client.prompt("go")
-    theme = {"success": False, "error": THEME_ERROR}
+    theme = ThemeResult(False, THEME_ERROR)
     assert tool_output(client) == f"answer=True degraded=('', False, [], {theme!r})"
     requests = [{k: v for k, v in e.items() if k not in ("id", "type")}
                 for e in client.events if e["type"] == "extension_ui_request"]

@@ -140,9 +140,7 @@ async def get_session_stats(mode: RpcMode, command: dict[str, Any]) -> Any:
 
 
 async def get_commands(mode: RpcMode, command: dict[str, Any]) -> Any:
-    from pi_core.modes.rpc.slash_commands import slash_commands
-
-    return {"commands": slash_commands(mode.session)}
+    return {"commands": [info.to_json() for info in mode.session.command_infos()]}
 
 
 # --- models and thinking --------------------------------------------------------------------------

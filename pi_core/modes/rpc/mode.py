@@ -59,7 +59,7 @@ class RpcMode:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._prompt_gate = asyncio.Lock()
         self._on_accept: Callable[[], None] | None = None
-        session.set_ui(self.ui)  # plugins reach it as ctx.pi.ui (lifecycle hooks: ctx.ui)
+        session.set_ui(self.ui, "rpc")  # plugins reach it as ctx.ui (tools: ctx.pi.ui)
         self._unsubscribe = session.subscribe(self._on_session_event)
         session.on_shutdown_request(self.request_shutdown)
 

@@ -1,9 +1,10 @@
 """The extension UI sub-protocol (docs/rpc.md#extension-ui): plugin dialogs become ``extension_ui_request`` lines.
 
-A tool reaches the client through ``ctx.extras["ui"]`` (an ``RpcUI``). Dialogs (select, confirm,
-input, editor) send a request with a fresh uuid and wait for the matching ``extension_ui_response``;
-timeouts and abort signals are enforced here, resolving with the dialog's default and forgetting
-the request, so a late response is ignored. Fire-and-forget methods only write a request.
+Plugins reach it as ``ctx.ui`` (tools: ``ctx.pi.ui``). Dialogs (select, confirm, input, editor) send a
+request with a fresh uuid and wait for the matching ``extension_ui_response``; timeouts (seconds in Python,
+milliseconds on the wire) and abort signals are enforced here, resolving with the dialog's default and
+forgetting the request, so a late response is ignored. Fire-and-forget methods only write a request; what
+needs a terminal is a no-op, as in Pi (docs/rpc.md#extension-ui).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import uuid
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from pi_core.extension import UI
 from pi_core.signals import AbortSignal
+from pi_core.ui import UI, ThemeResult, Theme, within
 
 Output = Callable[[dict[str, Any]], None]
 T = TypeVar("T")
@@ -29,7 +30,8 @@ class RpcUI(UI):
 
     has_ui = True
 
-    def __init__(self, output: Output, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, output: Output, loop: asyncio.AbstractEventLoop, theme: Theme | None = None) -> None:
+        super().__init__(theme)
         self._output = output
         self._loop = loop
         self._pending: dict[str, Callable[[dict[str, Any]], None]] = {}
@@ -60,27 +62,23 @@ class RpcUI(UI):
 
     async def select(self, title: str, options: list[str], *, timeout: float | None = None,
                      signal: AbortSignal | None = None) -> str | None:
-        """The chosen option, or None on cancel/timeout. ``timeout`` is in milliseconds, as on the wire."""
-        request = {"method": "select", "title": title, "options": list(options), "timeout": timeout}
+        """The chosen option, or None on cancel/timeout (``timeout`` in seconds; the wire carries ms)."""
+        request = {"method": "select", "title": title, "options": list(options), "timeout": _ms(timeout)}
         return await self._dialog(request, None, _value, timeout=timeout, signal=signal)
 
     async def confirm(self, title: str, message: str = "", *, timeout: float | None = None,
                       signal: AbortSignal | None = None) -> bool:
-        request = {"method": "confirm", "title": title, "message": message, "timeout": timeout}
+        request = {"method": "confirm", "title": title, "message": message, "timeout": _ms(timeout)}
         return await self._dialog(request, False, _confirmed, timeout=timeout, signal=signal)
 
-    async def input(self, title: str, placeholder: str | None = None, *,  # type: ignore[override]
-                    timeout: float | None = None, signal: AbortSignal | None = None) -> str | None:
-        request = {"method": "input", "title": title, "placeholder": placeholder, "timeout": timeout}
+    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None,
+                    signal: AbortSignal | None = None) -> str | None:
+        request = {"method": "input", "title": title, "placeholder": placeholder or None, "timeout": _ms(timeout)}
         return await self._dialog(request, None, _value, timeout=timeout, signal=signal)
 
-    async def editor(self, title: str, prefill: str | None = None) -> str | None:  # type: ignore[override]
+    async def editor(self, title: str, prefill: str = "") -> str | None:
         """A multi-line editor; Pi offers no timeout for it, so neither do we."""
-        return await self._dialog({"method": "editor", "title": title, "prefill": prefill}, None, _value)
-
-    async def custom(self, *args: Any, **kwargs: Any) -> None:
-        """Custom components need a terminal: always None in RPC mode."""
-        return
+        return await self._dialog({"method": "editor", "title": title, "prefill": prefill or None}, None, _value)
 
     async def _dialog(self, request: dict[str, Any], default: T, parse: Callable[[dict[str, Any]], T], *,
                       timeout: float | None = None, signal: AbortSignal | None = None) -> T:
@@ -98,28 +96,21 @@ class RpcUI(UI):
             self._loop.call_soon_threadsafe(settle, parse(response))
 
         self._pending[request_id] = on_response
-        remove_abort = (signal.add_callback(lambda: self._loop.call_soon_threadsafe(settle, default))
-                        if signal is not None else None)
-        timer = self._loop.call_later(timeout / 1000, settle, default) if timeout else None
         try:
             self._send({"id": request_id, **request})
-            return await done
+            return await within(done, default, timeout=timeout, signal=signal)
         finally:
             self._pending.pop(request_id, None)
-            if timer is not None:
-                timer.cancel()
-            if remove_abort is not None:
-                remove_abort()
 
     # --- fire and forget -----------------------------------------------------------------------------
 
-    def notify(self, message: str, level: str | None = None) -> None:  # type: ignore[override]
+    def notify(self, message: str, level: str = "info") -> None:  # type: ignore[override]
         self._send({"id": str(uuid.uuid4()), "method": "notify", "message": message, "notifyType": level})
 
     def set_status(self, key: str, text: str | None = None) -> None:
         self._send({"id": str(uuid.uuid4()), "method": "setStatus", "statusKey": key, "statusText": text})
 
-    def set_widget(self, key: str, content: list[str] | Any | None = None, placement: str | None = None) -> None:
+    def set_widget(self, key: str, content: Any, placement: str = "aboveEditor") -> None:  # type: ignore[override]
         """Only string lists travel over RPC; a component factory is dropped without a request."""
         if content is not None and not isinstance(content, list):
             return
@@ -132,49 +123,8 @@ class RpcUI(UI):
     def set_editor_text(self, text: str) -> None:
         self._send({"id": str(uuid.uuid4()), "method": "set_editor_text", "text": text})
 
-    def paste_to_editor(self, text: str) -> None:
-        self.set_editor_text(text)
-
-    # --- degraded: no terminal behind RPC -----------------------------------------------------------
-
-    def get_editor_text(self) -> str:
-        return ""
-
-    def set_working_message(self, message: str | None = None) -> None: ...
-
-    def set_working_visible(self, visible: bool) -> None: ...
-
-    def set_working_indicator(self, *args: Any) -> None: ...
-
-    def set_hidden_thinking_label(self, label: str | None = None) -> None: ...
-
-    def set_footer(self, factory: Any) -> None: ...
-
-    def set_header(self, factory: Any) -> None: ...
-
-    def set_editor_component(self, factory: Any) -> None: ...
-
-    def add_autocomplete_provider(self, provider: Any) -> None: ...
-
-    def set_tools_expanded(self, expanded: bool) -> None: ...
-
-    def on_terminal_input(self, handler: Any) -> Callable[[], None]:
-        return lambda: None
-
-    def get_editor_component(self) -> None:
-        return None
-
-    def get_tools_expanded(self) -> bool:
-        return False
-
-    def get_all_themes(self) -> list[Any]:
-        return []
-
-    def get_theme(self, name: str) -> None:
-        return None
-
-    def set_theme(self, theme: Any) -> dict[str, Any]:
-        return {"success": False, "error": THEME_ERROR}
+    def set_theme(self, theme: Any) -> ThemeResult:
+        return ThemeResult(False, THEME_ERROR)
 
     # --- plumbing ------------------------------------------------------------------------------------
 
@@ -184,6 +134,10 @@ class RpcUI(UI):
 
     def _send(self, request: dict[str, Any]) -> None:
         self._output({"type": "extension_ui_request", **{k: v for k, v in request.items() if v is not None}})
+
+
+def _ms(seconds: float | None) -> int | None:
+    return None if seconds is None else round(seconds * 1000)
 
 
 def _value(response: dict[str, Any]) -> Any:

@@ -1,0 +1,187 @@
+"""What an AgentSession is built from: its configuration and the typed collaborators handed in at construction.
+
+The kernel only declares what it needs of each (Protocols); ``pi_core.app.startup.session_parts`` wires the
+real ones from the wings (the JSONL store, the model registry, settings, the prompt builder, the compactor,
+the retry policy, the process runner behind ``ctx.exec``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pi_core.providers import ApiProvider, StreamOptions
+from pi_core.tools import Tool, ToolSettings
+from pi_core.types import AgentMessage, AssistantMessage, AssistantMessageEvent, Context, Model, ScopedModel
+
+if TYPE_CHECKING:
+    from pi_core.events import AgentEvent
+    from pi_core.extension import ContextUsage, ExecResult, SystemPromptOptions, TreePreparation
+    from pi_core.registry import Registry
+    from pi_core.signals import AbortSignal
+
+StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
+RequestFn = Callable[[ApiProvider, Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
+ExecFn = Callable[..., Awaitable["ExecResult"]]  # (command, args, *, cwd, timeout, signal) -> ExecResult
+
+
+class RebuiltContext(Protocol):
+    """What a store rebuilds from the current branch (``pi_core.sessions.SessionContext``)."""
+
+    model: dict[str, str] | None
+    thinking_level: str | None
+
+    def typed_messages(self) -> list[AgentMessage]: ...
+
+
+class SessionStore(Protocol):
+    """Where a session is recorded: ``pi_core.sessions.SessionManager`` (a JSONL file, or memory only)."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def session_file(self) -> Path | None: ...
+    @property
+    def is_persisted(self) -> bool: ...
+    @property
+    def session_name(self) -> str | None: ...
+    @property
+    def leaf_id(self) -> str | None: ...
+    @property
+    def header(self) -> dict[str, Any]: ...
+
+    def get_entries(self) -> list[dict[str, Any]]: ...
+    def get_entry(self, entry_id: str) -> dict[str, Any] | None: ...
+    def build_session_context(self) -> RebuiltContext: ...
+    def append_message(self, message: Any) -> str: ...
+    def append_model_change(self, provider: str, model_id: str) -> str: ...
+    def append_thinking_level_change(self, level: str) -> str: ...
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str: ...
+    def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str: ...
+    def append_session_info(self, name: str) -> str: ...
+    def append_label_change(self, target_id: str, label: str | None) -> str: ...
+    def new_session(self, id: str | None = None, parent_session: str | None = None) -> Path | None: ...
+    def set_session_file(self, session_file: str | Path) -> None: ...
+    def fork(self, entry_id: str) -> Any: ...
+    def clone(self) -> Any: ...
+
+
+class ModelSource(Protocol):
+    """The models pi knows and their credentials: ``pi_core.models.ModelRegistry``."""
+
+    def available_models(self) -> list[Model]: ...
+    def find(self, provider: str, model_id: str) -> Model | None: ...
+    def has_auth(self, provider: str) -> bool: ...
+    def api_key_for(self, model: Model) -> str:
+        """The key for ``model``; raises ``MissingApiKey`` naming what to set when there is none."""
+
+
+class SettingsStore(Protocol):
+    """Global + project settings: ``pi_core.app.settings.Settings``."""
+
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def set(self, key: str, value: Any) -> None: ...
+    def reload(self) -> None: ...
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class PromptSource(Protocol):
+    """Builds the system prompt for the active tools; ``reload`` re-reads its files (``/reload``).
+
+    ``resources`` is what it read (``pi_core.resources.Resources``: context files, skills, templates);
+    ``options(tools)`` are the inputs ``build`` uses, which ``build(tools, options)`` accepts edited back.
+    """
+
+    resources: Any
+
+    def build(self, tools: list[Tool], options: SystemPromptOptions | None = None) -> str: ...
+    def options(self, tools: list[Tool]) -> SystemPromptOptions: ...
+    def reload(self) -> None: ...
+    def add_resource_paths(self, owner: str, skills: list[Any], prompts: list[Any], themes: list[Any]) -> None: ...
+
+
+class CompactionHook(Protocol):
+    async def __call__(self, preparation: Any, branch_entries: list[dict[str, Any]], custom_instructions: str | None,
+                       reason: str, signal: AbortSignal) -> Any: ...
+
+
+class Compaction(Protocol):
+    """Summarises old history and branches left behind: ``pi_core.compaction.Compactor``."""
+
+    def subscribe(self, listener: Callable[[AgentEvent], Any]) -> None: ...
+    def use_hook(self, hook: CompactionHook) -> None: ...
+    def reset_overflow_guard(self) -> None: ...
+    async def check(self, assistant_message: Any, model: Model | None, agent_messages: list[Any], *,
+                    thinking_level: str | None = None, skip_aborted: bool = True) -> Any: ...
+    async def compact(self, model: Model | None, *, thinking_level: str | None = None,
+                      custom_instructions: str | None = None) -> Any: ...
+    def context_usage(self, messages: list[AgentMessage], model: Model) -> ContextUsage | None: ...
+    def prepare_tree(self, target_id: str | None, *, summarize: bool, custom_instructions: str | None,
+                     replace_instructions: bool, label: str | None) -> TreePreparation: ...
+    async def navigate(self, preparation: TreePreparation, model: Model | None, *, summary: str | None = None,
+                       details: Any = None, signal: AbortSignal | None = None) -> Any: ...
+
+
+class AutoRetry(Protocol):
+    """Agent-level retry of retryable provider errors (``pi_core.llm.retry.AgentRetry``)."""
+
+    enabled: bool
+    max_retries: int
+
+    def should_retry(self, message: AssistantMessage) -> bool: ...
+    def delay_ms(self, attempt: int) -> int: ...
+
+
+@dataclass
+class SessionConfig:
+    cwd: Path
+    model: Model | None
+    thinking_level: str = "off"
+    tools: list[Tool] = field(default_factory=list)  # active tools, in activation order
+    all_tools: dict[str, Tool] = field(default_factory=dict)  # the registry after --tools filtering
+    system_prompt: str = ""
+    api_key: str | None = None
+    steering_mode: str = "one-at-a-time"
+    follow_up_mode: str = "one-at-a-time"
+    scoped_models: list[ScopedModel] = field(default_factory=list)  # --models / enabledModels, for cycling
+    tool_settings: ToolSettings = field(default_factory=ToolSettings)
+    flag_values: dict[str, Any] = field(default_factory=dict)  # plugin flags (pi_flags): given or default
+
+
+@dataclass
+class SessionParts:
+    """The collaborators a session is built from. Only the store is required; the rest default to
+    "not available" (no key lookup, no settings file, no compaction, no agent-level retry, no ``ctx.exec``)."""
+
+    store: SessionStore
+    stream_fn: StreamFn | None = None  # default: the provider plugin serving ``model.api``, no retry
+    models: ModelSource | None = None
+    settings: SettingsStore | None = None
+    prompt: PromptSource | None = None
+    compactor: Compaction | None = None
+    retry: AutoRetry | None = None
+    messages: list[AgentMessage] = field(default_factory=list)  # the history to continue
+    expand_input: Callable[[str], str] | None = None  # prompt templates and skills
+    convert_to_llm: Callable[[list[AgentMessage]], list[Any]] | None = None
+    exec: ExecFn | None = None  # ``ctx.exec``: pi_core.toolkit.exec.run_program
+
+
+def provider_stream_fn(registry: Registry, request: RequestFn | None = None) -> StreamFn:
+    """A loop ``stream_fn`` that sends each request to the plugin serving ``model.api``, through
+    ``request`` when given (``pi_core.llm.retry.stream_with_retry`` adds request-level retries)."""
+
+    async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        provider = registry.providers.items.get(model.api)
+        if provider is None:
+            failed = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="error",
+                                      error_message=f"No API provider registered for api: {model.api}")
+            yield AssistantMessageEvent(type="error", reason="error", error=failed)
+            return
+        events = request(provider, model, context, options) if request is not None else \
+            provider.stream(model, context, options)
+        async for event in events:
+            yield event
+
+    return stream

@@ -1,0 +1,215 @@
+"""Issue 15 P1/P2: one hook-calling policy for every hook, pluggy's order inside a layer, loud failures."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import sys
+from pathlib import Path
+from typing import Any
+
+import pluggy
+import pytest
+
+from pi_core import hookimpl, hookspecs
+from pi_core.plugins import load_plugins, register_file, register_module
+from pi_core.registry import ExtensionError, PluginSet
+
+ALL_HOOKS = sorted(name for name in dir(hookspecs) if name.startswith("pi_"))
+
+
+def plugin_set() -> PluginSet:
+    return load_plugins(load_entry_points=False, discover_extensions=False)
+
+
+def make_plugin(hook: str, body: Any, *, is_async: bool, **marks: Any) -> type:
+    """A plugin class implementing ``hook`` with every argument of its spec, sync or async."""
+    params = list(inspect.signature(getattr(hookspecs, hook)).parameters)
+    source = (f"{'async ' if is_async else ''}def {hook}({', '.join(params)}):\n"
+              + ("    await asyncio.sleep(0)\n" if is_async else "")
+              + f"    return body({{{', '.join(f'{p!r}: {p}' for p in params)}}})\n")
+    namespace: dict[str, Any] = {"body": body, "asyncio": asyncio}
+    exec(source, namespace)  # pluggy reads the argument names from a real signature
+    return type(f"P_{hook}", (), {hook: staticmethod(hookimpl(**marks)(namespace[hook]))})
+
+
+def arguments(hook: str) -> dict[str, Any]:
+    return {name: f"<{name}>" for name in inspect.signature(getattr(hookspecs, hook)).parameters}
+
+
+@pytest.mark.parametrize("hook", ALL_HOOKS)
+@pytest.mark.parametrize("is_async", [False, True], ids=["def", "async def"])
+def test_every_hook_takes_sync_and_async_implementations(hook: str, is_async: bool) -> None:
+    plugins = plugin_set()
+    register_module(plugins, make_plugin(hook, lambda kw: ["made"], is_async=is_async), "one")
+    policy = plugins.policy(hook)
+    args = arguments(hook)
+
+    result = asyncio.run(plugins.call(hook, **args))
+    again = plugins.call_sync(hook, **args)
+    expected = {"collect": [("one", ["made"])], "chain": ["made"], "first": ["made"], "notify": None}[policy.kind]
+    assert result == expected and again == expected
+    assert plugins.failures == []
+
+
+@pytest.mark.parametrize("hook", ALL_HOOKS)
+def test_every_hookspec_states_its_policy_and_says_what_happens_when_it_raises(hook: str) -> None:
+    spec = getattr(hookspecs, hook)
+    assert spec.pi_policy.kind in ("collect", "chain", "notify", "first")
+    doc = inspect.getdoc(spec) or ""
+    module_doc = inspect.getdoc(sys.modules[spec.__module__]) or ""
+    assert "rais" in doc.lower() or "rais" in module_doc.lower(), f"{hook}: say what happens when it raises"
+    assert any(word in (doc + module_doc).lower() for word in ("once", "each", "every", "start-up", "when")), hook
+
+
+def test_chain_passes_each_result_to_the_next_and_stops_on_request() -> None:
+    plugins = plugin_set()
+    for name, suffix in (("a", "-a"), ("b", "-b"), ("c", "-c")):
+        register_module(plugins, make_plugin("pi_context", lambda kw, s=suffix: kw["messages"] + [s],
+                                             is_async=name == "b"), name)
+    assert asyncio.run(plugins.call("pi_context", ctx=None, messages=[])) == ["-a", "-b", "-c"]
+
+    def stop_at_b(value: list[str], result: list[str], _args: dict[str, Any]) -> tuple[list[str], bool]:
+        return result, result[-1] == "-b"
+
+    assert asyncio.run(plugins.call("pi_context", ctx=None, messages=[], merge=stop_at_b)) == ["-a", "-b"]
+
+
+def test_first_result_stops_and_none_passes_on() -> None:
+    plugins = plugin_set()
+    seen: list[str] = []
+    register_module(plugins, make_plugin("pi_user_bash", lambda kw: seen.append("a"), is_async=False), "a")
+    register_module(plugins, make_plugin("pi_user_bash", lambda kw: seen.append("b") or "B", is_async=True), "b")
+    register_module(plugins, make_plugin("pi_user_bash", lambda kw: seen.append("c") or "C", is_async=False), "c")
+    assert asyncio.run(plugins.call("pi_user_bash", **arguments("pi_user_bash"))) == "B"
+    assert seen == ["a", "b"]
+
+
+def test_tryfirst_and_trylast_order_implementations_inside_a_layer_and_layers_come_first() -> None:
+    plugins = plugin_set()
+    order: list[str] = []
+
+    def impl(name: str, **marks: Any) -> type:
+        return make_plugin("pi_agent_event", lambda kw, n=name: order.append(n), is_async=False, **marks)
+
+    register_module(plugins, impl("explicit-plain"), "explicit-plain", layer="explicit")
+    register_module(plugins, impl("builtin-last", trylast=True), "builtin-last", layer="builtin")
+    register_module(plugins, impl("builtin-plain"), "builtin-plain", layer="builtin")
+    register_module(plugins, impl("builtin-first", tryfirst=True), "builtin-first", layer="builtin")
+    register_module(plugins, impl("installed"), "installed", layer="installed")
+    asyncio.run(plugins.call("pi_agent_event", ctx=None, event=None))
+    assert order == ["builtin-first", "builtin-plain", "builtin-last", "installed", "explicit-plain"]
+
+
+def test_a_raising_implementation_is_reported_with_plugin_and_hook_and_the_rest_still_run() -> None:
+    plugins = plugin_set()
+    reports: list[ExtensionError] = []
+    plugins.error_listeners.append(reports.append)
+
+    def boom(kw: Any) -> None:
+        raise KeyError("missing")
+
+    register_module(plugins, make_plugin("pi_context", boom, is_async=True), "broken")
+    register_module(plugins, make_plugin("pi_context", lambda kw: kw["messages"] + ["ok"], is_async=False), "fine")
+    assert asyncio.run(plugins.call("pi_context", ctx=None, messages=["m"])) == ["m", "ok"]
+    assert [(r.plugin, r.hook, r.message) for r in reports] == [("broken", "pi_context", "KeyError: 'missing'")]
+
+
+def test_without_a_session_failures_are_kept_for_start_up_warnings() -> None:
+    plugins = plugin_set()
+
+    def boom(kw: Any) -> None:
+        raise RuntimeError("no tools today")
+
+    register_module(plugins, make_plugin("pi_tools", boom, is_async=True), "broken")
+    assert plugins.call_sync("pi_tools") == []
+    assert [(f.name, f.reason) for f in plugins.failures] == [("broken", "pi_tools raised RuntimeError: no tools today")]
+
+
+def test_each_implementation_gets_its_own_plugins_view_of_ctx() -> None:
+    class Ctx:
+        def __init__(self, plugin: str = "") -> None:
+            self.plugin = plugin
+
+        def for_plugin(self, plugin: str) -> Ctx:
+            return Ctx(plugin)
+
+    plugins = plugin_set()
+    seen: list[str] = []
+    for name in ("alpha", "beta"):
+        register_module(plugins, make_plugin("pi_agent_event", lambda kw: seen.append(kw["ctx"].plugin),
+                                             is_async=False), name)
+    asyncio.run(plugins.call("pi_agent_event", ctx=Ctx(), event=None))
+    assert seen == ["alpha", "beta"]
+
+
+def test_an_implementation_declares_only_the_arguments_it_uses() -> None:
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def pi_input(text: str) -> Any:
+            from pi_core.extension import InputResult
+
+            return InputResult("transform", text=text.upper())
+
+    plugins = plugin_set()
+    register_module(plugins, Plugin, "upper")
+    assert asyncio.run(plugins.call("pi_input", ctx=None, text="hi", source="rpc")).text == "HI"
+
+
+# --- P2: loud failures at load time ------------------------------------------------------------------
+
+
+def test_a_misspelt_hook_is_an_error_naming_plugin_hook_and_the_closest_spec(tmp_path: Path) -> None:
+    path = tmp_path / "typo.py"
+    path.write_text("from pi_core import hookimpl\n\n@hookimpl\ndef pi_tool():\n    return []\n")
+    plugins = plugin_set()
+    register_file(plugins, path)
+    assert "typo" not in plugins.info
+    [failure] = plugins.failures
+    assert failure.fatal and failure.name == "typo"
+    assert failure.reason == 'hook "pi_tool" matches no hook specification; did you mean "pi_tools"?'
+
+
+def test_a_hook_function_without_hookimpl_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "unmarked.py"
+    path.write_text("def pi_tools():\n    return []\n")
+    plugins = plugin_set()
+    register_file(plugins, path)
+    [failure] = plugins.failures
+    assert failure.fatal and 'function "pi_tools" looks like a hook but has no @hookimpl' in failure.reason
+
+
+def test_hook_wrappers_are_refused() -> None:
+    class Wrapper:
+        @staticmethod
+        @hookimpl(wrapper=True)
+        def pi_tools() -> Any:
+            return (yield)
+
+    plugins = plugin_set()
+    register_module(plugins, Wrapper, "wrapping")
+    assert "wrapping" not in plugins.info
+    assert "is a pluggy wrapper" in plugins.failures[0].reason
+
+
+def test_registering_directly_on_the_plugin_manager_is_seen_by_the_engine() -> None:
+    plugins = plugin_set()
+    plugins.pm.register(make_plugin("pi_tools", lambda kw: ["x"], is_async=False), name="direct")
+    assert plugins.call_sync("pi_tools") == [("direct", ["x"])]
+    plugins.pm.unregister(name="direct")
+    assert plugins.call_sync("pi_tools") == []
+
+
+def test_pluggy_is_what_detects_unknown_hooks() -> None:
+    pm = pluggy.PluginManager("pi")
+    pm.add_hookspecs(hookspecs)
+
+    class Typo:
+        @staticmethod
+        @hookimpl
+        def pi_tool() -> None: ...
+
+    pm.register(Typo)
+    with pytest.raises(pluggy.PluginValidationError):
+        pm.check_pending()
