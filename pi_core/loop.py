@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 Emit = Callable[[AgentEvent], Awaitable[None]]
 StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
 
+ABORTED_TEXT = "Request was aborted"
+OPERATION_ABORTED_TEXT = "Operation aborted"
 LENGTH_STOP_TEXT = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments '
     "may be truncated. Re-issue the tool call with complete arguments."
@@ -169,9 +171,15 @@ def _poll(getter: Callable[[], list[AgentMessage]] | None) -> list[AgentMessage]
 
 async def stream_assistant_response(context: AgentContext, config: LoopConfig, emit: Emit,
                                     signal: AbortSignal) -> AssistantMessage:
+    if signal.aborted:
+        # After an abort (docs/loop.md#aborting) no request goes out, whatever the provider would do:
+        # the run ends with an aborted reply, as Pi records it.
+        return await _aborted_reply(context, config, emit)
     messages = context.messages
     if config.transform_context is not None:
         messages = await _maybe_await(config.transform_context(messages, signal))
+        if signal.aborted:
+            return await _aborted_reply(context, config, emit)
     llm_context = Context(
         system_prompt=context.system_prompt,
         messages=config.convert_to_llm(messages),
@@ -199,13 +207,23 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
         final = partial or AssistantMessage(
             api=config.model.api, provider=config.model.provider, model=config.model.id,
             stop_reason="aborted" if signal.aborted else "error",
-            error_message="Request was aborted" if signal.aborted else "Provider stream ended without a result",
+            error_message=ABORTED_TEXT if signal.aborted else "Provider stream ended without a result",
         )
     if partial is not None:
         context.messages[-1] = final
     else:
         context.messages.append(final)
         await emit(AgentEvent("message_start", message=final))
+    await emit(AgentEvent("message_end", message=final))
+    return final
+
+
+async def _aborted_reply(context: AgentContext, config: LoopConfig, emit: Emit) -> AssistantMessage:
+    model = config.model
+    final = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="aborted",
+                             error_message=ABORTED_TEXT)
+    context.messages.append(final)
+    await emit(AgentEvent("message_start", message=final))
     await emit(AgentEvent("message_end", message=final))
     return final
 
@@ -279,6 +297,9 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
                    emit: Emit, signal: AbortSignal) -> _Prepared:
     await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
     prepared = _Prepared(call)
+    if signal.aborted:  # a call after an abort runs neither its hooks nor the tool
+        prepared.result, prepared.is_error = _error_result(OPERATION_ABORTED_TEXT), True
+        return prepared
     try:
         tool = tools.get(call.name)
         if tool is None:
