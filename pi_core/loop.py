@@ -28,6 +28,7 @@ from pi_core.types import (
     TextContent,
     ToolCall,
     ToolResultMessage,
+    Usage,
     UserMessage,
 )
 from pi_core.validation import validate_tool_arguments
@@ -173,7 +174,7 @@ def _poll(getter: Callable[[], list[AgentMessage]] | None) -> list[AgentMessage]
 async def stream_assistant_response(context: AgentContext, config: LoopConfig, emit: Emit,
                                     signal: AbortSignal) -> AssistantMessage:
     if signal.aborted:
-        # After an abort (docs/loop.md#aborting) no request goes out, whatever the provider would do:
+        # After an abort (docs/loop.md#abort) no request goes out, whatever the provider would do:
         # the run ends with an aborted reply, as Pi records it.
         return await _aborted_reply(context, config, emit)
     messages = context.messages
@@ -197,7 +198,10 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
         if event.type == "start":
             partial = event.partial
             context.messages.append(partial)  # type: ignore[arg-type]
-            await emit(AgentEvent("message_start", message=partial.model_copy()))  # type: ignore[union-attr]
+            # The start is announced as it was when the stream began (Pi: no content, zero usage), even
+            # when a provider or the retry layer hands it over only after the first deltas.
+            started = partial.model_copy(update={"content": [], "usage": Usage(total_tokens=0)})  # type: ignore[union-attr]
+            await emit(AgentEvent("message_start", message=started))
         elif event.type in ("done", "error"):
             final = event.final
         elif partial is not None:

@@ -311,9 +311,11 @@ class AgentSession:
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
         if event.type == "message_end":
             self._save(event.message)
-        await self._emit(event)
         if event.type == "message_start" and isinstance(event.message, UserMessage):
-            self._queue_changed()  # a queued message was just delivered
+            update = self._queue_event()  # a queued message is being delivered: the queue shrinks first
+            if update is not None:
+                await self._emit(update)
+        await self._emit(event)
         if self.plugins.pm.hook.pi_agent_event.get_hookimpls():
             await self._call_hook("pi_agent_event", ctx=self.ext, event=event)
 
@@ -555,15 +557,21 @@ class AgentSession:
         self.agent.follow_up(self._user_message(text if expanded else self.expand_input(text), images))
         self._queue_changed()
 
-    def _queue_changed(self) -> None:
+    def _queue_event(self) -> AgentEvent | None:
+        """A ``queue_update`` when the queues' texts changed since the last one, else None."""
         def texts(queue: list[AgentMessage]) -> list[str]:
             return [m.text() if isinstance(m, UserMessage) else "" for m in queue]
 
         current = (texts(self.agent.steering_queue), texts(self.agent.follow_up_queue))
         if current == self._queue_texts:
-            return
+            return None
         self._queue_texts = current
-        event = AgentEvent("queue_update", steering=current[0], follow_up=current[1])
+        return AgentEvent("queue_update", steering=current[0], follow_up=current[1])
+
+    def _queue_changed(self) -> None:
+        event = self._queue_event()
+        if event is None:
+            return
         try:
             asyncio.get_running_loop().create_task(self._emit(event))
         except RuntimeError:

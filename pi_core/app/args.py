@@ -16,9 +16,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core.types import THINKING_LEVELS
-
-THINKING_CHOICES = THINKING_LEVELS
+# pi_core.types.THINKING_LEVELS, spelled out: importing it would load pydantic for `pi --help`.
+THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
 @dataclass

@@ -144,6 +144,13 @@ def test_name_sets_the_session_display_name(pi_anthropic: PiRunner) -> None:
     assert missing.returncode == 1 and "--name requires a value" in missing.stderr
 
 
+def test_thinking_choices_are_the_kernel_levels() -> None:
+    from pi_core.app.args import THINKING_CHOICES
+    from pi_core.types import THINKING_LEVELS
+
+    assert THINKING_CHOICES == THINKING_LEVELS
+
+
 def _reasoning_home(pi: PiRunner, level_map: dict[str, str | None] | None) -> None:
     path = write_models(pi.home, pi.server.base_url_for("openai-completions"), "openai-completions", reasoning=True)
     data = json.loads(path.read_text())
