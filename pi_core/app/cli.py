@@ -101,6 +101,7 @@ def _run(args: Args, cwd: Path) -> int:
         from pi_core.models.registry import format_model_list
 
         models = boot.model_registry(env)
+        models.discover(env.settings)  # local servers answer only when asked
         search = args.list_models if isinstance(args.list_models, str) else None
         _out(format_model_list(models.available_models(), search))
         return 0

@@ -96,8 +96,12 @@ class SessionOps:
             self.session.models = ModelRegistry.from_plugins(self.session.plugins)
         return self.session.models
 
-    def available_models(self) -> list[Model]:
-        return list(self.model_registry().available_models())
+    def available_models(self, discover: bool = False) -> list[Model]:
+        """Models with credentials; ``discover`` first asks local servers what they serve (``/model``)."""
+        registry = self.model_registry()
+        if discover:
+            registry.discover(self.session.settings)
+        return list(registry.available_models())
 
     def set_model(self, provider: str, model_id: str) -> Model:
         model = next((m for m in self.available_models() if m.provider == provider and m.id == model_id), None)
