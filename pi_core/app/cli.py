@@ -21,6 +21,10 @@ SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "
 def cli() -> None:
     """Console-script entry point."""
     argv = sys.argv[1:]
+    if argv and argv[0] == "auth":
+        from pi_core.app.auth_command import run as run_auth
+
+        sys.exit(run_auth(argv[1:]))
     if argv and argv[0] in SUBCOMMANDS:
         from pi_core.app.subcommands import run
 

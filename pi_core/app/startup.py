@@ -224,12 +224,17 @@ def build_session(args: Args, env: Startup) -> Any:
                            all_tools=selection.available, system_prompt=sources.build(selection.active),
                            steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode)
     block_images = settings.block_images
+    from pi_core.models.authorized import authorized_stream
+    from pi_core.session import provider_stream_fn
+
+    retry = _retry_policy(settings)
     session = AgentSession(
         config, plugins=env.plugins, registry=env.registry, store=store, messages=history,
+        stream_fn=authorized_stream(models, provider_stream_fn(env.registry, retry=retry)),
         api_key_for=lambda model: models.api_key_for(model),
         prompt_builder=sources.build, expand_input=lambda text: expand_input(text, sources.resources),
         convert_to_llm=llm_converter(block_images),
-        retry=_retry_policy(settings),
+        retry=retry,
     )
     session.models = models
     session.reloader = sources.reload
