@@ -1,4 +1,4 @@
-"""anthropic-messages: Anthropic's Messages API (Claude), streamed through the official ``anthropic`` SDK."""
+"""anthropic-messages: Anthropic's Messages API (Claude), streamed over pi's SSE transport."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 
 class AnthropicMessages:
-    """The registered provider; the SDK-backed implementation loads on the first request."""
+    """The registered provider; the implementation loads on the first request."""
 
     api = "anthropic-messages"
 

@@ -1,4 +1,4 @@
-"""google-generative-ai: the Gemini API (``streamGenerateContent`` over SSE), spoken directly with httpx2."""
+"""google-generative-ai: the Gemini API (``streamGenerateContent`` over SSE), over pi's SSE transport."""
 
 from __future__ import annotations
 
