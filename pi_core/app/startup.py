@@ -255,4 +255,6 @@ def _retry_policy(settings: Any) -> Any:
 
     retry = settings.get("retry")
     provider = retry.get("provider") if isinstance(retry, dict) else None
-    return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    policy = RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    policy.idle_timeout_s = settings.http_idle_timeout_s
+    return policy

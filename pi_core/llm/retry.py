@@ -103,7 +103,8 @@ class RetryPolicy:
     base_delay_s: float = 0.5
     max_delay_s: float = 8.0
     max_retry_after_s: float = 60.0  # a longer server-requested wait fails instead of sleeping
-    timeout_s: float | None = None  # per-request timeout handed to the SDK
+    timeout_s: float | None = None  # per network read/write, handed to the transport
+    idle_timeout_s: float | None = None  # no stream progress for this long fails the attempt (None: 300 s)
 
     @classmethod
     def from_settings(cls, provider_settings: Mapping[str, Any] | None) -> RetryPolicy:
@@ -153,7 +154,9 @@ async def stream_with_retry(provider: ApiProvider, model: Model, context: Contex
                             on_retry: OnRetry | None = None) -> AsyncIterator[AssistantMessageEvent]:
     """``provider.stream`` with request-level retries (see the module docstring). Never raises."""
     policy = policy or RetryPolicy()
-    attempt_options = dataclasses.replace(options, max_retries=0, timeout_s=policy.timeout_s or options.timeout_s)
+    idle = options.idle_timeout_s if options.idle_timeout_s is not None else policy.idle_timeout_s
+    attempt_options = dataclasses.replace(options, max_retries=0, timeout_s=policy.timeout_s or options.timeout_s,
+                                          idle_timeout_s=idle)
     retries = 0
     while True:
         failed: AssistantMessage | None = None

@@ -19,7 +19,9 @@ Usage::
 Base URLs: Anthropic takes ``server.url``; OpenAI ``server.url + "/v1"``; Google ``server.url + "/v1beta"``
 (``server.base_url_for(api)`` knows which). Faults are fields of ``Reply`` (``Reply.http_error(429,
 headers={"retry-after": "1"})``, ``disconnect_after``, ``stall_after``/``stall_s``, ``malformed_sse_after``,
-``stream_error``, ``empty``, ``chunk_delay``, malformed tool arguments via ``ToolUse(raw_arguments=...)``).
+``stream_error``, ``empty``, ``chunk_delay``, ``invalid_utf8`` (each U+FFFD of the reply is sent as the
+byte 0xFF), ``trickle_after``/``trickle_s`` (a stream that sends a byte at a time and never completes
+an event), malformed tool arguments via ``ToolUse(raw_arguments=...)``).
 Frame positions count SSE frames of the chosen wire; the string ``"content"`` means "right after the last
 content frame, before the stop reason/usage frames", which is the same logical spot on every wire.
 
@@ -289,6 +291,9 @@ class _Handler(BaseHTTPRequestHandler):
         if malformed_at is not None:
             frames.insert(malformed_at, malformed_frame(wire))
         disconnect_at, stall_at = position(reply.disconnect_after), position(reply.stall_after)
+        trickle_at = position(reply.trickle_after)
+        if reply.invalid_utf8:
+            frames = [frame.replace("\ufffd".encode(), b"\xff") for frame in frames]
 
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -306,6 +311,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if index == disconnect_at:
                     self._reset()
                     return
+                if index == trickle_at:
+                    self._trickle(frame or b"data: ", reply.trickle_s)
+                    return
                 if not frame:
                     break
                 if index and reply.chunk_delay and self.owner._stop.wait(reply.chunk_delay):
@@ -314,6 +322,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             return  # the client went away (e.g. it aborted): nothing left to do
+
+    def _trickle(self, frame: bytes, interval: float) -> None:
+        """Send ``frame`` without its end one byte per ``interval``, then keep sending spaces: bytes keep
+        coming, an event never completes (until the server stops or the client hangs up)."""
+        body = frame.rstrip(b"\r\n")
+        index = 0
+        while not self.owner._stop.wait(interval):
+            self.wfile.write(body[index:index + 1] if index < len(body) else b" ")
+            self.wfile.flush()
+            index += 1
 
     def _reset(self) -> None:
         """Close with RST instead of FIN, the way a dropped connection looks to the client."""
