@@ -1,4 +1,4 @@
-"""Agent: the stateful wrapper around the loop (agent-loop.md §7-§9).
+"""Agent: the stateful wrapper around the loop (docs/loop.md#agent).
 
 Owns the transcript, the steering and follow-up queues, the abort signal and the listeners.
 Listeners are awaited in subscription order, after the state has been updated for the event.
@@ -53,7 +53,7 @@ class AgentState:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in ("tools", "messages"):
-            value = list(value)  # assigning stores a shallow copy (agent-loop.md §8)
+            value = list(value)  # assigning stores a shallow copy (docs/loop.md#agent)
         object.__setattr__(self, name, value)
 
 

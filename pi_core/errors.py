@@ -12,7 +12,7 @@ class ToolError(Exception):
 
 
 class ValidationError(ToolError):
-    """Tool arguments did not match the tool's schema (text follows agent-loop.md §5 exactly)."""
+    """Tool arguments did not match the tool's schema (exact texts: docs/loop.md#argument-validation)."""
 
 
 class ProviderError(PiError):

@@ -1,4 +1,4 @@
-"""What plugins can do at run time (config.md §9): the context handed to lifecycle hooks and tools.
+"""What plugins can do at run time (docs/plugins.md#the-extension-context): the context for lifecycle hooks and tools.
 
 Hooks receive an ``ExtensionContext``; tools reach it as ``ctx.pi``. It can change the active tools
 (a tool that unlocks others), send messages, append custom session entries, name the session and ask

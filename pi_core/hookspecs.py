@@ -86,10 +86,15 @@ def pi_renderers() -> list[Renderer] | None:
 
 @hookspec
 def pi_cli_commands() -> list[click.Command] | None:
-    """Return click commands to add as ``pi <name>`` sub-commands."""
+    """Return click commands to add as ``pi <name>`` sub-commands.
+
+    pi's options may precede the name (``pi -e ext.py <name> ...``) and choose the plugins; every token
+    after the name goes to the command's own parser. The command's click ``obj`` is a
+    ``pi_core.app.subcommands.CommandContext`` holding those options and the loaded plugins.
+    """
 
 
-# --- lifecycle (config.md §9.2). ``ctx`` is a pi_core.extension.ExtensionContext. ------------------
+# --- lifecycle (docs/plugins.md#lifecycle-hooks). ``ctx`` is a pi_core.extension.ExtensionContext. ---
 
 
 @hookspec

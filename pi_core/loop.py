@@ -1,4 +1,4 @@
-"""The agent loop (agent-loop.md §2-§6): stream a reply, run its tool calls, repeat until done.
+"""The agent loop (docs/loop.md): stream a reply, run its tool calls, repeat until done.
 
 Stateless functions driving one run. Everything the loop produces goes through ``emit`` (awaited, so
 listeners act as barriers), and every failure of a tool becomes an error result the model reads.
@@ -339,7 +339,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
         try:
             override: AfterToolCall | None = await _maybe_await(
                 config.after_tool_call(prepared.info, prepared.result, prepared.is_error, signal))
-        except Exception as err:  # noqa: BLE001 - agent-loop.md §4.3: the hook's error becomes the result
+        except Exception as err:  # noqa: BLE001 - docs/loop.md#tool-execution: the hook's error becomes the result
             prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
             return
         if override is not None:

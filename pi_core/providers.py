@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class StreamOptions:
-    """Per-request options (providers.md §2). ``reasoning`` is None when thinking is off."""
+    """Per-request options (docs/providers.md#request-options). ``reasoning`` is None when thinking is off."""
 
     signal: AbortSignal = field(default_factory=AbortSignal)
     api_key: str | None = None

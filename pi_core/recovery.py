@@ -1,4 +1,5 @@
-"""Auto-retry and compaction for AgentSession (sessions.md §9.3, §11), kept apart from the prompt path.
+"""Auto-retry and compaction for AgentSession (docs/sessions.md#triggers, docs/sessions.md#auto-retry),
+kept apart from the prompt path.
 
 After each run, a retryable provider error is retried with Pi's backoff (``auto_retry_*`` events; the
 failed reply stays in the session file but leaves the context), then the compactor checks the
@@ -63,7 +64,7 @@ class Recovery:
         if self._retry_cancel is not None:
             self._retry_cancel.abort()
 
-    # --- runs with auto-retry and auto-compaction (sessions.md §9.3, §11) --------------------------
+    # --- runs with auto-retry and auto-compaction (docs/sessions.md#auto-retry) ---------------
 
     async def _run_agent(self, start: Callable[[], Any]) -> None:
         """Run, then retry retryable provider errors with backoff, then check for compaction."""

@@ -321,7 +321,7 @@ class AgentSession(Recovery):
 
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
                      streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None:
-        """The input pipeline (config.md §8): commands, the input hook, expansion, then run or queue."""
+        """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue."""
         if expand and text.startswith("/"):
             name, _, rest = text[1:].partition(" ")
             command = self.commands.get(name)
@@ -366,7 +366,7 @@ class AgentSession(Recovery):
 
     def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
                             deliver_as: str | None = None) -> None:
-        """A plugin's message (config.md §9.1 sendMessage): queued, kept for the next prompt, or recorded."""
+        """A plugin's message (docs/plugins.md#messages-from-plugins): queued, kept for the next prompt, or recorded."""
         message = _custom({"customType": custom_type, "content": content, "display": display, "details": details})
         if deliver_as == "nextTurn":
             self._next_turn.append(message)

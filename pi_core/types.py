@@ -212,7 +212,7 @@ class Context(PiModel):
     tools: list[ToolDefinition] | None = None
 
 
-# --- provider stream events (providers.md §3) -----------------------------------------------------
+# --- provider stream events (docs/providers.md#stream-events) -----------------------------------
 
 EventType = Literal[
     "start",

@@ -1,4 +1,8 @@
-"""The ``pi`` command: the main invocation with Pi's own flag grammar; sub-commands live in commands.py.
+"""The ``pi`` command: the main invocation with Pi's own flag grammar; sub-commands live in subcommands.py.
+
+``pi [options] NAME ...`` runs a built-in sub-command (``plugins``, ``tools``, the package commands) or a
+plugin's (``pi_cli_commands``) when NAME is the first bare word; the options before NAME are pi's and
+choose the plugins, everything after NAME is the command's own. Otherwise NAME is the first message.
 
 Nothing heavy is imported at module level: ``pi --help`` and ``pi --version`` load no plugin, SDK or UI.
 """
@@ -8,24 +12,23 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
-
+from typing import TYPE_CHECKING
 
 from pi_core import __version__
-from pi_core.app.args import HELP, Args, parse_args
+from pi_core.app.args import HELP, Args, CommandLine, parse_args, split_command
 from pi_core.errors import PiError
+
+if TYPE_CHECKING:
+    import click
+
+    from pi_core.app.startup import Startup
 
 SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
 
 
 def cli() -> None:
     """Console-script entry point."""
-    argv = sys.argv[1:]
-    if argv and argv[0] in SUBCOMMANDS:
-        from pi_core.app.subcommands import run
-
-        sys.exit(run(argv))
-    sys.exit(main(argv))
+    sys.exit(main(sys.argv[1:]))
 
 
 def _out(text: str) -> None:
@@ -42,16 +45,24 @@ def _fail(message: str, code: int = 1) -> int:
 
 
 def main(argv: list[str], cwd: Path | None = None) -> int:
+    command = split_command(argv)
+    if command is not None and not (command.options.help or command.options.version):
+        if command.options.errors:
+            return _report_parse(command.options)
+        if command.name in SUBCOMMANDS:
+            from pi_core.app.subcommands import run
+
+            return run(command, cwd or Path.cwd())
+    else:
+        command = None
     args = parse_args(argv)
     if args.offline or os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes"):
         os.environ["PI_OFFLINE"] = "1"
         os.environ["PI_SKIP_VERSION_CHECK"] = "1"
-    for warning in args.warnings:
-        _err(f"Warning: {warning}")
-    if args.errors:
-        for error in args.errors:
-            _err(f"Error: {error}")
-        return 1
+    if command is None and (args.warnings or args.errors):
+        code = _report_parse(args)
+        if code:
+            return code
     if args.version:
         _out(__version__)
         return 0
@@ -59,7 +70,7 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         sys.stdout.write(HELP)
         return 0
     try:
-        return _run(args, cwd or Path.cwd())
+        return _run(args, cwd or Path.cwd(), command)
     except PiError as err:
         code = getattr(err, "exit_code", 1)
         if code == 0:
@@ -70,7 +81,47 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         return 130
 
 
-def _run(args: Args, cwd: Path) -> int:
+def _report_parse(args: Args) -> int:
+    for warning in args.warnings:
+        _err(f"Warning: {warning}")
+    for error in args.errors:
+        _err(f"Error: {error}")
+    return 1 if args.errors else 0
+
+
+def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
+    if command is not None:
+        # A bare word after pi's options may be a plugin's command: load the plugins those options choose.
+        env = _load(command.options, cwd, rpc=args.mode == "rpc")
+        found = _plugin_command(env, command.name)
+        if found is not None:
+            _report_parse(command.options)
+            _print_warnings(env.warnings)
+            from pi_core.app.subcommands import CommandContext, run_click
+
+            return run_click(found, command.argv, f"pi {command.name}",
+                             CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd,
+                                            startup=env))
+        code = _report_parse(args)  # not a command after all: the whole line is pi's
+        if code:
+            return code
+        if args.plugin_selection() != command.options.plugin_selection():
+            env = _load(args, cwd, rpc=args.mode == "rpc")
+        return _run_session(args, cwd, env)
+    return _run_session(args, cwd, None)
+
+
+def _load(args: Args, cwd: Path, *, rpc: bool) -> Startup:
+    from pi_core.app import startup as boot
+
+    if rpc:
+        from pi_core.modes.rpc import protect_stdout
+
+        protect_stdout()  # before plugins load: a plugin printing at import must not corrupt the protocol
+    return boot.load_environment(args, cwd)
+
+
+def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     if args.export:
         from pi_core.export.html import export_html
 
@@ -87,16 +138,9 @@ def _run(args: Args, cwd: Path) -> int:
 
     from pi_core.app import startup as boot
 
-    if args.mode == "rpc":
-        from pi_core.modes.rpc import protect_stdout
-
-        protect_stdout()  # before plugins load: a plugin printing at import must not corrupt the protocol
-    env = boot.load_environment(args, cwd)
+    if env is None:
+        env = _load(args, cwd, rpc=args.mode == "rpc")
     _print_warnings(env.warnings)
-    plugin_command = _plugin_command(env, args)
-    if plugin_command is not None:
-        command, rest = plugin_command
-        return command.main(args=rest, prog_name=f"pi {command.name}", standalone_mode=False) or 0
     if args.list_models is not False:
         from pi_core.models.registry import format_model_list
 
@@ -129,17 +173,14 @@ def _run(args: Args, cwd: Path) -> int:
     return _run_async(run_print_mode(session, queue, images, json_mode=args.mode == "json"), session)
 
 
-def _plugin_command(env: object, args: Args) -> tuple[Any, list[str]] | None:
-    """``pi <name> ...`` where a plugin's ``pi_cli_commands`` registered <name>."""
-    if not args.messages or args.print or args.mode:
-        return None
+def _plugin_command(env: Startup, name: str) -> click.Command | None:
+    """The click command a plugin's ``pi_cli_commands`` registered as ``name``, or None."""
     from pi_core.registry import call_each
 
-    for _plugin, commands_ in call_each(env.plugins, "pi_cli_commands"):  # type: ignore[attr-defined]
+    for _plugin, commands_ in call_each(env.plugins, "pi_cli_commands"):
         for command in commands_:
-            if command.name == args.messages[0]:
-                argv = sys.argv[1:]
-                return command, argv[argv.index(command.name) + 1:] if command.name in argv else []
+            if command.name == name:
+                return command
     return None
 
 

@@ -1,4 +1,5 @@
-"""User settings: global ``<agentDir>/settings.toml`` merged with the project's ``.pi/settings.toml`` (config.md §2).
+"""User settings: global ``<agentDir>/settings.toml`` merged with the project's ``.pi/settings.toml``
+(docs/config.md#settings).
 
 Keys are Pi's ``settings.json`` keys (camelCase, nested tables for ``compaction``, ``retry``...) plus
 pi's own ``disabled_plugins``. Pi's ``settings.json`` is read when a scope has no TOML file yet; the
@@ -56,7 +57,7 @@ class BranchSummarySettings:
 
 
 def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
-    """Rename keys older Pi versions wrote (config.md §2.2). Mutates and returns ``data``."""
+    """Rename keys older Pi versions wrote (docs/config.md#older-key-names). Mutates and returns ``data``."""
     if "queueMode" in data:
         data.setdefault("steeringMode", data["queueMode"])
         del data["queueMode"]

@@ -71,7 +71,7 @@ def model_registry(startup: Startup) -> Any:
 
 
 def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
-    """``@file`` arguments (cli.md §6): text inlined in <file> tags, images attached."""
+    """``@file`` arguments (docs/cli.md#file-arguments-and-stdin): text inlined in <file> tags, images attached."""
     from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type, fit_image
     from pi_core.toolkit.paths import resolve_to_cwd
 

@@ -1,4 +1,5 @@
-"""Running compactions: manual ``/compact``, threshold and overflow recovery, with their events (sessions.md §9.3, §9.6).
+"""Running compactions: manual ``/compact``, threshold and overflow recovery, with their events
+(docs/sessions.md#compaction).
 
 ``Compactor`` owns the once-per-user-message overflow guard and emits ``compaction_start`` /
 ``compaction_end`` events; the runtime owns the agent, so after a compaction it replaces the agent's

@@ -1,4 +1,5 @@
-"""Compaction planning: where to cut the branch, what to summarise, which files were touched (sessions.md §9.4).
+"""Compaction planning: where to cut the branch, what to summarise, which files were touched
+(docs/sessions.md#preparation).
 
 Pure functions over the entries of the current branch (root→leaf). ``summarize.py`` turns a
 ``CompactionPreparation`` into a summary; ``auto.py`` decides when and applies the result.

@@ -1,4 +1,4 @@
-"""Turn a compaction plan into a summary through an injected LLM call (sessions.md §9.5).
+"""Turn a compaction plan into a summary through an injected LLM call (docs/sessions.md#summary).
 
 The summariser is any ``async summarize(model, context, options) -> AssistantMessage`` (the runtime
 passes one that streams through the provider registry; tests pass a fake), so this module does not

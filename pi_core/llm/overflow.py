@@ -1,4 +1,4 @@
-"""Recognise context-window overflow in a failed (or silently truncated) reply, providers.md §10.
+"""Recognise context-window overflow in a failed (or silently truncated) reply: docs/providers.md#context-overflow.
 
 ``is_context_overflow(message, context_window=None)`` lets a caller compact the history and retry
 instead of showing the error. Rate-limit texts are never an overflow.

@@ -1,6 +1,6 @@
 """Retrying failed model requests: the request layer here, plus helpers for the agent layer.
 
-Two layers, as in Pi (providers.md §12, sessions.md §11); each owns different failures:
+Two layers, as in Pi (docs/providers.md#retries, docs/sessions.md#auto-retry); each owns different failures:
 
 1. **Request layer** (this module, ``stream_with_retry``; Pi leaves this to the vendor SDKs). Retries a
    request that failed *before any content arrived* (only ``start`` was emitted): HTTP 408/409/429/5xx/529,

@@ -1,4 +1,4 @@
-"""Build an AssistantMessage while emitting provider events in the order providers.md §3 requires.
+"""Build an AssistantMessage while emitting provider events in the order docs/providers.md#stream-events requires.
 
 A provider plugin creates one ``MessageBuilder(model)`` per request and yields what its methods return::
 

@@ -1,6 +1,6 @@
 """ModelRegistry: every known model (plugin catalogs + models.toml/models.json) and the API key for each.
 
-Key priority (providers.md §9): runtime ``--api-key`` > ``auth.json`` > environment > the provider's
+Key priority (docs/models.md#api-keys): runtime ``--api-key`` > ``auth.json`` > environment > the provider's
 ``apiKey`` in the custom models files (resolved anew for every request, ``!command`` included).
 """
 

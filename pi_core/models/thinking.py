@@ -1,4 +1,5 @@
-"""Thinking levels: which a model supports, clamping, and the shared max-token/budget rules (providers.md §7).
+"""Thinking levels: which a model supports, clamping, and the shared max-token/budget rules
+(docs/providers.md#thinking-levels).
 
 - ``supported_thinking_levels(model)``: ``["off"]`` for a non-reasoning model; otherwise the six levels
   minus those mapped to ``None`` in ``model.thinking_level_map``, and minus ``xhigh`` unless it is mapped.

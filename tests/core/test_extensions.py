@@ -1,4 +1,4 @@
-"""Plugin capabilities at run time (config.md §9): lifecycle hooks, commands, unlocking tools, messages."""
+"""Plugin capabilities at run time (docs/plugins.md#the-extension-context): lifecycle hooks, commands, tools."""
 
 from __future__ import annotations
 

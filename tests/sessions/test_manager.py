@@ -1,4 +1,4 @@
-"""SessionManager: persistence rules, appends, branches, labels, forks and loading (sessions.md §3-§8)."""
+"""SessionManager: persistence rules, appends, branches, labels, forks and loading (docs/sessions.md)."""
 
 from __future__ import annotations
 

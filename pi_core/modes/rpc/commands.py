@@ -1,4 +1,4 @@
-"""RPC command handlers (rpc.md §4): parameter checks, then one call into the session per command.
+"""RPC command handlers (docs/rpc.md#commands): parameter checks, then one call into the session per command.
 
 A handler returns the response ``data`` (``NO_DATA`` to omit the key) and fails by raising; the
 mode turns the exception into ``success:false`` with the command's name and id.

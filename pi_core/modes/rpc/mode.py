@@ -1,6 +1,6 @@
 """RpcMode: reads JSONL commands, runs each as its own task, writes responses and session events.
 
-Commands are not serialized (rpc.md §2): a slow ``bash`` or ``compact`` never holds up ``abort`` or
+Commands are not serialized (docs/rpc.md#concurrency): a slow ``bash`` or ``compact`` never holds up ``abort`` or
 ``get_state``, so responses may come out of order and clients correlate them by ``id``.
 """
 
@@ -172,7 +172,7 @@ class RpcMode:
             data = await handler(self, parsed)
         except PiError as err:
             self.respond(request_id, kind, error=str(err))
-        except Exception as err:  # noqa: BLE001 - any failure is that command's error response (rpc.md §3)
+        except Exception as err:  # noqa: BLE001 - a failure is the command's error (docs/rpc.md#responses-and-errors)
             warn(f"pi: command {kind} failed:\n" + traceback.format_exc())
             self.respond(request_id, kind, error=str(err) or type(err).__name__)
         else:
