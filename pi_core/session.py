@@ -121,6 +121,8 @@ class AgentSession(Recovery):
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
             cwd=config.cwd,
+            # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
+            session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
         )
         self.agent.subscribe(self._on_agent_event)
         from pi_core.extension import ExtensionContext

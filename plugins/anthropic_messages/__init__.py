@@ -17,6 +17,11 @@ class AnthropicMessages:
 
     api = "anthropic-messages"
 
+    def preload(self) -> None:
+        """Import the request path ahead of the first prompt (the interactive app calls this in a thread)."""
+        import httpx2  # noqa: F401
+        import pi_plugins.anthropic_messages.provider  # noqa: F401
+
     def __init__(self) -> None:
         self._impl: Any = None
 

@@ -13,6 +13,10 @@ import threading
 from typing import Any
 
 import pytest
+from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.google_generative_ai import PROVIDER as GOOGLE
+from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
+from pi_plugins.openai_responses import PROVIDER as RESPONSES
 
 from pi_core.llm.retry import RetryPolicy, is_retryable_error, stream_with_retry
 from pi_core.llm.sse import SSEDecoder, SSEEvent, SSEOverflow
@@ -22,10 +26,6 @@ from pi_core.testing.fake_server import FakeModelServer, Reply
 from pi_core.testing.fake_wires import WIRES
 from pi_core.testing.streams import assert_protocol, model_for, user_context
 from pi_core.types import AssistantMessage, AssistantMessageEvent, Model
-from pi_plugins.anthropic_messages import AnthropicMessages
-from pi_plugins.google_generative_ai import PROVIDER as GOOGLE
-from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
-from pi_plugins.openai_responses import PROVIDER as RESPONSES
 
 PROVIDERS: dict[str, Any] = {"anthropic-messages": AnthropicMessages(), "openai-completions": COMPLETIONS,
                              "openai-responses": RESPONSES, "google-generative-ai": GOOGLE}
