@@ -1,4 +1,4 @@
-"""Agent events (agent-loop.md §3) and their JSON form (cli.md §7.1), shared by JSON mode and RPC."""
+"""Agent events (docs/loop.md#events) and their JSON form (docs/cli.md#json-event-lines), for JSON mode and RPC."""
 
 from __future__ import annotations
 

@@ -104,7 +104,7 @@ def _describe(error: Any) -> list[str]:
     return [f"  - {_path(where)}: {text}"]
 
 
-# --- coercion (agent-loop.md §5 step 2) -----------------------------------------------------------
+# --- coercion (docs/loop.md#argument-validation) ------------------------------------------------
 
 
 def _coerce(value: Any, schema: Any, style: str, top: bool = False) -> Any:

@@ -76,19 +76,24 @@ def _err(line: str) -> None:
     sys.stderr.flush()
 
 
+_OPTIONS: Any = None  # pi's options before ``auth`` (-e, --no-extensions, ...): they choose the plugins
+
+
 def _registry() -> Any:
     from pi_core.app.args import Args
     from pi_core.app.startup import load_environment, model_registry
 
-    env = load_environment(Args(), Path.cwd())
+    env = load_environment(_OPTIONS if _OPTIONS is not None else Args(), Path.cwd())
     return model_registry(env)
 
 
 # --- entry ----------------------------------------------------------------------------------------
 
 
-def run(argv: list[str]) -> int:
-    """``argv`` starts after ``auth``."""
+def run(argv: list[str], options: Any = None) -> int:
+    """``argv`` starts after ``auth``; ``options`` are pi's own, given before it."""
+    global _OPTIONS
+    _OPTIONS = options
     if not argv or argv[0] == "help" or "-h" in argv or "--help" in argv:
         sys.stdout.write(HELP)
         return 0

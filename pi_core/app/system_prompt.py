@@ -1,6 +1,6 @@
 """Compose the system prompt: base text (built-in, SYSTEM.md or ``--system-prompt``), the active
 tools' snippets and guidelines (plugins add theirs through hooks), the append text, context files,
-skills, date and cwd (config.md §5).
+skills, date and cwd (docs/config.md#system-prompt).
 """
 
 from __future__ import annotations

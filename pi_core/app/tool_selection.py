@@ -1,4 +1,4 @@
-"""Which tools exist and which are active for a run (cli.md §5, with pi's strict ``--tools``)."""
+"""Which tools exist and which are active for a run (docs/cli.md#tool-selection, with pi's strict ``--tools``)."""
 
 from __future__ import annotations
 

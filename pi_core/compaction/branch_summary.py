@@ -1,4 +1,4 @@
-"""``/tree`` navigation inside one session file, with an optional summary of the branch left behind (§10)."""
+"""``/tree`` navigation inside one session file, with an optional branch summary (docs/sessions.md#tree-navigation)."""
 
 from __future__ import annotations
 

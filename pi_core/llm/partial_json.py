@@ -1,4 +1,5 @@
-"""Best-effort parsing of streamed, possibly incomplete JSON (tool-call arguments), providers.md §11.
+"""Best-effort parsing of streamed, possibly incomplete JSON (tool-call arguments),
+docs/providers.md#streamed-tool-arguments.
 
 - ``parse_partial_json(text) -> dict``: what providers store in ``ToolCall.arguments`` on every delta
   and at block end. Always a dict: anything that is not an object (or cannot be parsed) gives ``{}``.

@@ -1,4 +1,5 @@
-"""Prepare a conversation for a (possibly different) target model before wire conversion, providers.md §6.
+"""Prepare a conversation for a (possibly different) target model before wire conversion,
+docs/providers.md#cross-model-history.
 
 ``transform_messages(messages, model, normalize_tool_call_id=None) -> list[Message]`` (input not mutated):
 

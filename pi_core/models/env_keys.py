@@ -1,4 +1,4 @@
-"""API keys from environment variables, per provider (Pi 1.6.0's providers.md table).
+"""API keys from environment variables, per provider (Pi 1.6.0's providers.md table; docs/models.md#api-keys).
 
 - ``env_var_names(provider)``: the variables checked, in order (for error messages such as
   "set ANTHROPIC_API_KEY"). Empty for unknown/OAuth-only providers.

@@ -1,5 +1,5 @@
 """What pi loads from disk besides plugins: context files, skills and prompt templates, and the
-expansion of ``/skill:<name>`` and ``/<template>`` in user input (config.md §3-§8).
+expansion of ``/skill:<name>`` and ``/<template>`` in user input (docs/config.md#resources).
 
 Typical use::
 

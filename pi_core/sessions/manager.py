@@ -1,4 +1,4 @@
-"""SessionManager: an append-only tree of entries kept in memory and in one JSONL file (sessions.md §3-§7)."""
+"""SessionManager: an append-only tree of entries kept in memory and in one JSONL file (docs/sessions.md)."""
 
 from __future__ import annotations
 

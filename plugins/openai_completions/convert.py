@@ -1,4 +1,4 @@
-"""Build the Chat Completions request body from a pi Context (providers.md §6-§8, §12)."""
+"""Build the Chat Completions request body from a pi Context (docs/providers.md#request-bodies)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The agent loop and Agent class: agent-loop.md §11 test cases, driven through the Python API."""
+"""The agent loop and Agent class (docs/loop.md), driven through the Python API."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CLI model resolution (cli.md §3): --provider/--model patterns, scope, initial model, --list-models."""
+"""CLI model resolution (docs/models.md#choosing-a-model): --provider/--model, scope, initial model, --list-models."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Skills: parsing, validation, discovery, prompt block and /skill: expansion (config.md §3, §6, skills.test.ts)."""
+"""Skills: parsing, validation, discovery, prompt block and /skill: expansion (docs/config.md#skills)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""System prompt composition (config.md §5, tools.md §1, system-prompt.test.ts cases)."""
+"""System prompt composition (docs/config.md#system-prompt)."""
 
 from __future__ import annotations
 

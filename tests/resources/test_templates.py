@@ -1,4 +1,4 @@
-"""Prompt templates: argument parsing, substitution, discovery, expansion (config.md §7, prompt-templates.test.ts)."""
+"""Prompt templates: argument parsing, substitution, discovery, expansion (docs/config.md#prompt-templates)."""
 
 from __future__ import annotations
 

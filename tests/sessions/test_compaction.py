@@ -1,4 +1,4 @@
-"""Compaction: token accounting, cut points, summary requests, applying, hooks and automatic triggers (§9)."""
+"""Compaction: token accounting, cut points, summaries, applying, hooks and triggers (docs/sessions.md#compaction)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""build_session_context: messages, thinking level and model along a leaf's path (sessions.md §5, cases 1-5)."""
+"""build_session_context: messages, thinking level and model along a path (docs/sessions.md#building-the-context)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SessionManager: persistence rules, appends, branches, labels, forks and loading (sessions.md §3-§8)."""
+"""SessionManager: persistence rules, appends, branches, labels, forks and loading (docs/sessions.md)."""
 
 from __future__ import annotations
 
@@ -338,4 +338,4 @@ def test_picker_refuses_without_terminal(tmp_path: Path) -> None:
     from pi_core.sessions.picker import pick_session
 
     with pytest.raises(SessionError, match="--resume needs an interactive terminal"):
-        pick_session(SessionManager.list(str(tmp_path)))
+        pick_session(SessionManager.list(str(tmp_path)), lambda sessions: None)

@@ -1,4 +1,4 @@
-"""/tree navigation and branch summaries (sessions.md §10, case 22)."""
+"""/tree navigation and branch summaries (docs/sessions.md#tree-navigation)."""
 
 from __future__ import annotations
 

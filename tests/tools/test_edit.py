@@ -1,4 +1,4 @@
-"""edit tool: tools.md §6 and test cases 14-32, plus region-only fuzzy edits, atomic writes and the plugin surface."""
+"""edit tool (docs/tools.md#edit), plus region-only fuzzy edits, atomic writes and the plugin surface."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ls tool: tools.md §10 and case 46, plus sorting, limits, notices and errors."""
+"""ls tool (docs/tools.md#ls), plus sorting, limits, notices and errors."""
 
 from __future__ import annotations
 

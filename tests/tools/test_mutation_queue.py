@@ -1,4 +1,4 @@
-"""Per-file mutation queue (tools.md §13): FIFO per real path, parallel across files, threads and asyncio alike."""
+"""Per-file mutation queue (docs/tools.md#file-mutation-queue): FIFO per real path, parallel across files."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Path resolution shared by the file tools (tools.md §3, cases 47-55)."""
+"""Path resolution shared by the file tools (docs/tools.md#paths)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""read tool: tools.md §4 and test cases 1-11, plus streaming, binary files, non-UTF-8 text and images."""
+"""read tool (docs/tools.md#read), plus streaming, binary files, non-UTF-8 text and images."""
 
 from __future__ import annotations
 

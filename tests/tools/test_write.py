@@ -1,4 +1,4 @@
-"""write tool: tools.md §7 and cases 12-13, plus atomic replacement, modes, symlinks and the mutation queue."""
+"""write tool (docs/tools.md#write), plus atomic replacement, modes, symlinks and the mutation queue."""
 
 from __future__ import annotations
 

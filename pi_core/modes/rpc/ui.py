@@ -1,4 +1,4 @@
-"""The extension UI sub-protocol (rpc.md §6): plugin dialogs become ``extension_ui_request`` lines.
+"""The extension UI sub-protocol (docs/rpc.md#extension-ui): plugin dialogs become ``extension_ui_request`` lines.
 
 A tool reaches the client through ``ctx.extras["ui"]`` (an ``RpcUI``). Dialogs (select, confirm,
 input, editor) send a request with a fresh uuid and wait for the matching ``extension_ui_response``;
