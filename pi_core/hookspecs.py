@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from pi_core.events import AgentEvent
     from pi_core.extension import BeforeAgentStart, ExtensionContext, InputResult, SlashCommand
     from pi_core.mode import Mode
-    from pi_core.models.oauth import OAuthProvider
     from pi_core.providers import ApiProvider
     from pi_core.render import Renderer
     from pi_core.signals import AbortSignal
@@ -65,8 +64,8 @@ def pi_discover_models(settings: Any, timeout_s: float) -> list[Model] | None:
 
 
 @hookspec
-def pi_oauth_providers() -> list[OAuthProvider] | None:
-    """Return subscription sign-in flows (``pi_core.models.oauth.OAuthProvider``), one per provider id.
+def pi_oauth_providers() -> list[Any] | None:
+    """Return subscription sign-in flows (``pi_core.models.oauth.OAuthProvider`` objects), one per provider id.
 
     They appear in ``/login`` and ``pi auth login``; their credentials are stored in ``auth.json`` and
     refreshed through them.
