@@ -207,7 +207,9 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
         policy = _retry_policy(settings)
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
-        if models is not None:  # stored credentials on each request; an OAuth token refreshed after a 401
+        from pi_core.models.registry import ModelRegistry
+
+        if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
             from pi_core.models.authorized import authorized_stream
 
             stream_fn = authorized_stream(models, stream_fn)
