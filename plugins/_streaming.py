@@ -11,7 +11,13 @@ from typing import Any, TypeVar
 
 from pi_core.llm.stream import ABORTED_TEXT, MessageBuilder
 from pi_core.signals import AbortSignal
-from pi_core.types import AssistantMessage, AssistantMessageEvent, Model, ToolCall, Usage
+from pi_core.types import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    Model,
+    ToolCall,
+    Usage,
+)
 
 T = TypeVar("T")
 

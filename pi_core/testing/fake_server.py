@@ -49,7 +49,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
@@ -71,7 +71,6 @@ from pi_core.testing.fake_wires import (
     stream_error_frame,
 )
 
-
 # --- the server -----------------------------------------------------------------------------------
 
 
@@ -90,7 +89,7 @@ class RecordedRequest:
                 "body": self.body, "wire": self.wire}
 
 
-ReplySource = Union[Reply, Callable[[RecordedRequest], Reply]]
+ReplySource = Reply | Callable[[RecordedRequest], Reply]
 
 
 def wire_for_path(path: str) -> str | None:
@@ -148,7 +147,7 @@ class FakeModelServer:
             return self.url + "/v1beta"
         return self.url
 
-    def start(self) -> FakeModelServer:
+    def start(self) -> Self:
         if self._thread is None:
             self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                             name="fake-model-server", daemon=True)
@@ -163,7 +162,7 @@ class FakeModelServer:
             self._thread = None
         self._httpd.server_close()
 
-    def __enter__(self) -> FakeModelServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -195,14 +194,14 @@ class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         return
 
     @property
     def owner(self) -> FakeModelServer:
         return self.server.owner
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if urlsplit(self.path).path == "/_fake/requests":
             with self.owner._lock:
                 data = [r.to_json() for r in self.owner.requests]
@@ -210,7 +209,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send_json(404, {"error": {"message": f"fake model server: no GET route {self.path}"}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         split = urlsplit(self.path)
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""

@@ -6,8 +6,12 @@ import os
 from typing import Any
 
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.models.thinking import adjust_max_tokens_for_thinking, base_max_tokens, mapped_level
 from pi_core.llm.transform import transform_messages
+from pi_core.models.thinking import (
+    adjust_max_tokens_for_thinking,
+    base_max_tokens,
+    mapped_level,
+)
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessage,

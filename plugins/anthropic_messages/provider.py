@@ -10,14 +10,23 @@ import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from pi_core.models.env_keys import env_api_key
+from pi_plugins.anthropic_messages.events import (
+    EventFailure,
+    EventReader,
+    in_band_error_retryable,
+    parse_event_data,
+)
+from pi_plugins.anthropic_messages.payload import (
+    build_headers,
+    build_params,
+    is_oauth_token,
+)
+
 from pi_core.llm.retry import retry_after_from_headers
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, FailureInfo, MessageBuilder
+from pi_core.models.env_keys import env_api_key
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model
-
-from pi_plugins.anthropic_messages.events import EventFailure, EventReader, in_band_error_retryable, parse_event_data
-from pi_plugins.anthropic_messages.payload import build_headers, build_params, is_oauth_token
 
 if TYPE_CHECKING:
     import anthropic

@@ -9,15 +9,22 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
+from pi_plugins._streaming import (
+    DeltaStream,
+    StreamAborted,
+    await_with_abort,
+    new_builder,
+    with_abort,
+)
+from pi_plugins.google_generative_ai.convert import build_body
+
 from pi_core.errors import ProviderError
-from pi_core.toolkit.lines import JsonlSplitter
-from pi_core.models.env_keys import env_api_key
 from pi_core.llm.retry import retry_after_from_headers
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
+from pi_core.models.env_keys import env_api_key
 from pi_core.providers import StreamOptions
+from pi_core.toolkit.lines import JsonlSplitter
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
-from pi_plugins._streaming import DeltaStream, StreamAborted, await_with_abort, new_builder, with_abort
-from pi_plugins.google_generative_ai.convert import build_body
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 _ids = itertools.count(1)

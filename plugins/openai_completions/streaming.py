@@ -6,14 +6,27 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pi_core.llm.stream import MessageBuilder
-from pi_core.errors import ProviderError
-from pi_core.providers import StreamOptions
-from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
-from pi_plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
-from pi_plugins._streaming import DeltaStream, StreamAborted, await_with_abort, new_builder, with_abort
+from pi_plugins._openai_common import (
+    error_text,
+    failure_info,
+    make_client,
+    resolve_api_key,
+    response_info,
+)
+from pi_plugins._streaming import (
+    DeltaStream,
+    StreamAborted,
+    await_with_abort,
+    new_builder,
+    with_abort,
+)
 from pi_plugins.openai_completions.compat import get_compat
 from pi_plugins.openai_completions.convert import build_body
+
+from pi_core.errors import ProviderError
+from pi_core.llm.stream import MessageBuilder
+from pi_core.providers import StreamOptions
+from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 _STOP_REASONS: dict[str | None, StopReason] = {

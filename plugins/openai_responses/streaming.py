@@ -6,14 +6,38 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from pi_plugins._openai_common import (
+    error_text,
+    failure_info,
+    make_client,
+    resolve_api_key,
+    response_info,
+)
+from pi_plugins._streaming import (
+    StreamAborted,
+    await_with_abort,
+    new_builder,
+    with_abort,
+)
+from pi_plugins.openai_responses.convert import (
+    build_body,
+    encode_text_signature,
+    session_headers,
+)
+
+from pi_core.errors import ProviderError
 from pi_core.llm.partial_json import parse_partial_json
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
-from pi_core.errors import ProviderError
 from pi_core.providers import StreamOptions
-from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, TextContent, ThinkingContent, ToolCall
-from pi_plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
-from pi_plugins._streaming import StreamAborted, await_with_abort, new_builder, with_abort
-from pi_plugins.openai_responses.convert import build_body, encode_text_signature, session_headers
+from pi_core.types import (
+    AssistantMessageEvent,
+    Context,
+    Model,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+)
 
 _STATUS: dict[str, StopReason] = {"completed": "stop", "in_progress": "stop", "queued": "stop",
                                   "incomplete": "length", "failed": "error", "cancelled": "error"}

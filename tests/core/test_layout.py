@@ -58,10 +58,10 @@ def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
     on_stack: set[str] = set()
     found: list[list[str]] = []
     counter = 0
-    for root in edges:
+    for root, targets in edges.items():
         if root in index:
             continue
-        work = [(root, iter(sorted(edges[root])))]
+        work = [(root, iter(sorted(targets)))]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
