@@ -90,7 +90,7 @@ def _models_from(server: LocalServer, root: str, payload: Any, native: bool) -> 
         model_id = (row.get("model") or row.get("name")) if ollama else row.get("id")
         if not isinstance(model_id, str) or not model_id:
             continue
-        meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+        meta: dict[str, Any] = row["meta"] if isinstance(row.get("meta"), dict) else {}
         context = row.get("max_model_len") or row.get("max_context_length") or meta.get("n_ctx_train")
         vision = row.get("type") == "vlm" or "vision" in (row.get("capabilities") or [])
         models.append(Model(

@@ -276,7 +276,13 @@ def _print_credential(command: str, options: Options) -> str:
 def _login(args: list[str]) -> int:
     from pi_core import config_paths
     from pi_core.app.login_terminal import TerminalLoginUI, is_interactive
-    from pi_core.models.login import LoginUnavailable, choose_login, is_known, login, login_providers
+    from pi_core.models.login import (
+        LoginUnavailable,
+        choose_login,
+        is_known,
+        login,
+        login_providers,
+    )
     from pi_core.models.oauth import LoginCancelled, OAuthError
 
     provider, api_key, browser = "", False, True

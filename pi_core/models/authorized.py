@@ -55,7 +55,7 @@ def authorized_stream(registry: ModelRegistry, inner: StreamFn) -> StreamFn:
                 yield event
             return
         held: list[AssistantMessageEvent] = []
-        events = inner(sent, context, options)
+        events: Any = inner(sent, context, options)  # an async generator: closed early on a 401
         async for event in events:
             if event.type == "start" and not held:
                 held.append(event)  # wait: a 401 may follow, and then this request never happened

@@ -84,7 +84,7 @@ def read_package_tarball(blob: bytes) -> PackageData:
             for member in archive.getmembers():
                 name = member.name.removeprefix("package/")
                 wanted = name == "package.json" or (
-                    name.startswith("dist/providers/") and (name.endswith(".js") or name.endswith(".json")))
+                    name.startswith("dist/providers/") and name.endswith((".js", ".json")))
                 if member.isfile() and wanted:
                     extracted = archive.extractfile(member)
                     if extracted is not None:
@@ -210,7 +210,7 @@ def build_catalog(package: PackageData) -> dict[str, Any]:
         if headers[0] and all(h == headers[0] for h in headers):
             defaults["headers"] = headers[0]
         seen: set[str] = set()
-        models = []
+        models: list[dict[str, Any]] = []
         for raw in chat:
             if raw["id"] in seen:  # Pi keys models by id: a later API group's entry would replace it
                 models = [m for m in models if m["id"] != raw["id"]]

@@ -221,7 +221,11 @@ class ModelRegistry:
     def oauth_auth(self, provider: str, *, force: bool = False, min_validity_ms: float | None = None) -> Any:
         """``RequestAuth`` from the stored OAuth credential of ``provider``, refreshed when due (or ``force``)."""
         from pi_core.models.oauth import OAuthError
-        from pi_core.models.oauth.tokens import REFRESH_MARGIN_MS, fresh_credential, run_sync
+        from pi_core.models.oauth.tokens import (
+            REFRESH_MARGIN_MS,
+            fresh_credential,
+            run_sync,
+        )
 
         flow = self.oauth_flows().get(provider)
         if flow is None:

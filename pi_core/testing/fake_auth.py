@@ -29,7 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 ACCOUNT_ID = "acct_fake_chatgpt"
@@ -91,7 +91,7 @@ class FakeAuthServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
-    def __enter__(self) -> FakeAuthServer:
+    def __enter__(self) -> Self:
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True, name="fake-auth-server")
         self._thread.start()
         return self

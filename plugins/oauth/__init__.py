@@ -12,6 +12,14 @@ if TYPE_CHECKING:
 
 @hookimpl
 def pi_oauth_providers() -> list[OAuthProvider]:
-    from pi_plugins.oauth import anthropic, github_copilot, kimi, meta, openai_codex, openrouter, xai
+    from pi_plugins.oauth import (
+        anthropic,
+        github_copilot,
+        kimi,
+        meta,
+        openai_codex,
+        openrouter,
+        xai,
+    )
 
     return [module.FLOW for module in (anthropic, openai_codex, github_copilot, openrouter, xai, kimi, meta)]

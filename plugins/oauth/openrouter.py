@@ -7,7 +7,13 @@ import sys
 
 from pi_plugins.oauth._common import browser_round_trip, start_callback, token_fields
 
-from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthError, OAuthProvider
+from pi_core.models.oauth import (
+    Credential,
+    LoginMethod,
+    LoginUI,
+    OAuthError,
+    OAuthProvider,
+)
 from pi_core.models.oauth.http import endpoint, request, with_query
 from pi_core.models.oauth.pkce import generate_pkce
 

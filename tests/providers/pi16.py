@@ -55,7 +55,7 @@ class Pi16:
         return self.home / "node_modules" / "@earendil-works" / "pi-ai"
 
     def run(self, args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(self.node), str(self.cli), *args], capture_output=True, text=True, env=env,
+        return subprocess.run([str(self.node), str(self.cli), *args], check=False, capture_output=True, text=True, env=env,
                               timeout=timeout, stdin=subprocess.DEVNULL)
 
 
@@ -92,5 +92,5 @@ def listed_ids(output: str) -> set[tuple[str, str]]:
 
 
 def run_pi(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", *args],
+    return subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", *args], check=False,
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)

@@ -14,7 +14,14 @@ from pi_core.models.catalog_build import build_catalog, dump_catalog, read_packa
 from pi_core.models.env_keys import ENV_VARS
 from pi_core.models.registry import ModelRegistry
 from pi_core.plugins import load_plugins
-from tests.providers.pi16 import ENV_TABLE, REPO, clean_env, listed_ids, require_pi16, run_pi
+from tests.providers.pi16 import (
+    ENV_TABLE,
+    REPO,
+    clean_env,
+    listed_ids,
+    require_pi16,
+    run_pi,
+)
 
 README = REPO / "README.md"
 DUMMY = "dummy-key-0123456789"
