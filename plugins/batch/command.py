@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from pi_plugins.batch.run import DEFAULT_RETRIES, BatchOptions
 
 from pi_core.app.args import Args
 from pi_core.app.subcommands import CommandContext
-from pi_plugins.batch.run import DEFAULT_RETRIES, BatchOptions
 
 _SESSION_FLAGS = (("continue_", "--continue"), ("resume", "--resume"), ("session", "--session"),
                   ("fork", "--fork"), ("session_dir", "--session-dir"))

@@ -6,7 +6,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import IO, Any
+from typing import IO, Any, Self
 
 from pi_plugins.batch.results import Finished
 from pi_plugins.batch.runner import Progress
@@ -94,7 +94,7 @@ class LiveDisplay:
         self.console = Console(file=stream or sys.stderr)
         self._live = Live(get_renderable=self._render, console=self.console, refresh_per_second=4, transient=False)
 
-    def __enter__(self) -> LiveDisplay:
+    def __enter__(self) -> Self:
         self._live.start()
         return self
 
@@ -156,7 +156,7 @@ class LogDisplay:
         self.tally, self.stream = tally, stream or sys.stderr
         self.note(title)
 
-    def __enter__(self) -> LogDisplay:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -191,9 +191,8 @@ def summary_table(tally: Tally, wall_s: float, bad_lines: int) -> Any:
                + (f"; {bad_lines} malformed line(s) skipped" if bad_lines else "")
                + f" · {tokens_text(tally.tokens)} tokens · ${tally.cost:.4f} · {clock(wall_s)} · {rate:.1f} tasks/min")
     table = Table(title="pi batch", caption=caption, caption_justify="left")
-    for name, justify in (("id", "left"), ("status", "left"), ("turns", "right"), ("tokens", "right"),
-                          ("cost", "right"), ("time", "right"), ("note", "left")):
-        table.add_column(name, justify=justify, overflow="ellipsis", no_wrap=True,
+    for name in ("id", "status", "turns", "tokens", "cost", "time", "note"):
+        table.add_column(name, justify="right" if name in ("turns", "tokens", "cost", "time") else "left", overflow="ellipsis", no_wrap=True,
                          min_width=min(12, max((len(f.task.id) for f in shown), default=2)) if name == "id" else None,
                          ratio=1 if name == "note" else None)
     for item in shown:

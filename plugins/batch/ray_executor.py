@@ -12,10 +12,11 @@ import logging
 import time
 from typing import Any
 
-from pi_core.errors import PiError
 from pi_plugins.batch.executors import Ended
 from pi_plugins.batch.runner import Outcome, Progress, Report, RunSettings, run_task
 from pi_plugins.batch.tasks import TaskSpec
+
+from pi_core.errors import PiError
 
 MISSING = "the ray executor needs Ray, which pi installs as an extra: pip install 'pi-harness[ray]'"
 
@@ -63,7 +64,7 @@ class RayExecutor:
             if not ray.is_initialized():
                 ray.init(address=address, include_dashboard=False, log_to_driver=False,
                          logging_level=logging.WARNING, configure_logging=True)
-        except Exception as err:  # noqa: BLE001 - Ray raises many kinds (ConnectionError, RuntimeError, ...)
+        except Exception as err:
             raise PiError(f"could not connect to Ray{f' at {address}' if address else ''}: {err}") from err
         options: dict[str, Any] = {"num_cpus": task_cpus, "max_retries": 0}
         if task_memory_mb:

@@ -87,9 +87,9 @@ def marked_pids(name: str, value: str) -> list[int]:
                 entries = handle.read().split(b"\0")
         except OSError:
             continue  # exited, or another user's
-        if any(entry.startswith(wanted) if prefix else entry == wanted for entry in entries):
-            if not _is_zombie(pid):
-                found.append(pid)
+        matches = any(entry.startswith(wanted) if prefix else entry == wanted for entry in entries)
+        if matches and not _is_zombie(pid):
+            found.append(pid)
     return found
 
 

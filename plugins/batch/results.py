@@ -11,13 +11,14 @@ import fcntl
 import json
 import os
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from pi_core.errors import PiError
 from pi_plugins.batch.runner import Outcome
 from pi_plugins.batch.tasks import TaskSpec
+
+from pi_core.errors import PiError
 
 RESULTS = "results.jsonl"
 FINAL = frozenset({"ok", "error", "timeout"})
@@ -48,7 +49,7 @@ class Finished:
 
 
 def _iso(stamp: float) -> str:
-    return datetime.fromtimestamp(stamp, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.fromtimestamp(stamp, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class ResultsFile:

@@ -12,14 +12,21 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Self
 
-from pi_core.errors import PiError
-from pi_plugins.batch.display import Display, LiveDisplay, LogDisplay, Tally, summary_table
+from pi_plugins.batch.display import (
+    Display,
+    LiveDisplay,
+    LogDisplay,
+    Tally,
+    summary_table,
+)
 from pi_plugins.batch.executors import Ended, Executor, LocalExecutor
 from pi_plugins.batch.results import Finished, ResultsFile
 from pi_plugins.batch.runner import RunSettings
 from pi_plugins.batch.tasks import TaskError, TaskSpec, load_tasks
+
+from pi_core.errors import PiError
 
 DEFAULT_RETRIES = 2  # a task whose worker dies runs at most 1 + retries times
 _POLL_S = 0.1
@@ -52,7 +59,7 @@ class _Stop:
         self.hurry = False
         self._previous: dict[int, Any] = {}
 
-    def __enter__(self) -> _Stop:
+    def __enter__(self) -> Self:
         for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
             self._previous[signum] = signal.signal(signum, self._handle)
         return self

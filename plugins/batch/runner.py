@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 from pi_plugins.batch.tasks import TaskSpec
 
@@ -165,9 +165,10 @@ def _drive(task: TaskSpec, settings: RunSettings, attempt: int, workspace: Path,
            cancel: threading.Event | None, report: Report | None) -> Outcome:
     import os
 
+    from pi_plugins.batch.reaper import MARKER, RUN_MARKER, kill_tree, spawn
+
     from pi_core.modes.rpc.client import RpcClient, RpcTimeout
     from pi_core.modes.rpc.framing import serialize_json_line
-    from pi_plugins.batch.reaper import MARKER, RUN_MARKER, kill_tree, spawn
 
     marker = f"{settings.run_id}/{task.slug}/{attempt}"
     env = {**os.environ, **dict(settings.env), MARKER: marker, RUN_MARKER: settings.run_id}
@@ -178,7 +179,7 @@ def _drive(task: TaskSpec, settings: RunSettings, attempt: int, workspace: Path,
     stderr = _Tail(process)
     watch = _Watch(task, attempt, report)
     assert process.stdin is not None and process.stdout is not None
-    client = RpcClient.connect(process.stdin, process.stdout, history=64)
+    client = RpcClient.connect(cast(BinaryIO, process.stdin), cast(BinaryIO, process.stdout), history=64)
     client.on_event(watch.on_event)
     deadline = started + task.timeout_s if task.timeout_s is not None else None
     killed = False

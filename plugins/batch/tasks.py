@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.app.args import THINKING_CHOICES
+
 _STRINGS = ("id", "prompt", "prompt_file", "cwd", "repo", "ref", "provider", "model", "thinking",
             "append_system_prompt")
 FIELDS = (*_STRINGS, "tools", "timeout_s", "max_turns", "meta")
@@ -169,7 +170,7 @@ def _tools(value: Any) -> tuple[str, ...] | None:
     return tuple(name for name in names if name)
 
 
-def _positive(data: dict[str, Any], key: str, kind: type[float] | type[int]) -> Any:
+def _positive(data: dict[str, Any], key: str, kind: type[float | int]) -> Any:
     value = data.get(key)
     if value is None:
         return None

@@ -72,7 +72,7 @@ def _remove(path: Path) -> None:
 def _git(args: list[str], *, cwd: Path) -> str:
     try:
         done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
+                              stdin=subprocess.DEVNULL, check=False)
     except FileNotFoundError as err:
         raise WorkspaceError("git is not installed; tasks with repo need it") from err
     except subprocess.TimeoutExpired as err:

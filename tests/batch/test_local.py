@@ -190,7 +190,7 @@ def test_interrupt_cancels_running_tasks_leaving_valid_results(batch: Batch, mar
         # three tasks waiting, each in bash -c "... sh -c 'sleep 300; : marker'" (two marked processes)
         wait_for(lambda: len(processes_with(marker)) >= 6, what="three waiting tools")
         process.send_signal(signum)
-        out, err = process.communicate(timeout=60)
+        _, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
