@@ -50,7 +50,7 @@ def _looks_binary(head: bytes) -> bool:
 
 
 def _model_accepts_images(ctx: ToolContext) -> bool:
-    model = ctx.extras.get("model")
+    model = ctx.model
     if model is None:
         return True
     inputs = model.get("input") if isinstance(model, dict) else getattr(model, "input", None)
@@ -105,8 +105,8 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperation
 def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_images: bool = True) -> Tool:
     """A read tool on ``operations`` (the local disk by default).
 
-    ``ctx.extras`` may carry ``model`` (its ``input`` list says whether images can be sent) and
-    ``auto_resize_images`` (the ``images.autoResize`` setting), which overrides the argument.
+    ``ctx.model``'s ``input`` list says whether images can be sent, and ``ctx.settings.auto_resize_images``
+    (the ``images.autoResize`` setting), when the session sets it, overrides the argument.
     """
     return Tool(
         name="read",
@@ -161,7 +161,8 @@ def _text_result(s: TextSlice, path: str, start: int, limit: Any) -> ToolResult:
 def _image_result(data: bytes, mime: str, ctx: ToolContext, auto_resize: bool) -> ToolResult:
     from pi_core.types import ImageContent, TextContent
 
-    auto_resize = bool(ctx.extras.get("auto_resize_images", auto_resize))
+    if ctx.settings.auto_resize_images is not None:
+        auto_resize = ctx.settings.auto_resize_images
     unsupported = "" if _model_accepts_images(ctx) else (
         "\n[Current model does not support images. The image will be omitted from this request.]")
     if not auto_resize:

@@ -71,7 +71,7 @@ RENAMED_MODULES = {
     "pi_core.print_mode": "pi_core.modes.print_mode",
     "pi_core.rpc_client": "pi_core.modes.rpc.client",
     "pi_core.rpc": "pi_core.modes.rpc",
-    "pi_core.session_ops": "pi_core.control.session_ops",
+    "pi_core.session_ops": "pi_core.control.session_control",
     "pi_core.session_stats": "pi_core.control.stats",
     "pi_core.user_bash": "pi_core.control.user_bash",
     "pi_core.cli": "pi_core.app.cli",

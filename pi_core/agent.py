@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.events import AgentEvent
 from pi_core.loop import (
@@ -24,7 +24,7 @@ from pi_core.loop import (
 )
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
-from pi_core.tools import Tool
+from pi_core.tools import Tool, ToolSettings
 from pi_core.types import (
     PLACEHOLDER_MODEL,
     AgentMessage,
@@ -34,6 +34,9 @@ from pi_core.types import (
     TextContent,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from pi_core.extension import ExtensionContext
 
 Listener = Callable[[AgentEvent, AbortSignal | None], Awaitable[None] | None]
 QueueMode = Literal["one-at-a-time", "all"]
@@ -78,6 +81,7 @@ class Agent:
         session_id: str | None = None,
         options: StreamOptions | None = None,
         cwd: Path | None = None,
+        tool_settings: ToolSettings | None = None,
     ) -> None:
         self.state = AgentState(system_prompt=system_prompt, model=model or PLACEHOLDER_MODEL,
                                 thinking_level=thinking_level, tools=tools or [], messages=messages or [])
@@ -93,7 +97,8 @@ class Agent:
         self.session_id = session_id
         self.options = options or StreamOptions()
         self.cwd = cwd or Path.cwd()
-        self.tool_env: dict[str, Any] = {}
+        self.tool_settings = tool_settings or ToolSettings()
+        self.extension: ExtensionContext | None = None  # what tools see as ctx.pi; set by AgentSession
         self._listeners: list[Listener] = []
         self._steering: list[AgentMessage] = []
         self._follow_up: list[AgentMessage] = []
@@ -239,7 +244,8 @@ class Agent:
             get_steering_messages=lambda: self._drain(self._steering, self.steering_mode),
             get_follow_up_messages=lambda: self._drain(self._follow_up, self.follow_up_mode),
             tool_execution=self.tool_execution, before_tool_call=self.before_tool_call,
-            after_tool_call=self.after_tool_call, options=options, cwd=self.cwd, tool_env=self.tool_env,
+            after_tool_call=self.after_tool_call, options=options, cwd=self.cwd,
+            tool_settings=self.tool_settings, extension=self.extension,
             get_tools=lambda: self.state.tools,
         )
 

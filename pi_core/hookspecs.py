@@ -16,12 +16,12 @@ if TYPE_CHECKING:
 
     from pi_core.events import AgentEvent
     from pi_core.extension import BeforeAgentStart, ExtensionContext, InputResult, SlashCommand
+    from pi_core.mode import Mode
     from pi_core.providers import ApiProvider
-    from pi_core.compaction.plan import CompactionPreparation, CompactionResult
     from pi_core.render import Renderer
     from pi_core.signals import AbortSignal
     from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
-    from pi_core.types import Model
+    from pi_core.types import CompactionPreparation, CompactionResult, Model
 
 hookspec = pluggy.HookspecMarker("pi")
 hookimpl = pluggy.HookimplMarker("pi")
@@ -82,6 +82,15 @@ def pi_after_tool_call(call: ToolCallInfo, result: ToolResult, is_error: bool) -
 @hookspec
 def pi_renderers() -> list[Renderer] | None:
     """Return renderers: how a tool's call and result are drawn in the terminal, keyed by tool name."""
+
+
+@hookspec
+def pi_modes() -> list[Mode] | None:
+    """Return modes, each a way to run a session, keyed by ``name`` (``pi --mode NAME``).
+
+    pi's own ``text``, ``json`` and ``rpc`` modes and the ``interactive`` UI arrive through this hook
+    too; a mode named like one from a lower layer replaces it.
+    """
 
 
 @hookspec

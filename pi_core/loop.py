@@ -11,13 +11,13 @@ import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.errors import ToolError
 from pi_core.events import AgentEvent
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
-from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolContext, ToolResult
+from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolContext, ToolResult, ToolSettings
 from pi_core.types import (
     AgentMessage,
     AssistantMessage,
@@ -31,6 +31,9 @@ from pi_core.types import (
     UserMessage,
 )
 from pi_core.validation import validate_tool_arguments
+
+if TYPE_CHECKING:
+    from pi_core.extension import ExtensionContext
 
 Emit = Callable[[AgentEvent], Awaitable[None]]
 StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
@@ -71,7 +74,8 @@ class LoopConfig:
     should_stop_after_turn: Callable[[dict[str, Any]], bool] | None = None
     options: StreamOptions = field(default_factory=StreamOptions)
     cwd: Path = field(default_factory=Path.cwd)
-    tool_env: dict[str, Any] = field(default_factory=dict)  # handed to every ToolContext.extras
+    tool_settings: ToolSettings = field(default_factory=ToolSettings)
+    extension: ExtensionContext | None = None  # ToolContext.pi
     # Re-read before every LLM call, so a tool that activates other tools takes effect next turn.
     get_tools: Callable[[], list[Tool]] | None = None
 
@@ -317,8 +321,8 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
         else:
             pending_updates.append(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(emit(event), loop), loop=loop))
 
-    ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=on_update,
-                      extras={**config.tool_env, "model": config.model})
+    ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=on_update, model=config.model,
+                      settings=config.tool_settings, pi=config.extension)
     try:
         if inspect.iscoroutinefunction(tool.execute):
             outcome = await tool.execute(prepared.args, ctx)

@@ -128,9 +128,7 @@ def parse_args(argv: list[str]) -> Args:
             i += 1
             name, value = _VALUE_FLAGS[token], argv[i]
             words_are_messages = words_are_messages or name in ("mode", "export")
-            if name == "mode" and value not in ("text", "json", "rpc"):
-                pass  # consumed and ignored, like Pi
-            elif name == "thinking" and value not in THINKING_CHOICES:
+            if name == "thinking" and value not in THINKING_CHOICES:
                 args.warnings.append(f'Invalid thinking level "{value}". Valid values: {", ".join(THINKING_CHOICES)}')
             else:
                 setattr(args, name, value)
@@ -189,7 +187,8 @@ Usage:
 
 Options:
   -p, --print                    Answer the prompt and exit (no interactive UI)
-  --mode <text|json|rpc>         Output mode: text (default), json (one event per line), rpc (stdin/stdout protocol)
+  --mode <text|json|rpc|NAME>    Output mode: text (default), json (one event per line), rpc (stdin/stdout
+                                 protocol), or a mode a plugin adds
   --provider <name>              Provider used to resolve --model
   --model <pattern>              Model id or pattern; provider/id and a :<thinking> suffix are accepted
   --api-key <key>                API key for the selected model's provider (not saved)

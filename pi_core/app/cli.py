@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     import click
 
     from pi_core.app.startup import Startup
+    from pi_core.mode import Mode
+    from pi_core.sessions.picker import Picker
 
 SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
 
@@ -139,40 +141,57 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
         return _fail(f"--fork cannot be combined with {', '.join(conflicting)}")
 
     from pi_core.app import startup as boot
+    from pi_core.mode import ModeRequest
 
     if env is None:
         env = _load(args, cwd, rpc=args.mode == "rpc")
     _print_warnings(env.warnings)
     if args.list_models is not False:
-        from pi_core.models.registry import format_model_list
+        from pi_core.models.resolution import format_model_list
 
         models = boot.model_registry(env)
         search = args.list_models if isinstance(args.list_models, str) else None
         _out(format_model_list(models.available_models(), search))
         return 0
 
-    interactive = args.mode != "rpc" and args.mode != "json" and not args.print and sys.stdin.isatty()
+    mode = _choose_mode(env, args)
+    interactive = mode.name == "interactive"
     stdin_text = "" if args.mode == "rpc" else boot.read_piped_stdin()
     file_text, images = boot.read_file_args(args.file_args, cwd)
     shown = len(env.warnings)
-    session = boot.build_session(args, env)
+    session = boot.build_session(args, env, picker=_session_picker(env), interactive=interactive)
     _print_warnings(env.warnings[shown:])
 
-    if args.mode == "rpc":
-        from pi_core.modes.rpc import run_rpc_mode
-
-        return _run_async(run_rpc_mode(session), session)
     prompts = list(args.messages)
     first = stdin_text + file_text + (prompts.pop(0) if prompts else "")
-    if interactive and sys.stdout.isatty():
-        from pi_plugins.interactive import run_interactive
+    messages = ([first] if first or images else []) + prompts
+    request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose)
+    return _run_async(mode.run(request), session)
 
-        return _run_async(run_interactive(session, initial_message=first or None, initial_images=images,
-                                          startup=env), session)
-    from pi_core.modes.print_mode import run_print_mode
 
-    queue = ([first] if first or images else []) + prompts
-    return _run_async(run_print_mode(session, queue, images, json_mode=args.mode == "json"), session)
+def _choose_mode(env: Startup, args: Args) -> Mode:
+    """``--mode NAME``; ``-p`` is ``text``; otherwise ``interactive`` on a terminal, else ``text``."""
+    modes = env.registry.modes.items
+    if args.mode:
+        name = args.mode
+    elif args.print or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        name = "text"
+    else:
+        name = "interactive"
+    mode = modes.get(name)
+    if mode is None:
+        known = ", ".join(sorted(modes)) or "none"
+        raise PiError(f'Unknown mode "{name}" (available: {known}). A mode comes from a plugin; '
+                      "check `pi plugins` for a disabled or failed one.")
+    return mode  # type: ignore[no-any-return]
+
+
+def _session_picker(env: Startup) -> Picker | None:
+    """``pi -r``: the interactive mode's picker, else any mode's that has one."""
+    modes = env.registry.modes.items
+    ordered = [modes["interactive"]] if "interactive" in modes else []
+    ordered += [m for name, m in modes.items() if name != "interactive"]
+    return next((m.pick_session for m in ordered if m.pick_session is not None), None)
 
 
 def _plugin_command(env: Startup, name: str) -> click.Command | None:

@@ -46,6 +46,17 @@ class RetrySettings:
     provider_max_retries: int | None = None
     provider_max_retry_delay_ms: int = 60000
 
+    def should_retry(self, message: Any) -> bool:
+        """Whether an error reply is worth another attempt (AgentSession's auto-retry asks)."""
+        from pi_core.llm.retry import is_retryable_error
+
+        return is_retryable_error(message)
+
+    def delay_ms(self, attempt: int) -> int:
+        from pi_core.llm.retry import agent_retry_delay_ms
+
+        return agent_retry_delay_ms(self.base_delay_ms, attempt)
+
 
 @dataclass
 class BranchSummarySettings:

@@ -80,11 +80,19 @@ class Compactor:
         self.manager = manager
         self.summarize = summarize
         self._settings = settings or CompactionSettings()
-        self._emit = emit or (lambda event: None)
+        self._listeners: list[Emit] = [emit] if emit is not None else []
         self._hook = hook
         self._is_overflow = is_context_overflow
         self._on_hook_error = on_hook_error
         self.overflow_recovery_attempted = False
+
+    def subscribe(self, listener: Emit) -> None:
+        """Receive the ``compaction_start`` / ``compaction_end`` events (the session forwards them)."""
+        self._listeners.append(listener)
+
+    def _emit(self, event: Any) -> None:
+        for listener in list(self._listeners):
+            listener(event)
 
     @property
     def settings(self) -> CompactionSettings:

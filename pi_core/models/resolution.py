@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pi_core.errors import PiError
-from pi_core.types import THINKING_LEVELS, Model
+from pi_core.types import THINKING_LEVELS, Model, ScopedModel
 
 if TYPE_CHECKING:
     from pi_core.models.registry import ModelRegistry
@@ -210,10 +210,6 @@ def resolve_model(registry: ModelRegistry, provider: str | None, pattern: str) -
     return resolved.model, resolved.thinking
 
 
-@dataclass
-class ScopedModel:
-    model: Model
-    thinking: str | None = None
 
 
 def resolve_scope(registry: ModelRegistry, patterns: list[str],

@@ -34,6 +34,7 @@ from pi_plugins.interactive.pickers import Picker
 from pi_plugins.interactive.preload import Preloader
 from pi_plugins.interactive.renderers import resolve_renderers
 from pi_plugins.interactive.view import ChatView, render_notice
+from pi_core.control.session_control import SessionControl
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -41,13 +42,15 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 class InteractiveApp:
     def __init__(self, session: Any, *, startup: Any = None, header: StartupInfo | None = None,
                  console: Console | None = None, input: Any = None, output: Any = None,
-                 preloader: Preloader | None = None) -> None:
+                 preloader: Preloader | None = None, quiet_startup: bool = False) -> None:
         self.session = session
+        self.control = SessionControl(session)
         self.startup = startup
+        self.quiet_startup = quiet_startup
         self.header = header
         self.console = console or Console(highlight=False)
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self._commit)
-        if session.settings is not None and session.settings.hide_thinking_block:
+        if session.settings is not None and session.settings.get("hideThinkingBlock", False) is True:
             self.view.show_thinking = False  # Ctrl+T shows it again
         self.commands: dict[str, MenuCommand] = {}
         self.refresh_commands()
@@ -342,7 +345,7 @@ class InteractiveApp:
     # --- running ----------------------------------------------------------------------------------
 
     async def run(self, initial_message: str | None = None, initial_images: list[Any] | None = None) -> int:
-        if not self.session.quiet_startup:
+        if not self.quiet_startup:
             info = self.header or startup_info(self.session, self.startup)
             self.console.print(render_header(info, self.session.config.cwd))
         if self.session.messages:  # --continue / --session: show the conversation so far

@@ -84,13 +84,13 @@ def build(ui: InteractiveApp) -> KeyBindings:
 
     @bindings.add("s-tab", filter=editing & ~completing)
     def _cycle_thinking(event: Any) -> None:
-        level = ui.session.ops.cycle_thinking_level()
+        level = ui.control.cycle_thinking_level()
         ui.hint = f"Thinking level: {level}" if level else "This model has no thinking levels"
         ui.invalidate()
 
     @bindings.add("c-p", filter=editing)
     def _cycle_model(event: Any) -> None:
-        changed = ui.session.ops.cycle_model()
+        changed = ui.control.cycle_model()
         model = ui.session.model
         ui.hint = f"Model: {model.provider}/{model.id}" if changed else "Only one model to cycle through"
         ui.invalidate()

@@ -13,7 +13,9 @@ from pi_core import Tool, hookimpl
 from pi_core.extension import BeforeAgentStart, InputResult, SlashCommand
 from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
+from pi_core.app.startup import session_parts
 from pi_core.session import AgentSession, SessionConfig
+from pi_core.sessions.manager import SessionManager
 from pi_core.testing.fake_provider import FakeProvider, reply
 from pi_core.types import Model
 
@@ -27,7 +29,8 @@ def make_session(plugin: Any, provider: FakeProvider, tmp_path: Path, active: li
     registry = build_registry(plugins)
     tools = registry.tools.items
     config = SessionConfig(cwd=tmp_path, model=MODEL, tools=[tools[n] for n in active], all_tools=dict(tools))
-    return AgentSession(config, plugins=plugins, registry=registry, stream_fn=provider.stream)
+    parts = session_parts(SessionManager.in_memory(tmp_path), plugins, registry, stream_fn=provider.stream)
+    return AgentSession(config, parts, plugins=plugins, registry=registry)
 
 
 def test_tool_unlocks_other_tool_from_next_turn(tmp_path: Path) -> None:

@@ -338,4 +338,4 @@ def test_picker_refuses_without_terminal(tmp_path: Path) -> None:
     from pi_core.sessions.picker import pick_session
 
     with pytest.raises(SessionError, match="--resume needs an interactive terminal"):
-        pick_session(SessionManager.list(str(tmp_path)))
+        pick_session(SessionManager.list(str(tmp_path)), lambda sessions: None)

@@ -12,6 +12,7 @@ import traceback
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from pi_core.control.session_control import SessionControl
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
 from pi_core.modes.rpc.commands import COMMANDS, NO_DATA, RESPONDED, warn
@@ -50,9 +51,7 @@ class RpcMode:
         self.output = output
         self.loop = asyncio.get_running_loop()
         self.ui = RpcUI(output, self.loop)
-        if model_registry is not None:
-            session.models = model_registry
-        self.ops = session.ops
+        self.ops = SessionControl(session, models=model_registry)
         self.exit_code = 0
         self.stopping = asyncio.Event()
         self.shutdown_requested = False
@@ -62,7 +61,7 @@ class RpcMode:
         self._on_accept: Callable[[], None] | None = None
         session.set_ui(self.ui)  # plugins reach it as ctx.pi.ui (lifecycle hooks: ctx.ui)
         self._unsubscribe = session.subscribe(self._on_session_event)
-        session.shutdown_handler = self.request_shutdown
+        session.on_shutdown_request(self.request_shutdown)
 
     # --- output -----------------------------------------------------------------------------------
 
@@ -92,7 +91,7 @@ class RpcMode:
         async with self._prompt_gate:  # one prompt at a time through preflight, so the next sees streaming
             busy = self.session.is_streaming
             if not busy:
-                self.ops.bash.flush_pending()
+                self.session.release_held_back()
             responded = False
 
             def accept() -> None:
