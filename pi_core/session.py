@@ -231,6 +231,8 @@ class AgentSession:
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
             cwd=config.cwd,
             tool_settings=config.tool_settings,
+            # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
+            session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
             **agent_options,
         )
         self.agent.subscribe(self._on_agent_event)

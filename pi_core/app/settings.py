@@ -37,6 +37,9 @@ class SettingsError:
         return f"Warning: ({context}, {self.scope} settings) {self.message}"
 
 
+DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
+
+
 @dataclass
 class RetrySettings:
     enabled: bool = True
@@ -388,6 +391,17 @@ class Settings:
             reserve_tokens=self._typed("branchSummary.reserveTokens", int, 16384),
             skip_prompt=self._typed("branchSummary.skipPrompt", bool, False),
         )
+
+    @property
+    def http_idle_timeout_s(self) -> float:
+        """``httpIdleTimeoutMs`` (Pi's name): how long a provider stream may go without a complete event
+        (and a request without its response) before it fails; default 300000 ms, ``0``/``"disabled"`` = off."""
+        value = self.get("httpIdleTimeoutMs")
+        if value == "disabled":
+            return 0.0
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            return float(value) / 1000
+        return DEFAULT_HTTP_IDLE_TIMEOUT_MS / 1000
 
     @property
     def retry(self) -> RetrySettings:

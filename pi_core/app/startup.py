@@ -287,4 +287,7 @@ def _retry_policy(settings: Settings | None) -> RetryPolicy:
 
     retry = settings.get("retry") if settings is not None else None
     provider = retry.get("provider") if isinstance(retry, dict) else None
-    return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    policy = RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    if settings is not None:
+        policy.idle_timeout_s = settings.http_idle_timeout_s
+    return policy

@@ -55,6 +55,7 @@ class FailureInfo:
     status: int | None = None
     retry_after: float | None = None
     retryable: bool | None = None
+    permanent: bool = False  # no layer retries it, the agent's neither (e.g. nothing listens on a local port)
 
 
 _FAILURES: dict[int, FailureInfo] = {}
@@ -90,7 +91,7 @@ def error_event(message: AssistantMessage, exc: BaseException | Any, aborted: bo
     message.stop_reason = "aborted" if aborted else "error"
     message.error_message = ABORTED_TEXT if aborted and exc is None else redact(error_text(exc))
     if info is None and isinstance(exc, ProviderError):
-        info = FailureInfo(exc.status, exc.retry_after, exc.retryable)
+        info = FailureInfo(exc.status, exc.retry_after, exc.retryable, bool(getattr(exc, "permanent", False)))
     if info is not None and not aborted:
         _remember(message, info)
     return AssistantMessageEvent(type="error", reason=message.stop_reason, error=message)

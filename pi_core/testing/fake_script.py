@@ -91,6 +91,9 @@ class Reply:
     stall_after: FramePos = None  # stop sending for ``stall_s`` seconds after this many frames
     stall_s: float = 0.0
     malformed_sse_after: FramePos = None  # insert a frame with broken JSON here
+    invalid_utf8: bool = False  # every U+FFFD in the frames goes out as the invalid byte 0xFF instead
+    trickle_after: FramePos = None  # from here on send one byte per ``trickle_s`` seconds, never finishing
+    trickle_s: float = 0.2
 
     @classmethod
     def http_error(cls, status: int, message: str | None = None, *, error_type: str | None = None,

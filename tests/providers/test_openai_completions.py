@@ -201,7 +201,8 @@ def test_http_429_is_an_error_event_the_retry_layer_recognises(server: FakeModel
     events = run(make_model(server), hello(), StreamOptions(api_key="k", max_retries=0))
     assert [e.type for e in events] == ["error"]
     message = events[0].error
-    assert message.stop_reason == "error" and message.error_message == "429 Rate limit reached"
+    origin = f" [provider fake, POST {server.url}/v1/chat/completions]"
+    assert message.stop_reason == "error" and message.error_message == "429 Rate limit reached" + origin
     assert is_retryable_error(message)
 
 

@@ -148,7 +148,8 @@ def test_http_errors_and_overflow(server: FakeModelServer) -> None:
                Reply.http_error(400, "Your input exceeds the context window of this model."))
     options = StreamOptions(api_key="k", max_retries=0)
     failed = run(make_model(server), hello(), options)[-1].error
-    assert failed.error_message == "500 Internal failure" and is_retryable_error(failed)
+    origin = f" [provider openai, POST {server.url}/v1/responses]"
+    assert failed.error_message == "500 Internal failure" + origin and is_retryable_error(failed)
     overflow = run(make_model(server), hello(), options)[-1].error
     assert is_context_overflow(overflow) and not is_retryable_error(overflow)
 
