@@ -55,7 +55,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
@@ -95,7 +95,7 @@ class RecordedRequest:
                 "body": self.body, "wire": self.wire}
 
 
-ReplySource = Union[Reply, Callable[[RecordedRequest], Reply]]
+ReplySource = Reply | Callable[[RecordedRequest], Reply]
 
 
 def wire_for_path(path: str) -> str | None:
@@ -166,7 +166,7 @@ class FakeModelServer:
             return self.url + "/v1beta"
         return self.url
 
-    def start(self) -> FakeModelServer:
+    def start(self) -> Self:
         if self._thread is None:
             self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                             name="fake-model-server", daemon=True)
@@ -181,7 +181,7 @@ class FakeModelServer:
             self._thread = None
         self._httpd.server_close()
 
-    def __enter__(self) -> FakeModelServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -213,7 +213,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         return
 
     @property
