@@ -29,8 +29,10 @@ content frame, before the stop reason/usage frames", which is the same logical s
 CA and a certificate for 127.0.0.1). In pytest, the ``pi_fake_server`` fixture (from the ``pi`` pytest plugin) gives a started server per test;
 ``pi_core.testing.streams`` has helpers to run a provider against it and check the event protocol.
 
-An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``.
-A ``Reply`` may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request.
+An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``, unless a
+``responder`` is set: then it answers every request the queue does not. A ``Reply`` (and the responder)
+may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request; that is how many
+concurrent sessions share one server (a scripted queue would hand their turns out in arrival order).
 
 Standalone (for CLI subprocess tests)::
 
@@ -133,9 +135,11 @@ class FakeModelServer:
     """Threaded HTTP server on 127.0.0.1 (random port by default). Use as a context manager."""
 
     def __init__(self, replies: Iterable[ReplySource] = (), *, port: int = 0, host: str = "127.0.0.1",
-                 record_path: str | Path | None = None, tls: ssl.SSLContext | None = None) -> None:
+                 record_path: str | Path | None = None, tls: ssl.SSLContext | None = None,
+                 responder: ReplySource | None = None) -> None:
         self._lock = threading.Lock()
         self._queue: list[ReplySource] = list(replies)
+        self.responder = responder
         self.requests: list[RecordedRequest] = []
         self._record_path = Path(record_path) if record_path else None
         self._stop = threading.Event()
@@ -202,7 +206,7 @@ class FakeModelServer:
             if self._record_path is not None:
                 with self._record_path.open("a") as fh:
                     fh.write(json.dumps(request.to_json()) + "\n")
-            return self._queue.pop(0) if self._queue else None
+            return self._queue.pop(0) if self._queue else self.responder
 
 
 class _Handler(BaseHTTPRequestHandler):
