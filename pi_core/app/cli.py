@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pi_core import __version__
 from pi_core.app.args import (
@@ -55,29 +55,27 @@ def _fail(message: str, code: int = 1) -> int:
 
 def main(argv: list[str], cwd: Path | None = None) -> int:
     command = split_command(argv)
-    if command is not None and not (command.options.help or command.options.version):
+    if command is not None and (command.options.help or command.options.version):
+        command = None  # pi --help/--version act first, as in Pi
+    if command is not None:
         if command.options.errors:
             return _report_parse(command.options)
+        if command.name == "auth":
+            from pi_core.app.auth_command import run as run_auth
+
+            return run_auth(command.argv, command.options)
         if command.name in SUBCOMMANDS:
             from pi_core.app.subcommands import run
 
             return run(command, cwd or Path.cwd())
-    else:
-        command = None
     args = parse_args(argv)
     if args.offline or os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes"):
         os.environ["PI_OFFLINE"] = "1"
         os.environ["PI_SKIP_VERSION_CHECK"] = "1"
-    if command is None and (args.warnings or args.errors):
+    if command is None:
         code = _report_parse(args)
-        if code:
-            return code
-    if args.version:
-        _out(__version__)
-        return 0
-    if args.help:
-        sys.stdout.write(HELP)
-        return 0
+        if code or args.version or args.help:
+            return code or _version_or_help(args)
     try:
         return _run(args, cwd or Path.cwd(), command)
     except PiError as err:
@@ -88,6 +86,14 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         return _fail(str(err), code)
     except KeyboardInterrupt:
         return 130
+
+
+def _version_or_help(args: Args) -> int:
+    if args.version:
+        _out(__version__)
+    else:
+        sys.stdout.write(HELP)
+    return 0
 
 
 def _report_parse(args: Args) -> int:
@@ -113,8 +119,8 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
                              CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd,
                                             startup=env))
         code = _report_parse(args)  # not a command after all: the whole line is pi's
-        if code:
-            return code
+        if code or args.version or args.help:
+            return code or _version_or_help(args)
         if args.plugin_selection() != command.options.plugin_selection():
             env = _load(args, cwd, rpc=args.mode == "rpc")
         return _run_session(args, cwd, env)
@@ -138,6 +144,23 @@ def _check_flags(args: Args, env: Startup) -> None:
         raise PiError(error)
 
 
+def _export_theme(args: Args, cwd: Path) -> Any:
+    """The page colours of ``--export``: the ``theme`` setting's theme, as Pi's export uses."""
+    from pi_core.app.settings import Settings
+    from pi_core.config_paths import agent_dir
+    from pi_core.resources.themes import active_theme, setting_theme_paths
+
+    settings = Settings.load(cwd)
+    theme, _found, warnings = active_theme(
+        cwd, agent_dir(), settings.get("theme"), cli_paths=[Path(p).expanduser() for p in args.themes],
+        setting_paths=setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), agent_dir(), cwd),
+        no_themes=args.no_themes, project_trusted=lambda: True,  # trust: replace with the project-trust decision
+    )
+    for warning in warnings:
+        _err(f"Warning: {warning}")
+    return theme
+
+
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     if args.unknown_flags:
         env = env or _load(args, cwd, rpc=args.mode == "rpc")
@@ -146,7 +169,8 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
         from pi_core.export.html import export_html
 
         out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"
-        path = export_html(Path(args.export), out)
+        theme = _export_theme(args, cwd)
+        path = export_html(Path(args.export), out, colors=theme.export_colors())
         _out(f"Exported to: {path}")
         return 0
     if args.mode == "rpc" and args.file_args:
@@ -169,6 +193,7 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
         from pi_core.models.resolution import format_model_list
 
         models = boot.model_registry(env)
+        models.discover(env.settings)  # local servers answer only when asked
         search = args.list_models if isinstance(args.list_models, str) else None
         _out(format_model_list(models.available_models(), search))
         return 0

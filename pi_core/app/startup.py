@@ -134,8 +134,8 @@ class PromptSources:
         self.reload()
 
     def reload(self) -> None:
-        from pi_core.resources import ResourceSettings, load_resources
         from pi_core.app.system_prompt import load_prompt_texts
+        from pi_core.resources import ResourceSettings, load_resources
 
         env, args = self.env, self.args
         scopes = ResourceSettings.from_scopes(env.settings.scope_data("global"), env.settings.scope_data("project"))
@@ -220,6 +220,12 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
         policy = _retry_policy(settings)
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
+        from pi_core.models.registry import ModelRegistry
+
+        if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
+            from pi_core.models.authorized import authorized_stream
+
+            stream_fn = authorized_stream(models, stream_fn)
 
     def key_for(model: Model) -> str | None:
         return api_key or (models.api_key_for(model) if models is not None else None)
@@ -237,9 +243,9 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
 def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,
                   ) -> AgentSession:
     """Everything a mode needs, in one AgentSession."""
+    from pi_core.app.tool_selection import select_tools
     from pi_core.models.resolution import initial_model
     from pi_core.resources import expand_input
-    from pi_core.app.tool_selection import select_tools
     from pi_core.session import AgentSession, SessionConfig
 
     settings = env.settings
@@ -307,4 +313,7 @@ def _retry_policy(settings: Settings | None) -> RetryPolicy:
 
     retry = settings.get("retry") if settings is not None else None
     provider = retry.get("provider") if isinstance(retry, dict) else None
-    return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    policy = RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    if settings is not None:
+        policy.idle_timeout_s = settings.http_idle_timeout_s
+    return policy
