@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pi_core import __version__
 from pi_core.app.args import HELP, Args, CommandLine, parse_args, split_command
@@ -138,12 +138,30 @@ def _load(args: Args, cwd: Path, *, rpc: bool) -> Startup:
     return boot.load_environment(args, cwd)
 
 
+def _export_theme(args: Args, cwd: Path) -> Any:
+    """The page colours of ``--export``: the ``theme`` setting's theme, as Pi's export uses."""
+    from pi_core.app.settings import Settings
+    from pi_core.config_paths import agent_dir
+    from pi_core.resources.themes import active_theme, setting_theme_paths
+
+    settings = Settings.load(cwd)
+    theme, _found, warnings = active_theme(
+        cwd, agent_dir(), settings.get("theme"), cli_paths=[Path(p).expanduser() for p in args.themes],
+        setting_paths=setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), agent_dir(), cwd),
+        no_themes=args.no_themes, project_trusted=lambda: True,  # trust: replace with the project-trust decision
+    )
+    for warning in warnings:
+        _err(f"Warning: {warning}")
+    return theme
+
+
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     if args.export:
         from pi_core.export.html import export_html
 
         out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"
-        path = export_html(Path(args.export), out)
+        theme = _export_theme(args, cwd)
+        path = export_html(Path(args.export), out, colors=theme.export_colors())
         _out(f"Exported to: {path}")
         return 0
     if args.mode == "rpc" and args.file_args:

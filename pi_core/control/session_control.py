@@ -190,10 +190,12 @@ class SessionControl:
     def set_session_name(self, name: str) -> None:
         self.session.set_session_name(name)
 
-    def export_html(self, output_path: str | None) -> str:
+    def export_html(self, output_path: str | None, colors: dict[str, str] | None = None) -> str:
+        """Write the session's viewer page (with this run's system prompt and tools); ``colors`` are the
+        theme's CSS variables (the default dark page when None)."""
         if not self.store.is_persisted:
             raise PiError("Cannot export in-memory session to HTML")
-        from pi_core.export.html import default_export_path, export_html
+        from pi_core.export.html import ExportTool, default_export_path, export_html
 
         session_file = self.store.session_file
         if session_file is None or not Path(session_file).is_file():
@@ -202,7 +204,9 @@ class SessionControl:
         target = Path(output_path).expanduser() if output_path else default_export_path(session_file, cwd)
         if not target.is_absolute():
             target = cwd / target
-        return str(export_html(session_file, target))
+        tools = [ExportTool(t.name, t.description, t.json_schema) for t in self.session.active_tools]
+        prompt = self.session.agent.state.system_prompt or None
+        return str(export_html(session_file, target, colors=colors, system_prompt=prompt, tools=tools))
 
 
 def _queue_mode(mode: str) -> Any:
