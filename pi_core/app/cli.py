@@ -39,6 +39,8 @@ def exit_now(code: int) -> None:
     and ``os._exit``, skipping the interpreter's teardown of ~500 modules (0.1-0.4 s that Pi never pays)."""
     import atexit
 
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(code)  # a profiler or debugger writes its results after the program: let it
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
