@@ -329,16 +329,16 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(scratch, ignore_errors=True)
     command = "python -m bench " + shown_command(argv if argv is not None else sys.argv[1:])
     body = "\n".join([
-        f"Produced by `{command.strip()}` (from the repo root, with the project venv's Python) on "
-        f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(started))}, taking {(time.time() - started) / 60:.0f} min.",
+        (f"Produced by `{command.strip()}` (from the repo root, with the project venv's Python) on "
+         f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(started))}, taking {(time.time() - started) / 60:.0f} min."),
         f"Machine: {machine(pi16)}.",
-        f"Medians of {args.runs} runs per harness (at most 3 for the 50/200 MB size rows, 2 for the 1 GB and "
+        (f"Medians of {args.runs} runs per harness (at most 3 for the 50/200 MB size rows, 2 for the 1 GB and "
         "300-turn rows, which partly skip the warm-up), the harnesses taking turns going first, after one "
         "untimed warm-up each. Wall = the child's elapsed time; CPU = its user + system time; peak RSS = its "
         "`/usr/bin/time -f %M` (includes waited-for descendants such as the shell or rg). The fake model "
         "server runs in the bench process: CPU and peak RSS exclude serving, wall includes waiting for it. "
         "↳ rows come from the server's clock in the same runs. All columns of one table come from one "
-        "run on a shared 2-CPU machine: compare columns, not tables.",
+        "run on a shared 2-CPU machine: compare columns, not tables."),
         "", table(results, [h.label for h in harnesses]), "", *failures(results)])
     print("\n" + body)
     if not args.no_write:

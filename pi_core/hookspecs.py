@@ -15,12 +15,23 @@ if TYPE_CHECKING:
     import click
 
     from pi_core.events import AgentEvent
-    from pi_core.extension import BeforeAgentStart, ExtensionContext, InputResult, SlashCommand
+    from pi_core.extension import (
+        BeforeAgentStart,
+        ExtensionContext,
+        InputResult,
+        SlashCommand,
+    )
     from pi_core.mode import Mode
     from pi_core.providers import ApiProvider
     from pi_core.render import Renderer
     from pi_core.signals import AbortSignal
-    from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
+    from pi_core.tools import (
+        AfterToolCall,
+        BeforeToolCall,
+        Tool,
+        ToolCallInfo,
+        ToolResult,
+    )
     from pi_core.types import CompactionPreparation, CompactionResult, Model
 
 hookspec = pluggy.HookspecMarker("pi")

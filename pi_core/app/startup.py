@@ -132,8 +132,8 @@ class PromptSources:
         self.reload()
 
     def reload(self) -> None:
-        from pi_core.resources import ResourceSettings, load_resources
         from pi_core.app.system_prompt import load_prompt_texts
+        from pi_core.resources import ResourceSettings, load_resources
 
         env, args = self.env, self.args
         scopes = ResourceSettings.from_scopes(env.settings.scope_data("global"), env.settings.scope_data("project"))
@@ -224,9 +224,9 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
 def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,
                   ) -> AgentSession:
     """Everything a mode needs, in one AgentSession."""
+    from pi_core.app.tool_selection import select_tools
     from pi_core.models.resolution import initial_model
     from pi_core.resources import expand_input
-    from pi_core.app.tool_selection import select_tools
     from pi_core.session import AgentSession, SessionConfig
 
     settings = env.settings

@@ -99,9 +99,9 @@ def is_same_model(message: AssistantMessage, model: Model) -> bool:
 def _without_images(message: Message, model: Model) -> Message:
     if "image" in model.input:
         return message
-    if isinstance(message, UserMessage) and not isinstance(message.content, str):
-        if any(isinstance(b, ImageContent) for b in message.content):
-            return message.model_copy(update={"content": _collapse(message.content, USER_IMAGE_PLACEHOLDER)})
+    if isinstance(message, UserMessage) and not isinstance(message.content, str) \
+            and any(isinstance(b, ImageContent) for b in message.content):
+        return message.model_copy(update={"content": _collapse(message.content, USER_IMAGE_PLACEHOLDER)})
     if isinstance(message, ToolResultMessage) and any(isinstance(b, ImageContent) for b in message.content):
         return message.model_copy(update={"content": _collapse(message.content, TOOL_IMAGE_PLACEHOLDER)})
     return message

@@ -29,8 +29,10 @@ content frame, before the stop reason/usage frames", which is the same logical s
 CA and a certificate for 127.0.0.1). In pytest, the ``pi_fake_server`` fixture (from the ``pi`` pytest plugin) gives a started server per test;
 ``pi_core.testing.streams`` has helpers to run a provider against it and check the event protocol.
 
-An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``.
-A ``Reply`` may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request.
+An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``, unless a
+``responder`` is set: then it answers every request the queue does not. A ``Reply`` (and the responder)
+may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request; that is how many
+concurrent sessions share one server (a scripted queue would hand their turns out in arrival order).
 
 Standalone (for CLI subprocess tests)::
 
@@ -54,7 +56,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
@@ -96,7 +98,7 @@ class RecordedRequest:
                 "body": self.body, "wire": self.wire}
 
 
-ReplySource = Union[Reply, Callable[[RecordedRequest], Reply]]
+ReplySource = Reply | Callable[[RecordedRequest], Reply]
 
 
 def wire_for_path(path: str) -> str | None:
@@ -136,9 +138,11 @@ class FakeModelServer:
     """Threaded HTTP server on 127.0.0.1 (random port by default). Use as a context manager."""
 
     def __init__(self, replies: Iterable[ReplySource] = (), *, port: int = 0, host: str = "127.0.0.1",
-                 record_path: str | Path | None = None, tls: ssl.SSLContext | None = None) -> None:
+                 record_path: str | Path | None = None, tls: ssl.SSLContext | None = None,
+                 responder: ReplySource | None = None) -> None:
         self._lock = threading.Lock()
         self._queue: list[ReplySource] = list(replies)
+        self.responder = responder
         self.requests: list[RecordedRequest] = []
         self._record_path = Path(record_path) if record_path else None
         self._stop = threading.Event()
@@ -165,7 +169,7 @@ class FakeModelServer:
             return self.url + "/v1beta"
         return self.url
 
-    def start(self) -> FakeModelServer:
+    def start(self) -> Self:
         if self._thread is None:
             self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                             name="fake-model-server", daemon=True)
@@ -180,7 +184,7 @@ class FakeModelServer:
             self._thread = None
         self._httpd.server_close()
 
-    def __enter__(self) -> FakeModelServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -205,14 +209,14 @@ class FakeModelServer:
             if self._record_path is not None:
                 with self._record_path.open("a") as fh:
                     fh.write(json.dumps(request.to_json()) + "\n")
-            return self._queue.pop(0) if self._queue else None
+            return self._queue.pop(0) if self._queue else self.responder
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         return
 
     @property

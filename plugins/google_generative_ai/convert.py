@@ -6,8 +6,8 @@ import re
 from typing import Any
 
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.llm.transform import transform_messages
+from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessage,

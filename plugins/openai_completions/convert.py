@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import weakref
@@ -55,7 +56,11 @@ def _memoized(message: Message, key: tuple[Any, ...], convert: Callable[[], _Con
     if entry is not None and entry[0]() is message and entry[1] == key:
         return entry[2]
     converted = convert()
-    _MEMO[ident] = (weakref.ref(message, lambda _ref, ident=ident: _MEMO.pop(ident, None)), key, converted)
+
+    def forget(_ref: object) -> None:
+        _MEMO.pop(ident, None)
+
+    _MEMO[ident] = (weakref.ref(message, forget), key, converted)
     return converted
 
 
@@ -218,7 +223,7 @@ def _convert_segment(model: Model, segment: list[Message], compat: dict[str, Any
                 if key is None:
                     out.append(_tool_result(result, compat))
                 else:
-                    converted_result = _memoized(result, key, lambda r=result: _tool_result(r, compat))
+                    converted_result = _memoized(result, key, functools.partial(_tool_result, result, compat))
                     assert converted_result is not None
                     out.append(converted_result)
                 if "image" in model.input:
@@ -236,12 +241,12 @@ def _convert_segment(model: Model, segment: list[Message], compat: dict[str, Any
             if compat["requiresAssistantAfterToolResult"] and last_role == "toolResult":
                 out.append({"role": "assistant", "content": BRIDGE_TEXT})
             content = message.content
-            converted = _user(content) if key is None else _memoized(message, key, lambda: _user(content))
+            converted = _user(content) if key is None else _memoized(message, key, functools.partial(_user, content))
         else:
             assert isinstance(message, AssistantMessage)
             assistant = message
             converted = (_assistant(assistant, compat) if key is None
-                         else _memoized(assistant, key, lambda: _assistant(assistant, compat)))
+                         else _memoized(assistant, key, functools.partial(_assistant, assistant, compat)))
         if converted is not None:
             out.append(converted)
         last_role = message.role
