@@ -70,6 +70,10 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
     if command is not None:
         if command.options.errors:
             return _report_parse(command.options)
+        if command.name == "auth":
+            from pi_core.app.auth_command import run as run_auth
+
+            return run_auth(command.argv, command.options)
         if command.name in SUBCOMMANDS:
             from pi_core.app.subcommands import run
 
@@ -185,6 +189,7 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
         from pi_core.models.resolution import format_model_list
 
         models = boot.model_registry(env)
+        models.discover(env.settings)  # local servers answer only when asked
         search = args.list_models if isinstance(args.list_models, str) else None
         _out(format_model_list(models.available_models(), search))
         return 0
