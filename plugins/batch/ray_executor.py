@@ -2,14 +2,17 @@
 
 Ray comes with the ``ray`` extra (``pip install 'pi-harness[ray]'``). Without an address, ``ray.init``
 starts a private local cluster that ends with the run; ``--ray-address auto`` or ``ray://host:port``
-joins an existing one. Ray's own task retries are off: the scheduler retries a lost worker itself, with
+joins an existing one, and the tasks get the driver's ``*_API_KEY`` variables (pi, its plugins and its
+config directory must be installed on the nodes). Ray's own task retries are off: the scheduler retries a lost worker itself, with
 a fresh working copy, and counts the attempts.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
+from dataclasses import replace
 from typing import Any
 
 from pi_plugins.batch.executors import Ended
@@ -71,6 +74,9 @@ class RayExecutor:
             options["memory"] = task_memory_mb * 1024 * 1024
         if resources:
             options["resources"] = resources
+        if address is not None:  # other machines: the tasks need this user's provider keys there too
+            keys = tuple((k, v) for k, v in os.environ.items() if k.endswith("_API_KEY"))
+            self.settings = replace(settings, env=(*settings.env, *keys))
         self._remote = ray.remote(remote_attempt).options(**options)
         self._box = ray.remote(num_cpus=0)(ProgressBox).remote()
         cpus = float(ray.cluster_resources().get("CPU", 1))
