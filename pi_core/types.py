@@ -171,13 +171,24 @@ def message_from_json(data: dict[str, Any]) -> AgentMessage:
 # --- models ---------------------------------------------------------------------------------------
 
 
+class CostTier(PiModel):
+    """Prices (USD per million tokens) that apply once a request's input exceeds ``input_tokens_above``."""
+
+    input_tokens_above: int
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+
+
 class ModelCost(PiModel):
-    """USD per million tokens."""
+    """USD per million tokens; ``tiers`` replace these prices for long requests (Pi's tiered pricing)."""
 
     input: float = 0
     output: float = 0
     cache_read: float = 0
     cache_write: float = 0
+    tiers: list[CostTier] | None = None
 
 
 class Model(PiModel):

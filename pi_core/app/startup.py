@@ -207,6 +207,12 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
         policy = _retry_policy(settings)
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
+        from pi_core.models.registry import ModelRegistry
+
+        if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
+            from pi_core.models.authorized import authorized_stream
+
+            stream_fn = authorized_stream(models, stream_fn)
 
     def key_for(model: Model) -> str | None:
         return api_key or (models.api_key_for(model) if models is not None else None)
