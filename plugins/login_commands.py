@@ -68,7 +68,8 @@ def _registry(ctx: ExtensionContext) -> ModelRegistry:
     if models is None or not hasattr(models, "oauth_flows"):
         from pi_core.models.registry import ModelRegistry
 
-        models = ModelRegistry.from_plugins(getattr(ctx.session, "plugins"))
+        session: Any = ctx.session  # an AgentSession: it has the plugins the SessionHost protocol leaves out
+        models = ModelRegistry.from_plugins(session.plugins)
     return models  # type: ignore[no-any-return]
 
 
@@ -80,7 +81,13 @@ def _label(registry: ModelRegistry, provider: str) -> str:
 
 async def login_command(args: str, ctx: ExtensionContext) -> None:
     from pi_core import config_paths
-    from pi_core.models.login import LoginUnavailable, choose_login, is_known, login, login_providers
+    from pi_core.models.login import (
+        LoginUnavailable,
+        choose_login,
+        is_known,
+        login,
+        login_providers,
+    )
     from pi_core.models.oauth import LoginCancelled, OAuthError
 
     registry = _registry(ctx)

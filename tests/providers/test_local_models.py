@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pi_plugins import local_models
 
 from pi_core.testing.fake_server import FakeModelServer, Reply
-from pi_plugins import local_models
 from tests.providers.pi16 import clean_env, listed_ids, run_pi
 
 

@@ -48,7 +48,7 @@ def registry() -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             return
 
-        def do_GET(self) -> None:  # noqa: N802
+        def do_GET(self) -> None:
             base = f"http://127.0.0.1:{self.server.server_address[1]}"
             if self.path == "/@earendil-works%2fpi-ai/latest":
                 body = json.dumps({"name": "@earendil-works/pi-ai", "version": "9.9.9",
