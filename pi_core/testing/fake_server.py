@@ -51,6 +51,7 @@ import ssl
 import struct
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -89,6 +90,8 @@ class RecordedRequest:
     body: Any  # parsed JSON, or None
     raw: bytes
     wire: str | None
+    arrived: float = 0.0  # time.perf_counter() when the request was read (bench: spawn → first request)
+    finished: float | None = None  # when its reply was fully sent (bench: per-turn gaps, last reply → exit)
 
     def to_json(self) -> dict[str, Any]:
         return {"method": self.method, "path": self.path, "query": self.query, "headers": self.headers,
@@ -240,6 +243,7 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
+        arrived = time.perf_counter()
         try:
             body = json.loads(raw) if raw else None
         except json.JSONDecodeError:
@@ -254,7 +258,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         wire = wire_for_path(split.path)
         request = RecordedRequest("POST", split.path, {k: v[-1] for k, v in parse_qs(split.query).items()},
-                                  {k.lower(): v for k, v in self.headers.items()}, body, raw, wire)
+                                  {k.lower(): v for k, v in self.headers.items()}, body, raw, wire, arrived)
         source = self.owner._record(request)
         if wire is None:
             self._send_json(404, {"error": {"message": f"fake model server: unknown API path {split.path}"}})
@@ -271,7 +275,10 @@ class _Handler(BaseHTTPRequestHandler):
                 message = f"fake model server: the scripted reply callback raised {type(err).__name__}: {err}"
                 self._send_json(500, error_body(wire, 500, message, None), {"x-should-retry": "false"})
                 return
-        self._serve(source, wire, request)
+        try:
+            self._serve(source, wire, request)
+        finally:
+            request.finished = time.perf_counter()
 
     # -- responses --
 
