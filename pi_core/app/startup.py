@@ -267,6 +267,9 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
                              default_names=settings.default_tools)
     sources = PromptSources(env, args)
 
+    wanted = args.provider or (args.model.split("/", 1)[0] if args.model and "/" in args.model else None)
+    if wanted and wanted not in models.providers():
+        models.discover(settings)  # --model ollama/qwen3:8b: ask the local servers what they serve
     chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=has_history,
                            session_model=(context.model["provider"], context.model["modelId"])
                            if context.model else None,
