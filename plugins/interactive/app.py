@@ -402,6 +402,31 @@ class InteractiveApp:
             ticker.cancel()
             self.invalidate()
 
+    def _show_new_changelog(self) -> None:
+        """After an update, the changelog entries newer than the version pi last ran as (once)."""
+        from pi_core import __version__
+        from pi_plugins.interactive.session_commands import (
+            changelog_path, changelog_sections, new_since, render_changelog,
+        )
+
+        last = self.setting("lastChangelogVersion")
+        settings = self.session.settings
+        if last == __version__ or settings is None:
+            return
+        path = changelog_path()
+        sections = changelog_sections(path.read_text(encoding="utf-8")) if path is not None else []
+        fresh = new_since(sections, last) if last is not None else []
+        if fresh and not self.quiet_startup:
+            self.console.print(render_notice(f"Updated to pi {__version__}. What's new:", "green"))
+            self.console.print(render_changelog(fresh, self.setting("collapseChangelog", False) is True))
+        settings.set("lastChangelogVersion", __version__, "global")
+
+    async def _watch_theme(self) -> None:
+        """Pick up an edited theme file within a second or so."""
+        while True:
+            await asyncio.sleep(0.5)
+            self.theme_watcher.poll()
+
     async def _tick(self) -> None:
         """Redraw the working indicator (spinner, elapsed time) while a run lasts; idle costs nothing."""
         while True:
@@ -509,7 +534,11 @@ class InteractiveApp:
     async def run(self, initial_message: str | None = None, initial_images: list[Any] | None = None) -> int:
         if not self.quiet_startup:
             info = self.header or startup_info(self.session, self.startup)
-            self.console.print(render_header(info, self.session.config.cwd))
+            listing = self.setting("quietStartup", False) != "header"  # "header": keep only the header
+            self.console.print(render_header(info, self.session.config.cwd, listing=listing))
+        for note in self.startup_notes:
+            self.console.print(render_notice(f"Warning: {note}", "yellow"))
+        self._show_new_changelog()
         if self.session.messages:  # --continue / --session: show the conversation so far
             self.replay()
         ext_ui.install(self)
@@ -521,6 +550,7 @@ class InteractiveApp:
         self.app.after_render += on_first_render
         self._running = True
         try:
+            self.app.pre_run_callables.append(lambda: self._spawn(self._watch_theme()))
             # plugins' session_start runs once the UI can answer their questions
             self.app.pre_run_callables.append(lambda: self._spawn(self.session.start("startup")))
             if initial_message or initial_images:

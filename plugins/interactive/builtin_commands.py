@@ -7,7 +7,9 @@ import shutil
 import subprocess
 
 from pi_plugins.interactive.commands import CommandUI, MenuCommand
-from pi_plugins.interactive.pickers import PickItem, session_items
+from pi_plugins.interactive.pickers import PickItem
+from pi_plugins.interactive.models_panel import cmd_scoped_models
+from pi_plugins.interactive.resume_panel import cmd_resume
 from pi_plugins.interactive.session_commands import (
     cmd_changelog,
     cmd_clone,
@@ -70,25 +72,6 @@ async def cmd_tools(ui: CommandUI, args: str) -> None:
 async def cmd_new(ui: CommandUI, args: str) -> None:
     await ui.control.new_session(None)
     ui.notify("New session started", "green")
-
-
-async def cmd_resume(ui: CommandUI, args: str) -> None:
-    store = ui.session.store
-    if store.session_dir is None:
-        ui.notify("Sessions are not saved in this run (--no-session)", "yellow")
-        return
-    from pi_core.sessions.manager import SessionManager
-
-    infos = [i for i in SessionManager.list(store.cwd, store.session_dir) if i.path != store.session_file]
-    if not infos:
-        ui.notify("No other sessions in this project", "yellow")
-        return
-    path = await ui.pick("Resume session", session_items(infos))
-    if path is None:
-        return
-    await ui.control.switch_session(str(path))
-    ui.replay()
-    ui.notify(f"Resumed {path}", "green")
 
 
 async def cmd_fork(ui: CommandUI, args: str) -> None:
@@ -159,9 +142,10 @@ BUILTIN_COMMANDS: list[MenuCommand] = [
     MenuCommand("theme", "Select a theme", cmd_theme, argument_hint="[name]"),
     MenuCommand("model", "Select a model (picker, or /model <pattern>)", cmd_model, argument_hint="[pattern]"),
     MenuCommand("thinking", "Set the thinking level", cmd_thinking, argument_hint="[level]"),
+    MenuCommand("scoped-models", "Configure the models used by interactive cycling", cmd_scoped_models),
     MenuCommand("tools", "Turn tools on or off", cmd_tools),
     MenuCommand("new", "Start a new session", cmd_new),
-    MenuCommand("resume", "Resume another session of this project", cmd_resume),
+    MenuCommand("resume", "Resume another session (tab: every project)", cmd_resume),
     MenuCommand("session", "Show session file, messages, tokens and cost", cmd_session),
     MenuCommand("tree", "Browse the session tree and continue from any entry", cmd_tree),
     MenuCommand("fork", "Start a new session from an earlier user message", cmd_fork),

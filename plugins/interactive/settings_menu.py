@@ -158,7 +158,7 @@ async def cmd_theme(ui: Any, args: str) -> None:
             ui.notify(f'Theme "{chosen}" not found. Available: {", ".join(names)}', "red")
             return
     else:
-        current = ui.setting("theme", "system")
+        current = style.current().name
         items = [PickItem(n, n, hint="✓" if n == current else (str(ui.themes.themes[n].path or "built-in")
                                                                  if n in ui.themes.themes else "follows the terminal"))
                  for n in names]

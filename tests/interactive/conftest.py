@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from prompt_toolkit.input import create_pipe_input
+
+sys.path.insert(0, str(Path(__file__).parent))  # tmux_kit.py, harness.py
 
 
 @pytest.fixture

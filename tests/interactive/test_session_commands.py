@@ -59,7 +59,7 @@ def test_new_resume_tree_fork_and_name(tmp_path: Path, pipe: Any) -> None:
         # /resume: back to the named session (the picker lists the other sessions).
         h.send("/resume" + ENTER)
         await h.wait_for(lambda: h.ui.panel is not None)
-        assert [i.label for i in h.ui.panel.items] == ["my work"]
+        assert [row.info.name for row in h.ui.panel.items] == ["my work"]
         h.send(ENTER)
         await h.wait_for(lambda: "Resumed" in h.screen())
         assert store.session_file == first_file
