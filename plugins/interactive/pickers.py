@@ -183,14 +183,29 @@ def add_panel_keys(bindings: Any, get: Callable[[], Any], done: Callable[[Any], 
         if panel is None:
             return
         name = key_name(event)
-        answer = panel.handle(PanelKey(name, by_key.get(name, frozenset()), text_of(event)))
-        if answer is not None:
-            done(answer.value)
+        presses = [PanelKey(name, by_key.get(name, frozenset()), text_of(event))]
+        if name.startswith("escape ") and name not in by_key:
+            # Escape and a key typed right after it arrive as one Alt+key: take them as the two keys they were.
+            rest = name.split(" ", 1)[1]
+            data = event.key_sequence[-1].data
+            text = data if isinstance(data, str) and len(data) == 1 and data.isprintable() else None
+            presses = [PanelKey("escape", by_key.get("escape", frozenset())), PanelKey(rest, by_key.get(rest, frozenset()), text)]
+        for press in presses:
+            answer = panel.handle(press)
+            if answer is not None:
+                done(answer.value)
+                return
 
     bindings.add(Keys.Any, **kwargs)(forward)
     bindings.add("escape", Keys.Any, **kwargs)(forward)
-    for name in sorted({n for n in by_key if " " not in n and not n.startswith("escape")} | {"escape", "c-c"}):
+    # Named keys too: the editor's own bindings for them (backspace, arrows) would win over Keys.Any.
+    named = {f"c-{c}" for c in "abcdefghijklmnopqrstuvwxyz"} | {f"f{n}" for n in range(13, 25)} | {
+        "up", "down", "left", "right", "home", "end", "pageup", "pagedown", "delete", "s-tab", "escape",
+        "c-left", "c-right", "c-up", "c-down", "s-up", "s-down", "s-left", "s-right"}
+    for name in sorted(named | {n for n in by_key if " " not in n}):
         bindings.add(name, **kwargs)(forward)
+    for name in ("up", "down", "left", "right", "c-m", "backspace"):
+        bindings.add("escape", name, **kwargs)(forward)
 
 
 def pick_session(infos: list[Any], *, input: Any = None, output: Any = None) -> Path | None:
