@@ -15,6 +15,7 @@ import contextlib
 import copy
 import json
 import os
+import sys
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -121,9 +122,7 @@ def _file_lock(path: Path) -> Iterator[None]:
     lock_path = path.with_name(path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+b") as fh:
-        try:
-            import fcntl
-        except ImportError:  # Windows
+        if sys.platform == "win32":
             import msvcrt
 
             fh.seek(0)
@@ -134,6 +133,8 @@ def _file_lock(path: Path) -> Iterator[None]:
                 fh.seek(0)
                 msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
             return
+        import fcntl
+
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:
             yield

@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pi_core.control.user_bash import BashRunner
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
-from pi_core.control.user_bash import BashRunner
 from pi_core.session import clamp_level
 from pi_core.types import AssistantMessage, Model, supported_thinking_levels
 
@@ -100,8 +100,13 @@ class SessionControl:
             self._models = self.session.models or ModelRegistry.from_plugins(self.session.plugins)
         return self._models
 
-    def available_models(self) -> list[Model]:
-        return list(self.model_registry().available_models())
+    def available_models(self, discover: bool = False) -> list[Model]:
+        """Models with credentials; ``discover`` first asks local servers what they serve (``/model``)."""
+        registry = self.model_registry()
+        probe = getattr(registry, "discover", None)  # a stand-in registry (tests, embedders) may not probe
+        if discover and probe is not None:
+            probe(self.session.settings)
+        return list(registry.available_models())
 
     def set_model(self, provider: str, model_id: str) -> Model:
         model = next((m for m in self.available_models() if m.provider == provider and m.id == model_id), None)

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_core.errors import ProviderError
-from pi_core.models.cost import calculate_cost, update_total_tokens
 from pi_core.llm.partial_json import StreamingJsonParser
+from pi_core.models.cost import calculate_cost, update_total_tokens
 from pi_core.toolkit.redact import redact, register_secret
 from pi_core.types import (
     AssistantMessage,
@@ -241,7 +241,7 @@ class MessageBuilder:
     def _block(self, index: int, kind: type) -> Any:
         block = self.message.content[index]
         if not isinstance(block, kind):
-            raise RuntimeError(f"content[{index}] is {type(block).__name__}, not {kind.__name__}")
+            raise RuntimeError(f"content[{index}] is {type(block).__name__}, not {kind.__name__}")  # noqa: TRY004 - a provider bug, not a caller's wrong type
         return block
 
     def _event(self, kind: str, index: int | None = None, **fields: Any) -> AssistantMessageEvent:

@@ -10,9 +10,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
-FramePos = Union[int, Literal["content"], None]
+FramePos = int | Literal["content"] | None
 
 # --- the script -----------------------------------------------------------------------------------
 
@@ -58,7 +58,7 @@ class ToolUse:
         return value if isinstance(value, dict) else {}
 
 
-Block = Union[Text, Thinking, RedactedThinking, ToolUse]
+Block = Text | Thinking | RedactedThinking | ToolUse
 
 
 @dataclass

@@ -552,10 +552,15 @@ class InteractiveApp:
         try:
             self.app.pre_run_callables.append(lambda: self._spawn(self._watch_theme()))
             # plugins' session_start runs once the UI can answer their questions
-            self.app.pre_run_callables.append(lambda: self._spawn(self.session.start("startup")))
+            def start_plugins() -> None:
+                self._spawn(self.session.start("startup"))
+
+            def send_initial() -> None:
+                self._spawn(self.run_prompt(initial_message or "", initial_images))
+
+            self.app.pre_run_callables.append(start_plugins)
             if initial_message or initial_images:
-                self.app.pre_run_callables.append(
-                    lambda: self._spawn(self.run_prompt(initial_message or "", initial_images)))
+                self.app.pre_run_callables.append(send_initial)
             code = await self._run_app()
         finally:
             self._running = False

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from pi_plugins.openai_responses import PROVIDER
 
 from pi_core.llm.overflow import is_context_overflow
 from pi_core.llm.retry import is_retryable_error
@@ -24,7 +25,6 @@ from pi_core.types import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_plugins.openai_responses import PROVIDER
 
 READ_TOOL = ToolDefinition(name="read", description="Read a file.", parameters={
     "type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}})
@@ -37,9 +37,9 @@ def server() -> Any:
 
 
 def make_model(server: FakeModelServer, **fields: Any) -> Model:
-    defaults: dict[str, Any] = dict(id="gpt-5.4", api="openai-responses", provider="openai", reasoning=True,
-                                    base_url=server.base_url_for("openai-responses"),
-                                    cost={"input": 2, "output": 10, "cacheRead": 0.2, "cacheWrite": 0})
+    defaults: dict[str, Any] = {"id": "gpt-5.4", "api": "openai-responses", "provider": "openai", "reasoning": True,
+                                    "base_url": server.base_url_for("openai-responses"),
+                                    "cost": {"input": 2, "output": 10, "cacheRead": 0.2, "cacheWrite": 0}}
     return Model(**{**defaults, **fields})
 
 

@@ -7,6 +7,7 @@ import threading
 from typing import Any
 
 import pytest
+from pi_plugins.anthropic_messages import AnthropicMessages
 
 from pi_core.llm.retry import (
     RetryNotice,
@@ -16,14 +17,21 @@ from pi_core.llm.retry import (
     stream_with_retry,
 )
 from pi_core.testing.fake_server import FakeModelServer, Reply
-from pi_core.testing.streams import anthropic_model, assert_protocol, collect, final, options, types, user_context
+from pi_core.testing.streams import (
+    anthropic_model,
+    assert_protocol,
+    collect,
+    final,
+    options,
+    types,
+    user_context,
+)
 from pi_core.types import AssistantMessage
-from pi_plugins.anthropic_messages import AnthropicMessages
 
 FAST = RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=0.02)
 
 
-def retrying(server: FakeModelServer, *replies: Reply, policy: RetryPolicy = FAST, **opts: Any):  # noqa: ANN201
+def retrying(server: FakeModelServer, *replies: Reply, policy: RetryPolicy = FAST, **opts: Any):
     server.add(*replies)
     notices: list[RetryNotice] = []
     events = collect(stream_with_retry(AnthropicMessages(), anthropic_model(server), user_context(),
