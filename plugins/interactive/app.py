@@ -404,10 +404,14 @@ class InteractiveApp:
 
     def _show_new_changelog(self) -> None:
         """After an update, the changelog entries newer than the version pi last ran as (once)."""
-        from pi_core import __version__
         from pi_plugins.interactive.session_commands import (
-            changelog_path, changelog_sections, new_since, render_changelog,
+            changelog_path,
+            changelog_sections,
+            new_since,
+            render_changelog,
         )
+
+        from pi_core import __version__
 
         last = self.setting("lastChangelogVersion")
         settings = self.session.settings
@@ -550,7 +554,10 @@ class InteractiveApp:
         self.app.after_render += on_first_render
         self._running = True
         try:
-            self.app.pre_run_callables.append(lambda: self._spawn(self._watch_theme()))
+            def watch_theme() -> None:
+                self._spawn(self._watch_theme())
+
+            self.app.pre_run_callables.append(watch_theme)
             # plugins' session_start runs once the UI can answer their questions
             def start_plugins() -> None:
                 self._spawn(self.session.start("startup"))

@@ -7,8 +7,8 @@ import shutil
 import subprocess
 
 from pi_plugins.interactive.commands import CommandUI, MenuCommand
-from pi_plugins.interactive.pickers import PickItem
 from pi_plugins.interactive.models_panel import cmd_scoped_models
+from pi_plugins.interactive.pickers import PickItem
 from pi_plugins.interactive.resume_panel import cmd_resume
 from pi_plugins.interactive.session_commands import (
     cmd_changelog,

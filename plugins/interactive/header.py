@@ -40,10 +40,9 @@ def startup_info(session: Any, startup: Any = None) -> StartupInfo:
 
 def render_header(info: StartupInfo, cwd: Path, *, listing: bool = True) -> Any:
     """Version and key hints, then (unless ``listing`` is off) the loaded context files, plugins, skills."""
+    from pi_plugins.interactive.renderers import themed
     from rich.console import Group
     from rich.text import Text
-
-    from pi_plugins.interactive.renderers import themed
 
     lines: list[Any] = [Text.assemble(("pi", themed("bold cyan")), (f" v{info.version}" if info.version else "",
                                                                    themed("dim")), ("  " + short_cwd(cwd), themed("dim")))]

@@ -170,9 +170,14 @@ def build(ui: InteractiveApp) -> KeyBindings:
     def _paste_image(event: Any) -> None:
         ui.paste_image()
 
+    def runs(command: str) -> Callable[[Any], None]:
+        def handler(event: Any) -> None:
+            ui.run_command_text(command)
+        return handler
+
     for action, command in (("app.session.new", "/new"), ("app.session.tree", "/tree"),
                             ("app.session.fork", "/fork"), ("app.session.resume", "/resume")):
-        on(action)(lambda event, command=command: ui.run_command_text(command))
+        on(action)(runs(command))
 
     @bindings.add(Keys.BracketedPaste, filter=editing)
     def _paste(event: Any) -> None:

@@ -105,7 +105,7 @@ class ScopedModelsPanel:
         if self.message:
             frags.append((style.pt("success"), f"  {self.message}\n"))
         frags.append((muted, "space toggle · ctrl+a all · ctrl+x none · ctrl+p provider · alt+↑↓ order · ctrl+s save"
-                             " · enter apply · esc cancel"))
+                             + " · enter apply · esc cancel"))
         return frags
 
 

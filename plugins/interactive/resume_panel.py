@@ -74,7 +74,7 @@ class ResumePanel:
     def items(self) -> list[Row]:
         infos = [i for i in self.infos if i.name] if self.named_only else list(self.infos)
         if self.query.strip():
-            key = lambda i: f"{i.name or ''} {i.first_message} {i.cwd} {i.all_messages_text[:2000]}"  # noqa: E731
+            key = lambda i: f"{i.name or ''} {i.first_message} {i.cwd} {i.all_messages_text[:2000]}"
             matched = fuzzy_filter(self.query, infos, key=key)
             if self.sort == "recent":
                 matched.sort(key=lambda i: i.modified, reverse=True)
@@ -111,9 +111,7 @@ class ResumePanel:
             self.show_path = not self.show_path
         elif key.is_("app.session.rename") and rows:
             return Done(("rename", self.selected()))
-        elif key.is_("app.session.delete") and rows:
-            return Done(("delete", self.selected()))
-        elif key.is_("app.session.deleteNoninvasive") and rows and not self.query:
+        elif rows and (key.is_("app.session.delete") or (key.is_("app.session.deleteNoninvasive") and not self.query)):
             return Done(("delete", self.selected()))
         elif key.is_("tui.select.up") and rows:
             self.index = (self.index - 1) % len(rows)
@@ -158,7 +156,7 @@ class ResumePanel:
         if self.message:
             frags.append((style.pt("success"), f"  {self.message}\n"))
         frags.append((muted, "enter open · tab scope · ctrl+s sort · ctrl+n named · ctrl+r rename · ctrl+d delete"
-                             " · ctrl+p paths · esc close"))
+                             + " · ctrl+p paths · esc close"))
         return frags
 
 
@@ -183,10 +181,9 @@ async def cmd_resume(ui: Any, args: str) -> None:
             if name is not None and name.strip():
                 SessionManager.open(path).append_session_info(name.strip())
                 panel.message = f"Renamed to {name.strip()}"
-        elif action == "delete":
-            if await ui.confirm("Delete session", f"Delete {path}? This cannot be undone."):
-                path.unlink(missing_ok=True)
-                panel.message = f"Deleted {path.name}"
+        elif action == "delete" and await ui.confirm("Delete session", f"Delete {path}? This cannot be undone."):
+            path.unlink(missing_ok=True)
+            panel.message = f"Deleted {path.name}"
         panel.load()
         panel.index = min(panel.index, max(0, len(panel.items) - 1))
     if info.cwd and Path(info.cwd) != Path(ui.session.config.cwd):

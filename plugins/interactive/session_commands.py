@@ -160,9 +160,9 @@ def cmd_hotkeys(ui: Any, args: str) -> None:
     table.add_column(style=style.fg("dim"))
     for action, _defaults, text in ACTIONS:
         table.add_row(ui.keybindings.labels(action), text, action)
-    for key, what in (("@", "fuzzy-find a file to mention"), ("!cmd / !!cmd", "run a shell command (!! keeps it out of"
-                                                                                " the context)"),
-                      ("Up / Down", "browse the prompt history")):
+    extras = [("@", "fuzzy-find a file to mention"), ("!cmd / !!cmd", "run a shell command (!! keeps it out of the context)"),
+              ("Up / Down", "browse the prompt history")]
+    for key, what in extras:
         table.add_row(key, what, "")
     if ui.keybindings.path is not None:
         table.add_row("", f"Change them in {ui.keybindings.path}", "")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from pi_core.resources.themes import Theme, builtin_themes, load_theme_file
 
@@ -28,7 +28,7 @@ def current() -> Theme:
 def set_theme(theme: Theme) -> None:
     global _current
     _current = theme
-    for listener in list(_listeners):
+    for listener in _listeners.copy():
         listener(theme)
 
 
@@ -102,7 +102,7 @@ def syntax_theme() -> Any:
 
         class ThemeStyle(Style):  # type: ignore[misc]
             background_color = None
-            styles = chosen
+            styles: ClassVar[dict[Any, str]] = chosen
 
         _syntax_cache = (current(), PygmentsSyntaxTheme(ThemeStyle))
     return _syntax_cache[1]
@@ -122,7 +122,8 @@ def markdown(text: str) -> Any:
             yield Padding(syntax, (0, 0, 0, len(code_block_indent)))
 
     class ThemedMarkdown(Markdown):
-        elements = {**Markdown.elements, "fence": IndentedCodeBlock, "code_block": IndentedCodeBlock}
+        elements: ClassVar[dict[str, Any]] = {**Markdown.elements, "fence": IndentedCodeBlock,
+                                               "code_block": IndentedCodeBlock}
 
     return ThemedMarkdown(text, code_theme=syntax_theme())
 

@@ -199,10 +199,11 @@ class TreePanel:
         self.rows = [row for row in rows if row.node.id not in hidden]
         self.kids = kids
         positions = {row.node.id: i for i, row in enumerate(self.rows)}
-        node = self.nodes.get(keep or "")
-        while node is not None and node.id not in positions:  # the nearest shown ancestor
-            node = node.parent
-        self.index = positions.get(node.id, len(self.rows) - 1) if node is not None else max(0, len(self.rows) - 1)
+        anchor: Node | None = self.nodes.get(keep or "")
+        while anchor is not None and anchor.id not in positions:  # the nearest shown ancestor
+            anchor = anchor.parent
+        last = max(0, len(self.rows) - 1)
+        self.index = positions.get(anchor.id, last) if anchor is not None else last
 
     def _parent_of(self, node_id: str) -> str | None:
         return next((parent for parent, children in self.kids.items() if any(c.id == node_id for c in children)), None)
@@ -301,8 +302,8 @@ class TreePanel:
 
     def lines(self, width: int) -> list[tuple[str, str]]:
         muted = style.pt("muted")
-        frags: list[tuple[str, str]] = [("bold", "Session tree"), (muted, "  enter continue from here · shift+l label"
-                                                                           " · ctrl+←/→ fold · type to search\n")]
+        hint = "  enter continue from here · shift+l label · ctrl+←/→ fold · type to search\n"
+        frags: list[tuple[str, str]] = [("bold", "Session tree"), (muted, hint)]
         if not self.rows:
             return [*frags, (muted, "  No entries found\n"), (muted, f"  (0/0){self.status()}")]
         height = self.page()

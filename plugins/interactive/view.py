@@ -39,7 +39,7 @@ def safe_render(draw: Callable[..., Any], *args: Any) -> Any:
 
     try:
         return draw(*args)
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - plugin code; the error is shown, not swallowed
         return Text(f"renderer failed: {type(err).__name__}: {err}", style="red")
 
 

@@ -25,7 +25,7 @@ class Tmux:
         self.socket, self.session = socket, session
 
     def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20)
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20, check=False)
         return done.stdout
 
     def keys(self, *keys: str) -> None:
@@ -122,4 +122,4 @@ def pi_rig(tmp_path: Path, name: str) -> Iterator[Rig]:
         try:
             yield Rig(tmux, server, home, cwd, tmp_path)
         finally:
-            subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=20)
+            subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=20, check=False)
