@@ -226,7 +226,8 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     prompts = list(args.messages)
     first = stdin_text + file_text + (prompts.pop(0) if prompts else "")
     messages = ([first] if first or images else []) + prompts
-    request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose)
+    request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose,
+                          args=args)
     return _run_async(mode.run(request), session)
 
 

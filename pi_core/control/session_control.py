@@ -120,14 +120,14 @@ class SessionControl:
         self._switch_model(model, None)
         return model
 
-    def cycle_model(self) -> dict[str, Any] | None:
+    def cycle_model(self, backward: bool = False) -> dict[str, Any] | None:
         scoped = self._scope()
         if len(scoped) < 2:
             return None
         current = self.session.model
         index = next((i for i, (m, _) in enumerate(scoped)
                       if m.provider == current.provider and m.id == current.id), 0)
-        model, level = scoped[(index + 1) % len(scoped)]
+        model, level = scoped[(index + (-1 if backward else 1)) % len(scoped)]
         self._switch_model(model, level)
         return {"model": model.to_json(), "thinkingLevel": self.agent.state.thinking_level,
                 "isScoped": bool(self.session.config.scoped_models)}
