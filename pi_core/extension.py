@@ -15,14 +15,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from pi_core.registrations import SlashCommand  # noqa: F401 - its 0.1 home
+from pi_core.registrations import SlashCommand
 from pi_core.ui import UI
 
 if TYPE_CHECKING:
     from pi_core.registrations import CommandInfo
     from pi_core.registry import PluginSet
     from pi_core.signals import AbortSignal
-    from pi_core.types import AssistantMessage, ImageContent, Model, ScopedModel, TextContent
+    from pi_core.types import (
+        AssistantMessage,
+        ImageContent,
+        Model,
+        ScopedModel,
+        TextContent,
+    )
 
 T = TypeVar("T")
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
@@ -303,7 +309,7 @@ class SessionHost(Protocol):
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
     def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
-                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None: ...
+                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> str: ...
     def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
                             deliver_as: str | None = None, trigger_turn: bool = False) -> None: ...
     def append_entry(self, custom_type: str, data: Any = None) -> str: ...

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.agent import Agent
-from pi_core.loop import default_convert_to_llm
 from pi_core.errors import PiError, ToolError
 from pi_core.events import AgentEvent
 from pi_core.extension import (
@@ -28,6 +27,7 @@ from pi_core.extension import (
     ExtensionContext,
     SystemPromptOptions,
 )
+from pi_core.loop import default_convert_to_llm
 from pi_core.providers import StreamOptions
 from pi_core.registrations import CommandInfo, SlashCommand
 from pi_core.registry import ExtensionError, PluginSet, Registry, keyed
@@ -109,6 +109,8 @@ class AgentSession:
             cwd=config.cwd,
             tool_settings=config.tool_settings,
             convert_to_llm=parts.convert_to_llm or default_convert_to_llm,
+            # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
+            session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
         )
         self.agent.subscribe(self._on_agent_event)
         self.bus = EventBus(plugins)
@@ -248,9 +250,11 @@ class AgentSession:
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
         if event.type == "message_end":
             self._save(event.message)
-        await self._emit(event)
         if event.type == "message_start" and isinstance(event.message, UserMessage):
-            self._queue_changed()  # a queued message was just delivered
+            update = self._queue_event()  # a queued message is being delivered: the queue shrinks first
+            if update is not None:
+                await self._emit(update)
+        await self._emit(event)
 
     def _save(self, message: AgentMessage | dict[str, Any]) -> None:
         """Append to the session file; a full disk must not cost the user the answer on screen."""
@@ -520,12 +524,15 @@ class AgentSession:
         return UserMessage(content=[TextContent(text=text), *(images or [])])
 
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
-                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None:
-        """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue."""
+                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> str:
+        """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue.
+
+        Returns what became of the text (Pi 1.6.0's ``disposition``): ``"handled"`` by a plugin command or
+        input hook, ``"queued"`` as steering or follow-up, or ``"started"`` (a run, now settled)."""
         if expand and text.startswith("/"):
             name, _, rest = text[1:].partition(" ")
             if await self.run_command(name, rest.strip()):
-                return
+                return "handled"
         if self.plugins.has("pi_input"):
             state: dict[str, Any] = {"images": images, "handled": False}
 
@@ -542,21 +549,22 @@ class AgentSession:
             text = await self._call("pi_input", text=text, source=source, images=images, merge=step,
                                     streaming_behavior=streaming_behavior if self.is_streaming else None)
             if state["handled"]:
-                return
+                return "handled"
             images = state["images"]
         if expand:
             text = self.expand_input(text)
         if self.is_streaming:
             if streaming_behavior == "steer":
                 self.steer(text, images, expanded=True)
-                return
+                return "queued"
             if streaming_behavior == "followUp":
                 self.follow_up(text, images, expanded=True)
-                return
+                return "queued"
             raise PiError("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
                           "to queue the message.")
         self.check_ready()
         await self._start_run(self._user_message(text, images), prompt=text, images=images)
+        return "started"
 
     async def _start_run(self, first: AgentMessage, *, prompt: str = "", images: list[ImageContent] | None = None,
                          message_type: str = "user") -> None:
@@ -610,7 +618,7 @@ class AgentSession:
             self._next_turn.append(message)
         elif self.is_streaming or self._busy:
             (self.agent.follow_up if deliver_as == "followUp" else self.agent.steer)(message)
-            self._queue_changed()
+            self.queue_changed()
         elif trigger_turn:
             self._later(self._start_run(message, message_type="custom"))
         else:
@@ -641,21 +649,28 @@ class AgentSession:
 
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
         self.agent.steer(self._user_message(text if expanded else self.expand_input(text), images))
-        self._queue_changed()
+        self.queue_changed()
 
     def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
         self.agent.follow_up(self._user_message(text if expanded else self.expand_input(text), images))
-        self._queue_changed()
+        self.queue_changed()
 
-    def _queue_changed(self) -> None:
+    def _queue_event(self) -> AgentEvent | None:
+        """A ``queue_update`` when the queues' texts changed since the last one, else None."""
         def texts(queue: list[AgentMessage]) -> list[str]:
             return [m.text() if isinstance(m, UserMessage) else "" for m in queue]
 
         current = (texts(self.agent.steering_queue), texts(self.agent.follow_up_queue))
         if current == self._queue_texts:
-            return
+            return None
         self._queue_texts = current
-        self._later(self._emit(AgentEvent("queue_update", steering=current[0], follow_up=current[1])))
+        return AgentEvent("queue_update", steering=current[0], follow_up=current[1])
+
+    def queue_changed(self) -> None:
+        """Announce the queues (``queue_update``) if they changed; front ends call it after clearing them."""
+        event = self._queue_event()
+        if event is not None:
+            self._later(self._emit(event))
 
     async def abort(self) -> None:
         self.abort_retry()
@@ -701,7 +716,7 @@ class AgentSession:
             self._retry_cancel = cancel = AbortSignal()
             try:
                 await asyncio.wait_for(cancel.wait(), delay_ms / 1000)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             finally:
                 self._retry_cancel = None
@@ -757,7 +772,7 @@ class AgentSession:
         async def run() -> Any:
             try:
                 result = await self.compact(custom_instructions)
-            except Exception as err:  # noqa: BLE001 - handed to on_error, as Pi does
+            except Exception as err:
                 if on_error is None:
                     raise
                 on_error(err)

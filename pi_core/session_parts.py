@@ -14,11 +14,23 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.providers import ApiProvider, StreamOptions
 from pi_core.tools import Tool, ToolSettings
-from pi_core.types import AgentMessage, AssistantMessage, AssistantMessageEvent, Context, Model, ScopedModel
+from pi_core.types import (
+    AgentMessage,
+    AssistantMessage,
+    AssistantMessageEvent,
+    Context,
+    Model,
+    ScopedModel,
+)
 
 if TYPE_CHECKING:
     from pi_core.events import AgentEvent
-    from pi_core.extension import ContextUsage, ExecResult, SystemPromptOptions, TreePreparation
+    from pi_core.extension import (
+        ContextUsage,
+        ExecResult,
+        SystemPromptOptions,
+        TreePreparation,
+    )
     from pi_core.registry import Registry
     from pi_core.signals import AbortSignal
 
@@ -31,7 +43,7 @@ class RebuiltContext(Protocol):
     """What a store rebuilds from the current branch (``pi_core.sessions.SessionContext``)."""
 
     model: dict[str, str] | None
-    thinking_level: str | None
+    thinking_level: str
 
     def typed_messages(self) -> list[AgentMessage]: ...
 
@@ -54,6 +66,8 @@ class SessionStore(Protocol):
 
     def get_entries(self) -> list[dict[str, Any]]: ...
     def get_entry(self, entry_id: str) -> dict[str, Any] | None: ...
+    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]: ...
+    def get_tree(self) -> list[Any]: ...
     def build_session_context(self) -> RebuiltContext: ...
     def append_message(self, message: Any) -> str: ...
     def append_model_change(self, provider: str, model_id: str) -> str: ...

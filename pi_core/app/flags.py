@@ -50,9 +50,9 @@ def parse_plugin_flags(args: Args, registry: Registry) -> dict[str, Any]:
 
 
 def _cache_file() -> Path:
-    from pi_core.discovery import cache_file, default_cache_dir
-
     import sys
+
+    from pi_core.discovery import cache_file, default_cache_dir
 
     return cache_file(default_cache_dir(), sys.path).with_name("plugin-flags.json")
 
@@ -109,7 +109,13 @@ def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:
 def _keys_to_load(args: Args, cwd: Path) -> list[str]:
     from pi_core.app.settings import Settings
     from pi_core.config_paths import agent_dir
-    from pi_core.plugins import OPTIONAL_GROUP, PLUGIN_PREFIX, _dist_label, chosen_entry_point, discover_entry_points
+    from pi_core.plugins import (
+        OPTIONAL_GROUP,
+        PLUGIN_PREFIX,
+        _dist_label,
+        chosen_entry_point,
+        discover_entry_points,
+    )
 
     directory = agent_dir()
     settings = Settings.load(cwd, directory)

@@ -156,13 +156,13 @@ def contributions(dist_names: Iterable[str] | None = None) -> dict[str, dict[str
     """Per pi distribution: its plugins and what each contributes, overrides of built-ins included."""
     from pi_core.app.plugin_report import plugin_rows
     from pi_core.plugins import load_plugins
-    from pi_core.registry import build_registry, call_each
+    from pi_core.registry import build_registry
 
     dists = pi_distributions()
     wanted = {normalize(n) for n in dist_names} if dist_names is not None else set(dists)
     registry = build_registry(load_plugins(discover_extensions=False))
     commands: dict[str, list[str]] = {}
-    for plugin, values in call_each(registry.plugins, "pi_cli_commands"):
+    for plugin, values in registry.plugins.call_sync("pi_cli_commands"):
         commands[plugin] = [getattr(c, "name", None) or str(c) for c in values]
     rows = {row["name"]: row for row in plugin_rows(registry)}
     report: dict[str, dict[str, Any]] = {}
@@ -362,9 +362,18 @@ def register_package_commands(group: click.Group) -> None:
 
     @group.command("update", context_settings=passthrough)
     @click.argument("sources", nargs=-1)
+    @click.option("--models", "models_only", is_flag=True,
+                  help="Refresh the model catalog only (from Pi's model data on the npm registry).")
     @click.pass_context
-    def update_command(ctx: click.Context, sources: tuple[str, ...]) -> None:
+    def update_command(ctx: click.Context, sources: tuple[str, ...], models_only: bool) -> None:
         """Upgrade the named packs, or every installed pack and project requirement."""
+        if models_only:
+            if sources:
+                raise PackageError("--models cannot be combined with a positional source")
+            from pi_core.models.catalog_build import refresh_cached_catalog
+
+            click.echo(refresh_cached_catalog())
+            return
         update(sources, pip_args=list(ctx.args))
 
     @group.command("list")

@@ -46,6 +46,8 @@ class Startup:
     models: Any = None
     resources: Any = None
     warnings: list[str] = field(default_factory=list)
+    # Names (without "--") of the CLI flags the loaded plugins register: known to the unknown-flag check.
+    plugin_flags: frozenset[str] = frozenset()
 
 
 def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:
@@ -164,8 +166,8 @@ class PromptSources:
         return [p for paths in self.plugin_paths.values() for p in paths.get(kind, [])]
 
     def reload(self) -> None:
-        from pi_core.resources import ResourceSettings, load_resources
         from pi_core.app.system_prompt import load_prompt_texts
+        from pi_core.resources import ResourceSettings, load_resources
 
         env, args = self.env, self.args
         scopes = ResourceSettings.from_scopes(env.settings.scope_data("global"), env.settings.scope_data("project"))
@@ -203,7 +205,11 @@ class PromptSources:
             skills=[s.name for s in self.resources.skills])
 
     def build(self, tools: list[Any], options: SystemPromptOptions | None = None) -> str:
-        from pi_core.app.system_prompt import build_system_prompt, gather_prompt_hooks, render_sections
+        from pi_core.app.system_prompt import (
+            build_system_prompt,
+            gather_prompt_hooks,
+            render_sections,
+        )
 
         env = self.env
         snippets, guidelines = gather_prompt_hooks(env.plugins, frozenset(t.name for t in tools))
@@ -217,18 +223,24 @@ class PromptSources:
 
 
 def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -> SessionManager:
-    """The session file per the flags' precedence: --no-session > --fork > --session > --continue > new."""
-    from pi_core.sessions.lookup import find_session
+    """The session file per the flags' precedence: --no-session > --fork > --session > --resume >
+    --continue > --session-id > new (docs/cli.md#session-flags)."""
+    from pi_core.sessions.lookup import check_session_id, find_by_id, find_session
     from pi_core.sessions.manager import SessionManager
     from pi_core.sessions.store import resolve_session_dir
 
     cwd = env.cwd
     session_dir = resolve_session_dir(cwd, args.session_dir, env.settings.session_dir)
+    wanted_id = args.session_id
+    if wanted_id is not None:
+        check_session_id(wanted_id)
     if args.no_session:
-        return SessionManager.in_memory(cwd)
+        return SessionManager.in_memory(cwd, session_id=wanted_id)
     if args.fork:
+        if wanted_id is not None and find_by_id(wanted_id, cwd, session_dir) is not None:
+            raise PiError(f"Session already exists with id '{wanted_id}'")
         found = find_session(args.fork, cwd, session_dir)
-        return SessionManager.fork_from(found.path, cwd, session_dir)
+        return SessionManager.fork_from(found.path, cwd, session_dir, session_id=wanted_id)
     if args.session:
         found = find_session(args.session, cwd, session_dir)
         if found.other_project:
@@ -243,7 +255,12 @@ def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -
         return SessionManager.open(chosen, session_dir)
     if args.continue_:
         return SessionManager.continue_recent(cwd, session_dir)
-    return SessionManager.create(cwd, session_dir)
+    if wanted_id is not None:
+        existing = find_by_id(wanted_id, cwd, session_dir)
+        if existing is not None:
+            return SessionManager.open(existing, session_dir)
+        env.warnings.append(f"No project session found with id '{wanted_id}'; creating a new session with that id.")
+    return SessionManager.create(cwd, session_dir, session_id=wanted_id)
 
 
 def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry, *,
@@ -267,6 +284,12 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
         policy = _retry_policy(settings)
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
+        from pi_core.models.registry import ModelRegistry
+
+        if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
+            from pi_core.models.authorized import authorized_stream
+
+            stream_fn = authorized_stream(models, stream_fn)
 
     def key_for(model: Model) -> str | None:
         return api_key or (models.api_key_for(model) if models is not None else None)
@@ -286,19 +309,25 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
 def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,
                   ) -> AgentSession:
     """Everything a mode needs, in one AgentSession."""
+    from pi_core.app.flags import parse_plugin_flags
+    from pi_core.app.tool_selection import select_tools
     from pi_core.models.resolution import initial_model
     from pi_core.resources import expand_input
-    from pi_core.app.tool_selection import select_tools
     from pi_core.session import AgentSession, SessionConfig
-
-    from pi_core.app.flags import parse_plugin_flags
 
     check_plugins(env)
     flag_values = parse_plugin_flags(args, env.registry)
     settings = env.settings
+    if args.provider and not args.model:
+        raise PiError(f"--provider requires --model (for example: --provider {args.provider} --model <pattern>)")
+    name = args.name.strip() if args.name is not None else None
+    if name == "":
+        raise PiError("--name requires a non-empty value")
     models = model_registry(env)
     store = open_session_store(args, env, picker)
     env.warnings.extend(getattr(store, "warnings", []))
+    if name is not None:
+        store.append_session_info(name)
     context = store.build_session_context()
     has_history = bool(context.typed_messages())
 
@@ -307,6 +336,9 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
                              default_names=settings.default_tools)
     sources = PromptSources(env, args)
 
+    wanted = args.provider or (args.model.split("/", 1)[0] if args.model and "/" in args.model else None)
+    if wanted and wanted not in models.providers():
+        models.discover(settings)  # --model ollama/qwen3:8b: ask the local servers what they serve
     chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=has_history,
                            session_model=(context.model["provider"], context.model["modelId"])
                            if context.model else None,
@@ -354,4 +386,7 @@ def _retry_policy(settings: Settings | None) -> RetryPolicy:
 
     retry = settings.get("retry") if settings is not None else None
     provider = retry.get("provider") if isinstance(retry, dict) else None
-    return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    policy = RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    if settings is not None:
+        policy.idle_timeout_s = settings.http_idle_timeout_s
+    return policy

@@ -19,10 +19,9 @@ when the hook runs, how often, its policy, and what happens when an implementati
 
 from __future__ import annotations
 
+from pi_core.hookspecs.contributions import *
 from pi_core.hookspecs.markers import Policy, hookimpl, hookspec, spec  # noqa: F401
-
-from pi_core.hookspecs.contributions import *  # noqa: F403
-from pi_core.hookspecs.provider import *  # noqa: F403
-from pi_core.hookspecs.run import *  # noqa: F403
-from pi_core.hookspecs.session import *  # noqa: F403
-from pi_core.hookspecs.tools import *  # noqa: F403
+from pi_core.hookspecs.provider import *
+from pi_core.hookspecs.run import *
+from pi_core.hookspecs.session import *
+from pi_core.hookspecs.tools import *

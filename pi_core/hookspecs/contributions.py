@@ -18,16 +18,16 @@ if TYPE_CHECKING:
 
     import click
 
-    from pi_core.registrations import Flag, Shortcut, SlashCommand
     from pi_core.mode import Mode
     from pi_core.providers import ApiProvider
+    from pi_core.registrations import Flag, Shortcut, SlashCommand
     from pi_core.render import EntryRenderer, MessageRenderer, Renderer
     from pi_core.tools import Tool
     from pi_core.types import Model
 
-__all__ = ["pi_cli_commands", "pi_commands", "pi_entry_renderers", "pi_event_handlers", "pi_flags", "pi_message_renderers",
-           "pi_models", "pi_modes", "pi_prompt_guidelines", "pi_prompt_snippets", "pi_provider_presets", "pi_providers",
-           "pi_renderers", "pi_shortcuts", "pi_tools"]
+__all__ = ["pi_cli_commands", "pi_commands", "pi_discover_models", "pi_entry_renderers", "pi_event_handlers", "pi_flags",
+           "pi_message_renderers", "pi_models", "pi_modes", "pi_oauth_providers", "pi_prompt_guidelines",
+           "pi_prompt_snippets", "pi_provider_presets", "pi_providers", "pi_renderers", "pi_shortcuts", "pi_tools"]
 
 
 @spec("collect")
@@ -56,6 +56,25 @@ def pi_models() -> list[Model] | None:
 def pi_provider_presets() -> dict[str, dict[str, Any]] | None:
     """Return provider presets by provider id: ``{"baseUrl", "api", "apiKeyEnv", ...}`` for OpenAI-compatible
     services, so a models file only has to name the model ids. Called at start-up; dicts are merged in order."""
+
+
+@spec("collect")
+def pi_discover_models(settings: Any, timeout_s: float) -> list[Model] | None:
+    """Return the models that servers listing their own models (local Ollama, llama.cpp, ...) answer with.
+
+    Called when the user asks for the model list (``--list-models``, ``/model``, RPC ``get_available_models``),
+    never at every start. ``settings`` has ``get(key)``; give up on a server after ``timeout_s``. A raising
+    implementation is reported and its server's models are left out.
+    """
+
+
+@spec("collect")
+def pi_oauth_providers() -> list[Any] | None:
+    """Return subscription sign-in flows (``pi_core.models.oauth.OAuthProvider`` objects), one per provider id.
+
+    Called at start-up. They appear in ``/login`` and ``pi auth login``; their credentials are stored in
+    ``auth.json`` and refreshed through them.
+    """
 
 
 @spec("collect")

@@ -8,7 +8,12 @@ from pi_core.hookspecs.markers import spec
 
 if TYPE_CHECKING:
     from pi_core.events import AgentEvent
-    from pi_core.extension import BeforeAgentStart, ExtensionContext, InputResult, SystemPromptOptions
+    from pi_core.extension import (
+        BeforeAgentStart,
+        ExtensionContext,
+        InputResult,
+        SystemPromptOptions,
+    )
     from pi_core.types import AgentMessage, ImageContent
 
 __all__ = ["pi_agent_event", "pi_before_agent_start", "pi_context", "pi_input"]

@@ -10,7 +10,13 @@ from pi_core.hookspecs.markers import spec
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pi_core.extension import Cancel, ExtensionContext, ResourcePaths, TreeDecision, TreePreparation
+    from pi_core.extension import (
+        Cancel,
+        ExtensionContext,
+        ResourcePaths,
+        TreeDecision,
+        TreePreparation,
+    )
     from pi_core.signals import AbortSignal
     from pi_core.types import CompactionPreparation, CompactionResult, Model
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ class SessionManager(BranchingMixin):
         self._persist = persist
         self._session_file: Path | None = None
         self._session_id = ""
-        self._records: list[Entry] = []
+        self._records: builtins.list[Entry] = []
         self._by_id: dict[str, Entry] = {}
         self._labels: dict[str, str] = {}
         self._leaf_id: str | None = None
@@ -60,7 +61,7 @@ class SessionManager(BranchingMixin):
         self._needs_newline = False  # the file ends in a torn line: start our first line on a new one
         self._has_assistant = False
         self._pending: dict[int, str] = {}  # lazily loaded message entries: id(stub) -> line
-        self.warnings: list[str] = []
+        self.warnings: builtins.list[str] = []
         if session_file is not None:
             self.set_session_file(session_file, _loaded)
         else:
@@ -69,10 +70,15 @@ class SessionManager(BranchingMixin):
     # --- construction -----------------------------------------------------------------------------
 
     @classmethod
-    def create(cls, cwd: str | Path, session_dir: str | Path | None = None) -> SessionManager:
-        """A new session for ``cwd`` in ``session_dir`` (default: the cwd's dir under the agent dir)."""
+    def create(cls, cwd: str | Path, session_dir: str | Path | None = None, *,
+               session_id: str | None = None) -> SessionManager:
+        """A new session for ``cwd`` in ``session_dir`` (default: the cwd's dir under the agent dir),
+        with ``session_id`` when given (``--session-id``)."""
         directory = Path(session_dir) if session_dir else default_session_dir(str(cwd))
-        return cls(cwd, directory, None, True)
+        manager = cls(cwd, directory, None, True)
+        if session_id is not None:
+            manager.new_session(id=session_id)
+        return manager
 
     @classmethod
     def open(cls, path: str | Path, session_dir: str | Path | None = None) -> SessionManager:
@@ -91,13 +97,17 @@ class SessionManager(BranchingMixin):
         return cls(cwd, directory, recent, True)
 
     @classmethod
-    def in_memory(cls, cwd: str | Path | None = None) -> SessionManager:
+    def in_memory(cls, cwd: str | Path | None = None, *, session_id: str | None = None) -> SessionManager:
         """A session that behaves the same but never writes anything (``--no-session``)."""
-        return cls(cwd if cwd is not None else os.getcwd(), None, None, False)
+        manager = cls(cwd if cwd is not None else os.getcwd(), None, None, False)
+        if session_id is not None:
+            manager.new_session(id=session_id)
+        return manager
 
     @classmethod
     def fork_from(
-        cls, source_path: str | Path, target_cwd: str | Path, session_dir: str | Path | None = None
+        cls, source_path: str | Path, target_cwd: str | Path, session_dir: str | Path | None = None, *,
+        session_id: str | None = None,
     ) -> SessionManager:
         """Copy a whole session (every entry, any project) into a new file for ``target_cwd``."""
         source_path = Path(source_path).expanduser().resolve()
@@ -107,7 +117,7 @@ class SessionManager(BranchingMixin):
         records = loaded.records
         migrate_records(records)  # in memory only: the source file is left as it is
         directory = Path(session_dir) if session_dir else default_session_dir(str(target_cwd))
-        session_id = fmt.uuid7()
+        session_id = session_id or fmt.uuid7()
         timestamp = fmt.iso_now()
         new_file = directory / f"{fmt.file_timestamp(timestamp)}_{session_id}.jsonl"
         header = fmt.make_header(session_id, timestamp, str(target_cwd), str(source_path))
@@ -121,7 +131,7 @@ class SessionManager(BranchingMixin):
         return list_sessions(cwd, session_dir)
 
     @staticmethod
-    def list_all() -> list[SessionInfo]:
+    def list_all() -> builtins.list[SessionInfo]:
         return list_all_sessions()
 
     # --- file handling ----------------------------------------------------------------------------
@@ -275,7 +285,7 @@ class SessionManager(BranchingMixin):
     def _load(self, entry: Entry) -> Entry:
         return materialize(entry, self._pending) if self._pending else entry
 
-    def _load_many(self, entries: list[Entry]) -> None:
+    def _load_many(self, entries: builtins.list[Entry]) -> None:
         if self._pending:
             materialize_many(entries, self._pending)
 
@@ -289,18 +299,18 @@ class SessionManager(BranchingMixin):
         entry = self._by_id.get(entry_id)
         return self._load(entry) if entry is not None else None
 
-    def get_entries(self) -> list[Entry]:
+    def get_entries(self) -> builtins.list[Entry]:
         """Every entry (no header), in file order. The dicts are the session's own: do not modify them."""
         self._load_all()
         return [e for e in self._records[1:] if "id" in e]
 
-    def get_children(self, parent_id: str) -> list[Entry]:
+    def get_children(self, parent_id: str) -> builtins.list[Entry]:
         return [self._load(e) for e in self._by_id.values() if e.get("parentId") == parent_id]
 
     def get_label(self, entry_id: str) -> str | None:
         return self._labels.get(entry_id)
 
-    def get_branch(self, from_id: str | None = None) -> list[Entry]:
+    def get_branch(self, from_id: str | None = None) -> builtins.list[Entry]:
         """Entries root→``from_id`` (default: the leaf), all types included."""
         start = from_id if from_id is not None else self._leaf_id
         entry = self._by_id.get(start) if start else None
@@ -365,7 +375,7 @@ class SessionManager(BranchingMixin):
         return self._append_entry(fmt.custom_entry(*self._next(), custom_type, data))
 
     def append_custom_message_entry(
-        self, custom_type: str, content: str | list[dict[str, Any]], display: bool, details: Any = None
+        self, custom_type: str, content: str | builtins.list[dict[str, Any]], display: bool, details: Any = None
     ) -> str:
         entry = fmt.custom_message_entry(*self._next(), custom_type, content, display, details)
         return self._append_entry(entry)

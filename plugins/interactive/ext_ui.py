@@ -2,45 +2,42 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal
 
-from pi_core.ui import UI
 from pi_plugins.interactive.pickers import PickItem
+
+from pi_core.ui import UI, within
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp
 
-T = TypeVar("T")
+    from pi_core.signals import AbortSignal
+
 LEVEL_STYLES = {"info": "cyan", "warning": "yellow", "error": "red"}
-
-
-async def _within(question: Awaitable[T], timeout: float | None, default: T) -> T:
-    if timeout is None:
-        return await question
-    try:
-        return await asyncio.wait_for(question, timeout)
-    except asyncio.TimeoutError:
-        return default
 
 
 class InteractiveUI(UI):
     has_ui = True
 
     def __init__(self, app: InteractiveApp) -> None:
+        super().__init__()
         self.app = app
 
-    async def select(self, title: str, options: list[str], *, timeout: float | None = None) -> str | None:
-        return await _within(self.app.pick(title, [PickItem(o, o) for o in options]), timeout, None)
+    async def select(self, title: str, options: list[str], *, timeout: float | None = None,
+                     signal: AbortSignal | None = None) -> str | None:
+        return await within(self.app.pick(title, [PickItem(o, o) for o in options]), None, timeout=timeout,
+                            signal=signal)
 
-    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
+    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None,
+                      signal: AbortSignal | None = None) -> bool:
         heading = f"{title}\n{message}" if message else title
-        answer = await _within(self.app.pick(heading, [PickItem("Yes", True), PickItem("No", False)]), timeout, None)
+        answer = await within(self.app.pick(heading, [PickItem("Yes", True), PickItem("No", False)]), None,
+                              timeout=timeout, signal=signal)
         return answer is True
 
-    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None) -> str | None:
-        return await _within(self.app.ask(title, placeholder), timeout, None)
+    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None,
+                    signal: AbortSignal | None = None) -> str | None:
+        return await within(self.app.ask(title, placeholder), None, timeout=timeout, signal=signal)
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
         return await self.app.ask(title, prefill=prefill)

@@ -29,7 +29,7 @@ def make_plugin(hook: str, body: Any, *, is_async: bool, **marks: Any) -> type:
               + ("    await asyncio.sleep(0)\n" if is_async else "")
               + f"    return body({{{', '.join(f'{p!r}: {p}' for p in params)}}})\n")
     namespace: dict[str, Any] = {"body": body, "asyncio": asyncio}
-    exec(source, namespace)  # pluggy reads the argument names from a real signature
+    exec(source, namespace)  # noqa: S102 - pluggy reads the argument names from a real signature
     return type(f"P_{hook}", (), {hook: staticmethod(hookimpl(**marks)(namespace[hook]))})
 
 

@@ -6,6 +6,9 @@ import io
 import types
 from typing import Any
 
+from pi_plugins.interactive import renderers
+from pi_plugins.interactive.renderers import resolve_renderers
+from pi_plugins.interactive.view import ToolBlock, render_tool
 from rich.console import Console
 
 from pi_core import hookimpl
@@ -13,9 +16,6 @@ from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.render import Renderer
 from pi_core.tools import ToolResult
-from pi_plugins.interactive import renderers
-from pi_plugins.interactive.renderers import resolve_renderers
-from pi_plugins.interactive.view import ToolBlock, render_tool
 
 
 def draw(renderable: Any, width: int = 80) -> tuple[str, Console]:
@@ -67,7 +67,10 @@ def test_edit_draws_coloured_diff() -> None:
     assert "edit a.py (2 edits)" in text
     assert "-2 old line" in text and "+2 new line" in text
     html = console.export_html(inline_styles=True)
-    assert "color: #008000" in html and "color: #800000" in html  # green additions, red removals
+    from pi_plugins.interactive import style
+
+    added, removed = style.current().color("toolDiffAdded"), style.current().color("toolDiffRemoved")
+    assert f"color: {added}" in html and f"color: {removed}" in html  # the theme's diff colours
 
 
 def test_write_previews_content() -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_plugins.openai_completions import PROVIDER
 
 from pi_core.llm.overflow import is_context_overflow
 from pi_core.llm.retry import RetryPolicy, is_retryable_error, stream_with_retry
@@ -26,7 +27,6 @@ from pi_core.types import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_plugins.openai_completions import PROVIDER
 
 REFERENCE = Path("/work/shared/spec/reference/pi-first-request.openai-completions.json")
 READ_TOOL = ToolDefinition(name="read", description="Read a file.", parameters={
@@ -40,9 +40,9 @@ def server() -> Any:
 
 
 def make_model(server: FakeModelServer, **fields: Any) -> Model:
-    defaults: dict[str, Any] = dict(id="fake-model", api="openai-completions", provider="fake",
-                                    base_url=server.base_url_for("openai-completions"),
-                                    cost={"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75})
+    defaults: dict[str, Any] = {"id": "fake-model", "api": "openai-completions", "provider": "fake",
+                                    "base_url": server.base_url_for("openai-completions"),
+                                    "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}}
     return Model(**{**defaults, **fields})
 
 
@@ -87,14 +87,11 @@ def test_text_thinking_and_tool_calls_stream_in_order(server: FakeModelServer) -
     calls = final.tool_calls()
     assert [c.arguments for c in calls] == [{"path": "src/main.py", "offset": 10}, {"path": "README.md"}]
     assert calls[1].id == "call_b"
-    # each block ends before the next starts, and indexes follow content order
-    opened: list[int] = []
-    for event in events[1:-1]:
-        if event.type.endswith("_start"):
-            assert not opened
-            opened.append(event.content_index)
-        elif event.type.endswith("_end"):
-            assert opened.pop() == event.content_index
+    # as in Pi, Chat Completions blocks stay open while later ones stream (content and tool-call deltas
+    # may interleave) and all end at the stream's end, in content order (issue 16 item 16)
+    bounds = [(e.type, e.content_index) for e in events[1:-1] if e.type.endswith(("_start", "_end"))]
+    assert bounds == [("thinking_start", 0), ("text_start", 1), ("toolcall_start", 2), ("toolcall_start", 3),
+                      ("thinking_end", 0), ("text_end", 1), ("toolcall_end", 2), ("toolcall_end", 3)]
     # partial arguments are parsed while streaming
     partial_args = [e.partial.content[e.content_index].arguments for e in events if e.type == "toolcall_delta"]
     assert {"path": "src/ma"} in partial_args or any(a.get("path", "").startswith("src/m") for a in partial_args)
@@ -201,7 +198,8 @@ def test_http_429_is_an_error_event_the_retry_layer_recognises(server: FakeModel
     events = run(make_model(server), hello(), StreamOptions(api_key="k", max_retries=0))
     assert [e.type for e in events] == ["error"]
     message = events[0].error
-    assert message.stop_reason == "error" and message.error_message == "429 Rate limit reached"
+    origin = f" [provider fake, POST {server.url}/v1/chat/completions]"
+    assert message.stop_reason == "error" and message.error_message == "429 Rate limit reached" + origin
     assert is_retryable_error(message)
 
 
@@ -213,7 +211,7 @@ def test_shared_retry_layer_recovers_from_429_and_5xx(server: FakeModelServer) -
                                    RetryPolicy(max_retries=3, base_delay_s=0))
         return [e async for e in stream]
     events = asyncio.run(go())
-    assert [e.type for e in events][0] == "start" and events[-1].message.text() == "finally"
+    assert next(e.type for e in events) == "start" and events[-1].message.text() == "finally"
     assert len(server.requests) == 3
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from pi_core.modes.rpc.ui import THEME_ERROR
-from pi_core.ui import ThemeResult
 from pi_core.testing.fake_provider import reply
 from pi_core.tools import Tool, ToolContext, ToolResult
+from pi_core.ui import ThemeResult
 from tests.rpc.conftest import Rig
 
 ANY_ARGS = {"type": "object", "properties": {"timeout": {"type": "number"}}}

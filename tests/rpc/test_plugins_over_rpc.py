@@ -13,11 +13,11 @@ import pytest
 from pi_core import hookimpl
 from pi_core.extension import InputResult, SlashCommand
 from pi_core.models.resolution import ScopedModel
+from pi_core.modes.rpc.client import RpcError
 from pi_core.resources import Resources
 from pi_core.resources.diagnostics import SourceInfo
 from pi_core.resources.skills import Skill
 from pi_core.resources.templates import PromptTemplate
-from pi_core.modes.rpc.client import RpcError
 from pi_core.testing.fake_provider import reply
 from pi_core.tools import Tool
 from tests.rpc.conftest import FAKE, FAKE_REASONING, Rig
@@ -64,7 +64,8 @@ def test_plugin_command_runs_and_asks_through_the_client(rig: Rig) -> None:
 
     client.on_event(answer)
     response = client.send({"id": "g", "type": "prompt", "message": "/greet  world "})
-    assert response == {"id": "g", "type": "response", "command": "prompt", "success": True}
+    assert response == {"id": "g", "type": "response", "command": "prompt", "success": True,
+                        "data": {"disposition": "handled"}}
     assert log == ["start:startup", "greet:world", "asked:Ada"]
     assert rig.provider.contexts == []  # handled by the command: nothing went to the model
     with pytest.raises(RpcError, match=r'Extension command "/greet" cannot be queued\. Use prompt\(\) or '

@@ -15,7 +15,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from pi_core.signals import AbortSignal
-from pi_core.ui import UI, ThemeResult, Theme, within
+from pi_core.ui import UI, Theme, ThemeResult, within
 
 Output = Callable[[dict[str, Any]], None]
 T = TypeVar("T")
