@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from pi_core.session import AgentSession
+    from pi_core.tools import Tool
     from pi_core.types import ImageContent, Model
 
 
@@ -96,13 +97,28 @@ class ExtensionContext:
         return [t.name for t in self.session.active_tools]
 
     def get_all_tools(self) -> list[dict[str, Any]]:
-        return [{"name": t.name, "description": t.description, "parameters": t.json_schema}
+        return [{"name": t.name, "description": t.description, "parameters": t.json_schema,
+                 "exposure": t.exposure, "annotations": t.annotations}
                 for t in self.session.config.all_tools.values()]
 
     def set_active_tools(self, names: list[str]) -> None:
         """Activate exactly these tools (unknown names are ignored); effective from the next turn."""
         known = [n for n in names if n in self.session.config.all_tools]
         self.session.set_active_tools(known)
+
+    def add_tools(self, tools: list[Tool]) -> list[str]:
+        """Add tools while the session runs (tools that appear as a connection comes up), replacing tools of
+        the same name. ``--tools``/``--exclude-tools`` still apply; ``direct`` tools become active from the next
+        model request, ``deferred`` ones wait to be activated. Returns the names actually added."""
+        return self.session.add_tools(tools)
+
+    def remove_tools(self, names: list[str]) -> None:
+        """Withdraw tools added with ``add_tools``: from the next model request they are neither declared nor callable."""
+        self.session.remove_tools(names)
+
+    def get_messages(self) -> list[Any]:
+        """The conversation on the current branch, oldest first (e.g. to restore what earlier tool calls loaded)."""
+        return list(self.session.messages)
 
     # --- messages and entries ---------------------------------------------------------------------
 

@@ -222,7 +222,8 @@ def build_session(args: Args, env: Startup) -> Any:
 
     config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
                            all_tools=selection.available, system_prompt=sources.build(selection.active),
-                           steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode)
+                           steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
+                           tool_policy=selection.policy)
     block_images = settings.block_images
     session = AgentSession(
         config, plugins=env.plugins, registry=env.registry, store=store, messages=history,
