@@ -51,7 +51,7 @@ def load_environment(args: Args, cwd: Path) -> Startup:
     directory = agent_dir()
     settings = load_settings(cwd, directory, warnings)
     disabled = set(args.disable_plugins) | set(settings.get("disabledPlugins", []) or []) \
-        | set(settings.disabled_plugins)
+        | set(settings.disabled_plugins) | ({"mcp"} if args.no_mcp else set())
     plugins = load_plugins(extensions=[cwd / e for e in args.extensions], project_dir=cwd,
                            discover_extensions=not args.no_extensions, disabled=disabled, agent_dir=directory)
     registry = build_registry(plugins)
