@@ -22,6 +22,8 @@ BUILTIN_ORDER = ("read", "bash", "edit", "write", "grep", "find", "ls", "powersh
 MCP_PREFIX = "mcp__"
 MCP_RESOURCE_TOOLS = ("list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource")
 TOOL_SEARCH = "tool_search"
+ANY_MCP_TOOL = "mcp__\0__\0"  # matched only by patterns that match every server tool, such as mcp__*: those
+# exclusions remove the resource tools too, which count as MCP tools
 
 
 class UnknownToolError(PiError):
@@ -83,7 +85,8 @@ class ToolPolicy:
     tool_search_available: bool = False
 
     def allows(self, name: str) -> bool:
-        if self.exclude is not None and self.exclude(name):
+        if self.exclude is not None and (self.exclude(name) or (
+                name in MCP_RESOURCE_TOOLS and self.exclude(ANY_MCP_TOOL))):
             return False
         if self.allow is None or self.allow(name):
             return True

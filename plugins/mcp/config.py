@@ -211,7 +211,8 @@ def validate_server(name: str, raw: Any) -> ServerConfig:
     try:
         return _validate_fields(name, raw)
     except ConfigError as err:
-        raise ConfigError(f'server "{name}": {err}') from None
+        joiner = " " if str(err).startswith("needs either") else ": "
+        raise ConfigError(f'server "{name}"{joiner}{err}') from None
 
 
 def _validate_fields(name: str, raw: dict[str, Any]) -> ServerConfig:

@@ -42,6 +42,7 @@ State = Literal["connecting", "connected", "failed", "disconnected", "needs-auth
 STDERR_TAIL_CHARS = 2000
 CONNECT_RETRY_DELAYS = (0.25, 1.0)  # HTTP servers: transient failures are tried twice more
 MAX_SSE_EVENT_BYTES = 64 * 1024 * 1024
+MIN_CONNECT_S = 30.0  # starting a server (npx may download it first) is not held to a short per-request timeout
 
 
 class McpCallError(PiError):
@@ -211,6 +212,7 @@ class ServerConnection:
     _opening: asyncio.Future[Client] | None = None
     _stop: asyncio.Event | None = None
     _closed: bool = False
+    _refreshing: set[asyncio.Task[None]] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -219,6 +221,10 @@ class ServerConnection:
     @property
     def timeout(self) -> float:
         return self.entry.config.timeout
+
+    @property
+    def connect_timeout(self) -> float:
+        return max(self.timeout, MIN_CONNECT_S)
 
     # --- connecting -------------------------------------------------------------------------------
 
@@ -238,6 +244,11 @@ class ServerConnection:
         self._set_state("connecting")
         delays = list(CONNECT_RETRY_DELAYS) if self.entry.config.transport == "http" else []
         while True:
+            if self._closed:
+                if not opening.done():
+                    opening.set_exception(McpCallError(f'MCP server "{self.name}" is shut down'))
+                    opening.exception()
+                return
             self.stderr_tail = None
             started: asyncio.Future[Client] = asyncio.get_running_loop().create_future()
             self._stop = asyncio.Event()
@@ -297,7 +308,7 @@ class ServerConnection:
             before = procs.children()
             # One scope around the whole life of the client: anyio scopes must close in the order they opened.
             with anyio.CancelScope() as deadline:
-                deadline.deadline = anyio.current_time() + self.timeout
+                deadline.deadline = anyio.current_time() + self.connect_timeout
                 async with contextlib.AsyncExitStack() as stack:
                     transport = _watched(self._transport(stderr), dropped.set)
                     if stderr is not None:
@@ -313,7 +324,7 @@ class ServerConnection:
                     deadline.deadline = math.inf
                     await self._serve(client, tools, capabilities, started, stop, dropped)
             if deadline.cancelled_caught:
-                raise TimeoutError(f"did not finish connecting within {self.timeout:g} s")
+                raise TimeoutError(f"did not finish connecting within {self.connect_timeout:g} s")
             if dropped.is_set() and not stop.is_set() and not self._closed:
                 tail = stderr.tail() if stderr is not None else ""
                 self.error = f"Connection closed\n{tail}" if tail else "Connection closed"
@@ -362,12 +373,22 @@ class ServerConnection:
         with contextlib.suppress(Exception):
             async with client.listen(tools_list_changed=True) as subscription:
                 async for _event in subscription:
-                    await self._refresh(client)
+                    self._schedule_refresh(client)
 
     async def _on_message(self, message: Any) -> None:
         root = getattr(message, "root", message)
         if isinstance(root, types.ToolListChangedNotification) and self.client is not None:
-            asyncio.get_running_loop().create_task(self._refresh(self.client))
+            self._schedule_refresh(self.client)
+
+    def _schedule_refresh(self, client: Client) -> None:
+        task = asyncio.get_running_loop().create_task(self._refresh(client))
+        self._refreshing.add(task)
+        task.add_done_callback(self._refreshing.discard)
+
+    async def settled(self) -> None:
+        """Wait for tool-list refreshes in flight, so a call that changed the list is followed by the new list."""
+        if self._refreshing:
+            await asyncio.wait(list(self._refreshing), timeout=self.timeout)
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         if self.log is not None:
@@ -401,7 +422,9 @@ class ServerConnection:
         for attempt in (1, 2):
             client = await self.connect()
             try:
-                return await self._timed(client, run, signal, on_progress, what)
+                result = await self._timed(client, run, signal, on_progress, what)
+                await self.settled()
+                return result
             except McpCallError:
                 raise
             except Exception as err:  # noqa: BLE001 - every failure becomes a call error the model reads
@@ -462,16 +485,20 @@ class ServerConnection:
         await self._drop()
         await self.connect()
 
-    async def _drop(self) -> None:
-        if self._opening is not None and not self._opening.done():
+    async def _drop(self, *, abandon: bool = False) -> None:
+        """End the current connection. ``abandon`` also stops one still opening (the server is shut down)."""
+        if self._opening is not None and not self._opening.done() and not abandon:
             with contextlib.suppress(Exception):
                 await asyncio.shield(self._opening)
         self.client = None
         if self._stop is not None:
             self._stop.set()
-        if self._runner is not None:
+        runner = self._runner
+        if runner is not None and not runner.done() and abandon and self.state != "connected":
+            runner.cancel()  # still starting: the SDK's shielded shutdown stops the process
+        if runner is not None:
             with contextlib.suppress(BaseException):
-                await self._runner
+                await runner
 
     async def signed_out(self) -> None:
         """The stored credentials were removed: disconnect; the server needs a sign-in again."""
@@ -482,7 +509,7 @@ class ServerConnection:
     async def close(self) -> None:
         """Stop the server; returns once its transport is closed (and a stdio server has exited)."""
         self._closed = True
-        await self._drop()
+        await self._drop(abandon=True)
         self.state = "closed"
         self.on_change(self)
 

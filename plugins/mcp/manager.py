@@ -7,6 +7,7 @@ wait for every server; other servers are simply used once connected. Everything 
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from pi_plugins.mcp.connection import ServerConnection
 
 STARTUP_WAIT_S = 10.0
+STARTUP_WAIT_ENV = "PI_MCP_STARTUP_WAIT"  # seconds; tests on a loaded machine give slow servers longer
 TOOL_SEARCH = "tool_search"
 SECTION_TYPE = "mcp_servers"
 MAX_SECTION_CHARS = 4096
@@ -77,7 +79,8 @@ class McpManager:
             asyncio.get_running_loop().create_task(self._report_when_settled())
 
     async def _connect(self, server: Server) -> None:
-        await asyncio.sleep(0)  # let the session finish starting before the SDK loads
+        # The SDK takes a while to import: in a thread, so the first model request does not wait for it.
+        await asyncio.to_thread(load_runtime)
         if self.closed or not server.enabled:
             return
         connection = self._connection(server.entry)
@@ -141,7 +144,7 @@ class McpManager:
         direct = [s for s in self.servers if s.enabled and "direct" in s.entry.config.exposures()]
         if not direct:
             return
-        if not await self.wait(direct, STARTUP_WAIT_S):
+        if not await self.wait(direct, startup_wait()):
             self._notify("MCP servers are still connecting; their tools become available once connected.", "info")
 
     def servers_of(self, tool_names: Iterable[str]) -> list[Server]:
@@ -309,6 +312,19 @@ class McpManager:
         prefix = "Warning: " if level == "warning" else ""
         sys.stderr.write(f"{prefix}{text}\n")
         sys.stderr.flush()
+
+
+def startup_wait() -> float:
+    try:
+        return float(os.environ.get(STARTUP_WAIT_ENV, STARTUP_WAIT_S))
+    except ValueError:
+        return STARTUP_WAIT_S
+
+
+def load_runtime() -> None:
+    """Import what talks to servers (the MCP SDK)."""
+    import pi_plugins.mcp.connection  # noqa: F401
+    import pi_plugins.mcp.oauth  # noqa: F401
 
 
 def describe_state(server: Server, with_error: bool = True) -> str:

@@ -59,7 +59,7 @@ def _argument(args: dict[str, Any], key: str) -> str | None:
 
 def _json_result(tool: str, server: str | None, payload: dict[str, Any]) -> ToolResult:
     limited = limit_content([TextContent(text=json.dumps(payload, ensure_ascii=False))])
-    details: dict[str, Any] = {"server": server or "", "tool": tool, "structuredContent": payload}
+    details: dict[str, Any] = {"server": server or "", "tool": tool}
     if limited.full_output_path:
         details["fullOutputPath"] = limited.full_output_path
     return ToolResult(content=limited.content, details=details)  # type: ignore[arg-type]
@@ -155,8 +155,7 @@ def resource_tools(manager: McpManager, exposure: str) -> list[Tool]:
                 blocks.append(TextContent(text=f"{item.get('uri', '')}:"))
             blocks.extend(block_contents(server.name, {"type": "resource", "resource": item}))
         limited = limit_content(blocks or [TextContent(text=f"Resource {uri} is empty.")])
-        details: dict[str, Any] = {"server": server.name, "tool": READ_RESOURCE,
-                                   "structuredContent": {"server": server.name, "uri": uri, "contents": contents}}
+        details: dict[str, Any] = {"server": server.name, "tool": READ_RESOURCE}
         if limited.full_output_path:
             details["fullOutputPath"] = limited.full_output_path
         return ToolResult(content=limited.content, details=details)  # type: ignore[arg-type]

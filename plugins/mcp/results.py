@@ -1,4 +1,5 @@
-"""MCP results as pi tool results: text and images for the model, structured content kept in ``details``.
+"""MCP results as pi tool results: text and images for the model; ``details`` name the server and tool (and the
+file with the full output), never the payload, so session files stay small.
 
 Model-facing text over 20 KB keeps its start and end around a ``…N chars truncated…`` marker, and the whole text
 is saved to a file the result names. Binary resources are saved to files too; audio is described, not sent.
@@ -150,6 +151,4 @@ def convert_result(server: str, tool: str, result: Any, *, readable_resources: b
     details: dict[str, Any] = {"server": server, "tool": tool}
     if limited.full_output_path:
         details["fullOutputPath"] = limited.full_output_path
-    if structured is not None:
-        details["structuredContent"] = structured
     return ToolResult(content=limited.content or [TextContent(text="")], details=details), is_error
