@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import sys
@@ -37,6 +38,10 @@ from pi_plugins.mcp import procs
 from pi_plugins.mcp.config import ServerEntry
 from pi_plugins.mcp.expand import expand_map, expand_value
 from pi_plugins.mcp.log import ServerLog
+
+# The SDK logs failures it also raises (with tracebacks); pi reports them itself, so its records go nowhere.
+logging.getLogger("mcp").addHandler(logging.NullHandler())
+logging.getLogger("mcp").propagate = False
 
 State = Literal["connecting", "connected", "failed", "disconnected", "needs-auth", "closed"]
 STDERR_TAIL_CHARS = 2000

@@ -25,8 +25,10 @@ import httpx2
 from mcp.client.auth import OAuthClientProvider
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthMetadata
 from mcp.shared.auth import OAuthToken
+from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
 
 from pi_core.errors import PiError
+from pi_plugins.mcp.connection import SignInRequired, describe_error, root_cause
 from pi_plugins.mcp.expand import expand_value
 
 if TYPE_CHECKING:
@@ -136,9 +138,12 @@ class PiOAuthProvider(OAuthClientProvider):
     """The SDK provider plus what survives a restart (token expiry, authorization-server metadata) and
     ``authServerMetadataUrl``: the configured document is used instead of discovery and trusted as configured."""
 
-    def __init__(self, *args: Any, storage: _Storage, metadata_url: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, storage: _Storage, metadata_url: str | None = None, interactive: bool = True,
+                 sign_in_text: str = "", **kwargs: Any) -> None:
         super().__init__(*args, storage=storage, **kwargs)
         storage.provider = self
+        self.interactive = interactive
+        self._sign_in_text = sign_in_text
         self._pi_storage = storage
         self._metadata_url = metadata_url
         self._configured_issuer: str | None = None
@@ -163,18 +168,49 @@ class PiOAuthProvider(OAuthClientProvider):
     def _expected_issuer(self) -> str:
         return self._configured_issuer or super()._expected_issuer()
 
-    async def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+    def _auth_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        if not self.interactive:
+            return self._session_flow(request)
         flow = super()._auth_flow(request)
+        return self._with_configured_metadata(flow) if self._metadata_url else flow
+
+    async def _session_flow(self, request: httpx2.Request) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """In a session: stored tokens, refreshed when expired or rejected; a needed sign-in is reported, never
+        started (no discovery, no registration, no browser)."""
+        async with self.context.lock:
+            if not self._initialized:
+                await self._initialize()
+            self.context.protocol_version = request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
+            refreshed = False
+            if not self.context.is_token_valid() and self.context.can_refresh_token():
+                refreshed = await self._handle_refresh_response((yield await self._refresh_token()))
+            if self.context.current_tokens is not None and self.context.current_tokens.access_token:
+                self._add_auth_header(request)
+            response = yield request
+            if response.status_code == 401 and not refreshed and self.context.can_refresh_token():
+                if await self._handle_refresh_response((yield await self._refresh_token())):
+                    self._add_auth_header(request)
+                    response = yield request
+            insufficient = response.status_code == 403 and "insufficient_scope" in \
+                response.headers.get("www-authenticate", "")
+            if response.status_code == 401 or insufficient:
+                raise SignInRequired(self._sign_in_text)
+
+    async def _with_configured_metadata(self, flow: AsyncGenerator[httpx2.Request, httpx2.Response]
+                                        ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        """The SDK's sign-in flow with authorization-server discovery sent to the configured document."""
+        assert self._metadata_url is not None
         try:
             outgoing = await flow.__anext__()
             while True:
-                if self._metadata_url and outgoing.method == "GET" \
-                        and any(p in outgoing.url.path for p in ASM_PATHS):
+                if outgoing.method == "GET" and any(p in outgoing.url.path for p in ASM_PATHS):
                     outgoing = httpx2.Request("GET", self._metadata_url, headers=dict(outgoing.headers))
                 response = yield outgoing
                 outgoing = await flow.asend(response)
         except StopAsyncIteration:
             return
+        finally:
+            await flow.aclose()
 
 
 def redirect_uri(settings: OAuthSettings | None, port: int) -> str:
@@ -219,18 +255,23 @@ async def _seed_client(storage: _Storage, entry: ServerEntry, redirect: str) -> 
 
 def _provider(entry: ServerEntry, store: CredentialStore, redirect: str,
               redirect_handler: Callable[[str], Awaitable[None]],
-              callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]]) -> PiOAuthProvider:
+              callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]], *,
+              interactive: bool) -> PiOAuthProvider:
     settings = entry.config.oauth
     storage = _Storage(store, entry.name, entry.config.url)
     return PiOAuthProvider(entry.config.url, _client_metadata(settings, redirect), storage=storage,
                            redirect_handler=redirect_handler, callback_handler=callback_handler,
-                           metadata_url=settings.auth_server_metadata_url if settings else None)
+                           metadata_url=settings.auth_server_metadata_url if settings else None,
+                           interactive=interactive, sign_in_text=sign_in_text(entry))
+
+
+def sign_in_text(entry: ServerEntry) -> str:
+    return f'MCP server "{entry.name}" requires sign-in. Run /mcp login {entry.name} or pi mcp login {entry.name}.'
+
 
 
 def session_auth(agent_dir: Path) -> Callable[[ServerConnection], httpx2.Auth | None]:
     """Auth for connections in a session: stored tokens and refresh only; a needed sign-in is reported."""
-    from pi_plugins.mcp.connection import SignInRequired
-
     store = CredentialStore(agent_dir / "mcp-auth.json")
 
     def factory(connection: ServerConnection) -> httpx2.Auth | None:
@@ -240,13 +281,12 @@ def session_auth(agent_dir: Path) -> Callable[[ServerConnection], httpx2.Auth | 
         redirect = redirects[0] if redirects else redirect_uri(entry.config.oauth, 0)
 
         async def needs_sign_in(_url: str) -> None:
-            raise SignInRequired(f'MCP server "{entry.name}" requires sign-in. Run /mcp login {entry.name} '
-                                 f"or pi mcp login {entry.name}.")
+            raise SignInRequired(sign_in_text(entry))
 
         async def never() -> AuthorizationCodeResult:
-            raise SignInRequired(f'MCP server "{entry.name}" requires sign-in.')
+            raise SignInRequired(sign_in_text(entry))
 
-        return _provider(entry, store, redirect, needs_sign_in, never)
+        return _provider(entry, store, redirect, needs_sign_in, never, interactive=False)
 
     return factory
 
@@ -348,8 +388,8 @@ async def sign_in(entry: ServerEntry, agent_dir: Path, *, show: Callable[[str], 
         nonlocal paster
         url = _with_scope(url, settings.scope if settings else None)
         show(url)
-        try:
-            webbrowser.open(url)
+        try:  # in a thread: a browser launcher may wait, and the callback is served by this loop
+            await asyncio.to_thread(webbrowser.open, url)
         except webbrowser.Error:
             pass
         if paste is not None:
@@ -358,7 +398,7 @@ async def sign_in(entry: ServerEntry, agent_dir: Path, *, show: Callable[[str], 
     async def on_callback() -> AuthorizationCodeResult:
         return await callback.result
 
-    provider = _provider(entry, store, redirect, on_redirect, on_callback)
+    provider = _provider(entry, store, redirect, on_redirect, on_callback, interactive=True)
     headers = {k: expand_value(v, f'MCP server "{entry.name}" header "{k}"') for k, v in entry.config.headers.items()}
     try:
         async with asyncio.timeout(timeout):
@@ -370,8 +410,6 @@ async def sign_in(entry: ServerEntry, agent_dir: Path, *, show: Callable[[str], 
     except SignInError:
         raise
     except Exception as err:  # noqa: BLE001 - the flow's failures are reported as one sign-in error
-        from pi_plugins.mcp.connection import describe_error, root_cause
-
         cause = root_cause(err)
         if isinstance(cause, SignInError):
             raise cause from None
