@@ -26,9 +26,9 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: bench/run.py
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.scenarios import SCENARIOS, Scenario, Step, Workspace, request_text  # noqa: E402
-from bench.scenarios_harness import Harness, Sample, find_pi, measure  # noqa: E402
-from pi_core.testing.fake_server import FakeModelServer  # noqa: E402
+from bench.scenarios import SCENARIOS, Scenario, Step, Workspace, request_text
+from bench.scenarios_harness import Harness, Sample, find_pi, measure
+from pi_core.testing.fake_server import FakeModelServer
 
 REPO = Path(__file__).resolve().parents[1]
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
@@ -87,8 +87,8 @@ def _one_run(ws: Workspace, step: Step) -> Sample:
     sample = measure(step.child)
     left = ws.server.pending
     if left:
-        with ws.server._lock:  # noqa: SLF001 - drop this run's unused replies so the next run starts clean
-            ws.server._queue.clear()  # noqa: SLF001
+        with ws.server._lock:  # drop this run's unused replies so the next run starts clean
+            ws.server._queue.clear()
         if sample.ok:
             sample.ok, sample.problem = False, f"{left} scripted replies were never requested"
     if sample.ok and step.last_request_has is not None:
@@ -212,7 +212,7 @@ def failures(results: dict[str, Outcome]) -> list[str]:
 
 def machine() -> str:
     node = shutil.which("node")
-    node_version = subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip() if node else "?"
+    node_version = subprocess.run([node, "--version"], capture_output=True, text=True, check=False).stdout.strip() if node else "?"
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     return (f"{platform.machine()}, {os.cpu_count()} CPUs, Linux {platform.release()}, Python "
             f"{platform.python_version()}, Node {node_version}; load average at the end {load}")
@@ -266,14 +266,14 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(scratch, ignore_errors=True)
     command = "python -m bench " + " ".join(a for a in (argv if argv is not None else sys.argv[1:]))
     body = "\n".join([
-        f"Produced by `{command.strip()}` (from the repo root, with the project venv's Python) on "
-        f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(started))}, taking {(time.time() - started) / 60:.0f} min.",
+        (f"Produced by `{command.strip()}` (from the repo root, with the project venv's Python) on "
+        f"{time.strftime('%Y-%m-%d %H:%M', time.localtime(started))}, taking {(time.time() - started) / 60:.0f} min."),
         f"Machine: {machine()}.",
-        f"Medians of {args.runs} runs per harness (at most 3 for the 50/200 MB size rows and 2 for the 1 GB "
+        (f"Medians of {args.runs} runs per harness (at most 3 for the 50/200 MB size rows and 2 for the 1 GB "
         "rows, which also skip the warm-up), pi and Pi alternating which goes first, after one untimed "
         "warm-up each. Wall = the child's elapsed time; CPU = its user + system time; peak RSS = its "
         "`/usr/bin/time -f %M` (includes waited-for descendants such as the shell or rg). The fake model "
-        "server runs in the bench process: CPU and peak RSS exclude serving, wall includes waiting for it.",
+        "server runs in the bench process: CPU and peak RSS exclude serving, wall includes waiting for it."),
         "", table(results, "pi", theirs), "", *failures(results)])
     print("\n" + body)
     if not args.no_write:

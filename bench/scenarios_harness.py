@@ -93,7 +93,7 @@ def measure(child: Child) -> Sample:
     start = time.perf_counter()
     try:
         done = subprocess.run(argv, cwd=child.cwd, env=child.env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=child.timeout, check=False)
+                              capture_output=True, timeout=child.timeout, check=False)
     except subprocess.TimeoutExpired:
         return Sample(time.perf_counter() - start, None, False, f"timed out after {child.timeout:.0f} s")
     seconds = time.perf_counter() - start

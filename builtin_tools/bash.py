@@ -56,17 +56,17 @@ class BashOptions:
 def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext], ToolResult]:
     """The ``execute`` function for a bash-like tool configured by ``options``.
 
-    Settings the session knows and ``options`` leaves open come from ``ctx.extras``:
+    Settings the session knows and ``options`` leaves open come from ``ctx.settings``:
     ``shell_path`` (setting ``shellPath``) and ``shell_command_prefix`` (``shellCommandPrefix``).
     """
     default_ops = options.backend()
 
     def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         ops = default_ops
-        session_shell = ctx.extras.get("shell_path")
+        session_shell = ctx.settings.shell_path
         if session_shell and options.operations is None and options.shell_path is None:
             ops = LocalShellOperations(shell_path=session_shell)
-        prefix = options.command_prefix or ctx.extras.get("shell_command_prefix")
+        prefix = options.command_prefix or ctx.settings.shell_command_prefix
         command = f"{prefix}\n{args['command']}" if prefix else args["command"]
         spawn = SpawnContext(command, str(ctx.cwd), shell_env(ctx.env))
         if options.spawn_hook is not None:

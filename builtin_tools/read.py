@@ -5,16 +5,21 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from pi_builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
+
 from pi_core import hookimpl
 from pi_core.errors import ToolError
 from pi_core.toolkit.fileops import LOCAL, ReadOperations, node_error_message
 from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type, fit_image
 from pi_core.toolkit.paths import resolve_read_path
 from pi_core.toolkit.procs import js_number
+from pi_core.toolkit.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    TruncationResult,
+    format_size,
+)
 from pi_core.tools import Tool, ToolContext, ToolResult
-from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
-
-from pi_builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
 
 DEFAULT_ACTIVE = True
 
@@ -50,7 +55,7 @@ def _looks_binary(head: bytes) -> bool:
 
 
 def _model_accepts_images(ctx: ToolContext) -> bool:
-    model = ctx.extras.get("model")
+    model = ctx.model
     if model is None:
         return True
     inputs = model.get("input") if isinstance(model, dict) else getattr(model, "input", None)
@@ -97,7 +102,7 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperation
             text_slice = read_slice(stream, head, start, None if limit is None else max(0, int(limit)))
         except OffsetBeyondEnd as err:
             raise ToolError(
-                f"Offset {js_number(offset)} is beyond end of file ({err.total_lines} lines total)") from err
+                f"Offset {js_number(offset or 0)} is beyond end of file ({err.total_lines} lines total)") from err
     ctx.signal.raise_if_aborted()
     return _text_result(text_slice, path, start, limit)
 
@@ -105,8 +110,8 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperation
 def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_images: bool = True) -> Tool:
     """A read tool on ``operations`` (the local disk by default).
 
-    ``ctx.extras`` may carry ``model`` (its ``input`` list says whether images can be sent) and
-    ``auto_resize_images`` (the ``images.autoResize`` setting), which overrides the argument.
+    ``ctx.model``'s ``input`` list says whether images can be sent, and ``ctx.settings.auto_resize_images``
+    (the ``images.autoResize`` setting), when the session sets it, overrides the argument.
     """
     return Tool(
         name="read",
@@ -161,7 +166,8 @@ def _text_result(s: TextSlice, path: str, start: int, limit: Any) -> ToolResult:
 def _image_result(data: bytes, mime: str, ctx: ToolContext, auto_resize: bool) -> ToolResult:
     from pi_core.types import ImageContent, TextContent
 
-    auto_resize = bool(ctx.extras.get("auto_resize_images", auto_resize))
+    if ctx.settings.auto_resize_images is not None:
+        auto_resize = ctx.settings.auto_resize_images
     unsupported = "" if _model_accepts_images(ctx) else (
         "\n[Current model does not support images. The image will be omitted from this request.]")
     if not auto_resize:

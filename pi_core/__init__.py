@@ -44,7 +44,9 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [*_EXPORTS, "__version__"]
+__all__ = ["AbortSignal", "AbortedError", "AfterToolCall", "ApiProvider", "BeforeToolCall", "PiError", "ProviderError",
+           "Renderer", "StreamOptions", "Tool", "ToolCallInfo", "ToolContext", "ToolError", "ToolResult", "__version__",
+           "hookimpl", "hookspec"]
 
 # Modules renamed in 0.2 keep their old import names for one release (CONTRIBUTING.md, "Renamed modules").
 RENAMED_MODULES = {
@@ -71,7 +73,7 @@ RENAMED_MODULES = {
     "pi_core.print_mode": "pi_core.modes.print_mode",
     "pi_core.rpc_client": "pi_core.modes.rpc.client",
     "pi_core.rpc": "pi_core.modes.rpc",
-    "pi_core.session_ops": "pi_core.control.session_ops",
+    "pi_core.session_ops": "pi_core.control.session_control",
     "pi_core.session_stats": "pi_core.control.stats",
     "pi_core.user_bash": "pi_core.control.user_bash",
     "pi_core.cli": "pi_core.app.cli",

@@ -1,4 +1,4 @@
-"""Agent: the stateful wrapper around the loop (agent-loop.md §7-§9).
+"""Agent: the stateful wrapper around the loop (docs/loop.md#agent).
 
 Owns the transcript, the steering and follow-up queues, the abort signal and the listeners.
 Listeners are awaited in subscription order, after the state has been updated for the event.
@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.events import AgentEvent
 from pi_core.loop import (
@@ -24,7 +24,7 @@ from pi_core.loop import (
 )
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
-from pi_core.tools import Tool
+from pi_core.tools import Tool, ToolSettings
 from pi_core.types import (
     PLACEHOLDER_MODEL,
     AgentMessage,
@@ -34,6 +34,9 @@ from pi_core.types import (
     TextContent,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    from pi_core.extension import ExtensionContext
 
 Listener = Callable[[AgentEvent, AbortSignal | None], Awaitable[None] | None]
 QueueMode = Literal["one-at-a-time", "all"]
@@ -53,7 +56,7 @@ class AgentState:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in ("tools", "messages"):
-            value = list(value)  # assigning stores a shallow copy (agent-loop.md §8)
+            value = list(value)  # assigning stores a shallow copy (docs/loop.md#agent)
         object.__setattr__(self, name, value)
 
 
@@ -75,9 +78,10 @@ class Agent:
         before_tool_call: Callable[..., Any] | None = None,
         after_tool_call: Callable[..., Any] | None = None,
         get_api_key: Callable[[str], Any] | None = None,
-        session_id: str | None = None,
+        session_id: str | Callable[[], str] | None = None,
         options: StreamOptions | None = None,
         cwd: Path | None = None,
+        tool_settings: ToolSettings | None = None,
     ) -> None:
         self.state = AgentState(system_prompt=system_prompt, model=model or PLACEHOLDER_MODEL,
                                 thinking_level=thinking_level, tools=tools or [], messages=messages or [])
@@ -93,7 +97,8 @@ class Agent:
         self.session_id = session_id
         self.options = options or StreamOptions()
         self.cwd = cwd or Path.cwd()
-        self.tool_env: dict[str, Any] = {}
+        self.tool_settings = tool_settings or ToolSettings()
+        self.extension: ExtensionContext | None = None  # what tools see as ctx.pi; set by AgentSession
         self._listeners: list[Listener] = []
         self._steering: list[AgentMessage] = []
         self._follow_up: list[AgentMessage] = []
@@ -227,19 +232,25 @@ class Agent:
             raise RuntimeError("Cannot continue from message role: assistant")
         await self._run(None)
 
+    def current_session_id(self) -> str | None:
+        """The prompt-cache/session id sent with each request; a callable follows the session file (``/new``)."""
+        value = self.session_id() if callable(self.session_id) else self.session_id
+        return value or self.options.session_id
+
     def _config(self) -> LoopConfig:
         if self.stream_fn is None:
             raise RuntimeError("Agent has no stream function: pass stream_fn=...")
         reasoning = None if self.state.thinking_level == "off" else self.state.thinking_level
         options = StreamOptions(**{**self.options.__dict__, "reasoning": reasoning,
-                                   "session_id": self.session_id or self.options.session_id})
+                                   "session_id": self.current_session_id()})
         return LoopConfig(
             model=self.state.model, stream_fn=self.stream_fn, convert_to_llm=self.convert_to_llm,
             transform_context=self.transform_context, get_api_key=self.get_api_key,
             get_steering_messages=lambda: self._drain(self._steering, self.steering_mode),
             get_follow_up_messages=lambda: self._drain(self._follow_up, self.follow_up_mode),
             tool_execution=self.tool_execution, before_tool_call=self.before_tool_call,
-            after_tool_call=self.after_tool_call, options=options, cwd=self.cwd, tool_env=self.tool_env,
+            after_tool_call=self.after_tool_call, options=options, cwd=self.cwd,
+            tool_settings=self.tool_settings, extension=self.extension,
             get_tools=lambda: self.state.tools,
         )
 

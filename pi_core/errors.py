@@ -12,13 +12,14 @@ class ToolError(Exception):
 
 
 class ValidationError(ToolError):
-    """Tool arguments did not match the tool's schema (text follows agent-loop.md §5 exactly)."""
+    """Tool arguments did not match the tool's schema (exact texts: docs/loop.md#argument-validation)."""
 
 
 class ProviderError(PiError):
-    """A provider request failed. ``retryable`` tells the retry loop whether to try again."""
+    """A provider request failed. ``retryable`` tells the retry loop whether to try again (None: judge
+    by the message text, as for an error the stream itself reported)."""
 
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool | None = False,
                  retry_after: float | None = None) -> None:
         super().__init__(message)
         self.status = status

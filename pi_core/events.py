@@ -1,4 +1,4 @@
-"""Agent events (agent-loop.md §3) and their JSON form (cli.md §7.1), shared by JSON mode and RPC."""
+"""Agent events (docs/loop.md#events) and their JSON form (docs/cli.md#json-event-lines), for JSON mode and RPC."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def to_plain(value: Any) -> Any:
 class AgentEvent:
     """One event: ``type`` plus snake_case fields (``event.message``, ``event.tool_call_id``...)."""
 
-    __slots__ = ("type", "fields")
+    __slots__ = ("fields", "type")
 
     def __init__(self, type: str, **fields: Any) -> None:
         self.type = type

@@ -1,4 +1,4 @@
-"""What plugins can do at run time (config.md §9): the context handed to lifecycle hooks and tools.
+"""What plugins can do at run time (docs/plugins.md#the-extension-context): the context for lifecycle hooks and tools.
 
 Hooks receive an ``ExtensionContext``; tools reach it as ``ctx.pi``. It can change the active tools
 (a tool that unlocks others), send messages, append custom session entries, name the session and ask
@@ -8,14 +8,60 @@ the user through whatever UI the mode has (interactive, RPC client, or the defau
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from pi_core.session import AgentSession
     from pi_core.tools import Tool
     from pi_core.types import ImageContent, Model
+
+
+class ToolInfo(Protocol):
+    name: str
+    description: str
+    exposure: str
+    annotations: dict[str, bool] | None
+
+    @property
+    def json_schema(self) -> dict[str, Any]: ...
+
+
+class SessionHost(Protocol):
+    """What a context needs of its session (``pi_core.session.AgentSession`` is the one pi has)."""
+
+    @property
+    def cwd(self) -> Path: ...
+    @property
+    def model(self) -> Model: ...
+    @property
+    def is_streaming(self) -> bool: ...
+    @property
+    def system_prompt(self) -> str: ...
+    @property
+    def session_name(self) -> str | None: ...
+    @property
+    def active_tool_names(self) -> list[str]: ...
+    @property
+    def available_tools(self) -> Mapping[str, ToolInfo]: ...
+    @property
+    def messages(self) -> list[Any]: ...
+
+    def set_active_tools(self, names: list[str]) -> None: ...
+    def add_tools(self, tools: list[Tool]) -> list[str]: ...
+    def remove_tools(self, names: list[str]) -> None: ...
+    def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
+    def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
+    async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
+                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None: ...
+    def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
+                            deliver_as: str | None = None) -> None: ...
+    def append_entry(self, custom_type: str, data: Any = None) -> None: ...
+    def set_session_name(self, name: str) -> None: ...
+    def request_abort(self) -> None: ...
+    def has_queued_messages(self) -> bool: ...
+    def request_shutdown(self) -> None: ...
 
 
 class UI:
@@ -76,12 +122,12 @@ class BeforeAgentStart:
 
 @dataclass
 class ExtensionContext:
-    session: AgentSession
+    session: SessionHost
     ui: UI = field(default_factory=UI)
 
     @property
     def cwd(self) -> Path:
-        return self.session.config.cwd
+        return self.session.cwd
 
     @property
     def has_ui(self) -> bool:
@@ -94,16 +140,16 @@ class ExtensionContext:
     # --- tools ------------------------------------------------------------------------------------
 
     def get_active_tools(self) -> list[str]:
-        return [t.name for t in self.session.active_tools]
+        return self.session.active_tool_names
 
     def get_all_tools(self) -> list[dict[str, Any]]:
         return [{"name": t.name, "description": t.description, "parameters": t.json_schema,
                  "exposure": t.exposure, "annotations": t.annotations}
-                for t in self.session.config.all_tools.values()]
+                for t in self.session.available_tools.values()]
 
     def set_active_tools(self, names: list[str]) -> None:
         """Activate exactly these tools (unknown names are ignored); effective from the next turn."""
-        known = [n for n in names if n in self.session.config.all_tools]
+        known = [n for n in names if n in self.session.available_tools]
         self.session.set_active_tools(known)
 
     def add_tools(self, tools: list[Tool]) -> list[str]:
@@ -139,13 +185,13 @@ class ExtensionContext:
                                          deliver_as=deliver_as)
 
     def append_entry(self, custom_type: str, data: Any = None) -> None:
-        self.session.store.append_custom_entry(custom_type, data)
+        self.session.append_entry(custom_type, data)
 
     def set_session_name(self, name: str) -> None:
-        self.session.ops.set_session_name(name)
+        self.session.set_session_name(name)
 
     def get_session_name(self) -> str | None:
-        return self.session.store.session_name
+        return self.session.session_name
 
     # --- run control ------------------------------------------------------------------------------
 
@@ -153,15 +199,14 @@ class ExtensionContext:
         return not self.session.is_streaming
 
     def abort(self) -> None:
-        self.session.agent.abort()
+        self.session.request_abort()
 
     def has_pending_messages(self) -> bool:
-        return self.session.agent.has_queued_messages()
+        return self.session.has_queued_messages()
 
     def shutdown(self) -> None:
         """Ask the mode to quit: interactive when idle, RPC after the next response, print: nothing."""
-        if self.session.shutdown_handler is not None:
-            self.session.shutdown_handler()
+        self.session.request_shutdown()
 
     def get_system_prompt(self) -> str:
-        return self.session.agent.state.system_prompt
+        return self.session.system_prompt

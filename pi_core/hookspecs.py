@@ -15,13 +15,24 @@ if TYPE_CHECKING:
     import click
 
     from pi_core.events import AgentEvent
-    from pi_core.extension import BeforeAgentStart, ExtensionContext, InputResult, SlashCommand
+    from pi_core.extension import (
+        BeforeAgentStart,
+        ExtensionContext,
+        InputResult,
+        SlashCommand,
+    )
+    from pi_core.mode import Mode
     from pi_core.providers import ApiProvider
-    from pi_core.compaction.plan import CompactionPreparation, CompactionResult
     from pi_core.render import Renderer
     from pi_core.signals import AbortSignal
-    from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
-    from pi_core.types import Model
+    from pi_core.tools import (
+        AfterToolCall,
+        BeforeToolCall,
+        Tool,
+        ToolCallInfo,
+        ToolResult,
+    )
+    from pi_core.types import CompactionPreparation, CompactionResult, Model
 
 hookspec = pluggy.HookspecMarker("pi")
 hookimpl = pluggy.HookimplMarker("pi")
@@ -86,11 +97,25 @@ def pi_renderers() -> list[Renderer] | None:
 
 
 @hookspec
+def pi_modes() -> list[Mode] | None:
+    """Return modes, each a way to run a session, keyed by ``name`` (``pi --mode NAME``).
+
+    pi's own ``text``, ``json`` and ``rpc`` modes and the ``interactive`` UI arrive through this hook
+    too; a mode named like one from a lower layer replaces it.
+    """
+
+
+@hookspec
 def pi_cli_commands() -> list[click.Command] | None:
-    """Return click commands to add as ``pi <name>`` sub-commands."""
+    """Return click commands to add as ``pi <name>`` sub-commands.
+
+    pi's options may precede the name (``pi -e ext.py <name> ...``) and choose the plugins; every token
+    after the name goes to the command's own parser. The command's click ``obj`` is a
+    ``pi_core.app.subcommands.CommandContext`` holding those options and the loaded plugins.
+    """
 
 
-# --- lifecycle (config.md §9.2). ``ctx`` is a pi_core.extension.ExtensionContext. ------------------
+# --- lifecycle (docs/plugins.md#lifecycle-hooks). ``ctx`` is a pi_core.extension.ExtensionContext. ---
 
 
 @hookspec

@@ -1,4 +1,4 @@
-"""The agent loop (agent-loop.md §2-§6): stream a reply, run its tool calls, repeat until done.
+"""The agent loop (docs/loop.md): stream a reply, run its tool calls, repeat until done.
 
 Stateless functions driving one run. Everything the loop produces goes through ``emit`` (awaited, so
 listeners act as barriers), and every failure of a tool becomes an error result the model reads.
@@ -8,16 +8,24 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.errors import ToolError
 from pi_core.events import AgentEvent
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
-from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolContext, ToolResult
+from pi_core.tools import (
+    AfterToolCall,
+    BeforeToolCall,
+    Tool,
+    ToolCallInfo,
+    ToolContext,
+    ToolResult,
+    ToolSettings,
+)
 from pi_core.types import (
     AgentMessage,
     AssistantMessage,
@@ -32,7 +40,10 @@ from pi_core.types import (
 )
 from pi_core.validation import validate_tool_arguments
 
-Emit = Callable[[AgentEvent], Awaitable[None]]
+if TYPE_CHECKING:
+    from pi_core.extension import ExtensionContext
+
+Emit = Callable[[AgentEvent], Coroutine[Any, Any, None]]
 StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
 
 LENGTH_STOP_TEXT = (
@@ -71,7 +82,8 @@ class LoopConfig:
     should_stop_after_turn: Callable[[dict[str, Any]], bool] | None = None
     options: StreamOptions = field(default_factory=StreamOptions)
     cwd: Path = field(default_factory=Path.cwd)
-    tool_env: dict[str, Any] = field(default_factory=dict)  # handed to every ToolContext.extras
+    tool_settings: ToolSettings = field(default_factory=ToolSettings)
+    extension: ExtensionContext | None = None  # ToolContext.pi
     # Re-read before every LLM call, so a tool that activates other tools takes effect next turn.
     get_tools: Callable[[], list[Tool]] | None = None
 
@@ -96,7 +108,7 @@ async def run_agent_loop_continue(context: AgentContext, config: LoopConfig, emi
     if not context.messages:
         raise ValueError("Cannot continue: no messages in context")
     if isinstance(context.messages[-1], AssistantMessage):
-        raise ValueError("Cannot continue from message role: assistant")
+        raise ValueError("Cannot continue from message role: assistant")  # noqa: TRY004 - a state error (Pi's text)
     new_messages: list[AgentMessage] = []
     await emit(AgentEvent("agent_start"))
     await emit(AgentEvent("turn_start"))
@@ -317,8 +329,8 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
         else:
             pending_updates.append(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(emit(event), loop), loop=loop))
 
-    ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=on_update,
-                      extras={**config.tool_env, "model": config.model})
+    ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=on_update, model=config.model,
+                      settings=config.tool_settings, pi=config.extension)
     try:
         if inspect.iscoroutinefunction(tool.execute):
             outcome = await tool.execute(prepared.args, ctx)
@@ -327,7 +339,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
             outcome = await _maybe_await(outcome)
         prepared.result = ToolResult.text(outcome) if isinstance(outcome, str) else outcome
         prepared.is_error = False
-    except Exception as err:  # noqa: BLE001 - a failing tool is reported to the model, not raised
+    except Exception as err:  # a failing tool is reported to the model, not raised
         if not isinstance(err, ToolError):
             import logging
 
@@ -339,7 +351,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
         try:
             override: AfterToolCall | None = await _maybe_await(
                 config.after_tool_call(prepared.info, prepared.result, prepared.is_error, signal))
-        except Exception as err:  # noqa: BLE001 - agent-loop.md §4.3: the hook's error becomes the result
+        except Exception as err:  # noqa: BLE001 - docs/loop.md#tool-execution: the hook's error becomes the result
             prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
             return
         if override is not None:

@@ -10,59 +10,23 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import pluggy
 
 from pi_core import hookspecs
 from pi_core.errors import PluginConflict
+from pi_core.registry import LAYER_RANK, Layer, PluginFailure, PluginInfo, PluginSet
+
+__all__ = ["BUILTIN_DIST", "LAYER_RANK", "Layer", "PluginFailure", "PluginInfo", "PluginSet", "discover_entry_points",
+           "load_plugins", "new_plugin_manager", "register_file", "register_module"]
 
 if TYPE_CHECKING:
     from pi_core.discovery import CachedEntryPoint as EntryPoint
 
 BUILTIN_DIST = "pi-harness"
-Layer = Literal["builtin", "installed", "explicit"]
-LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "explicit": 2}
-
-
-@dataclass
-class PluginInfo:
-    name: str
-    layer: Layer
-    source: str  # module path, file path or "dist 1.0"
-    replaces: str | None = None  # "builtin" when an installed plugin took a built-in's name
-
-
-@dataclass
-class PluginFailure:
-    name: str
-    source: str
-    reason: str
-
-
-@dataclass
-class PluginSet:
-    """The plugin manager plus what was learned while loading it."""
-
-    pm: pluggy.PluginManager
-    info: dict[str, PluginInfo] = field(default_factory=dict)
-    failures: list[PluginFailure] = field(default_factory=list)
-
-    def layer_of(self, plugin_name: str) -> Layer:
-        info = self.info.get(plugin_name)
-        return info.layer if info else "explicit"
-
-    def ordered_impls(self, hook_name: str) -> list[tuple[str, object]]:
-        """(plugin name, hookimpl) for one hook, lowest layer first, then load order."""
-        caller = getattr(self.pm.hook, hook_name)
-        order = list(self.info)
-        impls = [(self.pm.get_name(impl.plugin) or "", impl) for impl in caller.get_hookimpls()]
-        impls.sort(key=lambda pair: (LAYER_RANK[self.layer_of(pair[0])],
-                                     order.index(pair[0]) if pair[0] in order else len(order)))
-        return impls
 
 
 def new_plugin_manager() -> pluggy.PluginManager:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class StreamOptions:
-    """Per-request options (providers.md §2). ``reasoning`` is None when thinking is off."""
+    """Per-request options (docs/providers.md#request-options). ``reasoning`` is None when thinking is off."""
 
     signal: AbortSignal = field(default_factory=AbortSignal)
     api_key: str | None = None
@@ -30,7 +30,8 @@ class StreamOptions:
     session_id: str | None = None
     cache_retention: str | None = None
     headers: dict[str, str] | None = None
-    timeout_s: float | None = None
+    timeout_s: float | None = None  # per network read/write (the transport's default: 600 s)
+    idle_timeout_s: float | None = None  # no complete stream event for this long ends the request (default 300 s; 0 = off)
     max_retries: int | None = None
     tool_choice: Any = None
     metadata: dict[str, Any] | None = None

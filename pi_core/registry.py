@@ -1,4 +1,4 @@
-"""Collect what plugins contribute (tools, providers, models, renderers) with the override-by-name rule.
+"""The loaded plugins (PluginSet) and what they contribute (tools, providers, renderers, modes) by name.
 
 Contributions are gathered layer by layer (built-in, installed, explicit). When two plugins contribute
 the same name, the later one wins and the loser is kept in ``overrides`` so ``pi plugins`` can show it.
@@ -8,11 +8,50 @@ A hook that raises is recorded in ``failures`` against its plugin and skipped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
-from pi_core.plugins import PluginFailure, PluginSet
+import pluggy
 
 T = TypeVar("T")
+Layer = Literal["builtin", "installed", "explicit"]
+LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "explicit": 2}
+
+
+@dataclass
+class PluginInfo:
+    name: str
+    layer: Layer
+    source: str  # module path, file path or "dist 1.0"
+    replaces: str | None = None  # "builtin" when an installed plugin took a built-in's name
+
+
+@dataclass
+class PluginFailure:
+    name: str
+    source: str
+    reason: str
+
+
+@dataclass
+class PluginSet:
+    """The plugin manager plus what was learned while loading it."""
+
+    pm: pluggy.PluginManager
+    info: dict[str, PluginInfo] = field(default_factory=dict)
+    failures: list[PluginFailure] = field(default_factory=list)
+
+    def layer_of(self, plugin_name: str) -> Layer:
+        info = self.info.get(plugin_name)
+        return info.layer if info else "explicit"
+
+    def ordered_impls(self, hook_name: str) -> list[tuple[str, object]]:
+        """(plugin name, hookimpl) for one hook, lowest layer first, then load order."""
+        caller = getattr(self.pm.hook, hook_name)
+        order = list(self.info)
+        impls = [(self.pm.get_name(impl.plugin) or "", impl) for impl in caller.get_hookimpls()]
+        impls.sort(key=lambda pair: (LAYER_RANK[self.layer_of(pair[0])],
+                                     order.index(pair[0]) if pair[0] in order else len(order)))
+        return impls
 
 
 @dataclass
@@ -36,6 +75,7 @@ class Registry:
     tools: Contributions[Any] = field(default_factory=Contributions)
     providers: Contributions[Any] = field(default_factory=Contributions)
     renderers: Contributions[Any] = field(default_factory=Contributions)
+    modes: Contributions[Any] = field(default_factory=Contributions)
     overrides: list[Override] = field(default_factory=list)
 
     @property
@@ -75,4 +115,5 @@ def build_registry(plugins: PluginSet) -> Registry:
     _collect(registry, registry.tools, "tool", "pi_tools", "name")
     _collect(registry, registry.providers, "provider", "pi_providers", "api")
     _collect(registry, registry.renderers, "renderer", "pi_renderers", "tool_name")
+    _collect(registry, registry.modes, "mode", "pi_modes", "name")
     return registry

@@ -1,65 +1,150 @@
 """AgentSession: one coding-agent session, the object every mode (print, JSON, RPC, interactive) drives.
 
-It binds an Agent to the plugins (tools, providers, tool-call hooks), the chosen model and key, the
-system prompt and the session file. Modes subscribe to its events and call ``prompt`` / ``steer`` /
-``follow_up`` / ``abort``; everything else (which provider serves a model, persistence, hook calls)
-happens here.
+It binds an Agent to the plugins (tools, providers, tool-call hooks), the chosen model, the system prompt
+and the session file. Everything it works with is handed in when it is built (``SessionParts``): the
+store that records it, the models and their keys, settings, the system-prompt source, the compactor and
+the retry policy. Modes subscribe to its events and call ``prompt`` / ``steer`` / ``follow_up`` /
+``abort``; front-end commands (RPC state, cycling models, export) live in ``pi_core.control``, which wraps
+a session.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pi_core.agent import Agent
 from pi_core.errors import PiError, ToolError
 from pi_core.events import AgentEvent
-from pi_core.plugins import PluginSet
-from pi_core.providers import StreamOptions
-from pi_core.recovery import Recovery
-from pi_core.registry import Registry, call_each
+from pi_core.extension import UI, ExtensionContext
+from pi_core.providers import ApiProvider, StreamOptions
+from pi_core.registry import PluginSet, Registry, call_each
 from pi_core.signals import AbortSignal
-from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolPolicy, ToolResult
+from pi_core.tools import (
+    AfterToolCall,
+    BeforeToolCall,
+    Tool,
+    ToolCallInfo,
+    ToolPolicy,
+    ToolResult,
+    ToolSettings,
+)
 from pi_core.types import (
     THINKING_LEVELS,
     AgentMessage,
     AssistantMessage,
     AssistantMessageEvent,
     Context,
+    CustomMessage,
     ImageContent,
     Model,
+    ScopedModel,
     TextContent,
     UserMessage,
+    clamp_thinking_level,
+    message_from_json,
+    supported_thinking_levels,
 )
 
 SessionListener = Callable[[AgentEvent], Any]
+StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
 
 
-def provider_stream_fn(registry: Registry, *, retry: Any = None,
-                       on_retry: Callable[[Any], Any] | None = None) -> Callable[..., AsyncIterator[AssistantMessageEvent]]:
-    """A loop ``stream_fn`` that sends each request to the plugin serving ``model.api``."""
+# --- what a session is built from ----------------------------------------------------------------
 
-    async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        provider = registry.providers.items.get(model.api)
-        if provider is None:
-            failed = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="error",
-                                      error_message=f"No API provider registered for api: {model.api}")
-            yield AssistantMessageEvent(type="error", reason="error", error=failed)
-            return
-        if retry is not None:
-            from pi_core.llm.retry import stream_with_retry
 
-            async for event in stream_with_retry(provider, model, context, options, retry, on_retry=on_retry):
-                yield event
-        else:
-            async for event in provider.stream(model, context, options):
-                yield event
+class RebuiltContext(Protocol):
+    """What a store rebuilds from the current branch (``pi_core.sessions.SessionContext``)."""
 
-    return stream
+    model: dict[str, str] | None
+    thinking_level: str
+
+    def typed_messages(self) -> list[AgentMessage]: ...
+
+
+class SessionStore(Protocol):
+    """Where a session is recorded: ``pi_core.sessions.SessionManager`` (a JSONL file, or memory only)."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def session_file(self) -> Path | None: ...
+    @property
+    def is_persisted(self) -> bool: ...
+    @property
+    def session_name(self) -> str | None: ...
+    @property
+    def leaf_id(self) -> str | None: ...
+    @property
+    def header(self) -> dict[str, Any]: ...
+
+    def get_entries(self) -> list[dict[str, Any]]: ...
+    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]: ...
+    def build_session_context(self) -> RebuiltContext: ...
+    def append_message(self, message: Any) -> str: ...
+    def append_model_change(self, provider: str, model_id: str) -> str: ...
+    def append_thinking_level_change(self, level: str) -> str: ...
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str: ...
+    def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str: ...
+    def append_session_info(self, name: str) -> str: ...
+    def new_session(self, id: str | None = None, parent_session: str | None = None) -> Path | None: ...
+    def set_session_file(self, session_file: str | Path) -> None: ...
+    def fork(self, entry_id: str) -> Any: ...
+    def clone(self) -> Any: ...
+
+
+class ModelSource(Protocol):
+    """The models pi knows and their credentials: ``pi_core.models.ModelRegistry``."""
+
+    def available_models(self) -> list[Model]: ...
+    def find(self, provider: str, model_id: str) -> Model | None: ...
+    def has_auth(self, provider: str) -> bool: ...
+    def api_key_for(self, model: Model) -> str:
+        """The key for ``model``; raises ``MissingApiKey`` naming what to set when there is none."""
+
+
+class SettingsStore(Protocol):
+    """Global + project settings: ``pi_core.app.settings.Settings``."""
+
+    def get(self, key: str, default: Any = None) -> Any: ...
+    def set(self, key: str, value: Any) -> None: ...
+    def reload(self) -> None: ...
+
+
+class PromptSource(Protocol):
+    """Builds the system prompt for the active tools; ``reload`` re-reads its files (``/reload``).
+
+    ``resources`` is what it read (``pi_core.resources.Resources``: context files, skills, templates)."""
+
+    resources: Any
+
+    def build(self, tools: list[Tool]) -> str: ...
+    def reload(self) -> None: ...
+
+
+class Compaction(Protocol):
+    """Summarises old history when the context fills up: ``pi_core.compaction.Compactor``."""
+
+    def subscribe(self, listener: Callable[[AgentEvent], Any]) -> None: ...
+    def reset_overflow_guard(self) -> None: ...
+    async def check(self, assistant_message: Any, model: Model | None, agent_messages: list[Any], *,
+                    thinking_level: str | None = None, skip_aborted: bool = True) -> Any: ...
+    async def compact(self, model: Model | None, *, thinking_level: str | None = None,
+                      custom_instructions: str | None = None) -> Any: ...
+
+
+class AutoRetry(Protocol):
+    """Agent-level retry of retryable provider errors (``pi_core.llm.retry.AgentRetry``)."""
+
+    enabled: bool
+    max_retries: int
+
+    def should_retry(self, message: AssistantMessage) -> bool: ...
+    def delay_ms(self, attempt: int) -> int: ...
 
 
 @dataclass
@@ -73,82 +158,110 @@ class SessionConfig:
     api_key: str | None = None
     steering_mode: str = "one-at-a-time"
     follow_up_mode: str = "one-at-a-time"
+    scoped_models: list[ScopedModel] = field(default_factory=list)  # --models / enabledModels, for cycling
+    tool_settings: ToolSettings = field(default_factory=ToolSettings)
     tool_policy: ToolPolicy | None = None  # --tools / --exclude-tools, for tools added at run time
 
 
-class AgentSession(Recovery):
-    def __init__(self, config: SessionConfig, *, plugins: PluginSet, registry: Registry,
-                 stream_fn: Callable[..., AsyncIterator[AssistantMessageEvent]] | None = None,
-                 api_key_for: Callable[[Model], str | None] | None = None,
-                 store: Any = None, messages: list[AgentMessage] | None = None,
-                 prompt_builder: Callable[[list[Tool]], str] | None = None,
-                 expand_input: Callable[[str], str] | None = None,
-                 convert_to_llm: Callable[[list[AgentMessage]], list[Any]] | None = None,
-                 retry: Any = None) -> None:
+@dataclass
+class SessionParts:
+    """The collaborators a session is built from. Only the store is required; the rest default to
+    "not available" (no key lookup, no settings file, no compaction, no agent-level retry)."""
+
+    store: SessionStore
+    stream_fn: StreamFn | None = None  # default: the provider plugin serving ``model.api``, no retry
+    models: ModelSource | None = None
+    settings: SettingsStore | None = None
+    prompt: PromptSource | None = None
+    compactor: Compaction | None = None
+    retry: AutoRetry | None = None
+    messages: list[AgentMessage] = field(default_factory=list)  # the history to continue
+    expand_input: Callable[[str], str] | None = None  # prompt templates and skills
+    convert_to_llm: Callable[[list[AgentMessage]], list[Any]] | None = None
+
+
+RequestFn = Callable[[ApiProvider, Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
+
+
+def provider_stream_fn(registry: Registry, request: RequestFn | None = None) -> StreamFn:
+    """A loop ``stream_fn`` that sends each request to the plugin serving ``model.api``, through
+    ``request`` when given (``pi_core.llm.retry.stream_with_retry`` adds request-level retries)."""
+
+    async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        provider = registry.providers.items.get(model.api)
+        if provider is None:
+            failed = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="error",
+                                      error_message=f"No API provider registered for api: {model.api}")
+            yield AssistantMessageEvent(type="error", reason="error", error=failed)
+            return
+        events = request(provider, model, context, options) if request is not None else \
+            provider.stream(model, context, options)
+        async for event in events:
+            yield event
+
+    return stream
+
+
+class AgentSession:
+    def __init__(self, config: SessionConfig, parts: SessionParts, *, plugins: PluginSet, registry: Registry) -> None:
         self.config = config
         self.plugins = plugins
         self.registry = registry
-        if store is None:  # Pi always has a session manager; --no-session only keeps it in memory
-            from pi_core.sessions.manager import SessionManager
-
-            store = SessionManager.in_memory(config.cwd)
-        self.store = store
-        self.api_key_for = api_key_for
-        self.prompt_builder = prompt_builder
-        self.expand_input = expand_input or (lambda text: text)
+        self.store = parts.store
+        self.models = parts.models
+        self.settings = parts.settings
+        self.prompt_source = parts.prompt
+        self.compactor = parts.compactor
+        self.retry = parts.retry
+        self.expand_input = parts.expand_input or (lambda text: text)
+        self.auto_compaction = True
+        self.is_compacting = False
         self._listeners: list[SessionListener] = []
-        self.models: Any = None  # the ModelRegistry, when built by startup
-        self.resources: Any = None
-        self.settings: Any = None  # pi_core.app.settings.Settings, when built by startup
-        self.quiet_startup = False  # interactive mode: no start-up header (quietStartup, unless --verbose)
-        self.scoped_models: list[Any] = []  # --models / enabledModels, for cycling
-        self.shutdown_handler: Callable[[], None] | None = None  # set by modes that can quit on request
-        self.reloader: Callable[[], None] | None = None  # re-reads context files, skills, templates
+        self._shutdown_requests: list[Callable[[], None]] = []
         self._queue_texts: tuple[list[str], list[str]] = ([], [])
         self._save_failed = False
-        from pi_core.sessions.messages import llm_converter
-
+        self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
+        self._held_back: list[AgentMessage] = []  # user bash results that arrived during a run
+        self._retry_cancel: AbortSignal | None = None
+        agent_options: dict[str, Any] = {}
+        if parts.convert_to_llm is not None:
+            agent_options["convert_to_llm"] = parts.convert_to_llm
         self.agent = Agent(
-            stream_fn=stream_fn or provider_stream_fn(registry, retry=retry),
-            convert_to_llm=convert_to_llm or llm_converter(block_images=False),
+            stream_fn=parts.stream_fn or provider_stream_fn(registry),
             system_prompt=config.system_prompt,
             model=config.model,
             thinking_level=config.thinking_level,
             tools=config.tools,
-            messages=messages or [],
+            messages=parts.messages,
             before_tool_call=self._before_tool_call,
             after_tool_call=self._after_tool_call,
             get_api_key=self._api_key,
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
             cwd=config.cwd,
+            tool_settings=config.tool_settings,
+            # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
+            session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
+            **agent_options,
         )
         self.agent.subscribe(self._on_agent_event)
-        from pi_core.extension import ExtensionContext
-
         self.ext = ExtensionContext(self)
-        self.agent.tool_env["pi"] = self.ext
-        self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
+        self.agent.extension = self.ext
         self.commands = self._collect_commands()
-        self.retry_settings: Any = None  # pi_core.app.settings.RetrySettings: agent-layer auto-retry
-        self._compactor: Any = None
-        self._ops: Any = None
-        self.auto_compaction = True
-        self.is_compacting = False
-        self._retry_cancel: AbortSignal | None = None
+        if self.compactor is not None:
+            self.compactor.subscribe(self.emit_later)
 
-    @property
-    def ops(self) -> Any:
-        """Session commands shared by RPC, the interactive UI and plugins (pi_core.control.session_ops)."""
-        if self._ops is None:
-            from pi_core.control.session_ops import SessionOps
-
-            self._ops = SessionOps(self)
-        return self._ops
-
-    def set_ui(self, ui: Any) -> None:
+    def set_ui(self, ui: UI) -> None:
         """Install the mode's UI (interactive, RPC client); print mode keeps the defaults."""
         self.ext.ui = ui
+
+    def on_shutdown_request(self, handler: Callable[[], None]) -> None:
+        """A mode that can quit on request (interactive, RPC) registers how; plugins ask via ``ctx.shutdown()``."""
+        self._shutdown_requests.append(handler)
+
+    def request_shutdown(self) -> None:
+        for handler in list(self._shutdown_requests):
+            handler()
 
     # --- plugin lifecycle -------------------------------------------------------------------------
 
@@ -189,10 +302,9 @@ class AgentSession(Recovery):
         await self.shutdown("reload")
         if self.settings is not None:
             self.settings.reload()
-        if self.reloader is not None:
-            self.reloader()
-        if self.prompt_builder is not None:
-            self.agent.state.system_prompt = self.prompt_builder(self.agent.state.tools)
+        if self.prompt_source is not None:
+            self.prompt_source.reload()
+            self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
         await self.start("reload")
 
     async def start(self, reason: str = "startup") -> None:
@@ -216,7 +328,7 @@ class AgentSession(Recovery):
         if self.plugins.pm.hook.pi_agent_event.get_hookimpls():
             await self._call_hook("pi_agent_event", ctx=self.ext, event=event)
 
-    def _save(self, message: AgentMessage) -> None:
+    def _save(self, message: AgentMessage | dict[str, Any]) -> None:
         """Append to the session file; a full disk must not cost the user the answer on screen."""
         try:
             self.store.append_message(message)
@@ -233,7 +345,7 @@ class AgentSession(Recovery):
                 await outcome
 
     def emit_later(self, event: AgentEvent) -> None:
-        """Emit from synchronous code (the compactor): async listeners are scheduled, not awaited."""
+        """Emit from synchronous code: listeners run now; async ones are scheduled, not awaited."""
         for listener in list(self._listeners):
             outcome = listener(event)
             if asyncio.iscoroutine(outcome):
@@ -242,7 +354,7 @@ class AgentSession(Recovery):
     # --- hooks ------------------------------------------------------------------------------------
 
     async def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
-        for plugin_name, impl in self.plugins.ordered_impls("pi_before_tool_call"):
+        for _plugin_name, impl in self.plugins.ordered_impls("pi_before_tool_call"):
             try:
                 decision = impl.function(call=info)  # type: ignore[attr-defined]
                 if asyncio.iscoroutine(decision):
@@ -252,7 +364,7 @@ class AgentSession(Recovery):
             if decision is None:
                 continue
             if decision.block:
-                return decision
+                return decision  # type: ignore[no-any-return]
             if decision.args is not None:
                 info.args = decision.args
         return None
@@ -260,7 +372,7 @@ class AgentSession(Recovery):
     def _after_tool_call(self, info: ToolCallInfo, result: ToolResult, is_error: bool,
                          signal: AbortSignal) -> AfterToolCall | None:
         merged: AfterToolCall | None = None
-        for plugin_name, impl in self.plugins.ordered_impls("pi_after_tool_call"):
+        for _plugin_name, impl in self.plugins.ordered_impls("pi_after_tool_call"):
             change = impl.function(call=info, result=result, is_error=is_error)  # type: ignore[attr-defined]
             if change is None:
                 continue
@@ -277,15 +389,40 @@ class AgentSession(Recovery):
     def _api_key(self, provider: str) -> str | None:
         if self.config.api_key:
             return self.config.api_key
-        if self.api_key_for is not None and self.agent.state.model is not None:
-            return self.api_key_for(self.agent.state.model)
+        if self.models is not None and self.agent.state.model is not None:
+            return self.models.api_key_for(self.agent.state.model)
         return None
 
     # --- state ------------------------------------------------------------------------------------
 
     @property
+    def cwd(self) -> Path:
+        return self.config.cwd
+
+    @property
     def model(self) -> Model:
         return self.agent.state.model
+
+    @property
+    def system_prompt(self) -> str:
+        return self.agent.state.system_prompt
+
+    @property
+    def session_name(self) -> str | None:
+        return self.store.session_name
+
+    @property
+    def resources(self) -> Any:
+        """Context files, skills and templates the prompt was built from (``pi_core.resources.Resources``)."""
+        return self.prompt_source.resources if self.prompt_source is not None else None
+
+    @property
+    def active_tool_names(self) -> list[str]:
+        return [tool.name for tool in self.agent.state.tools]
+
+    @property
+    def available_tools(self) -> dict[str, Tool]:
+        return self.config.all_tools
 
     @property
     def messages(self) -> list[AgentMessage]:
@@ -344,8 +481,8 @@ class AgentSession(Recovery):
         self._rebuild_prompt()
 
     def _rebuild_prompt(self) -> None:
-        if self.prompt_builder is not None:
-            self.agent.state.system_prompt = self.prompt_builder(self.agent.state.tools)
+        if self.prompt_source is not None:
+            self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
 
     def set_model(self, model: Model) -> None:
         self.agent.state.model = model
@@ -357,6 +494,26 @@ class AgentSession(Recovery):
         self.agent.state.thinking_level = level
         self.store.append_thinking_level_change(level)
 
+    def set_session_name(self, name: str) -> None:
+        name = name.strip()
+        if not name:
+            raise PiError("Session name cannot be empty")
+        self.store.append_session_info(name)
+        self.emit_later(AgentEvent("session_info_changed", name=name))
+
+    def append_entry(self, custom_type: str, data: Any = None) -> None:
+        """A plugin's own session entry (not sent to the model)."""
+        self.store.append_custom_entry(custom_type, data)
+
+    def has_queued_messages(self) -> bool:
+        return self.agent.has_queued_messages()
+
+    def last_assistant(self) -> AssistantMessage | None:
+        for message in reversed(self.messages):
+            if isinstance(message, AssistantMessage):
+                return message
+        return None
+
     # --- prompting --------------------------------------------------------------------------------
 
     def _user_message(self, text: str, images: list[ImageContent] | None) -> UserMessage:
@@ -364,7 +521,7 @@ class AgentSession(Recovery):
 
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
                      streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None:
-        """The input pipeline (config.md §8): commands, the input hook, expansion, then run or queue."""
+        """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue."""
         if expand and text.startswith("/"):
             name, _, rest = text[1:].partition(" ")
             command = self.commands.get(name)
@@ -399,9 +556,10 @@ class AgentSession(Recovery):
                 messages.append(_custom(result.message))
             if result.system_prompt:
                 self.agent.state.system_prompt = result.system_prompt
-        self.ops.bash.flush_pending()  # user bash results held back during the last run
+        self.release_held_back()
         await self._check_compaction(skip_aborted=False)
-        self.compactor.reset_overflow_guard()
+        if self.compactor is not None:
+            self.compactor.reset_overflow_guard()
         try:
             await self._run_agent(lambda: self.agent.prompt(messages))
         finally:
@@ -409,7 +567,7 @@ class AgentSession(Recovery):
 
     def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
                             deliver_as: str | None = None) -> None:
-        """A plugin's message (config.md §9.1 sendMessage): queued, kept for the next prompt, or recorded."""
+        """A plugin's message (docs/plugins.md#messages-from-plugins): queued, kept for the next prompt, or recorded."""
         message = _custom({"customType": custom_type, "content": content, "display": display, "details": details})
         if deliver_as == "nextTurn":
             self._next_turn.append(message)
@@ -420,16 +578,27 @@ class AgentSession(Recovery):
             self.agent.state.messages.append(message)
             self.store.append_custom_message_entry(custom_type, content, display, details)
 
+    def record_user_bash(self, message: dict[str, Any]) -> None:
+        """A user's own ``!cmd`` result joins the context now, or after the run when the agent is streaming
+        (a message must not land in the middle of a turn)."""
+        if self.is_streaming:
+            self._held_back.append(message_from_json(message))
+            return
+        self.agent.state.messages.append(message_from_json(message))
+        self.store.append_message(message)
+
+    def release_held_back(self) -> None:
+        """Move user bash results that arrived during the last run into the context."""
+        held, self._held_back = self._held_back, []
+        for message in held:
+            self.agent.state.messages.append(message)
+            self.store.append_message(message)
+
     def check_ready(self) -> None:
         model = self.agent.state.model
         if model is None or model.id == "unknown":
             raise PiError("No model selected.")
-        if not self._api_key(model.provider) and self.api_key_for is not None:
-            from pi_core.models.env_keys import env_var_names
-
-            names = env_var_names(model.provider)
-            hint = f" Set {' or '.join(names)}, or pass --api-key." if names else " Pass --api-key."
-            raise PiError(f"No API key found for {model.provider}.{hint}")
+        self._api_key(model.provider)  # raises MissingApiKey, naming the variable to set
 
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
         self.agent.steer(self._user_message(text if expanded else self.expand_input(text), images))
@@ -454,23 +623,175 @@ class AgentSession(Recovery):
             pass  # no loop running: nobody can be listening
 
     async def abort(self) -> None:
-        if self._retry_cancel is not None:
-            self._retry_cancel.abort()
+        self.abort_retry()
         self.agent.abort()
         await self.agent.wait_for_idle()
+
+    def request_abort(self) -> None:
+        """Abort from synchronous code: the run stops; ``await abort()`` also waits for it."""
+        self.abort_retry()
+        self.agent.abort()
+
+    def abort_retry(self) -> None:
+        if self._retry_cancel is not None:
+            self._retry_cancel.abort()
 
     async def wait_for_idle(self) -> None:
         await self.agent.wait_for_idle()
 
-    def last_assistant(self) -> AssistantMessage | None:
-        for message in reversed(self.messages):
-            if isinstance(message, AssistantMessage):
-                return message
-        return None
+    # --- runs with auto-retry and auto-compaction (docs/sessions.md#auto-retry, docs/sessions.md#triggers)
+
+    async def _run_agent(self, start: Callable[[], Awaitable[None]]) -> None:
+        """Run, then retry retryable provider errors with backoff, then check for compaction."""
+        await start()
+        attempt = 0
+        while True:
+            last = self.last_assistant()
+            retry = self.retry
+            if last is None or retry is None or not retry.enabled or not retry.should_retry(last):
+                if attempt and last is not None and last.stop_reason != "error":
+                    await self._emit(AgentEvent("auto_retry_end", success=True, attempt=attempt))
+                break
+            attempt += 1
+            if attempt > retry.max_retries:
+                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=retry.max_retries,
+                                            final_error=last.error_message))
+                break
+            delay_ms = retry.delay_ms(attempt)
+            await self._emit(AgentEvent("auto_retry_start", attempt=attempt, max_attempts=retry.max_retries,
+                                        delay_ms=delay_ms, error_message=last.error_message))
+            self._drop_trailing_error()
+            self._retry_cancel = cancel = AbortSignal()
+            try:
+                await asyncio.wait_for(cancel.wait(), delay_ms / 1000)
+            except TimeoutError:
+                pass
+            finally:
+                self._retry_cancel = None
+            if cancel.aborted:
+                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=attempt,
+                                            final_error="Retry cancelled"))
+                return
+            await self.agent.continue_()
+        await self._check_compaction(skip_aborted=True)
+
+    def _drop_trailing_error(self) -> None:
+        messages = self.agent.state.messages
+        if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].stop_reason == "error":
+            self.agent.state.messages = messages[:-1]
+
+    async def _check_compaction(self, *, skip_aborted: bool) -> None:
+        last = self.last_assistant()
+        if not self.auto_compaction or last is None or self.compactor is None:
+            return
+        self.is_compacting = True
+        try:
+            outcome = await self.compactor.check(last, self.model, self.messages, skip_aborted=skip_aborted,
+                                                 thinking_level=self.agent.state.thinking_level)
+        finally:
+            self.is_compacting = False
+        if outcome is None:
+            return
+        self.agent.state.messages = self.store.build_session_context().typed_messages()
+        if skip_aborted and (outcome.will_retry or self.agent.has_queued_messages()):
+            self._drop_trailing_error()
+            await asyncio.sleep(0.1)
+            await self._run_agent(self.agent.continue_)
+
+    async def compact(self, custom_instructions: str | None = None) -> Any:
+        """Manual compaction (``/compact``, RPC ``compact``): stops the run, summarises, reloads the context."""
+        if self.compactor is None:
+            raise PiError("Compaction is not available in this session")
+        await self.abort()
+        self.is_compacting = True
+        try:
+            outcome = await self.compactor.compact(self.model if self.model.id != "unknown" else None,
+                                                   thinking_level=self.agent.state.thinking_level,
+                                                   custom_instructions=custom_instructions)
+        finally:
+            self.is_compacting = False
+        self.agent.state.messages = self.store.build_session_context().typed_messages()
+        return outcome.result
+
+    # --- the session file: new, switch, fork, clone (docs/sessions.md#session-operations) -------
+
+    async def _stop_run(self) -> None:
+        self.release_held_back()
+        if self.is_streaming:
+            await self.abort()
+
+    async def new_session(self, parent_session: str | None = None) -> bool:
+        """Start an empty session; True unless a plugin vetoed (no veto hook exists yet)."""
+        await self._stop_run()
+        await self.shutdown("new")
+        self.store.new_session(parent_session=parent_session)
+        self._reset_agent([])
+        if _has_model(self.model):
+            self.store.append_model_change(self.model.provider, self.model.id)
+        self.store.append_thinking_level_change(self.agent.state.thinking_level)
+        await self.start("new")
+        return True
+
+    async def switch_session(self, session_path: str) -> bool:
+        await self._stop_run()
+        path = Path(session_path).expanduser()
+        if not path.is_absolute():
+            path = Path(self.config.cwd) / path
+        await self.shutdown("resume")
+        self.store.set_session_file(path.resolve())
+        self._restore_from_store()
+        await self.start("resume")
+        return True
+
+    async def fork(self, entry_id: str) -> tuple[str, bool]:
+        await self._stop_run()
+        result = self.store.fork(entry_id)  # validates first: a bad id changes nothing
+        await self.shutdown("fork")
+        self._restore_from_store()
+        await self.start("fork")
+        return result.selected_text, False
+
+    async def clone(self) -> bool:
+        if self.store.leaf_id is None:
+            raise PiError("Cannot clone session: no current entry selected")
+        await self._stop_run()
+        self.store.clone()
+        await self.shutdown("fork")
+        self._restore_from_store()
+        await self.start("fork")
+        return False
+
+    def _reset_agent(self, messages: list[AgentMessage]) -> None:
+        self.agent.reset()
+        self.agent.state.messages = messages
+        self._held_back.clear()
+
+    def _restore_from_store(self) -> None:
+        context = self.store.build_session_context()
+        self._reset_agent(context.typed_messages())
+        if context.model and self.models is not None:
+            recorded = self.models.find(context.model.get("provider", ""), context.model.get("modelId", ""))
+            if recorded is not None and self.models.has_auth(recorded.provider):
+                self.agent.state.model = recorded
+        if context.thinking_level:
+            self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)
+
+
+def clamp_level(model: Model | None, level: str) -> str:
+    """``clamp_thinking_level``, except that no model means ``off`` and an unrecognised level becomes
+    the model's first supported one (a client or an old session file may say anything)."""
+    if not _has_model(model):
+        return "off"
+    assert model is not None
+    if level not in THINKING_LEVELS:
+        return supported_thinking_levels(model)[0]
+    return clamp_thinking_level(model, level)
+
+
+def _has_model(model: Model | None) -> bool:
+    return model is not None and model.id != "unknown"
 
 
 def _custom(data: dict[str, Any]) -> AgentMessage:
-    from pi_core.types import CustomMessage
-
     fields = {k: v for k, v in data.items() if v is not None}
     return CustomMessage(role="custom", **fields)

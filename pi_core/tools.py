@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import functools
+import os
+import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, Union
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pi_core.signals import AbortSignal
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
-    from pi_core.types import ImageContent, TextContent, ToolDefinition
+    from pi_core.extension import ExtensionContext
+    from pi_core.types import ImageContent, Model, TextContent, ToolDefinition
 
 
 @dataclass
@@ -32,11 +35,27 @@ class ToolResult:
 
 
 @dataclass
+class ToolSettings:
+    """Session settings the built-in tools read (``shellPath``, ``shellCommandPrefix``, ``images.autoResize``)."""
+
+    shell_path: str | None = None
+    shell_command_prefix: str | None = None
+    auto_resize_images: bool | None = None  # None: the tool's own default
+
+
+# Keys that 0.1 passed through ``ToolContext.extras``; still read from there for one release.
+_LEGACY_EXTRAS = ("model", "pi", "shell_path", "shell_command_prefix", "auto_resize_images")
+
+
+@dataclass
 class ToolContext:
     """Everything a running tool needs besides its arguments.
 
     ``call_id`` is the model's tool-call id, ``signal`` fires on abort (Ctrl-C, timeout of the run),
-    ``update`` streams partial results (each becomes a ``tool_execution_update`` event).
+    ``update`` streams partial results (each becomes a ``tool_execution_update`` event). ``model`` is the
+    model the call came from (its ``input`` says whether images can be sent back), ``settings`` the
+    session's tool settings, ``pi`` the session's ExtensionContext (set active tools, send messages, ask
+    the user) when the tool runs inside a session. ``extras`` is free for a pack's own values.
     """
 
     cwd: Path
@@ -44,26 +63,58 @@ class ToolContext:
     signal: AbortSignal = field(default_factory=AbortSignal)
     on_update: Callable[[ToolResult], None] | None = None
     env: dict[str, str] | None = None
+    model: Model | None = None
+    settings: ToolSettings = field(default_factory=ToolSettings)
+    pi: ExtensionContext | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        extras = self.extras
+        if any(key in extras for key in _LEGACY_EXTRAS):
+            self.model = self.model or extras.get("model")
+            self.pi = self.pi or extras.get("pi")
+            self.settings = ToolSettings(
+                shell_path=extras.get("shell_path", self.settings.shell_path),
+                shell_command_prefix=extras.get("shell_command_prefix", self.settings.shell_command_prefix),
+                auto_resize_images=extras.get("auto_resize_images", self.settings.auto_resize_images))
+        # ... and written there, for tools that still read ``ctx.extras["pi"]``.
+        extras.setdefault("model", self.model)
+        extras.setdefault("pi", self.pi)
+
     def resolve(self, path: str) -> Path:
-        """Resolve a model-supplied path against ``cwd`` (``~``, a leading ``@``, macOS name variants)."""
-        from pi_core.toolkit.paths import resolve_to_cwd
-
+        """Resolve a model-supplied path against ``cwd`` (``~``, a leading ``@``, Unicode spaces)."""
         return Path(resolve_to_cwd(path, str(self.cwd)))
-
-    @property
-    def pi(self) -> Any:
-        """The session's ExtensionContext (set active tools, send messages, ask the user), if running in one."""
-        return self.extras.get("pi")
 
     def update(self, partial: ToolResult | str) -> None:
         if self.on_update is not None:
             self.on_update(ToolResult.text(partial) if isinstance(partial, str) else partial)
 
 
-ExecuteResult = Union[ToolResult, str]
-Execute = Callable[[Any, ToolContext], Union[ExecuteResult, Awaitable[ExecuteResult]]]
+# Unicode spaces that models (and macOS screenshot names) use where a plain space was meant.
+_UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+
+
+def expand_path(path: str) -> str:
+    """Drop one leading ``@``, turn Unicode spaces into ASCII spaces and expand ``~`` / ``~/``."""
+    path = path.removeprefix("@")
+    path = _UNICODE_SPACES.sub(" ", path)
+    if path == "~":
+        return os.path.expanduser("~")
+    if path.startswith("~/"):
+        return os.path.expanduser("~") + path[1:]
+    return path
+
+
+def resolve_to_cwd(path: str, cwd: str) -> str:
+    """``expand_path``, then keep an absolute path as is or resolve a relative one against ``cwd``."""
+    expanded = expand_path(path)
+    if os.path.isabs(expanded):
+        return expanded
+    return os.path.normpath(os.path.join(os.path.abspath(cwd), expanded))
+
+
+ExecuteResult = ToolResult | str
+Execute = Callable[[Any, ToolContext], ExecuteResult | Awaitable[ExecuteResult]]
 
 
 @dataclass
@@ -129,7 +180,8 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
             return [clean(v) for v in node]
         return node
 
-    return clean(raw)
+    cleaned: dict[str, Any] = clean(raw)
+    return cleaned
 
 
 class ToolPolicy(Protocol):

@@ -7,7 +7,8 @@ key order, so files written here open in Pi and the other way round. Dump with `
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal, Union
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -62,9 +63,9 @@ class ToolCall(PiModel):
     thought_signature: str | None = None
 
 
-UserContent = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 AssistantContent = Annotated[
-    Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")
+    TextContent | ThinkingContent | ToolCall, Field(discriminator="type")
 ]
 
 
@@ -151,8 +152,8 @@ class CustomMessage(PiModel):
         return data
 
 
-Message = Union[UserMessage, AssistantMessage, ToolResultMessage]
-AgentMessage = Union[UserMessage, AssistantMessage, ToolResultMessage, CustomMessage]
+Message = UserMessage | AssistantMessage | ToolResultMessage
+AgentMessage = UserMessage | AssistantMessage | ToolResultMessage | CustomMessage
 
 _ROLE_TYPES: dict[str, type[PiModel]] = {
     "user": UserMessage,
@@ -198,6 +199,47 @@ class Model(PiModel):
 PLACEHOLDER_MODEL = Model(id="unknown", name="unknown", api="unknown", provider="unknown")
 
 
+def supported_thinking_levels(model: Model) -> list[str]:
+    """``["off"]`` for a non-reasoning model; otherwise the levels minus those its ``thinking_level_map``
+    maps to None, and minus ``xhigh`` unless the map names it."""
+    if not model.reasoning:
+        return ["off"]
+    level_map = model.thinking_level_map or {}
+    levels = []
+    for level in THINKING_LEVELS:
+        if level in level_map and level_map[level] is None:
+            continue
+        if level == "xhigh" and level_map.get("xhigh") is None:
+            continue
+        levels.append(level)
+    return levels
+
+
+def clamp_thinking_level(model: Model, level: str) -> str:
+    """The level if the model supports it, else the nearest supported one above, else below, else ``off``."""
+    if level not in THINKING_LEVELS:
+        raise ValueError(f"unknown thinking level {level!r}; valid: {', '.join(THINKING_LEVELS)}")
+    supported = supported_thinking_levels(model)
+    if level in supported:
+        return level
+    position = THINKING_LEVELS.index(level)
+    for candidate in THINKING_LEVELS[position + 1:]:
+        if candidate in supported:
+            return candidate
+    for candidate in reversed(THINKING_LEVELS[:position]):
+        if candidate in supported:
+            return candidate
+    return "off"
+
+
+@dataclass
+class ScopedModel:
+    """One entry of ``--models`` / ``enabledModels``: a model to cycle to, with its own thinking level."""
+
+    model: Model
+    thinking: str | None = None
+
+
 class ToolDefinition(PiModel):
     """A tool as sent to a provider: name, description, JSON Schema parameters."""
 
@@ -212,7 +254,7 @@ class Context(PiModel):
     tools: list[ToolDefinition] | None = None
 
 
-# --- provider stream events (providers.md §3) -----------------------------------------------------
+# --- provider stream events (docs/providers.md#stream-events) -----------------------------------
 
 EventType = Literal[
     "start",
@@ -247,3 +289,57 @@ class AssistantMessageEvent(PiModel):
     def final(self) -> AssistantMessage | None:
         """The finished message of a ``done`` or ``error`` event."""
         return self.message if self.type == "done" else self.error
+
+
+# --- compaction (docs/sessions.md#compaction): what is summarised and what is stored ---------------
+
+
+@dataclass
+class CompactionSettings:
+    enabled: bool = True
+    reserve_tokens: int = 16384
+    keep_recent_tokens: int = 20000
+
+
+@dataclass
+class FileOperations:
+    read: set[str] = field(default_factory=set)
+    written: set[str] = field(default_factory=set)
+    edited: set[str] = field(default_factory=set)
+
+    def file_lists(self) -> tuple[list[str], list[str]]:
+        """(read-only files, modified files), both sorted."""
+        modified = self.edited | self.written
+        return sorted(self.read - modified), sorted(modified)
+
+
+@dataclass
+class CompactionResult:
+    """What a compaction stores: also what a ``pi_session_compact`` hook returns to replace the summariser."""
+
+    summary: str
+    first_kept_entry_id: str
+    tokens_before: int
+    details: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "summary": self.summary,
+            "firstKeptEntryId": self.first_kept_entry_id,
+            "tokensBefore": self.tokens_before,
+        }
+        if self.details is not None:
+            out["details"] = self.details
+        return out
+
+
+@dataclass
+class CompactionPreparation:
+    first_kept_entry_id: str
+    messages_to_summarize: list[dict[str, Any]]
+    turn_prefix_messages: list[dict[str, Any]]
+    is_split_turn: bool
+    tokens_before: int
+    previous_summary: str | None
+    file_ops: FileOperations
+    settings: CompactionSettings

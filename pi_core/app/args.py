@@ -1,8 +1,13 @@
-"""Pi's command-line grammar (cli.md §1.1): one left-to-right pass, exactly as Pi users type it.
+"""Pi's command-line grammar (docs/cli.md#argument-grammar): one left-to-right pass, exactly as Pi users type it.
 
 click cannot express Pi's rules (a value flag takes the next token whatever it looks like, unknown
 ``--flags`` consume a value, ``-p`` may take the next token as a message), so the top-level invocation
-is parsed here; sub-commands (``pi plugins``, ``pi install``) stay click commands.
+is parsed here; sub-commands (``pi plugins``, ``pi install``, a plugin's ``pi batch``) stay click commands.
+
+The sub-command boundary: ``split_command`` finds the first bare word that could name a sub-command.
+Pi's options before it are parsed here; every token after it belongs to that command's own parser.
+Whether the word *is* a command is the CLI's call (plugin commands are known only once plugins load);
+when it is not, the whole line is parsed again as ``pi [options] [messages...]``.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ class Args:
     no_prompt_templates: bool = False
     themes: list[str] = field(default_factory=list)
     no_themes: bool = False
+    use_theme: str | None = None
     no_context_files: bool = False
     system_prompt: str | None = None
     append_system_prompt: list[str] = field(default_factory=list)
@@ -56,6 +62,23 @@ class Args:
     unknown_flags: dict[str, Any] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    # Index in argv of the first bare word, when nothing that starts a prompt came before it
+    # (a message, an @file, -p/--print, --mode, --export): where a sub-command may start.
+    command_at: int | None = None
+
+    def plugin_selection(self) -> tuple[tuple[str, ...], bool, tuple[str, ...], bool]:
+        """The options that decide which plugins load (two parses agreeing here can share one load)."""
+        return tuple(self.extensions), self.no_extensions, tuple(self.disable_plugins), self.no_mcp
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """``pi [global options] NAME [command arguments]``, split at the sub-command's name."""
+
+    name: str
+    options: Args  # pi's own options, parsed from the tokens before NAME
+    global_argv: list[str]  # those tokens, as typed
+    argv: list[str]  # every token after NAME, for the command's own parser
 
 
 _BOOL_FLAGS = {
@@ -71,7 +94,7 @@ _BOOL_FLAGS = {
 _VALUE_FLAGS = {
     "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
     "--thinking": "thinking", "--session": "session", "--fork": "fork", "--session-dir": "session_dir",
-    "--system-prompt": "system_prompt", "--export": "export",
+    "--system-prompt": "system_prompt", "--export": "export", "--use-theme": "use_theme",
 }
 _LIST_FLAGS = {"--models": "models", "--tools": "tools", "-t": "tools", "--exclude-tools": "exclude_tools",
                "-xt": "exclude_tools"}
@@ -89,6 +112,7 @@ def parse_args(argv: list[str]) -> Args:
     args = Args()
     i = 0
     n = len(argv)
+    words_are_messages = False  # a message, @file, -p, --mode or --export came first
     while i < n:
         token = argv[i]
         has_next = i + 1 < n
@@ -96,6 +120,7 @@ def parse_args(argv: list[str]) -> Args:
             setattr(args, _BOOL_FLAGS[token], True)
         elif token in ("--print", "-p"):
             args.print = True
+            words_are_messages = True
             if has_next:
                 nxt = argv[i + 1]
                 if not nxt.startswith("@") and (not nxt.startswith("-") or nxt.startswith("---")):
@@ -104,9 +129,8 @@ def parse_args(argv: list[str]) -> Args:
         elif token in _VALUE_FLAGS and has_next:
             i += 1
             name, value = _VALUE_FLAGS[token], argv[i]
-            if name == "mode" and value not in ("text", "json", "rpc"):
-                pass  # consumed and ignored, like Pi
-            elif name == "thinking" and value not in THINKING_CHOICES:
+            words_are_messages = words_are_messages or name in ("mode", "export")
+            if name == "thinking" and value not in THINKING_CHOICES:
                 args.warnings.append(f'Invalid thinking level "{value}". Valid values: {", ".join(THINKING_CHOICES)}')
             else:
                 setattr(args, name, value)
@@ -123,6 +147,7 @@ def parse_args(argv: list[str]) -> Args:
                 args.list_models = argv[i]
         elif token.startswith("@"):
             args.file_args.append(token[1:])
+            words_are_messages = True
         elif token.startswith("--"):
             name, eq, value = token[2:].partition("=")
             if eq:
@@ -135,9 +160,24 @@ def parse_args(argv: list[str]) -> Args:
         elif token.startswith("-") and token != "-":
             args.errors.append(f"Unknown option: {token}")
         else:
+            if not words_are_messages and not args.messages:
+                args.command_at = i
+            words_are_messages = True
             args.messages.append(token)
         i += 1
     return args
+
+
+def split_command(argv: list[str]) -> CommandLine | None:
+    """Split ``argv`` at the first bare word that may name a sub-command, or None when there is none.
+
+    ``pi -e ext.py batch tasks.jsonl -j 4`` gives name ``batch``, options parsed from ``-e ext.py`` and
+    argv ``["tasks.jsonl", "-j", "4"]``: nothing after the name is read as one of pi's options.
+    """
+    at = parse_args(argv).command_at
+    if at is None:
+        return None
+    return CommandLine(name=argv[at], options=parse_args(argv[:at]), global_argv=argv[:at], argv=argv[at + 1:])
 
 
 HELP = """\
@@ -145,12 +185,12 @@ pi - a minimal, hackable coding agent; every tool and provider is a plugin
 
 Usage:
   pi [options] [@files...] [messages...]
-  pi plugins | tools | install <pkg> | remove <pkg> | list | update
-  pi mcp <add|remove|list|login|logout> [options]
+  pi [options] <command> [command options]   plugins, tools, install, remove, list, update, or a plugin's
 
 Options:
   -p, --print                    Answer the prompt and exit (no interactive UI)
-  --mode <text|json|rpc>         Output mode: text (default), json (one event per line), rpc (stdin/stdout protocol)
+  --mode <text|json|rpc|NAME>    Output mode: text (default), json (one event per line), rpc (stdin/stdout
+                                 protocol), or a mode a plugin adds
   --provider <name>              Provider used to resolve --model
   --model <pattern>              Model id or pattern; provider/id and a :<thinking> suffix are accepted
   --api-key <key>                API key for the selected model's provider (not saved)
@@ -176,6 +216,9 @@ Options:
   -ns, --no-skills               Skip skill discovery
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
   -np, --no-prompt-templates     Skip prompt template discovery
+  --theme <path>                 Load a theme file or directory (repeatable)
+  --use-theme <name[/name]>      The interactive theme for this run (light/dark: by terminal)
+  --no-themes                    Skip discovered and configured themes (--theme paths still load)
   -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
   --system-prompt <text|file>    Replace the default system prompt
   --append-system-prompt <t|f>   Append to the system prompt (repeatable)
@@ -186,12 +229,14 @@ Options:
   -v, --version                  Show the version
 
 Sub-commands:
-  pi plugins [--json]            Plugins with their origin, tools, providers and overrides
-  pi tools [--json]              Registered tools and which are active by default
+  pi plugins [--json] [-e f.py]  Plugins with their origin, tools, providers and overrides
+  pi tools [--json] [-e f.py]    Registered tools and which are active by default
+                                 (both also take --disable-plugin <name> and -ne, --no-extensions)
   pi install <pkg> [-l]          pip-install a plugin package into pi's environment
   pi remove <pkg> [-l]           Uninstall a plugin package
   pi list                        Installed plugin packages
   pi update [pkg]                Upgrade plugin packages
+  pi mcp add|remove|list|login|logout   MCP servers in mcp.json (pi mcp --help)
 
 Environment:
   PI_CODING_AGENT_DIR            Config directory (default ~/.pi/agent)

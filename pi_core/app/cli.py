@@ -1,4 +1,8 @@
-"""The ``pi`` command: the main invocation with Pi's own flag grammar; sub-commands live in commands.py.
+"""The ``pi`` command: the main invocation with Pi's own flag grammar; sub-commands live in subcommands.py.
+
+``pi [options] NAME ...`` runs a built-in sub-command (``plugins``, ``tools``, the package commands) or a
+plugin's (``pi_cli_commands``) when NAME is the first bare word; the options before NAME are pi's and
+choose the plugins, everything after NAME is the command's own. Otherwise NAME is the first message.
 
 Nothing heavy is imported at module level: ``pi --help`` and ``pi --version`` load no plugin, SDK or UI.
 """
@@ -8,24 +12,25 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
-
+from typing import TYPE_CHECKING, Any
 
 from pi_core import __version__
-from pi_core.app.args import HELP, Args, parse_args
+from pi_core.app.args import HELP, Args, CommandLine, parse_args, split_command
 from pi_core.errors import PiError
+
+if TYPE_CHECKING:
+    import click
+
+    from pi_core.app.startup import Startup
+    from pi_core.mode import Mode
+    from pi_core.sessions.picker import Picker
 
 SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
 
 
 def cli() -> None:
     """Console-script entry point."""
-    argv = sys.argv[1:]
-    if argv and argv[0] in SUBCOMMANDS:
-        from pi_core.app.subcommands import run
-
-        sys.exit(run(argv))
-    sys.exit(main(argv))
+    sys.exit(main(sys.argv[1:]))
 
 
 def _out(text: str) -> None:
@@ -42,16 +47,24 @@ def _fail(message: str, code: int = 1) -> int:
 
 
 def main(argv: list[str], cwd: Path | None = None) -> int:
+    command = split_command(argv)
+    if command is not None and not (command.options.help or command.options.version):
+        if command.options.errors:
+            return _report_parse(command.options)
+        if command.name in SUBCOMMANDS:
+            from pi_core.app.subcommands import run
+
+            return run(command, cwd or Path.cwd())
+    else:
+        command = None
     args = parse_args(argv)
     if args.offline or os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes"):
         os.environ["PI_OFFLINE"] = "1"
         os.environ["PI_SKIP_VERSION_CHECK"] = "1"
-    for warning in args.warnings:
-        _err(f"Warning: {warning}")
-    if args.errors:
-        for error in args.errors:
-            _err(f"Error: {error}")
-        return 1
+    if command is None and (args.warnings or args.errors):
+        code = _report_parse(args)
+        if code:
+            return code
     if args.version:
         _out(__version__)
         return 0
@@ -59,7 +72,7 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         sys.stdout.write(HELP)
         return 0
     try:
-        return _run(args, cwd or Path.cwd())
+        return _run(args, cwd or Path.cwd(), command)
     except PiError as err:
         code = getattr(err, "exit_code", 1)
         if code == 0:
@@ -70,12 +83,70 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         return 130
 
 
-def _run(args: Args, cwd: Path) -> int:
+def _report_parse(args: Args) -> int:
+    for warning in args.warnings:
+        _err(f"Warning: {warning}")
+    for error in args.errors:
+        _err(f"Error: {error}")
+    return 1 if args.errors else 0
+
+
+def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
+    if command is not None:
+        # A bare word after pi's options may be a plugin's command: load the plugins those options choose.
+        env = _load(command.options, cwd, rpc=args.mode == "rpc")
+        found = _plugin_command(env, command.name)
+        if found is not None:
+            _report_parse(command.options)
+            _print_warnings(env.warnings)
+            from pi_core.app.subcommands import CommandContext, run_click
+
+            return run_click(found, command.argv, f"pi {command.name}",
+                             CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd,
+                                            startup=env))
+        code = _report_parse(args)  # not a command after all: the whole line is pi's
+        if code:
+            return code
+        if args.plugin_selection() != command.options.plugin_selection():
+            env = _load(args, cwd, rpc=args.mode == "rpc")
+        return _run_session(args, cwd, env)
+    return _run_session(args, cwd, None)
+
+
+def _load(args: Args, cwd: Path, *, rpc: bool) -> Startup:
+    from pi_core.app import startup as boot
+
+    if rpc:
+        from pi_core.modes.rpc import protect_stdout
+
+        protect_stdout()  # before plugins load: a plugin printing at import must not corrupt the protocol
+    return boot.load_environment(args, cwd)
+
+
+def _export_theme(args: Args, cwd: Path) -> Any:
+    """The page colours of ``--export``: the ``theme`` setting's theme, as Pi's export uses."""
+    from pi_core.app.settings import Settings
+    from pi_core.config_paths import agent_dir
+    from pi_core.resources.themes import active_theme, setting_theme_paths
+
+    settings = Settings.load(cwd)
+    theme, _found, warnings = active_theme(
+        cwd, agent_dir(), settings.get("theme"), cli_paths=[Path(p).expanduser() for p in args.themes],
+        setting_paths=setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), agent_dir(), cwd),
+        no_themes=args.no_themes, project_trusted=lambda: True,  # trust: replace with the project-trust decision
+    )
+    for warning in warnings:
+        _err(f"Warning: {warning}")
+    return theme
+
+
+def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     if args.export:
         from pi_core.export.html import export_html
 
         out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"
-        path = export_html(Path(args.export), out)
+        theme = _export_theme(args, cwd)
+        path = export_html(Path(args.export), out, colors=theme.export_colors())
         _out(f"Exported to: {path}")
         return 0
     if args.mode == "rpc" and args.file_args:
@@ -86,60 +157,67 @@ def _run(args: Args, cwd: Path) -> int:
         return _fail(f"--fork cannot be combined with {', '.join(conflicting)}")
 
     from pi_core.app import startup as boot
+    from pi_core.mode import ModeRequest
 
-    if args.mode == "rpc":
-        from pi_core.modes.rpc import protect_stdout
-
-        protect_stdout()  # before plugins load: a plugin printing at import must not corrupt the protocol
-    env = boot.load_environment(args, cwd)
+    if env is None:
+        env = _load(args, cwd, rpc=args.mode == "rpc")
     _print_warnings(env.warnings)
-    plugin_command = _plugin_command(env, args)
-    if plugin_command is not None:
-        command, rest = plugin_command
-        return command.main(args=rest, prog_name=f"pi {command.name}", standalone_mode=False) or 0
     if args.list_models is not False:
-        from pi_core.models.registry import format_model_list
+        from pi_core.models.resolution import format_model_list
 
         models = boot.model_registry(env)
         search = args.list_models if isinstance(args.list_models, str) else None
         _out(format_model_list(models.available_models(), search))
         return 0
 
-    interactive = args.mode != "rpc" and args.mode != "json" and not args.print and sys.stdin.isatty()
+    mode = _choose_mode(env, args)
+    interactive = mode.name == "interactive"
     stdin_text = "" if args.mode == "rpc" else boot.read_piped_stdin()
     file_text, images = boot.read_file_args(args.file_args, cwd)
     shown = len(env.warnings)
-    session = boot.build_session(args, env)
+    session = boot.build_session(args, env, picker=_session_picker(env), interactive=interactive)
     _print_warnings(env.warnings[shown:])
 
-    if args.mode == "rpc":
-        from pi_core.modes.rpc import run_rpc_mode
-
-        return _run_async(run_rpc_mode(session), session)
     prompts = list(args.messages)
     first = stdin_text + file_text + (prompts.pop(0) if prompts else "")
-    if interactive and sys.stdout.isatty():
-        from pi_plugins.interactive import run_interactive
-
-        return _run_async(run_interactive(session, initial_message=first or None, initial_images=images,
-                                          startup=env), session)
-    from pi_core.modes.print_mode import run_print_mode
-
-    queue = ([first] if first or images else []) + prompts
-    return _run_async(run_print_mode(session, queue, images, json_mode=args.mode == "json"), session)
+    messages = ([first] if first or images else []) + prompts
+    request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose)
+    return _run_async(mode.run(request), session)
 
 
-def _plugin_command(env: object, args: Args) -> tuple[Any, list[str]] | None:
-    """``pi <name> ...`` where a plugin's ``pi_cli_commands`` registered <name>."""
-    if not args.messages or args.print or args.mode:
-        return None
+def _choose_mode(env: Startup, args: Args) -> Mode:
+    """``--mode NAME``; ``-p`` is ``text``; otherwise ``interactive`` on a terminal, else ``text``."""
+    modes = env.registry.modes.items
+    if args.mode:
+        name = args.mode
+    elif args.print or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        name = "text"
+    else:
+        name = "interactive"
+    mode = modes.get(name)
+    if mode is None:
+        known = ", ".join(sorted(modes)) or "none"
+        raise PiError(f'Unknown mode "{name}" (available: {known}). A mode comes from a plugin; '
+                      "check `pi plugins` for a disabled or failed one.")
+    return mode  # type: ignore[no-any-return]
+
+
+def _session_picker(env: Startup) -> Picker | None:
+    """``pi -r``: the interactive mode's picker, else any mode's that has one."""
+    modes = env.registry.modes.items
+    ordered = [modes["interactive"]] if "interactive" in modes else []
+    ordered += [m for name, m in modes.items() if name != "interactive"]
+    return next((m.pick_session for m in ordered if m.pick_session is not None), None)
+
+
+def _plugin_command(env: Startup, name: str) -> click.Command | None:
+    """The click command a plugin's ``pi_cli_commands`` registered as ``name``, or None."""
     from pi_core.registry import call_each
 
-    for _plugin, commands_ in call_each(env.plugins, "pi_cli_commands"):  # type: ignore[attr-defined]
+    for _plugin, commands_ in call_each(env.plugins, "pi_cli_commands"):
         for command in commands_:
-            if command.name == args.messages[0]:
-                argv = sys.argv[1:]
-                return command, argv[argv.index(command.name) + 1:] if command.name in argv else []
+            if command.name == name:
+                return command
     return None
 
 

@@ -22,12 +22,13 @@ def plugin_rows(registry: Registry) -> list[dict[str, Any]]:
             "tools": registry.tools.by_plugin.get(name, []),
             "providers": registry.providers.by_plugin.get(name, []),
             "renderers": registry.renderers.by_plugin.get(name, []),
+            "modes": registry.modes.by_plugin.get(name, []),
             "overrides": beaten.get(name, []),
             "error": None,
         })
     for failure in plugins.failures:
         rows.append({"name": failure.name, "layer": "failed", "source": failure.source, "replaces": None,
-                     "tools": [], "providers": [], "renderers": [], "overrides": [], "error": failure.reason})
+                     "tools": [], "providers": [], "renderers": [], "modes": [], "overrides": [], "error": failure.reason})
     return rows
 
 
@@ -39,7 +40,7 @@ def render_plugin_rows(rows: list[dict[str, Any]], registry: Registry) -> str:
         if row["replaces"]:
             parts.append(f"replaces the {row['replaces']} plugin {row['name']!r}")
         lines.append("  ".join(parts))
-        for kind in ("tools", "providers", "renderers"):
+        for kind in ("tools", "providers", "renderers", "modes"):
             if row[kind]:
                 lines.append(f"{'':<{width}}  {kind}: {', '.join(row[kind])}")
         for override in row["overrides"]:

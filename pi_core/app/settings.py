@@ -1,4 +1,5 @@
-"""User settings: global ``<agentDir>/settings.toml`` merged with the project's ``.pi/settings.toml`` (config.md §2).
+"""User settings: global ``<agentDir>/settings.toml`` merged with the project's ``.pi/settings.toml``
+(docs/config.md#settings).
 
 Keys are Pi's ``settings.json`` keys (camelCase, nested tables for ``compaction``, ``retry``...) plus
 pi's own ``disabled_plugins``. Pi's ``settings.json`` is read when a scope has no TOML file yet; the
@@ -14,6 +15,7 @@ import contextlib
 import copy
 import json
 import os
+import sys
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -36,6 +38,9 @@ class SettingsError:
         return f"Warning: ({context}, {self.scope} settings) {self.message}"
 
 
+DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
+
+
 @dataclass
 class RetrySettings:
     enabled: bool = True
@@ -45,6 +50,17 @@ class RetrySettings:
     provider_max_retries: int | None = None
     provider_max_retry_delay_ms: int = 60000
 
+    def should_retry(self, message: Any) -> bool:
+        """Whether an error reply is worth another attempt (AgentSession's auto-retry asks)."""
+        from pi_core.llm.retry import is_retryable_error
+
+        return is_retryable_error(message)
+
+    def delay_ms(self, attempt: int) -> int:
+        from pi_core.llm.retry import agent_retry_delay_ms
+
+        return agent_retry_delay_ms(self.base_delay_ms, attempt)
+
 
 @dataclass
 class BranchSummarySettings:
@@ -53,7 +69,7 @@ class BranchSummarySettings:
 
 
 def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
-    """Rename keys older Pi versions wrote (config.md §2.2). Mutates and returns ``data``."""
+    """Rename keys older Pi versions wrote (docs/config.md#older-key-names). Mutates and returns ``data``."""
     if "queueMode" in data:
         data.setdefault("steeringMode", data["queueMode"])
         del data["queueMode"]
@@ -106,9 +122,7 @@ def _file_lock(path: Path) -> Iterator[None]:
     lock_path = path.with_name(path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+b") as fh:
-        try:
-            import fcntl
-        except ImportError:  # Windows
+        if sys.platform == "win32":
             import msvcrt
 
             fh.seek(0)
@@ -119,6 +133,8 @@ def _file_lock(path: Path) -> Iterator[None]:
                 fh.seek(0)
                 msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
             return
+        import fcntl
+
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:
             yield
@@ -376,6 +392,17 @@ class Settings:
             reserve_tokens=self._typed("branchSummary.reserveTokens", int, 16384),
             skip_prompt=self._typed("branchSummary.skipPrompt", bool, False),
         )
+
+    @property
+    def http_idle_timeout_s(self) -> float:
+        """``httpIdleTimeoutMs`` (Pi's name): how long a provider stream may go without a complete event
+        (and a request without its response) before it fails; default 300000 ms, ``0``/``"disabled"`` = off."""
+        value = self.get("httpIdleTimeoutMs")
+        if value == "disabled":
+            return 0.0
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            return float(value) / 1000
+        return DEFAULT_HTTP_IDLE_TIMEOUT_MS / 1000
 
     @property
     def retry(self) -> RetrySettings:

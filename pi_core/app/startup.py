@@ -7,16 +7,26 @@ Problems the user must fix raise PiError; things worth knowing are collected in 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.app.args import Args
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins
 from pi_core.registry import Registry, build_registry
-from pi_core.types import ImageContent
+from pi_core.tools import ToolSettings
+from pi_core.types import ImageContent, Model, clamp_thinking_level
+
+if TYPE_CHECKING:
+    from pi_core.app.settings import Settings
+    from pi_core.llm.retry import RetryPolicy
+    from pi_core.models.registry import ModelRegistry
+    from pi_core.session import AgentSession, SessionParts, StreamFn
+    from pi_core.sessions.manager import SessionManager
+    from pi_core.sessions.picker import Picker
 
 
 class SessionNotChosen(PiError):
@@ -71,7 +81,7 @@ def model_registry(startup: Startup) -> Any:
 
 
 def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
-    """``@file`` arguments (cli.md §6): text inlined in <file> tags, images attached."""
+    """``@file`` arguments (docs/cli.md#file-arguments-and-stdin): text inlined in <file> tags, images attached."""
     from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type, fit_image
     from pi_core.toolkit.paths import resolve_to_cwd
 
@@ -122,8 +132,8 @@ class PromptSources:
         self.reload()
 
     def reload(self) -> None:
-        from pi_core.resources import ResourceSettings, load_resources
         from pi_core.app.system_prompt import load_prompt_texts
+        from pi_core.resources import ResourceSettings, load_resources
 
         env, args = self.env, self.args
         scopes = ResourceSettings.from_scopes(env.settings.scope_data("global"), env.settings.scope_data("project"))
@@ -146,7 +156,7 @@ class PromptSources:
                                    skills=self.resources.skills, extra_snippets=snippets, extra_guidelines=guidelines)
 
 
-def open_session_store(args: Args, env: Startup) -> Any:
+def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -> SessionManager:
     """The session file per the flags' precedence: --no-session > --fork > --session > --continue > new."""
     from pi_core.sessions.lookup import find_session
     from pi_core.sessions.manager import SessionManager
@@ -167,7 +177,7 @@ def open_session_store(args: Args, env: Startup) -> Any:
     if args.resume:
         from pi_core.sessions.picker import pick_session
 
-        chosen = pick_session(SessionManager.list(cwd, session_dir))
+        chosen = pick_session(SessionManager.list(cwd, session_dir), picker)
         if chosen is None:
             raise SessionNotChosen("No session selected")
         return SessionManager.open(chosen, session_dir)
@@ -176,28 +186,62 @@ def open_session_store(args: Args, env: Startup) -> Any:
     return SessionManager.create(cwd, session_dir)
 
 
-def build_session(args: Args, env: Startup) -> Any:
+def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry, *,
+                  models: ModelRegistry | None = None, settings: Settings | None = None,
+                  prompt: PromptSources | None = None, api_key: str | None = None,
+                  expand_input: Callable[[str], str] | None = None, stream_fn: StreamFn | None = None,
+                  ) -> SessionParts:
+    """The standard collaborators of a session over ``store``: provider dispatch with request-level retry,
+    the compactor (with the plugins' ``pi_session_compact`` hook), agent-level retry and the message
+    converter, per ``settings`` (defaults when None). ``stream_fn`` replaces the provider dispatch (tests
+    pass a fake provider's). Embedders and tests build sessions with it too."""
+    from pi_core.app.settings import RetrySettings
+    from pi_core.compaction.compactor import Compactor
+    from pi_core.compaction.plan import CompactionSettings
+    from pi_core.compaction.summarize import llm_summarizer
+    from pi_core.llm.retry import stream_with_retry
+    from pi_core.session import SessionParts, provider_stream_fn
+    from pi_core.sessions.messages import llm_converter
+
+    if stream_fn is None:
+        policy = _retry_policy(settings)
+        stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
+            provider, model, context, options, policy))
+
+    def key_for(model: Model) -> str | None:
+        return api_key or (models.api_key_for(model) if models is not None else None)
+
+    hook = plugins.pm.hook.pi_session_compact
+    compactor = Compactor(store, llm_summarizer(stream_fn, key_for),
+                          settings=(lambda: settings.compaction) if settings is not None else CompactionSettings(),
+                          hook=hook if hook.get_hookimpls() else None)
+    return SessionParts(store=store, stream_fn=stream_fn, models=models, settings=settings, prompt=prompt,
+                        compactor=compactor, retry=settings.retry if settings is not None else RetrySettings(),
+                        messages=store.build_session_context().typed_messages(), expand_input=expand_input,
+                        convert_to_llm=llm_converter(settings.block_images if settings is not None else False))
+
+
+def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,
+                  ) -> AgentSession:
     """Everything a mode needs, in one AgentSession."""
+    from pi_core.app.tool_selection import select_tools
     from pi_core.models.resolution import initial_model
     from pi_core.resources import expand_input
     from pi_core.session import AgentSession, SessionConfig
-    from pi_core.sessions.messages import llm_converter
-    from pi_core.app.tool_selection import select_tools
 
     settings = env.settings
     models = model_registry(env)
-    store = open_session_store(args, env)
+    store = open_session_store(args, env, picker)
     env.warnings.extend(getattr(store, "warnings", []))
     context = store.build_session_context()
-    history = context.typed_messages()
+    has_history = bool(context.typed_messages())
 
     selection = select_tools(env.registry, allow=args.tools, no_tools=args.no_tools,
                              no_builtin=args.no_builtin_tools, exclude=args.exclude_tools,
                              default_names=settings.default_tools)
     sources = PromptSources(env, args)
-    resources = sources.resources
 
-    chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=bool(history),
+    chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=has_history,
                            session_model=(context.model["provider"], context.model["modelId"])
                            if context.model else None,
                            default_provider=settings.default_provider, default_model=settings.default_model)
@@ -208,52 +252,43 @@ def build_session(args: Args, env: Startup) -> Any:
         if chosen.model is None:
             raise PiError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
         models.set_runtime_key(chosen.model.provider, args.api_key)
-    thinking = args.thinking or chosen.thinking or (context.thinking_level if history else None) \
+    thinking = args.thinking or chosen.thinking or (context.thinking_level if has_history else None) \
         or settings.default_thinking_level or "medium"
-    if chosen.model is not None:
-        from pi_core.models.thinking import clamp_thinking_level
-
-        thinking = clamp_thinking_level(chosen.model, thinking)
-    else:
-        thinking = "off"
-    if chosen.model is None and args.mode != "rpc" and (args.print or args.mode == "json" or not sys.stdin.isatty()):
+    thinking = clamp_thinking_level(chosen.model, thinking) if chosen.model is not None else "off"
+    if chosen.model is None and args.mode != "rpc" and not interactive:
         raise PiError("No models available. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) or add "
                       "models to models.toml in the config directory, then try again.")
 
-    config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
-                           all_tools=selection.available, system_prompt=sources.build(selection.active),
-                           steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
-                           tool_policy=selection.policy)
-    block_images = settings.block_images
-    session = AgentSession(
-        config, plugins=env.plugins, registry=env.registry, store=store, messages=history,
-        api_key_for=lambda model: models.api_key_for(model),
-        prompt_builder=sources.build, expand_input=lambda text: expand_input(text, sources.resources),
-        convert_to_llm=llm_converter(block_images),
-        retry=_retry_policy(settings),
-    )
-    session.models = models
-    session.reloader = sources.reload
-    session.resources = resources
-    session.settings = settings
-    session.quiet_startup = settings.quiet_startup and not args.verbose
     patterns = args.models if args.models is not None else settings.enabled_models
+    scoped = []
     if patterns:
         from pi_core.models.resolution import resolve_scope
 
-        session.scoped_models = resolve_scope(models, patterns, env.warnings.append)
-    session.retry_settings = settings.retry
-    session.agent.tool_env.update(shell_path=settings.shell_path, shell_command_prefix=settings.shell_command_prefix,
-                                  auto_resize_images=settings.auto_resize_images)
-    if chosen.model is not None and not history:
+        scoped = resolve_scope(models, patterns, env.warnings.append)
+    config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
+                           all_tools=selection.available, system_prompt=sources.build(selection.active),
+                           steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
+                           scoped_models=scoped,
+                           tool_settings=ToolSettings(shell_path=settings.shell_path,
+                                                      shell_command_prefix=settings.shell_command_prefix,
+                                                      auto_resize_images=settings.auto_resize_images),
+                           tool_policy=selection.policy)
+    parts = session_parts(store, env.plugins, env.registry, models=models, settings=settings, prompt=sources,
+                          api_key=args.api_key,
+                          expand_input=lambda text: expand_input(text, sources.resources))
+    session = AgentSession(config, parts, plugins=env.plugins, registry=env.registry)
+    if chosen.model is not None and not has_history:
         store.append_model_change(chosen.model.provider, chosen.model.id)
         store.append_thinking_level_change(thinking)
     return session
 
 
-def _retry_policy(settings: Any) -> Any:
+def _retry_policy(settings: Settings | None) -> RetryPolicy:
     from pi_core.llm.retry import RetryPolicy
 
-    retry = settings.get("retry")
+    retry = settings.get("retry") if settings is not None else None
     provider = retry.get("provider") if isinstance(retry, dict) else None
-    return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    policy = RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    if settings is not None:
+        policy.idle_timeout_s = settings.http_idle_timeout_s
+    return policy

@@ -1,24 +1,68 @@
-"""``pi`` sub-commands (click): plugins, tools, and the package commands. Imported only when used."""
+"""``pi`` sub-commands (click): plugins, tools, and the package commands. Imported only when used.
+
+Every sub-command, built-in or a plugin's (``pi_cli_commands``), runs with a ``CommandContext`` as its
+click ``obj``: pi's own options given before the command's name, and the plugins they loaded.
+"""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from pi_core.app.args import Args
+from pi_core.app.args import Args, CommandLine
 from pi_core.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_core.app.startup import Startup
+
+
+@dataclass
+class CommandContext:
+    """What a sub-command gets as ``click.get_current_context().obj`` (or ``@click.pass_obj``).
+
+    ``options`` are pi's options typed before the command's name (``pi -e ext.py batch ...``);
+    ``global_argv`` is the same tokens as typed; ``startup`` holds the settings and plugins those
+    options loaded (None for the built-in commands, which load what they need themselves).
+    """
+
+    options: Args = field(default_factory=Args)
+    global_argv: list[str] = field(default_factory=list)
+    cwd: Path = field(default_factory=Path.cwd)
+    startup: Startup | None = None
+
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def commands() -> None:
     """pi sub-commands."""
 
 
-def _environment(no_extensions: bool = False) -> object:
+def _plugin_options(command: click.Command) -> click.Command:
+    """The options that choose plugins, as ``pi`` itself takes them: added to each listing command."""
+    for option in reversed([
+        click.Option(["-e", "--extension", "extensions"], multiple=True, metavar="FILE",
+                     help="Load a plugin file for this run (repeatable)."),
+        click.Option(["--disable-plugin", "disable_plugins"], multiple=True, metavar="NAME",
+                     help="Do not load this plugin (repeatable)."),
+        click.Option(["-ne", "--no-extensions", "no_extensions"], is_flag=True,
+                     help="Skip plugin discovery (-e files still load)."),
+    ]):
+        command.params.insert(0, option)
+    return command
+
+
+def _environment(context: CommandContext, extensions: tuple[str, ...], disable_plugins: tuple[str, ...],
+                 no_extensions: bool) -> Startup:
     from pi_core.app.startup import load_environment
 
-    env = load_environment(Args(no_extensions=no_extensions), Path.cwd())
+    given = context.options
+    options = replace(given, extensions=[*given.extensions, *extensions],
+                      disable_plugins=[*given.disable_plugins, *disable_plugins],
+                      no_extensions=given.no_extensions or no_extensions)
+    env = load_environment(options, context.cwd)
     for warning in env.warnings:
         click.echo(f"Warning: {warning}", err=True)
     return env
@@ -26,28 +70,32 @@ def _environment(no_extensions: bool = False) -> object:
 
 @commands.command("plugins")
 @click.option("--json", "json_", is_flag=True, help="Machine-readable output.")
-def plugins_command(json_: bool) -> None:
+@click.pass_obj
+def plugins_command(context: CommandContext, json_: bool, extensions: tuple[str, ...],
+                    disable_plugins: tuple[str, ...], no_extensions: bool) -> None:
     """List plugins: origin, contributed tools and providers, and overrides."""
     from pi_core.app.plugin_report import plugin_rows, render_plugin_rows
 
-    env = _environment()
-    rows = plugin_rows(env.registry)  # type: ignore[attr-defined]
+    env = _environment(context, extensions, disable_plugins, no_extensions)
+    rows = plugin_rows(env.registry)
     if json_:
         import json
 
         click.echo(json.dumps(rows, indent=2))
     else:
-        click.echo(render_plugin_rows(rows, env.registry))  # type: ignore[attr-defined]
+        click.echo(render_plugin_rows(rows, env.registry))
 
 
 @commands.command("tools")
 @click.option("--json", "json_", is_flag=True, help="Machine-readable output.")
-def tools_command(json_: bool) -> None:
+@click.pass_obj
+def tools_command(context: CommandContext, json_: bool, extensions: tuple[str, ...],
+                  disable_plugins: tuple[str, ...], no_extensions: bool) -> None:
     """List registered tools, who provides them, and which are active by default."""
     from pi_core.app.tool_selection import select_tools
 
-    env = _environment()
-    registry = env.registry  # type: ignore[attr-defined]
+    env = _environment(context, extensions, disable_plugins, no_extensions)
+    registry = env.registry
     active = {t.name for t in select_tools(registry).active}
     rows = [{"name": name, "plugin": registry.tools.owner[name], "active": name in active,
              "description": tool.description.strip().splitlines()[0].lstrip("# ").split(". ")[0]} for name, tool in registry.tools.items.items()]
@@ -61,21 +109,35 @@ def tools_command(json_: bool) -> None:
         click.echo(f"{mark} {row['name']:<12} {row['plugin']:<22} {row['description']}")
 
 
-from pi_core.app.packages import register_package_commands  # noqa: E402 - cheap: click only, pip runs lazily
+_plugin_options(plugins_command)
+_plugin_options(tools_command)
+
+from pi_core.app.packages import (
+    register_package_commands,  # cheap: click only, pip runs lazily
+)
 
 register_package_commands(commands)
 
 
-def run(argv: list[str]) -> int:
-    """Run a sub-command; errors meant for the user print without a traceback."""
+def run_click(command: click.Command, argv: list[str], prog_name: str, context: CommandContext) -> int:
+    """Run a click command; its usage errors and pi's user errors print without a traceback."""
     try:
-        commands.main(args=argv, prog_name="pi", standalone_mode=False)
+        result = command.main(args=argv, prog_name=prog_name, standalone_mode=False, obj=context)
     except click.exceptions.Exit as done:
         return done.exit_code
+    except click.exceptions.Abort:
+        sys.stderr.write("Aborted!\n")
+        return 1
     except click.ClickException as err:
         err.show()
         return err.exit_code
     except PiError as err:
         sys.stderr.write(f"Error: {err}\n")
-        return 1
-    return 0
+        return getattr(err, "exit_code", 1)
+    return result if isinstance(result, int) else 0
+
+
+def run(command: CommandLine, cwd: Path | None = None) -> int:
+    """Run a built-in sub-command with pi's options typed before its name."""
+    context = CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd or Path.cwd())
+    return run_click(commands, [command.name, *command.argv], "pi", context)

@@ -1,5 +1,5 @@
 """Which tools exist and which are active for a run: ``--tools``, ``--exclude-tools``, ``--no-tools``,
-``--no-builtin-tools`` and ``defaultTools`` (cli.md "Tools", Pi 1.6's grammar with pi's strict names).
+``--no-builtin-tools`` and ``defaultTools`` (docs/cli.md#tool-selection: Pi 1.6's grammar, pi's strict names).
 
 Entries are exact names or patterns where ``*`` matches any characters. A list of only ``+name``/``-name``
 entries changes the default selection instead of replacing it. A plain name that matches no registered tool

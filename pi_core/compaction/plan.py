@@ -1,4 +1,5 @@
-"""Compaction planning: where to cut the branch, what to summarise, which files were touched (sessions.md §9.4).
+"""Compaction planning: where to cut the branch, what to summarise, which files were touched
+(docs/sessions.md#preparation).
 
 Pure functions over the entries of the current branch (root→leaf). ``summarize.py`` turns a
 ``CompactionPreparation`` into a summary; ``auto.py`` decides when and applies the result.
@@ -6,54 +7,23 @@ Pure functions over the entries of the current branch (root→leaf). ``summarize
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
+from pi_core.compaction.tokens import estimate_context_tokens, estimate_tokens
 from pi_core.sessions.context import entry_message
 from pi_core.sessions.format import Entry
 from pi_core.sessions.messages import Message, compaction_summary_message
-from pi_core.compaction.tokens import estimate_context_tokens, estimate_tokens
+from pi_core.types import (
+    CompactionPreparation,
+    CompactionResult,
+    CompactionSettings,
+    FileOperations,
+)
+
+__all__ = ["CompactionPreparation", "CompactionResult", "CompactionSettings", "CutPoint", "FileOperations",
+           "extract_file_ops", "find_cut_point", "latest_compaction", "prepare_compaction"]
 
 _CUT_ROLES = frozenset({"user", "assistant", "bashExecution", "custom", "branchSummary", "compactionSummary"})
-
-
-@dataclass
-class CompactionSettings:
-    enabled: bool = True
-    reserve_tokens: int = 16384
-    keep_recent_tokens: int = 20000
-
-
-@dataclass
-class FileOperations:
-    read: set[str] = field(default_factory=set)
-    written: set[str] = field(default_factory=set)
-    edited: set[str] = field(default_factory=set)
-
-    def file_lists(self) -> tuple[list[str], list[str]]:
-        """(read-only files, modified files), both sorted."""
-        modified = self.edited | self.written
-        return sorted(self.read - modified), sorted(modified)
-
-
-@dataclass
-class CompactionResult:
-    """What a compaction stores: also what a ``pi_session_compact`` hook returns to replace the summariser."""
-
-    summary: str
-    first_kept_entry_id: str
-    tokens_before: int
-    details: Any = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "summary": self.summary,
-            "firstKeptEntryId": self.first_kept_entry_id,
-            "tokensBefore": self.tokens_before,
-        }
-        if self.details is not None:
-            out["details"] = self.details
-        return out
 
 
 @dataclass
@@ -61,18 +31,6 @@ class CutPoint:
     first_kept_entry_index: int
     turn_start_index: int  # -1 unless the cut splits a turn
     is_split_turn: bool
-
-
-@dataclass
-class CompactionPreparation:
-    first_kept_entry_id: str
-    messages_to_summarize: list[Message]
-    turn_prefix_messages: list[Message]
-    is_split_turn: bool
-    tokens_before: int
-    previous_summary: str | None
-    file_ops: FileOperations
-    settings: CompactionSettings
 
 
 def _summary_aware_message(entry: Entry) -> Message | None:

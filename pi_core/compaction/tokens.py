@@ -1,4 +1,4 @@
-"""Token accounting for compaction: provider-reported usage and the chars/4 estimate (sessions.md §9.2)."""
+"""Token accounting for compaction: reported usage and the chars/4 estimate (docs/sessions.md#token-accounting)."""
 
 from __future__ import annotations
 

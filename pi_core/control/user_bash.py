@@ -7,7 +7,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_core.signals import AbortSignal
-from pi_core.types import message_from_json
 
 if TYPE_CHECKING:
     from pi_core.session import AgentSession
@@ -19,21 +18,20 @@ async def run_user_command(session: AgentSession, command: str, signal: AbortSig
     """Run ``command`` in the session's cwd with the bash tool's shell and command prefix, off the event loop."""
     from pi_core.toolkit.shell import run_command
 
-    prefix = session.agent.tool_env.get("shell_command_prefix")
+    settings = session.config.tool_settings
+    prefix = settings.shell_command_prefix
     full = f"{prefix}\n{command}" if prefix else command
-    return await asyncio.to_thread(run_command, full, str(session.config.cwd),
-                                   shell_path=session.agent.tool_env.get("shell_path"), signal=signal,
-                                   on_output=on_output)
+    return await asyncio.to_thread(run_command, full, str(session.config.cwd), shell_path=settings.shell_path,
+                                   signal=signal, on_output=on_output)
 
 
 class BashRunner:
-    """Runs commands in the session cwd; results join the context now, or at the next prompt if the
-    agent is streaming (a message must not land in the middle of a turn)."""
+    """Runs commands in the session cwd and records each as a bashExecution message
+    (``AgentSession.record_user_bash``: now, or after the run when the agent is streaming)."""
 
     def __init__(self, session: AgentSession) -> None:
         self.session = session
         self._signals: set[AbortSignal] = set()
-        self._pending: list[dict[str, Any]] = []
 
     async def run(self, command: str) -> dict[str, Any]:
         signal = AbortSignal()
@@ -59,21 +57,4 @@ class BashRunner:
     def _record(self, command: str, data: dict[str, Any]) -> None:
         from pi_core.types import now_ms
 
-        message = {"role": "bashExecution", "command": command, **data, "timestamp": now_ms()}
-        if self.session.is_streaming:
-            self._pending.append(message)
-        else:
-            self._append(message)
-
-    def _append(self, message: dict[str, Any]) -> None:
-        self.session.agent.state.messages.append(message_from_json(message))
-        self.session.store.append_message(message)
-
-    def flush_pending(self) -> None:
-        """Move results deferred during a run into the context (called before the next prompt)."""
-        pending, self._pending = self._pending, []
-        for message in pending:
-            self._append(message)
-
-    def clear_pending(self) -> None:
-        self._pending.clear()
+        self.session.record_user_bash({"role": "bashExecution", "command": command, **data, "timestamp": now_ms()})

@@ -1,4 +1,5 @@
-"""Best-effort parsing of streamed, possibly incomplete JSON (tool-call arguments), providers.md §11.
+"""Best-effort parsing of streamed, possibly incomplete JSON (tool-call arguments),
+docs/providers.md#streamed-tool-arguments.
 
 - ``parse_partial_json(text) -> dict``: what providers store in ``ToolCall.arguments`` on every delta
   and at block end. Always a dict: anything that is not an object (or cannot be parsed) gives ``{}``.
@@ -423,8 +424,7 @@ class StreamingJsonParser:
         head = text[:cut]
         if drop_dangling:
             head = head.rstrip(_WS)
-            if head.endswith(","):
-                head = head[:-1]
+            head = head.removesuffix(",")
         closers = "".join("}" if f[0] == "{" else "]" for f in reversed(stack[1:]))
         return head + suffix + closers
 

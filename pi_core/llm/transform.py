@@ -1,4 +1,5 @@
-"""Prepare a conversation for a (possibly different) target model before wire conversion, providers.md §6.
+"""Prepare a conversation for a (possibly different) target model before wire conversion,
+docs/providers.md#cross-model-history.
 
 ``transform_messages(messages, model, normalize_tool_call_id=None) -> list[Message]`` (input not mutated):
 
@@ -98,9 +99,9 @@ def is_same_model(message: AssistantMessage, model: Model) -> bool:
 def _without_images(message: Message, model: Model) -> Message:
     if "image" in model.input:
         return message
-    if isinstance(message, UserMessage) and not isinstance(message.content, str):
-        if any(isinstance(b, ImageContent) for b in message.content):
-            return message.model_copy(update={"content": _collapse(message.content, USER_IMAGE_PLACEHOLDER)})
+    if isinstance(message, UserMessage) and not isinstance(message.content, str) \
+            and any(isinstance(b, ImageContent) for b in message.content):
+        return message.model_copy(update={"content": _collapse(message.content, USER_IMAGE_PLACEHOLDER)})
     if isinstance(message, ToolResultMessage) and any(isinstance(b, ImageContent) for b in message.content):
         return message.model_copy(update={"content": _collapse(message.content, TOOL_IMAGE_PLACEHOLDER)})
     return message

@@ -25,7 +25,7 @@ def run_value_command(command: str) -> str | None:
     """Run a ``!command`` config value in a shell; trimmed stdout, or None on failure/empty output."""
     try:
         done = subprocess.run(command, shell=True, capture_output=True, text=True,
-                              timeout=COMMAND_TIMEOUT_S, stdin=subprocess.DEVNULL)
+                              timeout=COMMAND_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:

@@ -1,4 +1,4 @@
-"""Token cost in USD from a model's prices (USD per million tokens), providers.md §5."""
+"""Token cost in USD from a model's prices (USD per million tokens): docs/providers.md#usage-and-cost."""
 
 from __future__ import annotations
 

@@ -221,7 +221,7 @@ def check_schema(config: Any) -> None:
 
 
 def check_semantics(config: dict[str, Any], defaults: dict[str, dict[str, Any]]) -> None:
-    """Pi's extra checks (providers.md §13.2); raises ValueError with Pi's message.
+    """Pi's extra checks (docs/models.md#custom-models); raises ValueError with Pi's message.
 
     ``defaults`` maps each built-in provider (and preset) to its api/baseUrl/apiKey defaults: such a
     provider's custom models may leave those out.

@@ -1,4 +1,4 @@
-"""API keys from environment variables, per provider (providers.md §9).
+"""API keys from environment variables, per provider (docs/models.md#api-keys).
 
 - ``env_var_names(provider)``: the variables checked, in order (for error messages such as
   "set ANTHROPIC_API_KEY"). Empty for unknown/OAuth-only providers.

@@ -1,6 +1,6 @@
 """ModelRegistry: every known model (plugin catalogs + models.toml/models.json) and the API key for each.
 
-Key priority (providers.md §9): runtime ``--api-key`` > ``auth.json`` > environment > the provider's
+Key priority (docs/models.md#api-keys): runtime ``--api-key`` > ``auth.json`` > environment > the provider's
 ``apiKey`` in the custom models files (resolved anew for every request, ``!command`` included).
 """
 
@@ -16,11 +16,9 @@ from pi_core.errors import MissingApiKey, PiError
 from pi_core.models.auth import AuthStorage, resolve_config_value, run_value_command
 from pi_core.models.custom import CustomConfig, build_models, load_custom_config
 from pi_core.models.env_keys import env_api_key, env_var_names
-from pi_core.models.resolution import format_model_list, initial_model, resolve_model
 from pi_core.types import Model
 
-__all__ = ["ModelRegistry", "ModelSources", "format_model_list", "initial_model", "missing_key_message",
-           "resolve_model"]
+__all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
 
 if TYPE_CHECKING:
     from pi_core.plugins import PluginSet

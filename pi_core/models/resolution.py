@@ -1,5 +1,6 @@
-"""Choosing a model from CLI input (cli.md §3): ``--provider``/``--model`` patterns, ``--models`` scope,
-the initial model when none is given, and the ``--list-models`` table (cli.md §8)."""
+"""Choosing a model from CLI input (docs/models.md#choosing-a-model): ``--provider``/``--model`` patterns,
+``--models`` scope, the initial model when none is given, and the ``--list-models`` table
+(docs/models.md#listing-models)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pi_core.errors import PiError
-from pi_core.types import THINKING_LEVELS, Model
+from pi_core.types import THINKING_LEVELS, Model, ScopedModel
 
 if TYPE_CHECKING:
     from pi_core.models.registry import ModelRegistry
@@ -209,10 +210,6 @@ def resolve_model(registry: ModelRegistry, provider: str | None, pattern: str) -
     return resolved.model, resolved.thinking
 
 
-@dataclass
-class ScopedModel:
-    model: Model
-    thinking: str | None = None
 
 
 def resolve_scope(registry: ModelRegistry, patterns: list[str],
@@ -262,7 +259,7 @@ class InitialModel:
     model: Model | None
     thinking: str | None = None  # an explicit level from the chosen source, else None (caller's default)
     message: str | None = None  # "Could not restore model ..." fallback note
-    warnings: list[str] = field(default_factory=list)  # e.g. a synthesized custom model id (cli.md §3.1 step 8)
+    warnings: list[str] = field(default_factory=list)  # e.g. a synthesized custom model id (docs/models.md)
 
 
 def default_available_model(registry: ModelRegistry) -> Model | None:
@@ -286,8 +283,8 @@ def initial_model(
     default_provider: str | None = None,
     default_model: str | None = None,
 ) -> InitialModel:
-    """cli.md §3.3, first match wins: --model; scope (new session); the session's model; settings default;
-    a provider default with credentials; the first model with credentials; none."""
+    """First match wins: --model; scope (new session); the session's model; settings default; a provider
+    default with credentials; the first model with credentials; none (docs/models.md#initial-model)."""
     if cli_model:
         resolved = resolve_cli_model(registry, cli_provider, cli_model)
         return InitialModel(resolved.model, resolved.thinking, warnings=resolved.warnings)

@@ -1,4 +1,5 @@
-"""Thinking levels: which a model supports, clamping, and the shared max-token/budget rules (providers.md §7).
+"""Thinking levels: which a model supports, clamping, and the shared max-token/budget rules
+(docs/providers.md#thinking-levels).
 
 - ``supported_thinking_levels(model)``: ``["off"]`` for a non-reasoning model; otherwise the six levels
   minus those mapped to ``None`` in ``model.thinking_level_map``, and minus ``xhigh`` unless it is mapped.
@@ -12,41 +13,21 @@
 
 from __future__ import annotations
 
-from pi_core.types import THINKING_LEVELS, Model
+from pi_core.types import Model, clamp_thinking_level, supported_thinking_levels
+
+__all__ = [
+    "DEFAULT_THINKING_BUDGETS",
+    "adjust_max_tokens_for_thinking",
+    "base_max_tokens",
+    "clamp_thinking_level",
+    "mapped_level",
+    "supported_thinking_levels",
+    "thinking_budget",
+]
 
 DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 MAX_TOKENS_CAP = 32_000
 MIN_OUTPUT_AFTER_BUDGET = 1024
-
-
-def supported_thinking_levels(model: Model) -> list[str]:
-    if not model.reasoning:
-        return ["off"]
-    level_map = model.thinking_level_map or {}
-    levels = []
-    for level in THINKING_LEVELS:
-        if level in level_map and level_map[level] is None:
-            continue
-        if level == "xhigh" and level_map.get("xhigh") is None:
-            continue
-        levels.append(level)
-    return levels
-
-
-def clamp_thinking_level(model: Model, level: str) -> str:
-    if level not in THINKING_LEVELS:
-        raise ValueError(f"unknown thinking level {level!r}; valid: {', '.join(THINKING_LEVELS)}")
-    supported = supported_thinking_levels(model)
-    if level in supported:
-        return level
-    position = THINKING_LEVELS.index(level)
-    for candidate in THINKING_LEVELS[position + 1:]:
-        if candidate in supported:
-            return candidate
-    for candidate in reversed(THINKING_LEVELS[:position]):
-        if candidate in supported:
-            return candidate
-    return "off"
 
 
 def mapped_level(model: Model, level: str) -> str | None:

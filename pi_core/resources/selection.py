@@ -1,6 +1,6 @@
 """Which discovered resource files are used: settings entries (``skills`` / ``prompts`` arrays in
 settings.json) and their patterns, and the precedence between project, user and explicit sources
-(config.md §3.1, §3.3).
+(docs/config.md#resources).
 
 Entries mix plain paths (loaded; relative to ``.pi/`` or the agent dir) with patterns: a glob
 includes, ``!glob`` excludes, ``+path`` force-includes an exact path, ``-path`` force-excludes one.

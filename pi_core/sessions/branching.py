@@ -1,4 +1,4 @@
-"""Moving the leaf, drawing the tree and copying a branch into a new session (sessions.md §3, §7).
+"""Moving the leaf, drawing the tree and copying a branch into a new session (docs/sessions.md#tree-and-branches).
 
 ``BranchingMixin`` is part of ``SessionManager``; it lives here to keep the manager module short.
 """

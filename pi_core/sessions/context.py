@@ -1,4 +1,4 @@
-"""Build the message list sent to the model from one leaf of the session tree (sessions.md §5)."""
+"""The message list sent to the model from one leaf of the session tree (docs/sessions.md#building-the-context)."""
 
 from __future__ import annotations
 

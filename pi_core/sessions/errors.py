@@ -1,4 +1,4 @@
-"""Errors raised by the session layer; messages are the exact texts of sessions.md / cli.md."""
+"""Errors raised by the session layer; messages are Pi's exact texts."""
 
 from __future__ import annotations
 

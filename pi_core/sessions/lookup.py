@@ -1,4 +1,4 @@
-"""Resolve ``--session`` / ``--fork`` arguments: a file path or a session-id prefix (cli.md §4)."""
+"""Resolve ``--session`` / ``--fork`` arguments: a file path or a session-id prefix (docs/cli.md#session-flags)."""
 
 from __future__ import annotations
 

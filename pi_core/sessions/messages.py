@@ -1,7 +1,7 @@
 """The session-level message roles (bashExecution, custom, compaction/branch summaries) and their LLM form.
 
 Messages here are plain dicts in Pi's JSON shape. ``convert_to_llm`` turns a transcript into what a
-provider may see (sessions.md §2.5); ``to_typed`` gives pi_core.types models for the agent.
+provider may see (docs/sessions.md#what-the-model-sees); ``to_typed`` gives pi_core.types models for the agent.
 """
 
 from __future__ import annotations

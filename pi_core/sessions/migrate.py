@@ -1,4 +1,4 @@
-"""Bring session records from older format versions up to version 3 (sessions.md §8)."""
+"""Bring session records from older format versions up to version 3 (docs/sessions.md#migrations)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ import pytest
 
 from pi_core.plugins import PluginSet, load_plugins, register_file, register_module
 from pi_core.registry import Registry, build_registry
-from pi_core.tools import Tool, ToolResult
+from pi_core.tools import Tool, ToolResult, ToolSettings
 
 FAKE_MODEL_ID = "fake-model"
 
@@ -82,6 +82,28 @@ def _fake_model() -> Any:
     return Model(id=FAKE_MODEL_ID, name="Fake", api="fake", provider="fake", input=["text", "image"])
 
 
+@dataclass
+class StaticPromptSource:
+    """A session's prompt source for tests and embedders: a fixed system prompt and fixed resources."""
+
+    resources: Any = None
+    text: str = ""
+
+    def build(self, tools: list[Tool]) -> str:
+        return self.text
+
+    def reload(self) -> None:
+        return None
+
+
+def _tool_settings(extras: dict[str, Any] | None) -> ToolSettings:
+    """``extras`` takes the keys 0.1 passed to tools: ``model``, ``shell_path``, ``shell_command_prefix``,
+    ``auto_resize_images``."""
+    extras = extras or {}
+    return ToolSettings(shell_path=extras.get("shell_path"), shell_command_prefix=extras.get("shell_command_prefix"),
+                        auto_resize_images=extras.get("auto_resize_images"))
+
+
 async def run_tool_async(source: Registry | LoadedPlugins | Iterable[Tool], name: str, args: dict[str, Any],
                          cwd: str | Path, *, extras: dict[str, Any] | None = None) -> tuple[ToolResult, bool]:
     """Run one tool call exactly as the loop does; returns (result, is_error)."""
@@ -96,8 +118,8 @@ async def run_tool_async(source: Registry | LoadedPlugins | Iterable[Tool], name
     async def no_stream(*_: Any) -> Any:
         raise AssertionError("run_tool never calls the model")
 
-    config = LoopConfig(model=_fake_model(), stream_fn=no_stream, cwd=Path(cwd),  # type: ignore[arg-type]
-                        tool_env={"model": _fake_model(), **(extras or {})})
+    config = LoopConfig(model=(extras or {}).get("model") or _fake_model(), stream_fn=no_stream,  # type: ignore[arg-type]
+                        cwd=Path(cwd), tool_settings=_tool_settings(extras))
 
     async def ignore(_: Any) -> None:
         return None
@@ -145,11 +167,14 @@ async def run_conversation_async(source: Registry | LoadedPlugins | Iterable[Too
     from pi_core.testing.fake_provider import FakeProvider
 
     provider = FakeProvider(*replies)
-    agent = Agent(stream_fn=provider.stream, system_prompt=system_prompt, model=_fake_model(),
-                  tools=_tools_of(source), cwd=Path(cwd))
-    agent.tool_env.update({"model": _fake_model(), **(extras or {})})
+    agent = Agent(stream_fn=provider.stream, system_prompt=system_prompt,
+                  model=(extras or {}).get("model") or _fake_model(), tools=_tools_of(source), cwd=Path(cwd),
+                  tool_settings=_tool_settings(extras))
     convo = Conversation(agent, provider)
-    agent.subscribe(lambda event, _signal=None: convo.events.append(event))
+    def record(event: Any, _signal: Any = None) -> None:
+        convo.events.append(event)
+
+    agent.subscribe(record)
     await agent.prompt(prompt)
     return convo
 
@@ -195,7 +220,7 @@ def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | 
     full_env = {**base, "PI_CODING_AGENT_DIR": str(agent_dir), **(env or {})}
     command = [str(pi)] if pi else [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
     return subprocess.run([*command, *args], capture_output=True, text=True, cwd=cwd, env=full_env,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+                          timeout=timeout, stdin=subprocess.DEVNULL, check=False)
 
 
 # --- pytest fixtures --------------------------------------------------------------------------------

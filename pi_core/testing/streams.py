@@ -1,7 +1,7 @@
 """Helpers for testing provider plugins: collect a stream's events and check the event protocol.
 
 ``collect(provider.stream(model, context, options))`` runs the stream to its end (``asyncio.run``) and
-returns the events; ``assert_protocol(events)`` checks providers.md §3's ordering rules; ``final(events)``
+returns the events; ``assert_protocol(events)`` checks docs/providers.md#stream-events; ``final(events)``
 is the finished AssistantMessage. ``anthropic_model(server)`` / ``model_for(server, api)`` build a Model
 pointing at a ``FakeModelServer``.
 """
@@ -14,7 +14,14 @@ from typing import Any
 
 from pi_core.providers import StreamOptions
 from pi_core.testing.fake_server import FakeModelServer
-from pi_core.types import AssistantMessage, AssistantMessageEvent, Context, Model, ModelCost, UserMessage
+from pi_core.types import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    Context,
+    Model,
+    ModelCost,
+    UserMessage,
+)
 
 
 def model_for(server: FakeModelServer, api: str, **fields: Any) -> Model:
@@ -63,7 +70,7 @@ def types(events: list[AssistantMessageEvent]) -> list[str]:
 
 
 def assert_protocol(events: list[AssistantMessageEvent]) -> None:
-    """providers.md §3 ordering: start first (if any), blocks start/delta*/end in order, one terminal last."""
+    """docs/providers.md#stream-events: start first (if any), blocks start/delta*/end in order, one terminal last."""
     kinds = types(events)
     assert kinds[-1] in ("done", "error")
     assert sum(k in ("done", "error") for k in kinds) == 1
@@ -79,7 +86,7 @@ def assert_protocol(events: list[AssistantMessageEvent]) -> None:
             assert event.content_index == next_index
             open_index = event.content_index
             next_index += 1
-        elif kind.endswith("_delta") or kind.endswith("_end"):
+        elif kind.endswith(("_delta", "_end")):
             assert event.content_index == open_index, f"{kind} for {event.content_index}, open {open_index}"
             if kind.endswith("_end"):
                 open_index = None

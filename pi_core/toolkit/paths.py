@@ -7,29 +7,11 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-# Unicode spaces that models (and macOS screenshot names) use where a plain space was meant.
-_UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+from pi_core.tools import expand_path, resolve_to_cwd
+
 _AM_PM = re.compile(r" (AM|PM)\.", re.IGNORECASE)
 
-
-def expand_path(path: str) -> str:
-    """Drop one leading ``@``, turn Unicode spaces into ASCII spaces and expand ``~`` / ``~/``."""
-    if path.startswith("@"):
-        path = path[1:]
-    path = _UNICODE_SPACES.sub(" ", path)
-    if path == "~":
-        return os.path.expanduser("~")
-    if path.startswith("~/"):
-        return os.path.expanduser("~") + path[1:]
-    return path
-
-
-def resolve_to_cwd(path: str, cwd: str) -> str:
-    """``expand_path``, then keep an absolute path as is or resolve a relative one against ``cwd``."""
-    expanded = expand_path(path)
-    if os.path.isabs(expanded):
-        return expanded
-    return os.path.normpath(os.path.join(os.path.abspath(cwd), expanded))
+__all__ = ["expand_path", "read_path_candidates", "resolve_read_path", "resolve_to_cwd"]
 
 
 def read_path_candidates(path: str, cwd: str) -> list[str]:

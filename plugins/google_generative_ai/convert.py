@@ -1,4 +1,4 @@
-"""Build the Gemini ``streamGenerateContent`` request body from a pi Context (providers.md §6-§8)."""
+"""Build the Gemini ``streamGenerateContent`` request body from a pi Context (docs/providers.md#request-bodies)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import re
 from typing import Any
 
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.llm.transform import transform_messages
+from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessage,
@@ -143,7 +143,7 @@ def _level_family(model_id: str) -> str | None:
 
 
 def thinking_config(model: Model, options: StreamOptions) -> dict[str, Any] | None:
-    """providers.md §7: Gemini 3 / Gemma 4 take a ``thinkingLevel``, others a token ``thinkingBudget``."""
+    """Gemini 3 / Gemma 4 take a ``thinkingLevel``, others a ``thinkingBudget`` (docs/providers.md#thinking-levels)."""
     if not model.reasoning:
         return None
     level = clamp_thinking_level(model, options.reasoning or "off")

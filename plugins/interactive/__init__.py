@@ -1,26 +1,50 @@
-"""Interactive mode: the terminal UI users live in (``pi`` with no ``-p`` on a terminal).
+"""Interactive mode: the terminal UI users live in (``pi`` with no ``-p`` on a terminal), as a plugin.
 
-Only imported when interactive mode is chosen; rich and prompt_toolkit load inside ``run_interactive``
-so that nothing else pays for them. ``pi_plugins.interactive.renderers`` is also a plugin module (the
-built-in tool renderers, ``trylast``).
+It registers the ``interactive`` mode through ``pi_modes``; rich and prompt_toolkit load only when the
+mode runs, so nothing else pays for them. ``pi_plugins.interactive.renderers`` is a plugin module too
+(the built-in tool renderers, ``trylast``).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pi_plugins.interactive.header import StartupInfo
 
+from pi_core.hookspecs import hookimpl
+from pi_core.mode import Mode, ModeRequest
+
 __all__ = ["StartupInfo", "run_interactive", "run_interactive_sync"]
+
+
+async def run_mode(request: ModeRequest) -> int:
+    session = request.session
+    settings = session.settings
+    quiet = bool(settings is not None and settings.get("quietStartup", False) is True) and not request.verbose
+    first = request.messages[0] if request.messages else None
+    return await run_interactive(session, initial_message=first, initial_images=request.images,
+                                 startup=request, quiet_startup=quiet)
+
+
+def pick_session(infos: list[Any]) -> Path | None:
+    from pi_plugins.interactive.pickers import pick_session as pick
+
+    return pick(infos)
+
+
+@hookimpl
+def pi_modes() -> list[Mode]:
+    return [Mode("interactive", run_mode, "The terminal UI", pick_session=pick_session)]
 
 
 async def run_interactive(session: Any, *, initial_message: str | None = None,
                           initial_images: list[Any] | None = None, startup: Any = None,
                           header: StartupInfo | None = None, input: Any = None, output: Any = None,
-                          console: Any = None) -> int:
+                          console: Any = None, quiet_startup: bool = False) -> int:
     """Run the UI until the user quits; returns the exit code. The terminal is restored on any exit.
 
-    ``startup`` is the CLI's start-up environment (plugins, resources, warnings) for the header;
+    ``startup`` carries the start-up ``warnings`` for the header (a ModeRequest); ``quiet_startup`` hides it;
     ``header`` replaces it. ``input``/``output``/``console`` are for tests (prompt_toolkit pipe
     input and output, a recording rich console for the scrollback).
     """
@@ -31,7 +55,8 @@ async def run_interactive(session: Any, *, initial_message: str | None = None,
     from pi_plugins.interactive.app import InteractiveApp
 
     try:
-        app = InteractiveApp(session, startup=startup, header=header, console=console, input=input, output=output)
+        app = InteractiveApp(session, startup=startup, header=header, console=console, input=input, output=output,
+                             quiet_startup=quiet_startup)
         return await app.run(initial_message, initial_images)
     except (KeyboardInterrupt, asyncio.CancelledError):
         return 130

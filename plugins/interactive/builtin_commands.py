@@ -34,7 +34,7 @@ HOTKEYS: list[tuple[str, str]] = [
 
 
 async def cmd_model(ui: CommandUI, args: str) -> None:
-    ops = ui.session.ops
+    ops = ui.control
     models = ops.available_models()
     if args:
         from pi_core.models.resolution import match_model
@@ -64,7 +64,7 @@ async def cmd_thinking(ui: CommandUI, args: str) -> None:
     if level not in levels:
         ui.notify(f'Invalid thinking level "{level}". Valid values: {", ".join(levels)}', "red")
         return
-    ui.session.ops.set_thinking_level(level)
+    ui.control.set_thinking_level(level)
     ui.notify(f"Thinking level: {ui.session.agent.state.thinking_level}", "green")
 
 
@@ -81,7 +81,7 @@ async def cmd_tools(ui: CommandUI, args: str) -> None:
 
 
 async def cmd_new(ui: CommandUI, args: str) -> None:
-    await ui.session.ops.new_session(None)
+    await ui.control.new_session(None)
     ui.notify("New session started", "green")
 
 
@@ -99,7 +99,7 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
     path = await ui.pick("Resume session", session_items(infos))
     if path is None:
         return
-    await ui.session.ops.switch_session(str(path))
+    await ui.control.switch_session(str(path))
     ui.replay()
     ui.notify(f"Resumed {path}", "green")
 
@@ -173,7 +173,7 @@ async def cmd_tree(ui: CommandUI, args: str) -> None:
 
 
 async def cmd_fork(ui: CommandUI, args: str) -> None:
-    choices = ui.session.ops.fork_messages()
+    choices = ui.control.fork_messages()
     if not choices:
         ui.notify("No user message to fork from", "yellow")
         return
@@ -181,7 +181,7 @@ async def cmd_fork(ui: CommandUI, args: str) -> None:
     entry_id = await ui.pick("Fork from message", items)
     if entry_id is None:
         return
-    text, _cancelled = await ui.session.ops.fork(entry_id)
+    text, _cancelled = await ui.control.fork(entry_id)
     ui.replay()
     if text:
         ui.set_editor_text(text)
@@ -196,7 +196,7 @@ def cmd_name(ui: CommandUI, args: str) -> None:
     if not args:
         ui.notify("Usage: /name <session name>", "yellow")
         return
-    ui.session.ops.set_session_name(args)
+    ui.control.set_session_name(args)
     ui.notify(f"Session name: {args.strip()}", "green")
 
 
@@ -216,7 +216,7 @@ def copy_to_clipboard(text: str) -> str:
 
 
 def cmd_copy(ui: CommandUI, args: str) -> None:
-    text = ui.session.ops.last_assistant_text()
+    text = ui.control.last_assistant_text()
     if not text:
         ui.notify("No assistant message to copy", "yellow")
         return
@@ -225,7 +225,7 @@ def cmd_copy(ui: CommandUI, args: str) -> None:
 
 
 def cmd_export(ui: CommandUI, args: str) -> None:
-    ui.notify(f"Exported to: {ui.session.ops.export_html(args or None)}", "green")
+    ui.notify(f"Exported to: {ui.control.export_html(args or None)}", "green")
 
 
 async def cmd_reload(ui: CommandUI, args: str) -> None:

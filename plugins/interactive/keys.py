@@ -5,12 +5,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from pi_plugins.interactive.pickers import add_picker_keys
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import ansi_escape_sequences
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
-
-from pi_plugins.interactive.pickers import add_picker_keys
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp
@@ -84,13 +83,13 @@ def build(ui: InteractiveApp) -> KeyBindings:
 
     @bindings.add("s-tab", filter=editing & ~completing)
     def _cycle_thinking(event: Any) -> None:
-        level = ui.session.ops.cycle_thinking_level()
+        level = ui.control.cycle_thinking_level()
         ui.hint = f"Thinking level: {level}" if level else "This model has no thinking levels"
         ui.invalidate()
 
     @bindings.add("c-p", filter=editing)
     def _cycle_model(event: Any) -> None:
-        changed = ui.session.ops.cycle_model()
+        changed = ui.control.cycle_model()
         model = ui.session.model
         ui.hint = f"Model: {model.provider}/{model.id}" if changed else "Only one model to cycle through"
         ui.invalidate()

@@ -129,9 +129,15 @@ def run_picker_app(picker: Picker, *, input: Any = None, output: Any = None) -> 
     outcome: list[Any] = [None]
     bindings = KeyBindings()
     app: Application[Any]
-    add_picker_keys(bindings, lambda: picker, lambda value: (outcome.__setitem__(0, value), app.exit()),
-                    lambda: app.exit())
-    control = FormattedTextControl(lambda: picker.lines(app.output.get_size().columns))
+    def choose(value: Any) -> None:
+        outcome[0] = value
+        app.exit()
+
+    def lines() -> Any:
+        return picker.lines(app.output.get_size().columns)
+
+    add_picker_keys(bindings, lambda: picker, choose, lambda: app.exit())
+    control = FormattedTextControl(lines)
     app = Application(layout=Layout(Window(control)), key_bindings=bindings, full_screen=True,
                       input=input, output=output)
     app.run()

@@ -1,4 +1,4 @@
-"""Per-server quirks of OpenAI-compatible endpoints (providers.md §13.4): detected from provider and base
+"""Quirks of OpenAI-compatible endpoints (docs/providers.md#openai-compatible-servers): detected from provider and base
 URL, then overridden field by field by ``model.compat``."""
 
 from __future__ import annotations

@@ -1,16 +1,19 @@
-"""Build the Chat Completions request body from a pi Context (providers.md §6-§8, §12)."""
+"""Build the Chat Completions request body from a pi Context (docs/providers.md#request-bodies)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import weakref
 from collections.abc import Callable
 from typing import Any
 
+from pi_plugins._openai_common import cache_retention, long_cache_ok
+
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.llm.transform import transform_messages
+from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessage,
@@ -24,7 +27,6 @@ from pi_core.types import (
     ToolDefinition,
     ToolResultMessage,
 )
-from pi_plugins._openai_common import cache_retention, long_cache_ok
 
 BRIDGE_TEXT = "I have processed the tool results."
 SEE_IMAGE_TEXT = "(see attached image)"
@@ -53,7 +55,11 @@ def _memoized(message: Message, key: tuple[Any, ...], convert: Callable[[], _Con
     if entry is not None and entry[0]() is message and entry[1] == key:
         return entry[2]
     converted = convert()
-    _MEMO[ident] = (weakref.ref(message, lambda _ref, ident=ident: _MEMO.pop(ident, None)), key, converted)
+
+    def forget(_ref: object) -> None:
+        _MEMO.pop(ident, None)
+
+    _MEMO[ident] = (weakref.ref(message, forget), key, converted)
     return converted
 
 
@@ -158,7 +164,7 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any], *,
                 if key is None:
                     out.append(_tool_result(result, compat))
                 else:
-                    converted_result = _memoized(result, key, lambda r=result: _tool_result(r, compat))
+                    converted_result = _memoized(result, key, functools.partial(_tool_result, result, compat))
                     assert converted_result is not None
                     out.append(converted_result)
                 if "image" in model.input:
@@ -176,12 +182,12 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any], *,
             if compat["requiresAssistantAfterToolResult"] and last_role == "toolResult":
                 out.append({"role": "assistant", "content": BRIDGE_TEXT})
             content = message.content
-            converted = _user(content) if key is None else _memoized(message, key, lambda: _user(content))
+            converted = _user(content) if key is None else _memoized(message, key, functools.partial(_user, content))
         else:
             assert isinstance(message, AssistantMessage)
             assistant = message
             converted = (_assistant(assistant, compat) if key is None
-                         else _memoized(assistant, key, lambda: _assistant(assistant, compat)))
+                         else _memoized(assistant, key, functools.partial(_assistant, assistant, compat)))
         if converted is not None:
             out.append(converted)
         last_role = message.role

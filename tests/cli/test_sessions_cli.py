@@ -1,4 +1,4 @@
-"""Session flags through the real ``pi`` command (cli.md §4)."""
+"""Session flags through the real ``pi`` command (docs/cli.md#session-flags)."""
 
 from __future__ import annotations
 

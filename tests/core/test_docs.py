@@ -1,13 +1,30 @@
-"""Documentation that must stay true: every hook documented with its signature."""
+"""Documentation that must stay true: hooks in CONTRIBUTING.md, the README set-up, and docs/ (every
+citation resolves, links work, the tools page quotes the tools' current texts)."""
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import os
+import pkgutil
+import re
+import unicodedata
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from pi_core import hookspecs
 
 REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+SOURCE_SUFFIXES = {".py", ".md", ".toml", ".cfg", ".ini", ".txt", ".sh", ".yml", ".yaml"}
+SKIPPED_DIRS = {"node_modules", "__pycache__", "build", "dist"}
+# A citation of a root-level docs page: docs/<name>.md, optionally #<slug>. The look-behind keeps
+# paths such as somewhere/docs/x.md out; names and slugs are lower case by convention.
+CITATION = re.compile(r"(?<![\w/.-])docs/([a-z0-9_-]+)\.md(?:#([A-Za-z0-9_-]+))?")
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def test_every_hookspec_is_documented_with_its_signature() -> None:
@@ -28,3 +45,131 @@ def test_readme_names_two_setup_commands() -> None:
     commands = [line for line in setup.splitlines() if line.startswith("    ")]
     assert len(commands) == 2
     assert "pytest" in commands[1] and (REPO / ".ci" / "run").read_text().count("pytest") >= 1
+
+
+def github_slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = heading.strip().lower()
+    kept = "".join(ch for ch in text if ch in " -_" or unicodedata.category(ch)[0] in "LN")
+    return kept.replace(" ", "-")
+
+
+def headings(path: Path) -> set[str]:
+    """Anchors of a markdown file's headings (fenced code skipped; repeats get -1, -2 like GitHub)."""
+    slugs: set[str] = set()
+    counts: dict[str, int] = {}
+    in_fence = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        match = re.match(r"^#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if in_fence or not match:
+            continue
+        slug = github_slug(match.group(1))
+        seen = counts.get(slug, 0)
+        counts[slug] = seen + 1
+        slugs.add(slug if seen == 0 else f"{slug}-{seen}")
+    return slugs
+
+
+def source_files() -> list[Path]:
+    """Text files of the repository, without hidden, virtualenv and build directories."""
+    files = []
+    for root, dirs, names in os.walk(REPO):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in SKIPPED_DIRS and not d.endswith(".egg-info")]
+        files += [Path(root, name) for name in names if Path(name).suffix in SOURCE_SUFFIXES]
+    return files
+
+
+def doc_pages() -> list[Path]:
+    return sorted(DOCS.glob("*.md"))
+
+
+def test_every_docs_citation_in_the_tree_names_a_page_and_heading() -> None:
+    anchors = {page.stem: headings(page) for page in doc_pages()}
+    problems: list[str] = []
+    cited = 0
+    for path in source_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for number, line in enumerate(text.splitlines(), 1):
+            for match in CITATION.finditer(line):
+                cited += 1
+                name, slug = match.group(1), match.group(2)
+                where = f"{path.relative_to(REPO)}:{number}: {match.group(0)}"
+                if name not in anchors:
+                    problems.append(f"{where}: no file docs/{name}.md")
+                elif slug and slug not in anchors[name]:
+                    problems.append(f"{where}: docs/{name}.md has no heading #{slug}")
+    assert not problems, "\n".join(problems)
+    assert cited > 50  # the scan really sees the code's citations
+
+
+def test_links_between_docs_pages_resolve() -> None:
+    problems: list[str] = []
+    for page in doc_pages():
+        for target in LINK.findall(page.read_text(encoding="utf-8")):
+            if "://" in target:
+                continue
+            file_part, _, anchor = target.partition("#")
+            linked = page if not file_part else (page.parent / file_part).resolve()
+            if not linked.is_file():
+                problems.append(f"{page.name}: ({target}) names a missing file")
+            elif anchor and linked.suffix == ".md" and anchor not in headings(linked):
+                problems.append(f"{page.name}: ({target}) names a missing heading")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_index_lists_every_page() -> None:
+    index = (DOCS / "README.md").read_text(encoding="utf-8")
+    missing = [page.name for page in doc_pages() if page.name != "README.md" and f"]({page.name})" not in index]
+    assert not missing, f"docs/README.md does not link {missing}"
+
+
+def test_docs_name_no_paths_of_a_particular_machine() -> None:
+    machine = re.compile(r"(?<![\w.])/(?:work|tmp|root)/")
+    found = [f"{page.name}:{n}" for page in doc_pages()
+             for n, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1) if machine.search(line)]
+    assert not found, found
+
+
+def _builtin_tools() -> list[Any]:
+    import pi_builtin_tools
+
+    tools = []
+    for info in pkgutil.iter_modules(pi_builtin_tools.__path__):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"pi_builtin_tools.{info.name}")
+        if hasattr(module, "TOOL"):
+            tools.append(module.TOOL)
+    return tools
+
+
+def _parameter_texts(schema: dict[str, Any]) -> list[str]:
+    texts = []
+    for prop in schema.get("properties", {}).values():
+        if isinstance(prop, dict):
+            if prop.get("description"):
+                texts.append(prop["description"])
+            texts += _parameter_texts(prop)
+            if isinstance(prop.get("items"), dict):
+                texts += _parameter_texts(prop["items"])
+    return texts
+
+
+@pytest.mark.parametrize("tool", _builtin_tools(), ids=lambda tool: tool.name)
+def test_tools_page_quotes_each_builtin_tools_model_facing_texts(tool: Any) -> None:
+    page = (DOCS / "tools.md").read_text(encoding="utf-8")
+    texts = [tool.description, *_parameter_texts(tool.json_schema), *tool.prompt_guidelines]
+    if tool.prompt_snippet:
+        texts.append(tool.prompt_snippet)
+    missing = [text for text in texts if text not in page]
+    assert f"## {tool.name}" in page
+    assert not missing, f"docs/tools.md does not quote {tool.name}'s current texts: {missing}"
+
+
+def test_slugs_follow_github() -> None:
+    assert github_slug("Tree navigation") == "tree-navigation"
+    assert github_slug("The `pi` command") == "the-pi-command"
+    assert github_slug("Models.toml, and more!") == "modelstoml-and-more"

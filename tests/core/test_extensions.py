@@ -1,4 +1,4 @@
-"""Plugin capabilities at run time (config.md §9): lifecycle hooks, commands, unlocking tools, messages."""
+"""Plugin capabilities at run time (docs/plugins.md#the-extension-context): lifecycle hooks, commands, tools."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from types import SimpleNamespace
 from typing import Any
 
 from pi_core import Tool, hookimpl
+from pi_core.app.startup import session_parts
 from pi_core.extension import BeforeAgentStart, InputResult, SlashCommand
 from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.session import AgentSession, SessionConfig
+from pi_core.sessions.manager import SessionManager
 from pi_core.testing.fake_provider import FakeProvider, reply
 from pi_core.types import Model
 
@@ -27,7 +29,8 @@ def make_session(plugin: Any, provider: FakeProvider, tmp_path: Path, active: li
     registry = build_registry(plugins)
     tools = registry.tools.items
     config = SessionConfig(cwd=tmp_path, model=MODEL, tools=[tools[n] for n in active], all_tools=dict(tools))
-    return AgentSession(config, plugins=plugins, registry=registry, stream_fn=provider.stream)
+    parts = session_parts(SessionManager.in_memory(tmp_path), plugins, registry, stream_fn=provider.stream)
+    return AgentSession(config, parts, plugins=plugins, registry=registry)
 
 
 def test_tool_unlocks_other_tool_from_next_turn(tmp_path: Path) -> None:
@@ -150,7 +153,7 @@ def test_extension_error_printed_in_print_mode(tmp_path: Path) -> None:
             [sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "--provider", "fake", "--model",
              "fake-model", "-e", "noisy.py", "--no-session", "-p", "hi"],
             capture_output=True, text=True, cwd=tmp_path, timeout=60,
-            env={"PI_CODING_AGENT_DIR": str(home), "PATH": "/usr/bin:/bin"})
+            env={"PI_CODING_AGENT_DIR": str(home), "PATH": "/usr/bin:/bin"}, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "still answers\n"
     assert f"Extension error ({tmp_path / 'noisy.py'}): nope" in result.stderr

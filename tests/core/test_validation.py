@@ -1,4 +1,4 @@
-"""Argument validation: Pi's coercions and exact failure texts (agent-loop.md §5)."""
+"""Argument validation: Pi's coercions and exact failure texts (docs/loop.md#argument-validation)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-import pi_core.app.packages as packages
+from pi_core.app import packages
 from pi_core.app.packages import PackageError, dist_name_of
 
 
@@ -34,7 +34,7 @@ class FakePip:
         monkeypatch.setattr(packages, "run_pip", self.run)
         monkeypatch.setattr(packages, "snapshot", lambda: dict(self.env))
         monkeypatch.setattr(packages, "contributions", lambda names=None: {})
-        monkeypatch.setattr(packages, "pi_distributions", lambda: {})
+        monkeypatch.setattr(packages, "pi_distributions", dict)
 
     def run(self, args: list[str], echo: object = None) -> int:
         self.calls.append(list(args))
@@ -171,7 +171,7 @@ def test_run_pip_streams_stdout_and_stderr_separately() -> None:
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", *args], capture_output=True,
-                          text=True, cwd=cwd, env={**os.environ, "PI_CODING_AGENT_DIR": str(cwd / "agent")})
+                          text=True, cwd=cwd, env={**os.environ, "PI_CODING_AGENT_DIR": str(cwd / "agent")}, check=False)
 
 
 def test_missing_source_is_an_error_with_usage(tmp_path: Path) -> None:

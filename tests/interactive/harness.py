@@ -12,17 +12,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pi_plugins.interactive.app import InteractiveApp
+from pi_plugins.interactive.header import StartupInfo
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
+from pi_core.app.startup import session_parts
 from pi_core.plugins import PluginSet
 from pi_core.registry import build_registry
 from pi_core.session import AgentSession, SessionConfig
+from pi_core.sessions.manager import SessionManager
 from pi_core.testing.fake_provider import FakeProvider
+from pi_core.testing.kit import StaticPromptSource
 from pi_core.tools import Tool
 from pi_core.types import Model
-from pi_plugins.interactive.app import InteractiveApp
-from pi_plugins.interactive.header import StartupInfo
 
 MODEL = Model(id="fake-1", name="Fake One", api="fake", provider="fake", context_window=100_000)
 MODEL_2 = Model(id="fake-2", name="Fake Two", api="fake", provider="fake", reasoning=True)
@@ -40,27 +43,32 @@ class FakeModels:
     def has_auth(self, provider: str) -> bool:
         return True
 
+    def api_key_for(self, model: Model) -> str:
+        return "test-key"
+
 
 def make_session(provider: FakeProvider, tmp_path: Path, tools: list[Tool] = (),  # type: ignore[assignment]
-                 plugins: PluginSet | None = None, store: Any = None) -> AgentSession:
+                 plugins: PluginSet | None = None, store: Any = None, settings: Any = None,
+                 resources: Any = None, expand_input: Any = None) -> AgentSession:
     from pi_core.plugins import load_plugins
 
     plugins = plugins or load_plugins(load_entry_points=False, discover_extensions=False)
     registry = build_registry(plugins)
     registry.providers.items["fake"] = provider
     config = SessionConfig(cwd=tmp_path, model=MODEL, tools=list(tools), all_tools={t.name: t for t in tools})
-    session = AgentSession(config, plugins=plugins, registry=registry, store=store)
-    session.models = FakeModels()  # type: ignore[attr-defined]
-    return session
+    parts = session_parts(store or SessionManager.in_memory(tmp_path), plugins, registry,
+                          models=FakeModels(), settings=settings, expand_input=expand_input,  # type: ignore[arg-type]
+                          prompt=StaticPromptSource(resources) if resources is not None else None)
+    return AgentSession(config, parts, plugins=plugins, registry=registry)
 
 
 class Harness:
-    def __init__(self, session: AgentSession, pipe: Any) -> None:
+    def __init__(self, session: AgentSession, pipe: Any, *, quiet_startup: bool = False) -> None:
         self.session = session
         self.pipe = pipe
         self.console = Console(record=True, file=io.StringIO(), width=100, color_system=None)
         self.ui = InteractiveApp(session, header=StartupInfo(version="test"), console=self.console,
-                                 input=pipe, output=DummyOutput())
+                                 input=pipe, output=DummyOutput(), quiet_startup=quiet_startup)
         self.task: asyncio.Task[int] | None = None
 
     async def start(self, **kwargs: Any) -> None:

@@ -20,9 +20,10 @@ from tests.interactive.harness import MODEL_2, Harness, make_session
 ENTER, ESC, ALT_ENTER, CTRL_C, TAB = "\r", "\x1b", "\x1b\r", "\x03", "\t"
 
 
-def drive(session_or_factory: Any, pipe: Any, body: Callable[[Harness], Coroutine[Any, Any, None]]) -> Harness:
+def drive(session_or_factory: Any, pipe: Any, body: Callable[[Harness], Coroutine[Any, Any, None]],
+          *, quiet_startup: bool = False) -> Harness:
     async def main() -> Harness:
-        h = Harness(session_or_factory, pipe)
+        h = Harness(session_or_factory, pipe, quiet_startup=quiet_startup)
         await h.start()
         await body(h)
         return h
@@ -266,11 +267,11 @@ def test_plugin_commands_templates_and_skills_appear_as_commands(tmp_path: Path,
     plugins = load_plugins(load_entry_points=False, discover_extensions=False)
     register_module(plugins, plugin, "deployer")
     provider = FakeProvider(reply("reviewed"))
-    session = make_session(provider, tmp_path, plugins=plugins)
     template = types.SimpleNamespace(name="review", description="Review code", argument_hint="<file>")
     skill = types.SimpleNamespace(name="pdf", description="Work with PDFs")
-    session.resources = types.SimpleNamespace(templates=[template], skills=[skill])  # type: ignore[attr-defined]
-    session.expand_input = lambda text: text.replace("/review", "Please review")
+    session = make_session(provider, tmp_path, plugins=plugins,
+                           resources=types.SimpleNamespace(templates=[template], skills=[skill]),
+                           expand_input=lambda text: text.replace("/review", "Please review"))
 
     async def body(h: Harness) -> None:
         assert h.ui.commands["deploy"].source == "plugin"
@@ -397,16 +398,15 @@ def test_quiet_startup_and_hidden_thinking_settings(tmp_path: Path, pipe: Any) -
     from pi_core.app.settings import Settings
 
     provider = FakeProvider(reply("visible answer", thinking="secret musing"))
-    session = make_session(provider, tmp_path)
-    session.settings = Settings.from_dict({"hideThinkingBlock": True, "quietStartup": True}, cwd=tmp_path)
-    session.quiet_startup = session.settings.quiet_startup
+    settings = Settings.from_dict({"hideThinkingBlock": True, "quietStartup": True}, cwd=tmp_path)
+    session = make_session(provider, tmp_path, settings=settings)
 
     async def body(h: Harness) -> None:
         h.send("think" + ENTER)
         await h.wait_for(lambda: "visible answer" in h.screen())
         assert await h.quit() == 0
 
-    screen = drive(session, pipe, body).screen()
+    screen = drive(session, pipe, body, quiet_startup=settings.quiet_startup).screen()
     assert "visible answer" in screen
     assert "secret musing" not in screen
     assert "pi vtest" not in screen and "ctrl+c clear/quit" not in screen  # no start-up header

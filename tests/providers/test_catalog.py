@@ -8,13 +8,13 @@ import sys
 from importlib.metadata import entry_points
 
 import pytest
+from pi_plugins import catalog
 
 from pi_core.models.env_keys import env_var_names
-from pi_core.models.resolution import DEFAULT_MODEL_PER_PROVIDER
 from pi_core.models.registry import ModelRegistry
+from pi_core.models.resolution import DEFAULT_MODEL_PER_PROVIDER
 from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
-from pi_plugins import catalog
 
 SUPPORTED_APIS = {"anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"}
 

@@ -1,4 +1,4 @@
-"""AGENTS.md / CLAUDE.md discovery (config.md §4)."""
+"""AGENTS.md / CLAUDE.md discovery (docs/config.md#context-files)."""
 
 from __future__ import annotations
 

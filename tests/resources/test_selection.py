@@ -1,4 +1,4 @@
-"""Settings ``skills`` / ``prompts`` entries, override patterns and precedence (config.md §3.1, §3.3)."""
+"""Settings ``skills`` / ``prompts`` entries, override patterns and precedence (docs/config.md#resources)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Skills: parsing, validation, discovery, prompt block and /skill: expansion (config.md §3, §6, skills.test.ts)."""
+"""Skills: parsing, validation, discovery, prompt block and /skill: expansion (docs/config.md#skills)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,13 @@ import pytest
 
 from pi_core.resources import Resources, expand_input, load_resources
 from pi_core.resources.skills import (
-    SkillOrigin, collect_skill_files, expand_skill_command, format_skills_for_prompt, load_skill_file, load_skills)
+    SkillOrigin,
+    collect_skill_files,
+    expand_skill_command,
+    format_skills_for_prompt,
+    load_skill_file,
+    load_skills,
+)
 
 ORIGIN = SkillOrigin("auto", "user")
 

@@ -12,14 +12,16 @@ from typing import Any
 
 import pytest
 
+from pi_core.app.startup import session_parts
 from pi_core.models.registry import ModelRegistry, ModelSources
-from pi_core.plugins import load_plugins, register_module
-from pi_core.registry import build_registry
 from pi_core.modes.rpc import run_rpc_mode
 from pi_core.modes.rpc.client import RpcClient
+from pi_core.plugins import load_plugins, register_module
+from pi_core.registry import build_registry
 from pi_core.session import AgentSession, SessionConfig
 from pi_core.sessions.manager import SessionManager
 from pi_core.testing.fake_provider import FakeProvider
+from pi_core.testing.kit import StaticPromptSource
 from pi_core.tools import Tool, ToolContext, ToolResult
 from pi_core.types import Model
 
@@ -105,18 +107,21 @@ class Rig:
     def start(self, *replies: Any, model: Model | None = FAKE, persist: bool = True,
               tools: list[Tool] | None = None, registry: ModelRegistry | None = None,
               delay: float = 0.0, plugin_modules: dict[str, object] | None = None,
-              setup: Callable[[AgentSession], None] | None = None) -> RpcClient:
+              setup: Callable[[AgentSession], None] | None = None, resources: Any = None) -> RpcClient:
         self.provider.replies.extend(replies)
         self.provider.delay = delay
         plugins = load_plugins(load_entry_points=False, discover_extensions=False)
         for name, module in (plugin_modules or {}).items():
             register_module(plugins, module, name)
         active = tools if tools is not None else [self.gate.tool()]
-        store = SessionManager.create(self.cwd, self.session_dir) if persist else None
+        store = SessionManager.create(self.cwd, self.session_dir) if persist else SessionManager.in_memory(self.cwd)
+        registry_ = build_registry(plugins)
         session = AgentSession(
             SessionConfig(cwd=self.cwd, model=model, tools=active, all_tools={t.name: t for t in active},
                           api_key="test-key"),
-            plugins=plugins, registry=build_registry(plugins), stream_fn=self.provider.stream, store=store)
+            session_parts(store, plugins, registry_, stream_fn=self.provider.stream,
+                          prompt=StaticPromptSource(resources) if resources is not None else None),
+            plugins=plugins, registry=registry_)
         if setup is not None:
             setup(session)
         pi = InProcessPi(session, registry or self.registry())

@@ -1,4 +1,4 @@
-"""RPC ``compact`` and ``export_html`` in-process (rpc.md §9 cases 7 and 13)."""
+"""RPC ``compact`` and ``export_html`` in-process."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The extension UI sub-protocol (rpc.md §6): a tool asks the user through ``ctx.extras["pi"].ui``."""
+"""The extension UI sub-protocol (docs/rpc.md#extension-ui): a tool asks the user through ``ctx.extras["pi"].ui``."""
 
 from __future__ import annotations
 

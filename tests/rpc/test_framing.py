@@ -1,4 +1,4 @@
-"""Strict JSONL framing (rpc.md §1, test cases 1-4 of §9) plus chunk-boundary properties."""
+"""Strict JSONL framing (docs/rpc.md#framing) plus chunk-boundary properties."""
 
 from __future__ import annotations
 

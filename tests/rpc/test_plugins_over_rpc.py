@@ -13,11 +13,11 @@ import pytest
 from pi_core import hookimpl
 from pi_core.extension import InputResult, SlashCommand
 from pi_core.models.resolution import ScopedModel
+from pi_core.modes.rpc.client import RpcError
 from pi_core.resources import Resources
 from pi_core.resources.diagnostics import SourceInfo
 from pi_core.resources.skills import Skill
 from pi_core.resources.templates import PromptTemplate
-from pi_core.modes.rpc.client import RpcError
 from pi_core.testing.fake_provider import reply
 from pi_core.tools import Tool
 from tests.rpc.conftest import FAKE, FAKE_REASONING, Rig
@@ -109,10 +109,7 @@ def test_get_commands_lists_plugin_commands_then_templates_then_skills(rig: Rig,
                       base_dir=tmp_path / "s", source_info=skill_info)],
     )
 
-    def setup(session: Any) -> None:
-        session.resources = resources
-
-    client = rig.start(plugin_modules={"greeter": plugin([])}, setup=setup)
+    client = rig.start(plugin_modules={"greeter": plugin([])}, resources=resources)
     commands = client.get_commands()
     assert [(c["name"], c["source"]) for c in commands] == [
         ("greet", "extension"), ("fix-tests", "prompt"), ("skill:search", "skill")]
@@ -124,7 +121,7 @@ def test_get_commands_lists_plugin_commands_then_templates_then_skills(rig: Rig,
 
 def test_cycle_model_over_a_scope_applies_its_thinking_level(rig: Rig) -> None:
     def setup(session: Any) -> None:
-        session.scoped_models = [ScopedModel(FAKE), ScopedModel(FAKE_REASONING, "high")]
+        session.config.scoped_models = [ScopedModel(FAKE), ScopedModel(FAKE_REASONING, "high")]
 
     client = rig.start(setup=setup)
     first = client.cycle_model()

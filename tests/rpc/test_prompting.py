@@ -145,7 +145,7 @@ def test_abort_retry_cancels_the_backoff(rig: Rig) -> None:
     from pi_core.app.settings import RetrySettings
 
     def setup(session: Any) -> None:
-        session.retry_settings = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)
+        session.retry = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)
 
     client = rig.start(reply(error="529 overloaded_error: Overloaded"), reply("never"), setup=setup)
     client.prompt("hi")
@@ -161,7 +161,7 @@ def test_set_auto_retry_false_stops_retrying(rig: Rig) -> None:
     from pi_core.app.settings import RetrySettings
 
     def setup(session: Any) -> None:
-        session.retry_settings = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)
+        session.retry = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)
 
     client = rig.start(reply(error="529 overloaded_error: Overloaded"), setup=setup)
     client.set_auto_retry(False)

@@ -1,4 +1,4 @@
-"""``pi --mode rpc`` as a subprocess, driven by RpcClient against the fake model server (rpc.md §9)."""
+"""``pi --mode rpc`` as a subprocess, driven by RpcClient against the fake model server."""
 
 from __future__ import annotations
 
@@ -106,13 +106,13 @@ def test_one_session_through_every_command(rpc: Env) -> None:
     )
     client = rpc.start()
 
-    # get_state at start (case 5) and get_last_assistant_text before any prompt (case 14)
+    # get_state at start and get_last_assistant_text before any prompt
     state = client.get_state()
     assert state["model"]["provider"] == "fake" and state["model"]["id"] == "fake-model"
     assert state["isStreaming"] is False and state["messageCount"] == 0
     assert client.send({"type": "get_last_assistant_text"})["data"] == {}
 
-    # malformed input answers errors and serving continues (case 16)
+    # malformed input answers errors and serving continues
     client.send_raw("this is not json\n")
     client.send_raw('{"type": "get_state"\n')
     client.send_raw('{"id":"u1","type":"no_such_command"}\n')
@@ -124,7 +124,7 @@ def test_one_session_through_every_command(rpc: Env) -> None:
     assert unknown["error"] == "Unknown command: no_such_command" and "id" not in unknown
     assert any(r.get("id") == "crlf" and r["success"] for r in client.responses)
 
-    # models and thinking (cases 9, 10)
+    # models and thinking
     models = client.get_available_models()
     assert [m["id"] for m in models] == ["fake-model", "fake-think"]
     assert all(m["provider"] == "fake" and m["contextWindow"] > 0 and isinstance(m["reasoning"], bool)
@@ -138,7 +138,7 @@ def test_one_session_through_every_command(rpc: Env) -> None:
         client.set_model("fake", "missing")
     assert client.cycle_model()["model"]["id"] == "fake-model"
 
-    # bash before a prompt is visible to the LLM and recorded (case 8); a name set early (case 15)
+    # bash before a prompt is visible to the LLM and recorded; a name set early
     result = client.bash("echo hello")
     assert result["output"].strip() == "hello" and result["exitCode"] == 0 and result["cancelled"] is False
     client.set_session_name("numbers")
@@ -156,7 +156,7 @@ def test_one_session_through_every_command(rpc: Env) -> None:
     assert rpc.request_texts(2)[-1] == odd
     assert client.get_last_assistant_text() == "sep ok"
 
-    # the session file (cases 6, 8, 15) and stats (case 11)
+    # the session file and stats
     assert len(rpc.session_files()) == 1
     records = rpc.entries()
     assert records[0]["type"] == "session"
@@ -167,14 +167,14 @@ def test_one_session_through_every_command(rpc: Env) -> None:
     assert stats["sessionFile"] and stats["sessionId"]
     assert stats["userMessages"] >= 1 and stats["assistantMessages"] >= 1
 
-    # compact (case 7) and export (case 13)
+    # compact and export
     compacted = client.compact()
     assert compacted["summary"] == "## Goal\nTalk about numbers." and compacted["tokensBefore"] > 0
     assert len([r for r in rpc.entries() if r["type"] == "compaction"]) == 1
     path = Path(client.export_html())
     assert path.is_file() and path.suffix == ".html"
 
-    # new_session resets the context (case 12)
+    # new_session resets the context
     assert client.new_session() == {"cancelled": False}
     assert client.get_state()["messageCount"] == 0
     assert client.stop() == 0

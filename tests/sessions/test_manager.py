@@ -1,4 +1,4 @@
-"""SessionManager: persistence rules, appends, branches, labels, forks and loading (sessions.md §3-§8)."""
+"""SessionManager: persistence rules, appends, branches, labels, forks and loading (docs/sessions.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,11 @@ import pytest
 from session_builders import assistant, user
 
 from pi_core.sessions import SessionError, SessionManager
-from pi_core.sessions.store import encode_cwd, find_most_recent_session, load_entries_from_file
+from pi_core.sessions.store import (
+    encode_cwd,
+    find_most_recent_session,
+    load_entries_from_file,
+)
 
 
 def lines(path: Path) -> list[dict]:
@@ -338,4 +342,4 @@ def test_picker_refuses_without_terminal(tmp_path: Path) -> None:
     from pi_core.sessions.picker import pick_session
 
     with pytest.raises(SessionError, match="--resume needs an interactive terminal"):
-        pick_session(SessionManager.list(str(tmp_path)))
+        pick_session(SessionManager.list(str(tmp_path)), lambda sessions: None)

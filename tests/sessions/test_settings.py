@@ -1,4 +1,4 @@
-"""Settings: global/project TOML, Pi JSON fallback, merge rules, locked merge-writes, errors (config.md §2)."""
+"""Settings: global/project TOML, Pi JSON fallback, merges, locked writes, errors (docs/config.md#settings)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""bash tool: tools.md §5 and test cases 33-41b, plus process-group kills, memory bound and the run temp dir."""
+"""bash tool (docs/tools.md#bash), plus process-group kills, memory bound and the run temp dir."""
 
 from __future__ import annotations
 
@@ -13,14 +13,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import pi_builtin_tools.bash as bash_module
+import pytest
 from pi_builtin_tools.bash import TOOL, BashOptions, SpawnContext, create_bash_tool
+
 from pi_core.errors import ToolError
 from pi_core.plugins import load_plugins, register_module
-from pi_core.toolkit.procs import ExecAborted, ExecOptions, LocalShellOperations, ShellConfig
 from pi_core.registry import build_registry
+from pi_core.toolkit.procs import (
+    ExecAborted,
+    ExecOptions,
+    LocalShellOperations,
+    ShellConfig,
+)
 from pi_core.toolkit.shell import BashResult, run_command
 from pi_core.tools import Tool, ToolContext, ToolResult
 
@@ -108,14 +113,14 @@ def test_registered_by_plugin_and_overridable_by_name(tmp_path: Path) -> None:
     assert [(o.name, o.winner, o.loser) for o in registry.overrides] == [("bash", "remote-bash", "bash")]
 
 
-# --- tools.md §14 cases 33-41b -------------------------------------------------------------------
+# --- the behaviours of docs/tools.md#bash ---------------------------------------------------------
 
-def test_echo(ctx: ToolContext) -> None:  # case 33
+def test_echo(ctx: ToolContext) -> None:
     result = run({"command": "echo 'test output'"}, ctx)
     assert "test output" in text_of(result) and result.details is None
 
 
-def test_exit_code_is_an_error(ctx: ToolContext) -> None:  # case 34
+def test_exit_code_is_an_error(ctx: ToolContext) -> None:
     with pytest.raises(ToolError, match=r"(Command failed|code 1)") as info:
         run({"command": "exit 1"}, ctx)
     assert str(info.value) == "(no output)\n\nCommand exited with code 1"
@@ -127,12 +132,12 @@ def test_exit_code_text_matches_pi(ctx: ToolContext) -> None:  # reference/pi-to
     assert str(info.value) == "bye\n\n\nCommand exited with code 2"
 
 
-def test_timeout(ctx: ToolContext) -> None:  # case 35
-    with pytest.raises(ToolError, match=re.compile("timed out", re.I)):
+def test_timeout(ctx: ToolContext) -> None:
+    with pytest.raises(ToolError, match=re.compile("timed out", re.IGNORECASE)):
         run({"command": "sleep 30", "timeout": 0.3}, ctx)
 
 
-def test_timeout_text_keeps_output(ctx: ToolContext) -> None:  # case 41a
+def test_timeout_text_keeps_output(ctx: ToolContext) -> None:
     with pytest.raises(ToolError) as info:
         run({"command": "echo before; sleep 30", "timeout": 1}, ctx)
     assert str(info.value) == "before\n\n\nCommand timed out after 1 seconds"
@@ -152,7 +157,7 @@ def test_zero_or_negative_timeout_means_none(ctx: ToolContext) -> None:
     assert text_of(run({"command": "echo ok", "timeout": -1}, ctx)) == "ok\n"
 
 
-def test_missing_cwd() -> None:  # case 36
+def test_missing_cwd() -> None:
     ctx = ToolContext(cwd=Path("/this/directory/definitely/does/not/exist/12345"))
     with pytest.raises(ToolError) as info:
         run({"command": "echo test"}, ctx)
@@ -160,7 +165,7 @@ def test_missing_cwd() -> None:  # case 36
                                "\nCannot execute bash commands.")
 
 
-def test_spawn_error_reports_enoent(ctx: ToolContext) -> None:  # case 37
+def test_spawn_error_reports_enoent(ctx: ToolContext) -> None:
     ops = LocalShellOperations(shell=ShellConfig("/nonexistent-shell-path-xyz123"))
     with pytest.raises(ToolError, match="ENOENT"):
         run({"command": "echo test"}, ctx, create_bash_tool(BashOptions(operations=ops)))
@@ -179,7 +184,7 @@ def test_custom_shell_path_is_used(ctx: ToolContext, tmp_path: Path) -> None:
     assert text_of(result) == "custom shell got: echo hi\n"
 
 
-def test_command_prefix(ctx: ToolContext) -> None:  # cases 38-40
+def test_command_prefix(ctx: ToolContext) -> None:
     tool = create_bash_tool(BashOptions(command_prefix="export TEST_VAR=hello"))
     assert text_of(run({"command": "echo $TEST_VAR"}, ctx, tool)).strip() == "hello"
     tool = create_bash_tool(BashOptions(command_prefix="echo prefix-output"))
@@ -220,7 +225,7 @@ class ScriptedOperations:
         return self.exit_code
 
 
-def test_utf8_split_across_chunks(ctx: ToolContext) -> None:  # case 41
+def test_utf8_split_across_chunks(ctx: ToolContext) -> None:
     data = "héllo wörld 😀 done\n".encode()
     cut = data.index("😀".encode()) + 2  # inside the 4-byte emoji
     ops = ScriptedOperations([data[:3], data[3:cut], data[cut:]])
@@ -234,7 +239,7 @@ def test_utf8_split_across_real_pipe_reads(ctx: ToolContext) -> None:
     assert text_of(result) == "é\n"
 
 
-def test_many_short_lines_spill_to_temp_file(ctx: ToolContext) -> None:  # case 41b
+def test_many_short_lines_spill_to_temp_file(ctx: ToolContext) -> None:
     result = run({"command": "seq 1 2500"}, ctx)
     text = text_of(result)
     path = full_output_path(text)

@@ -1,4 +1,4 @@
-"""find tool: tools.md §9 (fd's results on top of rg --files) and test cases 44-45."""
+"""find tool (docs/tools.md#find): fd's results on top of rg --files."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import pi_builtin_tools.find as find_module
+import pytest
 from pi_builtin_tools.find import TOOL, FindOptions, create_find_tool
+
 from pi_core.errors import AbortedError, ToolError
 from pi_core.toolkit.globs import compile_glob
 from pi_core.tools import ToolContext, ToolResult
@@ -53,13 +53,13 @@ def test_schema_matches_pi_wire_schema() -> None:
     assert TOOL.coercion == "typebox" and find_module.DEFAULT_ACTIVE is False
 
 
-def test_hidden_files_included(ctx: ToolContext, tmp_path: Path) -> None:  # case 44
+def test_hidden_files_included(ctx: ToolContext, tmp_path: Path) -> None:
     touch(tmp_path, ".secret/hidden.txt", "visible.txt")
     lines = text_of(find(ctx, pattern="**/*.txt")).splitlines()
     assert "visible.txt" in lines and ".secret/hidden.txt" in lines
 
 
-def test_gitignore_respected_without_git(ctx: ToolContext, tmp_path: Path) -> None:  # case 45
+def test_gitignore_respected_without_git(ctx: ToolContext, tmp_path: Path) -> None:
     touch(tmp_path, "kept.txt", "ignored.txt")
     (tmp_path / ".gitignore").write_text("ignored.txt\n")
     lines = text_of(find(ctx, pattern="*.txt")).splitlines()

@@ -1,4 +1,4 @@
-"""grep tool: tools.md §8 and test cases 42-43."""
+"""grep tool (docs/tools.md#grep)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import pi_builtin_tools.grep as grep_module
+import pytest
 from pi_builtin_tools.grep import TOOL, GrepOptions, create_grep_tool
+
 from pi_core.errors import AbortedError, ToolError
 from pi_core.toolkit.ripgrep import RG_MISSING, find_rg
 from pi_core.tools import ToolContext, ToolResult
@@ -51,15 +51,15 @@ def test_rg_comes_from_the_venv() -> None:
     assert rg is not None and Path(rg).name == "rg"
 
 
-def test_single_match(ctx: ToolContext, tmp_path: Path) -> None:  # case 42
+def test_single_match(ctx: ToolContext, tmp_path: Path) -> None:
     (tmp_path / "example.txt").write_text("first line\nmatch line\nlast line")
     result = grep(ctx, pattern="match")
     assert "example.txt:2: match line" in text_of(result)
     assert result.details is None
 
 
-def test_context_and_limit(ctx: ToolContext, tmp_path: Path) -> None:  # case 43
-    (tmp_path / "context.txt").write_text("\n".join(["before", "match one", "after", "middle", "match two", "after two"]))
+def test_context_and_limit(ctx: ToolContext, tmp_path: Path) -> None:
+    (tmp_path / "context.txt").write_text("before\nmatch one\nafter\nmiddle\nmatch two\nafter two")
     result = grep(ctx, pattern="match", path="context.txt", limit=1, context=1)
     text = text_of(result)
     assert text == ("context.txt-1- before\ncontext.txt:2: match one\ncontext.txt-3- after\n\n"

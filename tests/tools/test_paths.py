@@ -1,11 +1,16 @@
-"""Path resolution shared by the file tools (tools.md §3, cases 47-55)."""
+"""Path resolution shared by the file tools (docs/tools.md#paths)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from pi_core.toolkit.paths import expand_path, read_path_candidates, resolve_read_path, resolve_to_cwd
+from pi_core.toolkit.paths import (
+    expand_path,
+    read_path_candidates,
+    resolve_read_path,
+    resolve_to_cwd,
+)
 from pi_core.tools import ToolContext
 
 

@@ -1,4 +1,4 @@
-"""Shared truncation helpers: tools.md §2 and test cases 56-60."""
+"""Shared truncation helpers (docs/tools.md#truncation)."""
 
 from __future__ import annotations
 
@@ -20,13 +20,13 @@ def test_constants() -> None:
     assert (DEFAULT_MAX_LINES, DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH) == (2000, 51200, 500)
 
 
-def test_head_by_lines() -> None:  # case 56
+def test_head_by_lines() -> None:
     r = truncate_head("a\nb\nc", max_lines=2)
     assert (r.content, r.truncated, r.truncated_by, r.output_lines, r.total_lines) == ("a\nb", True, "lines", 2, 3)
     assert r.output_bytes == 3 and r.total_bytes == 5
 
 
-def test_head_first_line_over_limit() -> None:  # case 57
+def test_head_first_line_over_limit() -> None:
     r = truncate_head("x" * 60 * 1024 + "\nshort")
     assert r.content == "" and r.first_line_exceeds_limit and r.truncated_by == "bytes"
     assert (r.output_lines, r.output_bytes) == (0, 0)
@@ -46,7 +46,7 @@ def test_untouched_when_within_limits() -> None:
     assert not truncate_tail("a\nb\n").truncated
 
 
-def test_tail_single_long_line_cut_at_utf8_boundary() -> None:  # case 58
+def test_tail_single_long_line_cut_at_utf8_boundary() -> None:
     line = "é" * (30 * 1024)  # 60 KB, two bytes per character
     r = truncate_tail(line)
     assert r.last_line_partial and r.truncated_by == "bytes" and r.output_lines == 1
@@ -72,7 +72,7 @@ def test_tail_by_bytes_drops_line_that_does_not_fit() -> None:
     assert r.content == "w" * 20000 and r.truncated_by == "bytes" and not r.last_line_partial
 
 
-def test_truncate_line() -> None:  # case 59
+def test_truncate_line() -> None:
     assert truncate_line("x" * 501) == ("x" * 500 + "... [truncated]", True)
     assert truncate_line("x" * 500) == ("x" * 500, False)
     # Length counts UTF-16 units, as JavaScript does: an emoji is two.
@@ -80,7 +80,7 @@ def test_truncate_line() -> None:  # case 59
     assert truncate_line("😀" * 251)[1]
 
 
-def test_format_size() -> None:  # case 60
+def test_format_size() -> None:
     assert format_size(1023) == "1023B"
     assert format_size(51200) == "50.0KB"
     assert format_size(1572864) == "1.5MB"
@@ -103,7 +103,7 @@ def test_invariants(content: str, max_lines: int, max_bytes: int) -> None:
 
 
 def reference_tail(content: str, max_lines: int, max_bytes: int) -> tuple[str, str | None, int, bool]:
-    """tools.md §2 truncateTail written out line by line, to check the windowed implementation against."""
+    """Tail truncation (docs/tools.md#truncation) written line by line, to check the windowed implementation against."""
     lines = content.split("\n")
     if len(lines) <= max_lines and len(content.encode()) <= max_bytes:
         return content, None, len(lines), False

@@ -1,4 +1,4 @@
-"""RPC mode (``pi --mode rpc``): drive a session over stdin/stdout with Pi's JSONL protocol (rpc.md).
+"""RPC mode (``pi --mode rpc``): drive a session over stdin/stdout with Pi's JSONL protocol (docs/rpc.md).
 
 ``run_rpc_mode(session)`` serves until stdin closes. With the real stdout, the protocol gets a private
 copy of file descriptor 1 and fd 1 itself is pointed at stderr, so a stray ``print`` (ours, a

@@ -1,4 +1,4 @@
-"""RPC command handlers (rpc.md §4): parameter checks, then one call into the session per command.
+"""RPC command handlers (docs/rpc.md#commands): parameter checks, then one call into the session per command.
 
 A handler returns the response ``data`` (``NO_DATA`` to omit the key) and fails by raising; the
 mode turns the exception into ``success:false`` with the command's name and id.
@@ -9,19 +9,32 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.errors import PiError
 from pi_core.types import ImageContent
 
 if TYPE_CHECKING:
-    from pi_core.modes.rpc.mode import RpcMode
+    from pi_core.control.session_control import SessionControl
+    from pi_core.session import AgentSession
+
+
+class RpcMode(Protocol):
+    """What command handlers use of the running mode (``pi_core.modes.rpc.mode.RpcMode``)."""
+
+    session: AgentSession
+    ops: SessionControl
+
+    def respond(self, request_id: Any, command: str, *, data: Any = ..., error: str | None = None) -> None: ...
+    async def submit_prompt(self, text: str, images: Any, behavior: str | None,
+                            respond: Callable[[], None]) -> None: ...
+    async def abort_run(self) -> None: ...
 
 NO_DATA: Any = object()  # a success response without a "data" key
 RESPONDED: Any = object()  # the handler already wrote its response (prompt answers on acceptance)
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
-Handler = Callable[["RpcMode", dict[str, Any]], Awaitable[Any]]
+Handler = Callable[[RpcMode, dict[str, Any]], Awaitable[Any]]
 
 
 @dataclass(frozen=True)

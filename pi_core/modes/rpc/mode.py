@@ -1,6 +1,6 @@
 """RpcMode: reads JSONL commands, runs each as its own task, writes responses and session events.
 
-Commands are not serialized (rpc.md §2): a slow ``bash`` or ``compact`` never holds up ``abort`` or
+Commands are not serialized (docs/rpc.md#concurrency): a slow ``bash`` or ``compact`` never holds up ``abort`` or
 ``get_state``, so responses may come out of order and clients correlate them by ``id``.
 """
 
@@ -12,6 +12,7 @@ import traceback
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from pi_core.control.session_control import SessionControl
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
 from pi_core.modes.rpc.commands import COMMANDS, NO_DATA, RESPONDED, warn
@@ -50,9 +51,7 @@ class RpcMode:
         self.output = output
         self.loop = asyncio.get_running_loop()
         self.ui = RpcUI(output, self.loop)
-        if model_registry is not None:
-            session.models = model_registry
-        self.ops = session.ops
+        self.ops = SessionControl(session, models=model_registry)
         self.exit_code = 0
         self.stopping = asyncio.Event()
         self.shutdown_requested = False
@@ -62,7 +61,7 @@ class RpcMode:
         self._on_accept: Callable[[], None] | None = None
         session.set_ui(self.ui)  # plugins reach it as ctx.pi.ui (lifecycle hooks: ctx.ui)
         self._unsubscribe = session.subscribe(self._on_session_event)
-        session.shutdown_handler = self.request_shutdown
+        session.on_shutdown_request(self.request_shutdown)
 
     # --- output -----------------------------------------------------------------------------------
 
@@ -92,7 +91,7 @@ class RpcMode:
         async with self._prompt_gate:  # one prompt at a time through preflight, so the next sees streaming
             busy = self.session.is_streaming
             if not busy:
-                self.ops.bash.flush_pending()
+                self.session.release_held_back()
             responded = False
 
             def accept() -> None:
@@ -105,7 +104,11 @@ class RpcMode:
             if not busy:
                 # While another run streams, its events say nothing about this prompt: then only the
                 # outcome of session.prompt (queued, or refused) counts.
-                self._on_accept = lambda: (accept(), started.set())
+                def accept_and_start() -> None:
+                    accept()
+                    started.set()
+
+                self._on_accept = accept_and_start
             task = self.loop.create_task(
                 self.session.prompt(text, images, streaming_behavior=behavior, source="rpc"))
             waiter = self.loop.create_task(started.wait())
@@ -172,7 +175,7 @@ class RpcMode:
             data = await handler(self, parsed)
         except PiError as err:
             self.respond(request_id, kind, error=str(err))
-        except Exception as err:  # noqa: BLE001 - any failure is that command's error response (rpc.md §3)
+        except Exception as err:  # noqa: BLE001 - a failure is the command's error (docs/rpc.md#responses-and-errors)
             warn(f"pi: command {kind} failed:\n" + traceback.format_exc())
             self.respond(request_id, kind, error=str(err) or type(err).__name__)
         else:

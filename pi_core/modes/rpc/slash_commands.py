@@ -1,4 +1,4 @@
-"""``get_commands``: plugin slash commands, then prompt templates, then skills (rpc.md §4.6)."""
+"""``get_commands``: plugin slash commands, then prompt templates, then skills (docs/rpc.md#slash-commands)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
-"""Session commands shared by every front end (RPC commands, interactive slash commands, plugins).
+"""SessionControl: the commands front ends give a session (RPC commands, interactive slash commands).
 
-State, model and thinking changes, queue modes, user bash, and the session-file operations (new,
-switch, fork, clone, export). ``AgentSession.ops`` holds one; events it produces (thinking level,
-session name) go to the session's listeners before the command returns.
+It wraps one AgentSession: state for clients, model and thinking changes (saved as defaults), queue modes,
+toggles, the user's own shell commands, export. Each front end builds its own around the session it runs;
+the session itself knows nothing of it. Events it produces (thinking level) reach the session's listeners
+before the command returns.
 """
 
 from __future__ import annotations
@@ -11,14 +12,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pi_core.control.user_bash import BashRunner
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
-from pi_core.models.thinking import clamp_thinking_level, supported_thinking_levels
-from pi_core.types import THINKING_LEVELS, AssistantMessage, Model
-from pi_core.control.user_bash import BashRunner
+from pi_core.session import clamp_level
+from pi_core.types import AssistantMessage, Model, supported_thinking_levels
 
 if TYPE_CHECKING:
-    from pi_core.session import AgentSession
+    from pi_core.session import AgentSession, ModelSource
 
 QUEUE_MODES = ("all", "one-at-a-time")
 
@@ -27,13 +28,15 @@ def _has_model(model: Model | None) -> bool:
     return model is not None and model.id != "unknown"
 
 
-class SessionOps:
-    """State, model, queue-mode, bash and session-file commands over one AgentSession."""
+class SessionControl:
+    """State, model, queue-mode, toggle, bash and session-file commands over one AgentSession."""
 
-    def __init__(self, session: AgentSession, *, emit: Callable[[AgentEvent], None] | None = None) -> None:
+    def __init__(self, session: AgentSession, *, emit: Callable[[AgentEvent], None] | None = None,
+                 models: ModelSource | None = None) -> None:
         self.session = session
         self.emit = emit or session.emit_later  # sync: the event is written before the command's answer
         self.bash = BashRunner(session)
+        self._models = models
 
     @property
     def store(self) -> Any:
@@ -89,12 +92,13 @@ class SessionOps:
 
     # --- models and thinking ----------------------------------------------------------------------
 
-    def model_registry(self) -> Any:
-        if self.session.models is None:
+    def model_registry(self) -> ModelSource:
+        """The session's models, or a registry built from its plugins when it was given none."""
+        if self._models is None:
             from pi_core.models.registry import ModelRegistry
 
-            self.session.models = ModelRegistry.from_plugins(self.session.plugins)
-        return self.session.models
+            self._models = self.session.models or ModelRegistry.from_plugins(self.session.plugins)
+        return self._models
 
     def available_models(self) -> list[Model]:
         return list(self.model_registry().available_models())
@@ -116,11 +120,11 @@ class SessionOps:
         model, level = scoped[(index + 1) % len(scoped)]
         self._switch_model(model, level)
         return {"model": model.to_json(), "thinkingLevel": self.agent.state.thinking_level,
-                "isScoped": bool(self.session.scoped_models)}
+                "isScoped": bool(self.session.config.scoped_models)}
 
     def _scope(self) -> list[tuple[Model, str | None]]:
         registry = self.model_registry()
-        scoped = self.session.scoped_models
+        scoped = self.session.config.scoped_models
         entries = [(s.model, s.thinking) for s in scoped if registry.has_auth(s.model.provider)]
         return entries or [(m, None) for m in self.available_models()]
 
@@ -162,8 +166,8 @@ class SessionOps:
         _save_setting(self.session, "compaction.enabled", enabled)
 
     def set_auto_retry(self, enabled: bool) -> None:
-        if self.session.retry_settings is not None:
-            self.session.retry_settings.enabled = enabled
+        if self.session.retry is not None:
+            self.session.retry.enabled = enabled
         _save_setting(self.session, "retry.enabled", enabled)
 
     def abort_retry(self) -> None:
@@ -172,58 +176,26 @@ class SessionOps:
     # --- session files ----------------------------------------------------------------------------
 
     async def new_session(self, parent_session: str | None) -> bool:
-        """Start an empty session; True unless a plugin vetoed (no veto hook exists yet)."""
-        await self._stop_run()
-        await self.session.shutdown("new")
-        self.store.new_session(parent_session=parent_session)
-        self._reset_agent([])
-        model = self.session.model
-        if _has_model(model):
-            self.store.append_model_change(model.provider, model.id)
-        self.store.append_thinking_level_change(self.agent.state.thinking_level)
-        await self.session.start("new")
-        return True
+        return await self.session.new_session(parent_session)
 
     async def switch_session(self, session_path: str) -> bool:
-        await self._stop_run()
-        path = Path(session_path).expanduser()
-        if not path.is_absolute():
-            path = Path(self.session.config.cwd) / path
-        await self.session.shutdown("resume")
-        self.store.set_session_file(path.resolve())
-        self._restore_from_store()
-        await self.session.start("resume")
-        return True
+        return await self.session.switch_session(session_path)
 
     async def fork(self, entry_id: str) -> tuple[str, bool]:
-        await self._stop_run()
-        result = self.store.fork(entry_id)  # validates first: a bad id changes nothing
-        await self.session.shutdown("fork")
-        self._restore_from_store()
-        await self.session.start("fork")
-        return result.selected_text, False
+        return await self.session.fork(entry_id)
 
     async def clone(self) -> bool:
-        if self.store.leaf_id is None:
-            raise PiError("Cannot clone session: no current entry selected")
-        await self._stop_run()
-        self.store.clone()
-        await self.session.shutdown("fork")
-        self._restore_from_store()
-        await self.session.start("fork")
-        return False
+        return await self.session.clone()
 
     def set_session_name(self, name: str) -> None:
-        name = name.strip()
-        if not name:
-            raise PiError("Session name cannot be empty")
-        self.store.append_session_info(name)
-        self.emit(AgentEvent("session_info_changed", name=name))
+        self.session.set_session_name(name)
 
-    def export_html(self, output_path: str | None) -> str:
+    def export_html(self, output_path: str | None, colors: dict[str, str] | None = None) -> str:
+        """Write the session's viewer page (with this run's system prompt and tools); ``colors`` are the
+        theme's CSS variables (the default dark page when None)."""
         if not self.store.is_persisted:
             raise PiError("Cannot export in-memory session to HTML")
-        from pi_core.export.html import default_export_path, export_html
+        from pi_core.export.html import ExportTool, default_export_path, export_html
 
         session_file = self.store.session_file
         if session_file is None or not Path(session_file).is_file():
@@ -232,28 +204,9 @@ class SessionOps:
         target = Path(output_path).expanduser() if output_path else default_export_path(session_file, cwd)
         if not target.is_absolute():
             target = cwd / target
-        return str(export_html(session_file, target))
-
-    async def _stop_run(self) -> None:
-        self.bash.flush_pending()
-        if self.session.is_streaming:
-            await self.session.abort()
-
-    def _reset_agent(self, messages: list[Any]) -> None:
-        self.agent.reset()
-        self.agent.state.messages = messages
-        self.bash.clear_pending()
-
-    def _restore_from_store(self) -> None:
-        context = self.store.build_session_context()
-        self._reset_agent(context.typed_messages())
-        if context.model:
-            registry = self.model_registry()
-            recorded = registry.find(context.model.get("provider", ""), context.model.get("modelId", ""))
-            if recorded is not None and registry.has_auth(recorded.provider):
-                self.agent.state.model = recorded
-        if context.thinking_level:
-            self.agent.state.thinking_level = clamp_level(self.session.model, context.thinking_level)
+        tools = [ExportTool(t.name, t.description, t.json_schema) for t in self.session.active_tools]
+        prompt = self.session.agent.state.system_prompt or None
+        return str(export_html(session_file, target, colors=colors, system_prompt=prompt, tools=tools))
 
 
 def _queue_mode(mode: str) -> Any:
@@ -267,16 +220,6 @@ def _save_setting(session: AgentSession, key: str, value: Any) -> None:
         session.settings.set(key, value)
 
 
-def clamp_level(model: Model | None, level: str) -> str:
-    """``clamp_thinking_level``, except that no model means ``off`` and an unrecognised level becomes
-    the model's first supported one (a client may send anything)."""
-    if model is None:
-        return "off"
-    if level not in THINKING_LEVELS:
-        return supported_thinking_levels(model)[0]
-    return clamp_thinking_level(model, level)
-
-
 def next_thinking_level(model: Model | None, current: str) -> str | None:
     """The level after ``current`` in the supported cycle, wrapping; None without reasoning support."""
     if model is None or not model.reasoning:
@@ -284,3 +227,6 @@ def next_thinking_level(model: Model | None, current: str) -> str | None:
     levels = supported_thinking_levels(model)
     index = levels.index(current) if current in levels else -1
     return levels[(index + 1) % len(levels)]
+
+
+SessionOps = SessionControl  # the 0.1 name, kept for one release

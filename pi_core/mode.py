@@ -1,0 +1,45 @@
+"""What a mode is: one way to run a session (text, JSON, RPC, the interactive UI), found through ``pi_modes``.
+
+``pi --mode NAME`` runs the mode of that name; ``-p`` is ``text``; with no flag pi runs ``interactive`` when
+stdin and stdout are terminals, else ``text``. A plugin can add its own (``pi --mode web``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pi_core.session import AgentSession
+    from pi_core.types import ImageContent
+
+
+@dataclass
+class ModeRequest:
+    """What the CLI hands a mode: the ready session and what the user asked for.
+
+    ``messages`` are the prompts in order; the first already carries piped stdin and ``@file`` text, and
+    ``images`` belong to it. ``warnings`` were printed to stderr at start-up (a UI may show them again).
+    """
+
+    session: AgentSession
+    messages: list[str] = field(default_factory=list)
+    images: list[ImageContent] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    verbose: bool = False
+
+
+@dataclass
+class Mode:
+    """A mode a plugin returns from ``pi_modes``.
+
+    ``run`` serves the request and returns the exit code. ``pick_session`` lets ``pi -r`` choose among
+    sessions (newest first; None when the user cancels); the interactive UI has one.
+    """
+
+    name: str
+    run: Callable[[ModeRequest], Awaitable[int]]
+    description: str = ""
+    pick_session: Callable[[list[Any]], Path | None] | None = None
