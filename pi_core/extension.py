@@ -21,8 +21,11 @@ if TYPE_CHECKING:
 class ToolInfo(Protocol):
     name: str
     description: str
-    exposure: str
-    annotations: dict[str, bool] | None
+
+    @property
+    def exposure(self) -> str: ...
+    @property
+    def annotations(self) -> dict[str, bool] | None: ...
 
     @property
     def json_schema(self) -> dict[str, Any]: ...

@@ -16,7 +16,7 @@ from pi_core.tools import ToolResult
 
 NAME = "tool_search"
 DEFAULT_LIMIT = 8
-STOP_WORDS = frozenset("a an and are as at be by for from in is it of on or that the this to with".split())
+STOP_WORDS = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "is", "it", "of", "on", "or", "that", "the", "this", "to", "with"])
 NAME_WEIGHT = 3.0  # a query word in the name outweighs any number of mentions in the description
 K1, B = 1.2, 0.75
 

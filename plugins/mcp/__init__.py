@@ -10,10 +10,11 @@ from pi_core import hookimpl
 
 if TYPE_CHECKING:
     import click
+    from pi_plugins.mcp.manager import McpManager
 
+    from pi_core.events import AgentEvent
     from pi_core.extension import BeforeAgentStart, ExtensionContext, SlashCommand
     from pi_core.tools import ToolCallInfo
-    from pi_plugins.mcp.manager import McpManager
 
 # One manager per running session (a process may hold several, e.g. an embedding program).
 _managers: weakref.WeakKeyDictionary[Any, McpManager] = weakref.WeakKeyDictionary()
@@ -25,8 +26,9 @@ def manager_of(ctx: ExtensionContext) -> McpManager | None:
 
 @hookimpl
 async def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
-    from pi_core.config_paths import agent_dir
     from pi_plugins.mcp.manager import McpManager
+
+    from pi_core.config_paths import agent_dir
 
     previous = _managers.pop(ctx.session, None)
     if previous is not None:
@@ -47,9 +49,10 @@ async def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
 async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_prompt: str) -> BeforeAgentStart | None:
     """The first prompt waits for servers with direct tools and for servers whose tools this branch loaded;
     the ``mcp_servers`` list is added to the conversation when it changed."""
-    from pi_core.extension import BeforeAgentStart
     from pi_plugins.mcp.manager import SECTION_TYPE
     from pi_plugins.tool_search import loaded_tools
+
+    from pi_core.extension import BeforeAgentStart
 
     manager = manager_of(ctx)
     if manager is None:
@@ -68,6 +71,15 @@ async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_promp
     if last is not None and getattr(last, "content", None) == text:
         return None
     return BeforeAgentStart(message={"customType": SECTION_TYPE, "content": text, "display": False})
+
+
+@hookimpl
+def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
+    """The first answer is streaming, so its request went out: start the servers that could wait until now."""
+    if event.type == "message_start":
+        manager = manager_of(ctx)
+        if manager is not None and manager.starting_later:
+            manager.start_later()
 
 
 @hookimpl
@@ -91,8 +103,9 @@ def pi_cli_commands() -> list[click.Command]:
 
 @hookimpl
 def pi_commands() -> list[SlashCommand]:
-    from pi_core.extension import SlashCommand
     from pi_plugins.mcp.slash import run_slash_command
+
+    from pi_core.extension import SlashCommand
 
     return [SlashCommand(name="mcp", description="Manage MCP servers: status, tools, reconnect, enable or disable, "
                                                  "sign in or out", handler=run_slash_command)]

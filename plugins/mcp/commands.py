@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-
-from pi_core.config_paths import agent_dir
 from pi_plugins.mcp.config import (
     ConfigError,
     McpConfig,
@@ -21,6 +19,8 @@ from pi_plugins.mcp.config import (
     remove_server,
     validate_server,
 )
+
+from pi_core.config_paths import agent_dir
 
 HINT = 'Use "pi mcp --help" for usage.'
 HTTP_ONLY = ("header", "bearer-token-env-var", "oauth-client-id", "oauth-client-secret", "oauth-callback-port",
@@ -209,10 +209,7 @@ async def _check(entry: ServerEntry) -> dict[str, Any]:
     directory = agent_dir()
     connection = ServerConnection(entry=entry, cwd=Path.cwd(), log=ServerLog(directory / "mcp.log"),
                                   auth=session_auth(directory))
-    try:
-        await connection.connect()
-    except Exception:  # noqa: BLE001 - the state and error are on the connection
-        pass
+    await connection.try_connect()
     report["state"] = connection.state
     report["tools"] = [t.name for t in connection.tools]
     overrides = {t.name: config.exposure_of(t.name) for t in connection.tools
@@ -304,7 +301,7 @@ def login_command(name: str, local: bool, timeout: float) -> int:
 
 async def _login(entry: ServerEntry, timeout: float) -> int:
     from pi_plugins.mcp.connection import ServerConnection
-    from pi_plugins.mcp.oauth import SignInCancelled, SignInError, sign_in, session_auth
+    from pi_plugins.mcp.oauth import SignInCancelled, SignInError, session_auth, sign_in
 
     directory = agent_dir()
     connection = ServerConnection(entry=entry, cwd=Path.cwd(), auth=session_auth(directory))

@@ -228,9 +228,9 @@ def _validate_fields(name: str, raw: dict[str, Any]) -> ServerConfig:
     if not isinstance(tool_exposure_raw, dict):
         raise ConfigError("toolExposure must map tool names to exposures")
     tool_exposure = {tool: _exposure(v, f'toolExposure "{tool}"') for tool, v in tool_exposure_raw.items()}
-    common: dict[str, Any] = dict(name=name, raw=raw, enabled=enabled, description=description,
-                                  timeout=float(timeout or DEFAULT_TIMEOUT_S), exposure=exposure,
-                                  tool_exposure=tool_exposure)
+    common: dict[str, Any] = {"name": name, "raw": raw, "enabled": enabled, "description": description,
+                              "timeout": float(timeout or DEFAULT_TIMEOUT_S), "exposure": exposure,
+                              "tool_exposure": tool_exposure}
     kind, url, command = raw.get("type"), raw.get("url"), raw.get("command")
     if kind == "sse":
         raise ConfigError("legacy SSE transport is not supported; use the streamable HTTP URL")

@@ -19,25 +19,25 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 import anyio
 import httpx2
-import pydantic
 import mcp_types as types
+import pydantic
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
-
-from pi_core import __version__
-from pi_core.errors import PiError
-from pi_core.signals import AbortSignal
 from pi_plugins.mcp import procs
 from pi_plugins.mcp.config import ServerEntry
 from pi_plugins.mcp.expand import expand_map, expand_value
 from pi_plugins.mcp.log import ServerLog
+
+from pi_core import __version__
+from pi_core.errors import PiError
+from pi_core.signals import AbortSignal
 
 # The SDK logs failures it also raises (with tracebacks); pi reports them itself, so its records go nowhere.
 logging.getLogger("mcp").addHandler(logging.NullHandler())
@@ -78,9 +78,11 @@ def describe_error(err: BaseException) -> str:
     if isinstance(err, httpx2.TransportError):
         return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
     if isinstance(err, pydantic.ValidationError):
-        first = err.errors()[0] if err.errors() else {}
-        where = ".".join(str(part) for part in first.get("loc", ()))
-        return f"malformed response from the server ({where}: {first.get('msg', 'invalid')})"
+        problems = err.errors()
+        if not problems:
+            return "malformed response from the server"
+        where = ".".join(str(part) for part in problems[0]["loc"])
+        return f"malformed response from the server ({where}: {problems[0]['msg']})"
     if isinstance(err, MCPError):
         return err.error.message or f"error {err.error.code}"
     if isinstance(err, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)):
@@ -173,11 +175,11 @@ class _WatchedReadStream:
         except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
             raise StopAsyncIteration from None
 
-    async def __aenter__(self) -> _WatchedReadStream:
+    async def __aenter__(self) -> Self:
         await self._inner.__aenter__()
         return self
 
-    async def __aexit__(self, *exc: Any) -> bool | None:
+    async def __aexit__(self, *exc: object) -> bool | None:
         return await self._inner.__aexit__(*exc)  # type: ignore[no-any-return]
 
     async def aclose(self) -> None:
@@ -244,6 +246,14 @@ class ServerConnection:
             opening = self._opening
             asyncio.get_running_loop().create_task(self._open(opening))
         return await asyncio.shield(self._opening)
+
+    async def try_connect(self) -> bool:
+        """Connect if possible; a failure is recorded in ``state`` and ``error`` instead of raised."""
+        try:
+            await self.connect()
+        except McpCallError:
+            return False
+        return True
 
     async def _open(self, opening: asyncio.Future[Client]) -> None:
         self._set_state("connecting")
@@ -334,7 +344,7 @@ class ServerConnection:
                 tail = stderr.tail() if stderr is not None else ""
                 self.error = f"Connection closed\n{tail}" if tail else "Connection closed"
                 self._set_state("disconnected")
-        except BaseException as err:  # noqa: BLE001 - reported through ``started`` or the state
+        except BaseException as err:
             if stderr is not None:
                 await asyncio.sleep(0.05)  # let the pump read what the dying server wrote
                 self.stderr_tail = stderr.tail() or None
@@ -531,9 +541,8 @@ async def _stdio_with_errlog(params: StdioServerParameters, errlog: Any) -> Any:
 
 @contextlib.asynccontextmanager
 async def _with_http_client(client: httpx2.AsyncClient, transport: Any) -> Any:
-    async with client:
-        async with transport as streams:
-            yield streams
+    async with client, transport as streams:
+        yield streams
 
 
 async def _all_tools(client: Client) -> list[types.Tool]:
@@ -555,4 +564,4 @@ def expand_home(value: str) -> str:
     return value
 
 
-__all__ = ["ServerConnection", "McpCallError", "SignInRequired", "expand_value", "describe_error", "root_cause"]
+__all__ = ["McpCallError", "ServerConnection", "SignInRequired", "describe_error", "expand_value", "root_cause"]

@@ -17,7 +17,7 @@ MAX_LOG_BYTES = 5 * 1024 * 1024
 
 def format_line(server: str, level: str | None, logger: str | None, data: Any,
                 now: datetime.datetime | None = None) -> str:
-    stamp = (now or datetime.datetime.now(datetime.timezone.utc)).isoformat(timespec="milliseconds")
+    stamp = (now or datetime.datetime.now(datetime.UTC)).isoformat(timespec="milliseconds")
     stamp = stamp.replace("+00:00", "Z")
     text = data if isinstance(data, str) else json.dumps(data, ensure_ascii=False, default=str)
     who = f" {logger}:" if logger else ""

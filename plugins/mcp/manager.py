@@ -14,14 +14,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.mcp.config import McpConfig, ServerEntry, load_config, namespace, update_server
+from pi_plugins.mcp.config import (
+    McpConfig,
+    ServerEntry,
+    load_config,
+    namespace,
+    update_server,
+)
 from pi_plugins.mcp.naming import assign_names, server_summary
 
 if TYPE_CHECKING:
-    from pi_core.extension import ExtensionContext
     from pi_plugins.mcp.connection import ServerConnection
 
+    from pi_core.extension import ExtensionContext
+
 STARTUP_WAIT_S = 10.0
+LATER_START_S = 2.0  # servers without direct tools start at the first answer, or this long after the session
 STARTUP_WAIT_ENV = "PI_MCP_STARTUP_WAIT"  # seconds; tests on a loaded machine give slow servers longer
 TOOL_SEARCH = "tool_search"
 SECTION_TYPE = "mcp_servers"
@@ -61,6 +69,8 @@ class McpManager:
     closed: bool = False
     _log: Any = None
     _reported: bool = False
+    _later: list[Server] = field(default_factory=list)
+    _later_timer: asyncio.TimerHandle | None = None
 
     # --- lifecycle --------------------------------------------------------------------------------
 
@@ -73,10 +83,30 @@ class McpManager:
                          "warning")
         self.ensure_discovery_active()
         enabled = [s for s in self.servers if s.enabled]
+        loop = asyncio.get_running_loop()
         for server in enabled:
-            server.ready = asyncio.get_running_loop().create_task(self._connect(server))
+            if "direct" in server.entry.config.exposures():
+                server.ready = loop.create_task(self._connect(server))
+            else:
+                self._later.append(server)
+        if self._later:  # nothing needs them before the model answers: the first request goes out first
+            self._later_timer = loop.call_later(LATER_START_S, self.start_later)
         if enabled:
-            asyncio.get_running_loop().create_task(self._report_when_settled())
+            loop.create_task(self._report_when_settled())
+
+    @property
+    def starting_later(self) -> bool:
+        return bool(self._later)
+
+    def start_later(self) -> None:
+        """Start the servers without direct tools (on the first answer, a wait for them, or after a moment)."""
+        later, self._later = self._later, []
+        if self._later_timer is not None:
+            self._later_timer.cancel()
+            self._later_timer = None
+        for server in later:
+            if not self.closed and server.ready is None:
+                server.ready = asyncio.get_running_loop().create_task(self._connect(server))
 
     async def _connect(self, server: Server) -> None:
         # The SDK takes a while to import: in a thread, so the first model request does not wait for it.
@@ -85,10 +115,7 @@ class McpManager:
             return
         connection = self._connection(server.entry)
         server.connection = connection
-        try:
-            await connection.connect()
-        except Exception:  # noqa: BLE001 - the state and error are on the connection
-            pass
+        await connection.try_connect()
 
     def _connection(self, entry: ServerEntry) -> ServerConnection:
         from pi_plugins.mcp.connection import ServerConnection
@@ -101,6 +128,8 @@ class McpManager:
                                 auth=session_auth(self.agent_dir))
 
     async def _report_when_settled(self) -> None:
+        while self._later and not self.closed:
+            await asyncio.sleep(0.1)
         await self.wait([s for s in self.servers if s.enabled])
         if self.closed or self._reported:
             return
@@ -113,6 +142,9 @@ class McpManager:
 
     async def shutdown(self) -> None:
         self.closed = True
+        self._later = []
+        if self._later_timer is not None:
+            self._later_timer.cancel()
         connections = [s.connection for s in self.servers if s.connection is not None]
         for server in self.servers:
             if server.ready is not None and not server.ready.done():
@@ -127,13 +159,16 @@ class McpManager:
 
     async def wait(self, servers: Iterable[Server], timeout: float | None = None) -> bool:
         """Wait for the servers' current connection attempts; False when ``timeout`` ran out first."""
+        servers = list(servers)
+        if any(s in self._later for s in servers):
+            self.start_later()
         tasks = [s.ready for s in servers if s.enabled and s.ready is not None and not s.ready.done()]
         openings = [s.connection._opening for s in servers if s.connection is not None
                     and s.connection._opening is not None and not s.connection._opening.done()]
         pending: list[asyncio.Future[Any]] = [*tasks, *openings]
         if not pending:
             return True
-        done, not_done = await asyncio.wait(pending, timeout=timeout)
+        _done, not_done = await asyncio.wait(pending, timeout=timeout)
         return not not_done
 
     async def wait_for_direct(self) -> None:
@@ -169,14 +204,20 @@ class McpManager:
             return
         config = server.entry.config
         names = assign_names(server.name, [t.name for t in connection.tools], self.owners)
+
+        def current_connection() -> ServerConnection | None:  # the server may have reconnected meanwhile
+            return server.connection if server.enabled else None
+
+        def readable_resources() -> bool:
+            return bool(server.connection and server.connection.has_resources)
+
         tools = []
         for mcp_tool in connection.tools:
             exposure = config.exposure_of(mcp_tool.name)
             if exposure == "hidden":
                 continue
             tools.append(make_tool(server=server.name, name=names[mcp_tool.name], tool=mcp_tool, exposure=exposure,
-                                   connection=lambda s=server: s.connection if s.enabled else None,
-                                   readable_resources=lambda s=server: bool(s.connection and s.connection.has_resources)))
+                                   connection=current_connection, readable_resources=readable_resources))
         current = set(self.ctx.add_tools(tools))
         withdrawn = self.server_tools.get(server.name, set()) - current
         self.ctx.remove_tools(sorted(withdrawn))
@@ -323,7 +364,7 @@ def startup_wait() -> float:
 
 def load_runtime() -> None:
     """Import what talks to servers (the MCP SDK)."""
-    import pi_plugins.mcp.connection  # noqa: F401
+    import pi_plugins.mcp.connection
     import pi_plugins.mcp.oauth  # noqa: F401
 
 

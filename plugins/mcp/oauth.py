@@ -16,20 +16,25 @@ import stat
 import tempfile
 import time
 import webbrowser
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, parse_qsl, urlencode, urlparse, urlunparse
 
 import httpx2
 from mcp.client.auth import OAuthClientProvider
-from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull, OAuthClientMetadata, OAuthMetadata
-from mcp.shared.auth import OAuthToken
+from mcp.shared.auth import (
+    AuthorizationCodeResult,
+    OAuthClientInformationFull,
+    OAuthClientMetadata,
+    OAuthMetadata,
+    OAuthToken,
+)
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
-
-from pi_core.errors import PiError
 from pi_plugins.mcp.connection import SignInRequired, describe_error, root_cause
 from pi_plugins.mcp.expand import expand_value
+
+from pi_core.errors import PiError
 
 if TYPE_CHECKING:
     from pi_plugins.mcp.config import OAuthSettings, ServerEntry
@@ -138,9 +143,12 @@ class PiOAuthProvider(OAuthClientProvider):
     """The SDK provider plus what survives a restart (token expiry, authorization-server metadata) and
     ``authServerMetadataUrl``: the configured document is used instead of discovery and trusted as configured."""
 
-    def __init__(self, *args: Any, storage: _Storage, metadata_url: str | None = None, interactive: bool = True,
-                 sign_in_text: str = "", **kwargs: Any) -> None:
-        super().__init__(*args, storage=storage, **kwargs)
+    def __init__(self, server_url: str, client_metadata: OAuthClientMetadata, *, storage: _Storage,
+                 redirect_handler: Callable[[str], Awaitable[None]],
+                 callback_handler: Callable[[], Awaitable[AuthorizationCodeResult]],
+                 metadata_url: str | None = None, interactive: bool = True, sign_in_text: str = "") -> None:
+        super().__init__(server_url, client_metadata, storage, redirect_handler=redirect_handler,
+                         callback_handler=callback_handler)
         storage.provider = self
         self.interactive = interactive
         self._sign_in_text = sign_in_text
@@ -187,10 +195,10 @@ class PiOAuthProvider(OAuthClientProvider):
             if self.context.current_tokens is not None and self.context.current_tokens.access_token:
                 self._add_auth_header(request)
             response = yield request
-            if response.status_code == 401 and not refreshed and self.context.can_refresh_token():
-                if await self._handle_refresh_response((yield await self._refresh_token())):
-                    self._add_auth_header(request)
-                    response = yield request
+            if response.status_code == 401 and not refreshed and self.context.can_refresh_token() \
+                    and await self._handle_refresh_response((yield await self._refresh_token())):
+                self._add_auth_header(request)
+                response = yield request
             insufficient = response.status_code == 403 and "insufficient_scope" in \
                 response.headers.get("www-authenticate", "")
             if response.status_code == 401 or insufficient:
@@ -339,7 +347,7 @@ class _Callback:
                          + b"\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
                          + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
             await writer.drain()
-        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, IndexError):
+        except (TimeoutError, OSError, asyncio.IncompleteReadError, IndexError):
             pass
         finally:
             writer.close()
@@ -362,7 +370,7 @@ def _with_scope(url: str, scope: str | None) -> str:
 
 
 async def sign_in(entry: ServerEntry, agent_dir: Path, *, show: Callable[[str], None],
-                  paste: Callable[[_Callback], Awaitable[None]] | None = None, timeout: float = 300.0) -> None:
+                  paste: Callable[[_Callback], Coroutine[Any, Any, None]] | None = None, timeout: float = 300.0) -> None:
     """Run the browser sign-in for one server and store its tokens. Raises SignInError / SignInCancelled."""
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -401,10 +409,10 @@ async def sign_in(entry: ServerEntry, agent_dir: Path, *, show: Callable[[str], 
     provider = _provider(entry, store, redirect, on_redirect, on_callback, interactive=True)
     headers = {k: expand_value(v, f'MCP server "{entry.name}" header "{k}"') for k, v in entry.config.headers.items()}
     try:
-        async with asyncio.timeout(timeout):
-            async with httpx2.AsyncClient(headers=headers, auth=provider, timeout=30.0) as http:
-                async with Client(streamable_http_client(entry.config.url, http_client=http), cache=None) as client:
-                    await client.list_tools()
+        async with asyncio.timeout(timeout), \
+                httpx2.AsyncClient(headers=headers, auth=provider, timeout=30.0) as http, \
+                Client(streamable_http_client(entry.config.url, http_client=http), cache=None) as client:
+            await client.list_tools()
     except TimeoutError:
         raise SignInCancelled(f"not completed within {timeout:g} seconds") from None
     except SignInError:

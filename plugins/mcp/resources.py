@@ -7,10 +7,11 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
+from pi_plugins.mcp.results import block_contents, limit_content
+
 from pi_core.errors import ToolError
 from pi_core.tools import Tool, ToolContext, ToolResult
 from pi_core.types import TextContent
-from pi_plugins.mcp.results import block_contents, limit_content
 
 if TYPE_CHECKING:
     from pi_plugins.mcp.manager import McpManager, Server
@@ -87,7 +88,7 @@ def resource_tools(manager: McpManager, exposure: str) -> list[Tool]:
                 if templates:
                     try:
                         return await client.list_resource_templates(cursor=after)
-                    except Exception as err:  # noqa: BLE001 - servers without templates answer method-not-found
+                    except Exception as err:
                         if getattr(getattr(err, "error", None), "code", None) == -32601:
                             return None
                         raise

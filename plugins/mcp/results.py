@@ -55,7 +55,7 @@ def _resource_contents(resource: dict[str, Any]) -> list[Content]:
         return [TextContent(text=str(resource["text"]))]
     blob = resource.get("blob", "")
     if (mime or "").startswith("image/"):
-        return [ImageContent(data=blob, mime_type=mime)]
+        return [ImageContent(data=blob, mime_type=str(mime))]
     try:
         data = base64.b64decode(blob, validate=False)
     except ValueError:

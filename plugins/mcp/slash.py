@@ -9,8 +9,9 @@ from typing import TYPE_CHECKING
 from pi_plugins.mcp.manager import Server, describe_state
 
 if TYPE_CHECKING:
-    from pi_core.extension import ExtensionContext
     from pi_plugins.mcp.manager import McpManager
+
+    from pi_core.extension import ExtensionContext
 
 USAGE = ("Usage: /mcp, /mcp tools <server>, /mcp reconnect <server>, /mcp enable <server> [--project], "
          "/mcp disable <server> [--project], /mcp login <server>, /mcp logout <server>")

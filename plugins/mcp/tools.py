@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pi_plugins.mcp.config import Exposure
+from pi_plugins.mcp.results import convert_result
+
 from pi_core.errors import ToolError
 from pi_core.tools import Tool, ToolContext, ToolResult
 from pi_core.types import TextContent
-from pi_plugins.mcp.config import Exposure
-from pi_plugins.mcp.results import convert_result
 
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 

@@ -1,4 +1,7 @@
-"""Fixtures for the MCP tests: pi against the fake model server, with real MCP servers configured in mcp.json."""
+"""Fixtures for the MCP tests: pi against the fake model server, with real MCP servers configured in mcp.json.
+
+Tests marked ``slow`` (more signals, bigger payloads, more OAuth options) run with ``PI_SLOW_TESTS=1``.
+"""
 
 from __future__ import annotations
 
@@ -67,6 +70,16 @@ def wait_dead(pids: list[int], timeout: float = 10.0) -> list[int]:
             return []
         time.sleep(0.1)
     return [p for p in pids if alive(p)]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("PI_SLOW_TESTS") == "1":
+        return
+    skip = pytest.mark.skip(reason="slow: set PI_SLOW_TESTS=1 to run")
+    here = Path(__file__).parent
+    for item in items:
+        if "slow" in item.keywords and here in Path(str(item.fspath)).parents:
+            item.add_marker(skip)
 
 
 @pytest.fixture

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.runner import PiRunner
 
@@ -47,6 +49,7 @@ def test_deferred_tool_is_found_with_tool_search_then_called(pi: PiRunner) -> No
     assert json.loads(answer["text"])["timezone"] == "Asia/Tokyo"
 
 
+@pytest.mark.slow
 def test_codemode_exposure_is_reached_like_deferred(pi: PiRunner) -> None:
     write_mcp(pi.home / "mcp.json", {"time": time_server()})  # Pi's default exposure: codemode
     pi.server.add(Reply(tool_calls=[("tool_search", {"query": "convert time"})]), Reply(text="ok"))
@@ -71,6 +74,7 @@ def test_tools_flag_keeps_mcp_tools_unless_an_entry_starts_with_mcp(pi: PiRunner
     assert tool_names(pi.server.requests[3].body) == ["read"]
 
 
+@pytest.mark.slow
 def test_disable_plugin_mcp_connects_nothing(pi: PiRunner) -> None:
     marker = pi.cwd / "started"
     write_mcp(pi.home / "mcp.json", {"faults": fault_server("--pidfile", str(marker), exposure="direct")})
@@ -110,6 +114,7 @@ def test_project_mcp_json_loads_only_after_trust(pi: PiRunner) -> None:
     assert "mcp__time__get_current_time" in tool_names(pi.server.requests[1].body)
 
 
+@pytest.mark.slow
 def test_project_override_changes_only_enabled_and_exposure(pi: PiRunner) -> None:
     write_mcp(pi.home / "mcp.json", {"time": time_server(exposure="direct")})
     write_mcp(pi.cwd / ".pi" / "mcp.json", {"time": {"enabled": False}})
@@ -119,6 +124,7 @@ def test_project_override_changes_only_enabled_and_exposure(pi: PiRunner) -> Non
     assert not [n for n in tool_names(pi.server.requests[0].body) if n.startswith("mcp__")]
 
 
+@pytest.mark.slow
 def test_json_and_rpc_modes_see_the_same_servers(pi: PiRunner) -> None:
     write_mcp(pi.home / "mcp.json", {"time": time_server(exposure="direct")})
     pi.server.add(Reply(tool_calls=[("mcp__time__get_current_time", {"timezone": "UTC"})]), Reply(text="json"))

@@ -6,8 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-
-from pi_plugins.mcp.config import ConfigError, load_config, update_server, validate_server
+from pi_plugins.mcp.config import (
+    ConfigError,
+    load_config,
+    update_server,
+    validate_server,
+)
 from pi_plugins.mcp.expand import ExpansionError, expand_value
 from pi_plugins.mcp.naming import assign_names, tool_name
 

@@ -8,6 +8,8 @@ import re
 import time
 from pathlib import Path
 
+import pytest
+
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.runner import PiRunner
 
@@ -49,6 +51,7 @@ def test_hang_crash_malformed_then_recovery_in_one_session(pi: PiRunner) -> None
     assert time.monotonic() - started < 90
 
 
+@pytest.mark.slow
 def test_ten_megabyte_result_is_cut_in_the_middle_and_saved_whole(pi: PiRunner) -> None:
     write_mcp(pi.home / "mcp.json", {"faults": fault_server(exposure="direct")})
     pi.server.add(Reply(tool_calls=[("mcp__faults__big", {"size_mb": 10})]), Reply(text="ok"))
@@ -85,6 +88,7 @@ def test_changed_tool_list_adds_and_withdraws_tools(pi: PiRunner) -> None:
     assert withdrawn["is_error"] and "Tool mcp__faults__extra not found" in withdrawn["text"]
 
 
+@pytest.mark.slow
 def test_progress_notifications_restart_the_timeout(pi: PiRunner) -> None:
     write_mcp(pi.home / "mcp.json", {"faults": fault_server(exposure="direct", timeout=1.5)})
     pi.server.add(Reply(tool_calls=[("mcp__faults__slow_progress", {"seconds": 4, "step": 0.5})]), Reply(text="ok"))
@@ -98,6 +102,7 @@ def test_progress_notifications_restart_the_timeout(pi: PiRunner) -> None:
         assert updates[0]["partialResult"]["content"][0]["text"] == "step 1"
 
 
+@pytest.mark.slow
 def test_slow_start_holds_the_first_prompt_only_for_direct_servers(pi: PiRunner) -> None:
     write_mcp(pi.home / "mcp.json", {"slow": fault_server("--slow-start", "3", exposure="direct"),
                                      "lazy": fault_server("--slow-start", "45", exposure="deferred")})
@@ -109,6 +114,7 @@ def test_slow_start_holds_the_first_prompt_only_for_direct_servers(pi: PiRunner)
     assert time.monotonic() - started < 40  # not for the deferred one that needs 45 s
 
 
+@pytest.mark.slow
 def test_first_prompt_waits_at_most_ten_seconds(pi: PiRunner) -> None:
     del pi.extra_env["PI_MCP_STARTUP_WAIT"]  # Pi's own limit
     write_mcp(pi.home / "mcp.json", {"slow": fault_server("--slow-start", "60", exposure="direct")})

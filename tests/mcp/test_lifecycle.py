@@ -31,7 +31,7 @@ def test_normal_exit_stops_servers_and_their_children(pi: PiRunner) -> None:
     pidfile = pi.cwd / "pids"
     write_mcp(pi.home / "mcp.json", {
         "direct": fault_server("--pidfile", str(pidfile), "--child", exposure="direct"),
-        "stubborn": fault_server("--pidfile", str(pidfile), "--ignore-term", exposure="deferred"),
+        "stubborn": fault_server("--pidfile", str(pidfile), "--ignore-term", exposure="direct"),
     })
     pi.server.add(Reply(tool_calls=[("mcp__direct__echo", {"text": "hi"})]), Reply(text="bye"))
     result = pi.run("-p", "go", timeout=120)
@@ -40,7 +40,8 @@ def test_normal_exit_stops_servers_and_their_children(pi: PiRunner) -> None:
     assert wait_dead(pids, 5) == [], "an MCP server or its child outlived pi"
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [pytest.param(signal.SIGINT, marks=pytest.mark.slow), signal.SIGTERM,
+                                    pytest.param(signal.SIGHUP, marks=pytest.mark.slow)])
 def test_signal_during_a_call_stops_every_server(pi: PiRunner, signum: int) -> None:
     pidfile = pi.cwd / "pids"
     write_mcp(pi.home / "mcp.json", {
@@ -65,6 +66,7 @@ def test_signal_during_a_call_stops_every_server(pi: PiRunner, signum: int) -> N
     assert wait_dead(pids, 5) == [], "an MCP server or its child outlived pi"
 
 
+@pytest.mark.slow
 def test_npx_wrapper_and_its_node_server_die_with_pi(pi: PiRunner) -> None:
     npx = shutil.which("npx")
     if npx is None or not (NPM_BIN / "mcp-server-everything").exists():
@@ -78,7 +80,7 @@ def test_npx_wrapper_and_its_node_server_die_with_pi(pi: PiRunner) -> None:
         deadline = time.monotonic() + 60
         while len(pi.server.requests) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)
-        tree = subprocess.run(["ps", "-eo", "pid,pgid,args"], capture_output=True, text=True).stdout
+        tree = subprocess.run(["ps", "-eo", "pid,pgid,args"], check=True, capture_output=True, text=True).stdout
         servers = [int(line.split()[0]) for line in tree.splitlines() if "mcp-server-everything" in line
                    and "ps -eo" not in line]
         assert servers, tree

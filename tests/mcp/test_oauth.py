@@ -4,7 +4,6 @@ demands sign-in; ``pi mcp login|logout``, tokens at 0600, refresh after expiry, 
 from __future__ import annotations
 
 import json
-import os
 import stat
 import subprocess
 import sys
@@ -112,6 +111,7 @@ def test_sign_in_use_refresh_and_sign_out(pi: PiRunner, oauth: OAuthServers) -> 
     assert pi.run("mcp", "list").returncode == 1
 
 
+@pytest.mark.slow
 def test_configured_client_callback_port_and_client_name(pi: PiRunner, oauth: OAuthServers) -> None:
     import socket
 
@@ -141,6 +141,7 @@ def test_configured_client_callback_port_and_client_name(pi: PiRunner, oauth: OA
     assert set(stored) == {"preset", "named"}
 
 
+@pytest.mark.slow
 def test_auth_server_metadata_url_replaces_wrong_discovery(pi: PiRunner, tmp_path: Path) -> None:
     process, servers = start_servers(tmp_path, "--wrong-issuer")
     try:
@@ -160,6 +161,7 @@ def test_auth_server_metadata_url_replaces_wrong_discovery(pi: PiRunner, tmp_pat
         process.wait(timeout=10)
 
 
+@pytest.mark.slow
 def test_sign_in_times_out_when_the_browser_never_comes_back(pi: PiRunner, oauth: OAuthServers) -> None:
     write_mcp(pi.home / "mcp.json", {"secure": {"url": oauth.mcp_url}})
     browser(pi)

@@ -17,6 +17,7 @@ import json
 import secrets
 import socket
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -159,8 +160,7 @@ async def main() -> None:
     tasks = [asyncio.ensure_future(server.serve()) for server in servers]
     while not all(server.started for server in servers):
         await asyncio.sleep(0.05)
-    with open(options.port_file, "w") as handle:
-        json.dump({"as": ISSUER, "mcp": RESOURCE}, handle)
+    Path(options.port_file).write_text(json.dumps({"as": ISSUER, "mcp": RESOURCE}))
     await asyncio.gather(*tasks)
 
 
