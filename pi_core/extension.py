@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from pi_core.tools import Tool
     from pi_core.types import ImageContent, Model
 
 
@@ -52,7 +51,7 @@ class SessionHost(Protocol):
     def messages(self) -> list[Any]: ...
 
     def set_active_tools(self, names: list[str]) -> None: ...
-    def add_tools(self, tools: list[Tool]) -> list[str]: ...
+    def add_tools(self, tools: list[Any]) -> list[str]: ...
     def remove_tools(self, names: list[str]) -> None: ...
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
     def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
@@ -155,9 +154,9 @@ class ExtensionContext:
         known = [n for n in names if n in self.session.available_tools]
         self.session.set_active_tools(known)
 
-    def add_tools(self, tools: list[Tool]) -> list[str]:
-        """Add tools while the session runs (tools that appear as a connection comes up), replacing tools of
-        the same name. ``--tools``/``--exclude-tools`` still apply; ``direct`` tools become active from the next
+    def add_tools(self, tools: list[Any]) -> list[str]:
+        """Add ``pi_core.tools.Tool`` objects while the session runs (tools that appear as a connection comes
+        up), replacing tools of the same name. ``--tools``/``--exclude-tools`` still apply; ``direct`` tools become active from the next
         model request, ``deferred`` ones wait to be activated. Returns the names actually added."""
         return self.session.add_tools(tools)
 

@@ -49,7 +49,7 @@ async def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
 async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_prompt: str) -> BeforeAgentStart | None:
     """The first prompt waits for servers with direct tools and for servers whose tools this branch loaded;
     the ``mcp_servers`` list is added to the conversation when it changed."""
-    from pi_plugins.mcp.manager import SECTION_TYPE
+    from pi_plugins.mcp.manager import SECTION_TYPE, startup_wait
     from pi_plugins.tool_search import loaded_tools
 
     from pi_core.extension import BeforeAgentStart
@@ -62,7 +62,7 @@ async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_promp
     if first:
         loaded = loaded_tools(ctx.get_messages())
         if loaded:
-            await manager.wait(manager.servers_of(loaded), 10.0)
+            await manager.wait(manager.servers_of(loaded), startup_wait())
     section = manager.servers_section()
     if section is None:
         return None

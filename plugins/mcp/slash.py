@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from pi_plugins.mcp.manager import Server, describe_state
+from pi_plugins.mcp.manager import Server, describe_state, startup_wait
 
 if TYPE_CHECKING:
     from pi_plugins.mcp.manager import McpManager
@@ -74,7 +74,7 @@ async def run_slash_command(args: str, ctx: ExtensionContext) -> None:
         return
     words = args.split()
     if not words:
-        await manager.wait([s for s in manager.servers if s.enabled], 10.0)
+        await manager.wait([s for s in manager.servers if s.enabled], startup_wait())
         _say(ctx, status(manager))
         return
     action, rest = words[0], words[1:]
@@ -89,7 +89,7 @@ async def run_slash_command(args: str, ctx: ExtensionContext) -> None:
         _say(ctx, f'No MCP server named "{names[0]}".', "error")
         return
     if action == "tools":
-        await manager.wait([server], 10.0)
+        await manager.wait([server], startup_wait())
         _say(ctx, tools_text(server))
     elif action == "reconnect":
         try:
