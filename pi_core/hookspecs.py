@@ -66,6 +66,24 @@ def pi_provider_presets() -> dict[str, dict[str, Any]] | None:
 
 
 @hookspec
+def pi_discover_models(settings: Any, timeout_s: float) -> list[Model] | None:
+    """Return the models that servers listing their own models (local Ollama, llama.cpp, ...) answer with.
+
+    Called when the user asks for the model list (``--list-models``, ``/model``, RPC ``get_available_models``),
+    never at every start. ``settings`` has ``get(key)``; give up on a server after ``timeout_s``.
+    """
+
+
+@hookspec
+def pi_oauth_providers() -> list[Any] | None:
+    """Return subscription sign-in flows (``pi_core.models.oauth.OAuthProvider`` objects), one per provider id.
+
+    They appear in ``/login`` and ``pi auth login``; their credentials are stored in ``auth.json`` and
+    refreshed through them.
+    """
+
+
+@hookspec
 def pi_prompt_snippets(active_tools: frozenset[str]) -> str | None:
     """Return text to append to the system prompt's tool section while ``active_tools`` are on, or None."""
 

@@ -29,8 +29,10 @@ content frame, before the stop reason/usage frames", which is the same logical s
 CA and a certificate for 127.0.0.1). In pytest, the ``pi_fake_server`` fixture (from the ``pi`` pytest plugin) gives a started server per test;
 ``pi_core.testing.streams`` has helpers to run a provider against it and check the event protocol.
 
-An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``.
-A ``Reply`` may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request.
+An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``, unless a
+``responder`` is set: then it answers every request the queue does not. A ``Reply`` (and the responder)
+may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request; that is how many
+concurrent sessions share one server (a scripted queue would hand their turns out in arrival order).
 
 Standalone (for CLI subprocess tests)::
 
@@ -49,6 +51,7 @@ import ssl
 import struct
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -87,6 +90,8 @@ class RecordedRequest:
     body: Any  # parsed JSON, or None
     raw: bytes
     wire: str | None
+    arrived: float = 0.0  # time.perf_counter() when the request was read (bench: spawn → first request)
+    finished: float | None = None  # when its reply was fully sent (bench: per-turn gaps, last reply → exit)
 
     def to_json(self) -> dict[str, Any]:
         return {"method": self.method, "path": self.path, "query": self.query, "headers": self.headers,
@@ -133,10 +138,14 @@ class FakeModelServer:
     """Threaded HTTP server on 127.0.0.1 (random port by default). Use as a context manager."""
 
     def __init__(self, replies: Iterable[ReplySource] = (), *, port: int = 0, host: str = "127.0.0.1",
-                 record_path: str | Path | None = None, tls: ssl.SSLContext | None = None) -> None:
+                 record_path: str | Path | None = None, tls: ssl.SSLContext | None = None,
+                 responder: ReplySource | None = None) -> None:
         self._lock = threading.Lock()
         self._queue: list[ReplySource] = list(replies)
+        self.responder = responder
         self.requests: list[RecordedRequest] = []
+        # Model ids to answer GET /v1/models and /api/tags with, like a local server (model discovery).
+        self.model_list: list[str] | None = None
         self._record_path = Path(record_path) if record_path else None
         self._stop = threading.Event()
         self._httpd = _HTTPServer((host, port), _Handler)
@@ -202,7 +211,7 @@ class FakeModelServer:
             if self._record_path is not None:
                 with self._record_path.open("a") as fh:
                     fh.write(json.dumps(request.to_json()) + "\n")
-            return self._queue.pop(0) if self._queue else None
+            return self._queue.pop(0) if self._queue else self.responder
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -217,10 +226,16 @@ class _Handler(BaseHTTPRequestHandler):
         return self.server.owner
 
     def do_GET(self) -> None:
-        if urlsplit(self.path).path == "/_fake/requests":
+        path = urlsplit(self.path).path
+        listed = self.owner.model_list
+        if path == "/_fake/requests":
             with self.owner._lock:
                 data = [r.to_json() for r in self.owner.requests]
             self._send_json(200, data)
+        elif listed is not None and path == "/v1/models":  # a local server's model list (vLLM, llama.cpp)
+            self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in listed]})
+        elif listed is not None and path == "/api/tags":  # Ollama's own list
+            self._send_json(200, {"models": [{"name": m, "model": m} for m in listed]})
         else:
             self._send_json(404, {"error": {"message": f"fake model server: no GET route {self.path}"}})
 
@@ -228,6 +243,7 @@ class _Handler(BaseHTTPRequestHandler):
         split = urlsplit(self.path)
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
+        arrived = time.perf_counter()
         try:
             body = json.loads(raw) if raw else None
         except json.JSONDecodeError:
@@ -242,7 +258,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         wire = wire_for_path(split.path)
         request = RecordedRequest("POST", split.path, {k: v[-1] for k, v in parse_qs(split.query).items()},
-                                  {k.lower(): v for k, v in self.headers.items()}, body, raw, wire)
+                                  {k.lower(): v for k, v in self.headers.items()}, body, raw, wire, arrived)
         source = self.owner._record(request)
         if wire is None:
             self._send_json(404, {"error": {"message": f"fake model server: unknown API path {split.path}"}})
@@ -259,7 +275,10 @@ class _Handler(BaseHTTPRequestHandler):
                 message = f"fake model server: the scripted reply callback raised {type(err).__name__}: {err}"
                 self._send_json(500, error_body(wire, 500, message, None), {"x-should-retry": "false"})
                 return
-        self._serve(source, wire, request)
+        try:
+            self._serve(source, wire, request)
+        finally:
+            request.finished = time.perf_counter()
 
     # -- responses --
 

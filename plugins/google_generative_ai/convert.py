@@ -39,7 +39,7 @@ def requires_tool_call_id(model_id: str) -> bool:
 
 
 def _valid_signature(signature: str | None) -> bool:
-    return bool(signature) and len(signature) % 4 == 0 and bool(_BASE64.match(signature))
+    return signature is not None and bool(signature) and len(signature) % 4 == 0 and bool(_BASE64.match(signature))
 
 
 def _inline(block: ImageContent) -> dict[str, Any]:
@@ -147,7 +147,7 @@ def thinking_config(model: Model, options: StreamOptions) -> dict[str, Any] | No
     if not model.reasoning:
         return None
     level = clamp_thinking_level(model, options.reasoning or "off")
-    if level == "xhigh":
+    if level in ("xhigh", "max"):
         level = "high"
     family = _level_family(model.id)
     if family is not None:

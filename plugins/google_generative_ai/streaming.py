@@ -104,11 +104,13 @@ class _ChunkReader:
         given = call.get("id")
         taken = {c.id for c in self.builder.message.tool_calls()}
         call_id = given if given and given not in taken else f"{name}_{int(time.time() * 1000)}_{next(_ids)}"
-        args = call.get("args") if isinstance(call.get("args"), dict) else {}
+        raw_args = call.get("args")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
         return self.deltas.whole_tool_call(call_id, name, args, signature)
 
     def stop_reason(self) -> StopReason:
-        reason: StopReason = {"STOP": "stop", "MAX_TOKENS": "length"}.get(self.finish or "STOP", "error")
+        reasons: dict[str, StopReason] = {"STOP": "stop", "MAX_TOKENS": "length"}
+        reason: StopReason = reasons.get(self.finish or "STOP", "error")
         if self.builder.message.tool_calls():
             return "toolUse"
         return reason

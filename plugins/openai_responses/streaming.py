@@ -90,26 +90,32 @@ class _EventReader:
             start = self.builder.toolcall_start(f"{item.get('call_id')}|{item.get('id')}", item.get("name") or "")
         else:
             return []
+        assert start.content_index is not None
         self.item, self.index = item, start.content_index
         events = [start]
         if kind == "function_call" and item.get("arguments"):
             events.append(self.builder.toolcall_delta(start.content_index, item["arguments"]))
         return events
 
-    def _is(self, kind: str) -> bool:
-        return self.item is not None and self.item.get("type") == kind and self.index is not None
+    def _open(self, kind: str) -> tuple[dict[str, Any], int] | None:
+        """The item being streamed and its content index, when it is of ``kind``."""
+        if self.item is None or self.item.get("type") != kind or self.index is None:
+            return None
+        return self.item, self.index
 
     def _on_reasoning_summary_part_added(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
-        if self._is("reasoning"):
-            self.item["summary"].append(dict(event.get("part") or {"type": "summary_text", "text": ""}))
+        current = self._open("reasoning")
+        if current is not None:
+            current[0]["summary"].append(dict(event.get("part") or {"type": "summary_text", "text": ""}))
         return []
 
     def _summary_delta(self, delta: str) -> list[AssistantMessageEvent]:
-        if not self._is("reasoning") or not self.item["summary"]:
+        current = self._open("reasoning")
+        if current is None or not current[0]["summary"]:
             return []
-        part = self.item["summary"][-1]
+        part = current[0]["summary"][-1]
         part["text"] = part.get("text", "") + delta
-        return [self.builder.thinking_delta(self.index, delta)]
+        return [self.builder.thinking_delta(current[1], delta)]
 
     def _on_reasoning_summary_text_delta(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
         return self._summary_delta(event.get("delta") or "")
@@ -119,18 +125,20 @@ class _EventReader:
 
     def _on_content_part_added(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
         part = event.get("part") or {}
-        if self._is("message") and part.get("type") in ("output_text", "refusal"):
-            self.item["content"].append(dict(part))
+        current = self._open("message")
+        if current is not None and part.get("type") in ("output_text", "refusal"):
+            current[0]["content"].append(dict(part))
         return []
 
     def _text_delta(self, part_type: str, field: str, delta: str) -> list[AssistantMessageEvent]:
-        if not self._is("message") or not self.item["content"]:
+        current = self._open("message")
+        if current is None or not current[0]["content"]:
             return []
-        part = self.item["content"][-1]
+        part = current[0]["content"][-1]
         if part.get("type") != part_type:
             return []
         part[field] = part.get(field, "") + delta
-        return [self.builder.text_delta(self.index, delta)]
+        return [self.builder.text_delta(current[1], delta)]
 
     def _on_output_text_delta(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
         return self._text_delta("output_text", "text", event.get("delta") or "")
@@ -139,13 +147,15 @@ class _EventReader:
         return self._text_delta("refusal", "refusal", event.get("delta") or "")
 
     def _on_function_call_arguments_delta(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
-        if not self._is("function_call"):
+        current = self._open("function_call")
+        if current is None:
             return []
-        return [self.builder.toolcall_delta(self.index, event.get("delta") or "")]
+        return [self.builder.toolcall_delta(current[1], event.get("delta") or "")]
 
     def _on_function_call_arguments_done(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
-        if self._is("function_call"):
-            self.item["final_arguments"] = event.get("arguments")
+        current = self._open("function_call")
+        if current is not None:
+            current[0]["final_arguments"] = event.get("arguments")
         return []
 
     def _on_output_item_done(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
