@@ -225,6 +225,7 @@ class AgentSession:
         if parts.convert_to_llm is not None:
             agent_options["convert_to_llm"] = parts.convert_to_llm
         self.agent = Agent(
+            options=StreamOptions(thinking_budgets=_thinking_budgets(parts.settings)),
             stream_fn=parts.stream_fn or provider_stream_fn(registry),
             system_prompt=config.system_prompt,
             model=config.model,
@@ -300,6 +301,7 @@ class AgentSession:
         await self.shutdown("reload")
         if self.settings is not None:
             self.settings.reload()
+            self.agent.options.thinking_budgets = _thinking_budgets(self.settings)
         if self.prompt_source is not None:
             self.prompt_source.reload()
             self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
@@ -747,6 +749,15 @@ class AgentSession:
                 self.agent.state.model = recorded
         if context.thinking_level:
             self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)
+
+
+def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
+    """The ``thinkingBudgets`` setting: token budgets per level for budget-based thinking APIs."""
+    value = settings.get("thinkingBudgets") if settings is not None else None
+    if not isinstance(value, dict):
+        return None
+    return {level: budget for level, budget in value.items()
+            if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
 
 
 def clamp_level(model: Model | None, level: str) -> str:
