@@ -564,7 +564,11 @@ class AgentSession:
     def check_ready(self) -> None:
         model = self.agent.state.model
         if model is None or model.id == "unknown":
-            raise PiError("No model selected.")
+            from pi_core.config_paths import models_toml_path
+
+            raise PiError("No model selected. Set a provider's API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) "
+                          "or use /login, or add models to "
+                          f"{models_toml_path()}; then choose one with /model.")
         self._api_key(model.provider)  # raises MissingApiKey, naming the variable to set
 
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:

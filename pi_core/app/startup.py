@@ -284,9 +284,12 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     thinking = args.thinking or chosen.thinking or (context.thinking_level if has_history else None) \
         or settings.default_thinking_level or "medium"
     thinking = clamp_thinking_level(chosen.model, thinking) if chosen.model is not None else "off"
-    if chosen.model is None and args.mode != "rpc" and not interactive:
-        raise PiError("No models available. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) or add "
-                      "models to models.toml in the config directory, then try again.")
+    if chosen.model is None:
+        from pi_core.models.resolution import no_models_text
+
+        if args.mode != "rpc" and not interactive:
+            raise PiError(no_models_text())
+        env.warnings.append(no_models_text())  # the interactive header and RPC's stderr say how to fix it
 
     patterns = args.models if args.models is not None else settings.enabled_models
     scoped = []
