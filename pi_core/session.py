@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -238,7 +238,8 @@ class AgentSession:
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
             cwd=config.cwd,
-            tool_settings=config.tool_settings,
+            tool_settings=config.tool_settings if config.tool_settings.output_dir is not None
+            else replace(config.tool_settings, output_dir=self.full_output_dir),
             # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
             session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
             **agent_options,
@@ -398,6 +399,14 @@ class AgentSession:
     @property
     def cwd(self) -> Path:
         return self.config.cwd
+
+    def full_output_dir(self) -> Path | None:
+        """Where the full output of long commands goes: beside the session file (it lasts as long as the
+        session), or None without one (``--no-session``: the system temp dir)."""
+        from pi_core.config_paths import session_outputs_dir
+
+        file = self.store.session_file
+        return session_outputs_dir(Path(file)) if self.store.is_persisted and file is not None else None
 
     @property
     def model(self) -> Model:

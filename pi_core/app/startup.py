@@ -167,6 +167,7 @@ def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -
 
     cwd = env.cwd
     session_dir = resolve_session_dir(cwd, args.session_dir, env.settings.session_dir)
+    _clean_old_outputs(session_dir)
     wanted_id = args.session_id
     if wanted_id is not None:
         check_session_id(wanted_id)
@@ -197,6 +198,16 @@ def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -
             return SessionManager.open(existing, session_dir)
         env.warnings.append(f"No project session found with id '{wanted_id}'; creating a new session with that id.")
     return SessionManager.create(cwd, session_dir, session_id=wanted_id)
+
+
+def _clean_old_outputs(session_dir: Path) -> None:
+    """Start-up housekeeping (docs/sessions.md#full-output-files): full outputs of deleted sessions after
+    a week, temp-dir ones (``--no-session``) after a day."""
+    from pi_core.sessions.outputs import clean_orphan_outputs
+    from pi_core.toolkit.tempdir import clean_old_temp_outputs
+
+    clean_orphan_outputs((session_dir,))
+    clean_old_temp_outputs()
 
 
 def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry, *,
