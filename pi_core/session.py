@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -29,6 +29,7 @@ from pi_core.tools import (
     BeforeToolCall,
     Tool,
     ToolCallInfo,
+    ToolPolicy,
     ToolResult,
     ToolSettings,
 )
@@ -159,6 +160,7 @@ class SessionConfig:
     follow_up_mode: str = "one-at-a-time"
     scoped_models: list[ScopedModel] = field(default_factory=list)  # --models / enabledModels, for cycling
     tool_settings: ToolSettings = field(default_factory=ToolSettings)
+    tool_policy: ToolPolicy | None = None  # --tools / --exclude-tools, for tools added at run time
 
 
 @dataclass
@@ -356,10 +358,12 @@ class AgentSession:
 
     # --- hooks ------------------------------------------------------------------------------------
 
-    def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
+    async def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
         for _plugin_name, impl in self.plugins.ordered_impls("pi_before_tool_call"):
             try:
                 decision = impl.function(call=info)  # type: ignore[attr-defined]
+                if asyncio.iscoroutine(decision):
+                    decision = await decision
             except ToolError as err:
                 return BeforeToolCall(block=True, reason=str(err))
             if decision is None:
@@ -449,7 +453,47 @@ class AgentSession:
         unknown = [n for n in names if n not in self.config.all_tools]
         if unknown:
             raise PiError(f"Unknown tool(s): {', '.join(unknown)}. Known: {', '.join(self.config.all_tools)}")
-        self.agent.state.tools = [self.config.all_tools[n] for n in names]
+        policy = self.config.tool_policy
+        tools = [self.config.all_tools[n] for n in dict.fromkeys(names)]
+        self.agent.state.tools = [t for t in tools if policy is None or policy.may_declare(t)]
+        self._rebuild_prompt()
+
+    def add_tools(self, tools: list[Tool]) -> list[str]:
+        """Make tools available while the session runs, e.g. as a server connects; a tool of the same name
+        is replaced. The user's selection applies: excluded tools are skipped, and a ``direct`` tool it lets
+        be declared becomes active from the next model request. Returns the names added."""
+        policy = self.config.tool_policy
+        added: list[str] = []
+        active = list(self.agent.state.tools)
+        positions = {t.name: i for i, t in enumerate(active)}
+        for tool in tools:
+            if policy is not None and not policy.allows(tool.name):
+                continue
+            self.config.all_tools[tool.name] = tool
+            added.append(tool.name)
+            declarable = policy is None or policy.may_declare(tool)
+            if tool.name in positions:
+                if declarable:
+                    active[positions[tool.name]] = tool
+            elif tool.exposure == "direct" and declarable:
+                positions[tool.name] = len(active)
+                active.append(tool)
+        self.agent.state.tools = [t for t in active if policy is None or policy.may_declare(t)]
+        if added:
+            self._rebuild_prompt()
+        return added
+
+    def remove_tools(self, names: Iterable[str]) -> None:
+        """Withdraw tools added with ``add_tools`` (their server went away): no longer declared or callable."""
+        gone = {n for n in names if n in self.config.all_tools}
+        if not gone:
+            return
+        for name in gone:
+            del self.config.all_tools[name]
+        self.agent.state.tools = [t for t in self.agent.state.tools if t.name not in gone]
+        self._rebuild_prompt()
+
+    def _rebuild_prompt(self) -> None:
         if self.prompt_source is not None:
             self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
 

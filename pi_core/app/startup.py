@@ -63,7 +63,7 @@ def load_environment(args: Args, cwd: Path) -> Startup:
     directory = agent_dir()
     settings = load_settings(cwd, directory, warnings)
     disabled = set(args.disable_plugins) | set(settings.get("disabledPlugins", []) or []) \
-        | set(settings.disabled_plugins)
+        | set(settings.disabled_plugins) | ({"mcp"} if args.no_mcp else set())
     plugins = load_plugins(extensions=[cwd / e for e in args.extensions], project_dir=cwd,
                            discover_extensions=not args.no_extensions, disabled=disabled, agent_dir=directory)
     registry = build_registry(plugins)
@@ -314,7 +314,8 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
                            scoped_models=scoped,
                            tool_settings=ToolSettings(shell_path=settings.shell_path,
                                                       shell_command_prefix=settings.shell_command_prefix,
-                                                      auto_resize_images=settings.auto_resize_images))
+                                                      auto_resize_images=settings.auto_resize_images),
+                           tool_policy=selection.policy)
     parts = session_parts(store, env.plugins, env.registry, models=models, settings=settings, prompt=sources,
                           api_key=args.api_key,
                           expand_input=lambda text: expand_input(text, sources.resources))

@@ -142,9 +142,10 @@ class ResumePanel:
             hint = f"  {age(info.modified)} · {info.message_count} msgs"
             if self.scope == "all":
                 hint += f" · {info.cwd}"
-            room = max(10, width - len(hint) - 1)
-            frags.append((f"bold {accent}" if selected else ("bold" if info.name else ""), text[:room]))
-            frags.append((muted, hint[: max(0, width - min(len(text), room) - 1)]))
+            room = max(20, width - min(len(hint), width // 2) - 1)  # the name first, then what fits of the hint
+            shown = text if len(text) <= room else text[: room - 1] + "…"
+            frags.append((f"bold {accent}" if selected else ("bold" if info.name else ""), shown))
+            frags.append((muted, hint[: max(0, width - len(shown) - 1)]))
             frags.append(("", "\n"))
             if self.show_path:
                 frags.append((style.pt("dim"), f"    {info.path}"[:width] + "\n"))
