@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -227,6 +227,7 @@ class AgentSession:
         if parts.convert_to_llm is not None:
             agent_options["convert_to_llm"] = parts.convert_to_llm
         self.agent = Agent(
+            options=StreamOptions(thinking_budgets=_thinking_budgets(parts.settings)),
             stream_fn=parts.stream_fn or provider_stream_fn(registry),
             system_prompt=config.system_prompt,
             model=config.model,
@@ -239,7 +240,8 @@ class AgentSession:
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
             cwd=config.cwd,
-            tool_settings=config.tool_settings,
+            tool_settings=config.tool_settings if config.tool_settings.output_dir is not None
+            else replace(config.tool_settings, output_dir=self.full_output_dir),
             # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
             session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
             **agent_options,
@@ -302,6 +304,7 @@ class AgentSession:
         await self.shutdown("reload")
         if self.settings is not None:
             self.settings.reload()
+            self.agent.options.thinking_budgets = _thinking_budgets(self.settings)
         if self.prompt_source is not None:
             self.prompt_source.reload()
             self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
@@ -400,6 +403,14 @@ class AgentSession:
     @property
     def cwd(self) -> Path:
         return self.config.cwd
+
+    def full_output_dir(self) -> Path | None:
+        """Where the full output of long commands goes: beside the session file (it lasts as long as the
+        session), or None without one (``--no-session``: the system temp dir)."""
+        from pi_core.config_paths import session_outputs_dir
+
+        file = self.store.session_file
+        return session_outputs_dir(Path(file)) if self.store.is_persisted and file is not None else None
 
     @property
     def model(self) -> Model:
@@ -606,7 +617,11 @@ class AgentSession:
     def check_ready(self) -> None:
         model = self.agent.state.model
         if model is None or model.id == "unknown":
-            raise PiError("No model selected.")
+            from pi_core.config_paths import models_toml_path
+
+            raise PiError("No model selected. Set a provider's API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) "
+                          "or use /login, or add models to "
+                          f"{models_toml_path()}; then choose one with /model.")
         self._api_key(model.provider)  # raises MissingApiKey, naming the variable to set
 
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
@@ -791,6 +806,15 @@ class AgentSession:
                 self.agent.state.model = recorded
         if context.thinking_level:
             self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)
+
+
+def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
+    """The ``thinkingBudgets`` setting: token budgets per level for budget-based thinking APIs."""
+    value = settings.get("thinkingBudgets") if settings is not None else None
+    if not isinstance(value, dict):
+        return None
+    return {level: budget for level, budget in value.items()
+            if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
 
 
 def clamp_level(model: Model | None, level: str) -> str:

@@ -49,6 +49,12 @@ class ToolSettings:
     shell_path: str | None = None
     shell_command_prefix: str | None = None
     auto_resize_images: bool | None = None  # None: the tool's own default
+    # Where full-output files go (asked when one is needed: the session file may change); None or an
+    # answer of None: the system temp dir, where they are kept past exit.
+    output_dir: Callable[[], Path | None] | None = None
+
+    def full_output_dir(self) -> Path | None:
+        return self.output_dir() if self.output_dir is not None else None
 
 
 # Keys that 0.1 passed through ``ToolContext.extras``; still read from there for one release.
