@@ -234,6 +234,10 @@ class ToolInfo(Protocol):
     prompt_guidelines: list[str]
 
     @property
+    def exposure(self) -> str: ...
+    @property
+    def annotations(self) -> dict[str, bool] | None: ...
+    @property
     def json_schema(self) -> dict[str, Any]: ...
 
 
@@ -269,6 +273,24 @@ class ModelAccess(Protocol):
                        signal: AbortSignal | None = None) -> AssistantMessage: ...
 
 
+class NoModels:
+    """``ctx.model_registry`` of a session built without models: nothing to find, no calls."""
+
+    def find(self, provider: str, model_id: str) -> Model | None:
+        return None
+
+    def available_models(self) -> list[Model]:
+        return []
+
+    def has_auth(self, model: Model | str) -> bool:
+        return False
+
+    async def complete(self, model: Model, messages: list[Any], **_: Any) -> AssistantMessage:
+        from pi_core.errors import PiError
+
+        raise PiError("No models are configured in this session")
+
+
 class SessionHost(Protocol):
     """What a context needs of its session (``pi_core.session.AgentSession`` is the one pi has)."""
 
@@ -298,6 +320,8 @@ class SessionHost(Protocol):
     @property
     def available_tools(self) -> Mapping[str, ToolInfo]: ...
     @property
+    def messages(self) -> list[Any]: ...
+    @property
     def store(self) -> Any: ...
     @property
     def model_access(self) -> ModelAccess: ...
@@ -305,6 +329,8 @@ class SessionHost(Protocol):
     def flag_values(self) -> dict[str, Any]: ...
 
     def set_active_tools(self, names: list[str]) -> None: ...
+    def add_tools(self, tools: list[Any]) -> list[str]: ...
+    def remove_tools(self, names: list[str]) -> None: ...
     async def refresh_tools(self) -> list[str]: ...
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
     def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
@@ -485,12 +511,29 @@ class ExtensionContext:
         return self.session.active_tool_names
 
     def get_all_tools(self) -> list[ToolInfo]:
-        """Every registered tool (active or not): ``name``, ``description``, ``json_schema``, ``prompt_guidelines``."""
+        """Every registered tool (active or not): ``name``, ``description``, ``json_schema``, ``prompt_guidelines``,
+        ``exposure``, ``annotations`` (the ``pi_core.tools.Tool`` objects)."""
         return list(self.session.available_tools.values())
 
     def set_active_tools(self, names: list[str]) -> None:
         """Activate exactly these tools (unknown names are ignored); effective from the next model request."""
         self.session.set_active_tools([n for n in names if n in self.session.available_tools])
+
+    def add_tools(self, tools: list[Any]) -> list[str]:
+        """Add ``pi_core.tools.Tool`` objects while the session runs (tools that appear as a connection comes
+        up), replacing tools of the same name. ``--tools``/``--exclude-tools`` still apply; ``direct`` tools
+        become active from the next model request, ``deferred`` ones wait to be activated. Returns the names
+        actually added."""
+        return self.session.add_tools(tools)
+
+    def remove_tools(self, names: list[str]) -> None:
+        """Withdraw tools added with ``add_tools``: from the next model request they are neither declared nor
+        callable."""
+        self.session.remove_tools(names)
+
+    def get_messages(self) -> list[Any]:
+        """The conversation on the current branch, oldest first (e.g. to restore what earlier tool calls loaded)."""
+        return list(self.session.messages)
 
     async def refresh_tools(self) -> list[str]:
         """Ask every plugin's ``pi_tools`` again (tools added after start-up); new tools become active unless

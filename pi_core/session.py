@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from pi_core.errors import PiError, ToolError
 from pi_core.events import AgentEvent
 from pi_core.extension import (
     Cancel,
+    NoModels,
     CommandContext,
     ContextUsage,
     EventBus,
@@ -105,9 +107,10 @@ class AgentSession:
             get_api_key=self._api_key,
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
-            options=StreamOptions(**self._wire_hooks()),
+            options=StreamOptions(thinking_budgets=_thinking_budgets(parts.settings), **self._wire_hooks()),
             cwd=config.cwd,
-            tool_settings=config.tool_settings,
+            tool_settings=config.tool_settings if config.tool_settings.output_dir is not None
+            else replace(config.tool_settings, output_dir=self.full_output_dir),
             convert_to_llm=parts.convert_to_llm or default_convert_to_llm,
             # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
             session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
@@ -120,7 +123,7 @@ class AgentSession:
         self.commands: dict[str, SlashCommand] = {}
         self._command_owner: dict[str, str] = {}
         self._collect_commands()
-        self.model_access = SessionModels(self)
+        self.model_access = parts.model_access or NoModels()
         if self.compactor is not None:
             self.compactor.subscribe(self.emit_later)
             self.compactor.use_hook(self._before_compact)
@@ -209,6 +212,7 @@ class AgentSession:
         await self.shutdown("reload")
         if self.settings is not None:
             self.settings.reload()
+            self.agent.options.thinking_budgets = _thinking_budgets(self.settings)
         if self.prompt_source is not None:
             self.prompt_source.reload()
         self._collect_commands()
@@ -221,14 +225,15 @@ class AgentSession:
         are replaced; the system prompt is rebuilt. Returns the names added."""
         found = keyed(self.plugins, await self.plugins.call("pi_tools"), "tool", "name",
                       chosen=self.registry.tool_overrides)
-        added = [name for name in found.items if name not in self.config.all_tools]
-        self.config.all_tools.update(found.items)
+        new = [name for name in found.items if name not in self.config.all_tools]
+        changed = [tool for tool in found.items.values() if self.config.all_tools.get(tool.name) is not tool]
         self.registry.tools.items.update(found.items)
-        active = [found.items.get(t.name, t) for t in self.agent.state.tools]
-        active += [found.items[name] for name in added if found.items[name].active_by_default]
-        self.agent.state.tools = active
+        for tool in changed:  # registered but off: the user's selection and active_by_default decide
+            if tool.name in new and not tool.active_by_default:
+                self.config.all_tools[tool.name] = tool
+        added = self.add_tools([t for t in changed if t.name not in new or t.active_by_default])
         self._rebuild_prompt()
-        return added
+        return [name for name in new if name in added or name in self.config.all_tools]
 
     def _rebuild_prompt(self, options: SystemPromptOptions | None = None) -> None:
         if self.prompt_source is not None:
@@ -383,6 +388,14 @@ class AgentSession:
     def cwd(self) -> Path:
         return self.config.cwd
 
+    def full_output_dir(self) -> Path | None:
+        """Where the full output of long commands goes: beside the session file (it lasts as long as the
+        session), or None without one (``--no-session``: the system temp dir)."""
+        from pi_core.config_paths import session_outputs_dir
+
+        file = self.store.session_file
+        return session_outputs_dir(Path(file)) if self.store.is_persisted and file is not None else None
+
     @property
     def model(self) -> Model:
         return self.agent.state.model
@@ -445,7 +458,44 @@ class AgentSession:
         unknown = [n for n in names if n not in self.config.all_tools]
         if unknown:
             raise PiError(f"Unknown tool(s): {', '.join(unknown)}. Known: {', '.join(self.config.all_tools)}")
-        self.agent.state.tools = [self.config.all_tools[n] for n in names]
+        policy = self.config.tool_policy
+        tools = [self.config.all_tools[n] for n in dict.fromkeys(names)]
+        self.agent.state.tools = [t for t in tools if policy is None or policy.may_declare(t)]
+        self._rebuild_prompt()
+
+    def add_tools(self, tools: list[Tool]) -> list[str]:
+        """Make tools available while the session runs, e.g. as a server connects; a tool of the same name
+        is replaced. The user's selection applies: excluded tools are skipped, and a ``direct`` tool it lets
+        be declared becomes active from the next model request. Returns the names added."""
+        policy = self.config.tool_policy
+        added: list[str] = []
+        active = list(self.agent.state.tools)
+        positions = {t.name: i for i, t in enumerate(active)}
+        for tool in tools:
+            if policy is not None and not policy.allows(tool.name):
+                continue
+            self.config.all_tools[tool.name] = tool
+            added.append(tool.name)
+            declarable = policy is None or policy.may_declare(tool)
+            if tool.name in positions:
+                if declarable:
+                    active[positions[tool.name]] = tool
+            elif tool.exposure == "direct" and declarable:
+                positions[tool.name] = len(active)
+                active.append(tool)
+        self.agent.state.tools = [t for t in active if policy is None or policy.may_declare(t)]
+        if added:
+            self._rebuild_prompt()
+        return added
+
+    def remove_tools(self, names: Iterable[str]) -> None:
+        """Withdraw tools added with ``add_tools`` (their server went away): no longer declared or callable."""
+        gone = {n for n in names if n in self.config.all_tools}
+        if not gone:
+            return
+        for name in gone:
+            del self.config.all_tools[name]
+        self.agent.state.tools = [t for t in self.agent.state.tools if t.name not in gone]
         self._rebuild_prompt()
 
     def set_model(self, model: Model, *, source: str = "set") -> None:
@@ -644,7 +694,11 @@ class AgentSession:
     def check_ready(self) -> None:
         model = self.agent.state.model
         if model is None or model.id == "unknown":
-            raise PiError("No model selected.")
+            from pi_core.config_paths import models_toml_path
+
+            raise PiError("No model selected. Set a provider's API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) "
+                          "or use /login, or add models to "
+                          f"{models_toml_path()}; then choose one with /model.")
         self._api_key(model.provider)  # raises MissingApiKey, naming the variable to set
 
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
@@ -908,43 +962,13 @@ class AgentSession:
             self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)
 
 
-class SessionModels:
-    """``ctx.model_registry``: the session's models and keys, and one-off calls through its providers."""
-
-    def __init__(self, session: AgentSession) -> None:
-        self._session = session
-
-    def find(self, provider: str, model_id: str) -> Model | None:
-        models = self._session.models
-        return models.find(provider, model_id) if models is not None else None
-
-    def available_models(self) -> list[Model]:
-        models = self._session.models
-        return list(models.available_models()) if models is not None else []
-
-    def has_auth(self, model: Model | str) -> bool:
-        models = self._session.models
-        provider = model if isinstance(model, str) else model.provider
-        return models is not None and models.has_auth(provider)
-
-    async def complete(self, model: Model, messages: list[Any], *, system_prompt: str | None = None,
-                       reasoning: str | None = None, max_tokens: int | None = None,
-                       signal: AbortSignal | None = None) -> AssistantMessage:
-        """One model call outside the conversation (strings become user messages); the final message,
-        whose ``stop_reason`` is "error" with an ``error_message`` when it failed."""
-        session = self._session
-        key = session.config.api_key or (session.models.api_key_for(model) if session.models is not None else None)
-        wanted = [UserMessage(content=[TextContent(text=m)]) if isinstance(m, str) else m for m in messages]
-        context = Context(system_prompt=system_prompt or "", messages=wanted)
-        options = StreamOptions(signal=signal or AbortSignal(), api_key=key, reasoning=reasoning, max_tokens=max_tokens)
-        final: AssistantMessage | None = None
-        async for event in session.stream_fn(model, context, options):
-            if event.type in ("done", "error"):
-                final = event.final
-        if final is None:
-            return AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="error",
-                                    error_message="Provider stream ended without a result")
-        return final
+def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
+    """The ``thinkingBudgets`` setting: token budgets per level for budget-based thinking APIs."""
+    value = settings.get("thinkingBudgets") if settings is not None else None
+    if not isinstance(value, dict):
+        return None
+    return {level: budget for level, budget in value.items()
+            if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
 
 
 def clamp_level(model: Model | None, level: str) -> str:
@@ -976,5 +1000,5 @@ def _custom(data: dict[str, Any]) -> AgentMessage:
     return CustomMessage(role="custom", **fields)
 
 
-__all__ = ["AgentSession", "CommandContext", "SessionConfig", "SessionModels", "SessionParts", "clamp_level",
+__all__ = ["AgentSession", "CommandContext", "SessionConfig", "SessionParts", "clamp_level",
            "provider_stream_fn"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.providers import ApiProvider, StreamOptions
-from pi_core.tools import Tool, ToolSettings
+from pi_core.tools import Tool, ToolPolicy, ToolSettings
 from pi_core.types import (
     AgentMessage,
     AssistantMessage,
@@ -161,6 +161,7 @@ class SessionConfig:
     follow_up_mode: str = "one-at-a-time"
     scoped_models: list[ScopedModel] = field(default_factory=list)  # --models / enabledModels, for cycling
     tool_settings: ToolSettings = field(default_factory=ToolSettings)
+    tool_policy: ToolPolicy | None = None  # --tools / --exclude-tools, for tools added at run time
     flag_values: dict[str, Any] = field(default_factory=dict)  # plugin flags (pi_flags): given or default
 
 
@@ -180,6 +181,7 @@ class SessionParts:
     expand_input: Callable[[str], str] | None = None  # prompt templates and skills
     convert_to_llm: Callable[[list[AgentMessage]], list[Any]] | None = None
     exec: ExecFn | None = None  # ``ctx.exec``: pi_core.toolkit.exec.run_program
+    model_access: ModelAccess | None = None  # ``ctx.model_registry``: pi_core.models.access.SessionModels
 
 
 def provider_stream_fn(registry: Registry, request: RequestFn | None = None) -> StreamFn:

@@ -22,7 +22,8 @@ def pi_before_tool_call(ctx: ExtensionContext, call: ToolCallInfo) -> BeforeTool
     Return ``BeforeToolCall(block=True, reason=...)`` to refuse the call (the model reads the reason; with
     ``terminate=True`` the run ends once every call of the batch is final), or ``BeforeToolCall(args=...)``
     to replace the arguments (not validated again). Later implementations see ``call.args`` as changed; the
-    first block stops the chain. May be ``async def``: the call waits, e.g. for ``await ctx.ui.select(...)``.
+    first block stops the chain. May be ``async def``: the call waits, e.g. for ``await ctx.ui.select(...)`` or
+    until a server whose tools ``call.tool`` may reach has connected (``Tool.reaches_tools``).
     Raising ``ToolError`` blocks with the error's message. Any other exception blocks the call too, with a
     text naming the plugin, and is reported as an extension error (a safety check that fails fails closed).
     """
