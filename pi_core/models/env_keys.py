@@ -6,6 +6,8 @@
   providers authenticated by ambient credentials (Vertex ADC, AWS), or None. ``env`` (a stored
   credential's ``env`` object) wins over the process environment for that provider.
 - ``required_env(provider)``: settings a provider needs besides its key (Cloudflare's account id).
+- ``env_bearer_token(provider, env)``: a token the provider takes as ``Authorization: Bearer``
+  (``ANTHROPIC_AUTH_TOKEN``), which wins over its environment keys.
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "xiaomi-token-plan-sgp": ("XIAOMI_TOKEN_PLAN_SGP_API_KEY",),
 }
 
+# A token sent as ``Authorization: Bearer`` instead of the provider's key header (a gateway's or proxy's own
+# credential); it comes after a stored key and before the environment's keys (Pi's order).
+BEARER_ENV: dict[str, str] = {"anthropic": "ANTHROPIC_AUTH_TOKEN"}
+
 # Besides the key, these providers need account settings (from the environment or the stored credential's
 # ``env``); without them the provider is not configured. The names also fill ``{NAME}`` in base URLs.
 REQUIRED_ENV: dict[str, tuple[str, ...]] = {
@@ -88,6 +94,12 @@ def required_env(provider: str) -> list[str]:
 
 def has_required_env(provider: str, env: Mapping[str, str] | None = None) -> bool:
     return all(env_value(name, env) for name in REQUIRED_ENV.get(provider, ()))
+
+
+def env_bearer_token(provider: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The provider's Bearer token from the environment (``ANTHROPIC_AUTH_TOKEN``), or None."""
+    name = BEARER_ENV.get(provider)
+    return env_value(name, env) if name else None
 
 
 def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | None:

@@ -14,6 +14,7 @@ from pi_plugins.anthropic_messages.events import (
 from pi_plugins.anthropic_messages.payload import (
     build_headers,
     build_params,
+    header_auth,
     is_oauth_token,
     status_text,
 )
@@ -39,7 +40,7 @@ class AnthropicMessagesProvider:
             api_key = options.api_key or env_api_key(model.provider)
             if not api_key:
                 raise EventFailure(f"No API key for provider: {model.provider}", FailureInfo(retryable=False))
-            oauth = is_oauth_token(api_key)
+            oauth = is_oauth_token(api_key) and not header_auth(model, options)
             params = apply_payload_hook(build_params(model, context, options, oauth), model, options)
             url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
             request = WireRequest(model.provider, url, build_headers(model, context, options, oauth, api_key), params)
