@@ -92,7 +92,8 @@ class FakeAuthServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def __enter__(self) -> Self:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True, name="fake-auth-server")
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True, name="fake-auth-server")
         self._thread.start()
         return self
 
@@ -209,7 +210,7 @@ class FakeAuthServer:
         with self._lock:
             self._devices[device_code] = _Device(provider, user_code)
         return {"device_code": device_code, "user_code": user_code, "verification_uri": f"{self.url}/{page}",
-                "interval": 0, "expires_in": 600}
+                "interval": 1, "expires_in": 600}
 
     def poll_device(self, device_code: str) -> str:
         """"pending", "approved", "denied", "expired" or "unknown" for a poll of ``device_code``."""
