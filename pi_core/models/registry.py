@@ -228,6 +228,9 @@ class ModelRegistry:
             if value:
                 return value
             raise PiError(f'Failed to resolve API key for provider "{provider}"')
+        if not env_var_names(provider) and provider in self.oauth_flows():
+            raise MissingApiKey(f"No API key for provider: {provider}. Sign in with `pi auth login {provider}` "
+                                f"(or /login in pi).")
         raise MissingApiKey(missing_key_message(provider))
 
     def oauth_auth(self, provider: str, *, force: bool = False, min_validity_ms: float | None = None) -> Any:

@@ -6,6 +6,7 @@ for the API its path names:
 - ``POST /v1/messages``                                    Anthropic Messages (SSE)
 - ``POST /v1/chat/completions``                            OpenAI Chat Completions (SSE chunks)
 - ``POST /v1/responses``                                   OpenAI Responses (SSE)
+- ``POST /codex/responses``                                ChatGPT Codex (Responses SSE ending in ``response.done``)
 - ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``)
 
 Usage::
@@ -104,6 +105,8 @@ ReplySource = Reply | Callable[[RecordedRequest], Reply]
 def wire_for_path(path: str) -> str | None:
     if path.endswith("/messages"):
         return "anthropic-messages"
+    if path.endswith("/codex/responses"):
+        return "openai-codex-responses"
     if path.endswith("/chat/completions"):
         return "openai-completions"
     if path.endswith("/responses"):

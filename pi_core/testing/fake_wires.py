@@ -79,7 +79,7 @@ def stream_error_frame(wire: str, message: str, error_type: str, seq: int) -> by
         return _event("error", {"type": "error", "error": {"type": error_type, "message": message}})
     if wire == "openai-completions":
         return _data({"error": {"message": message, "type": error_type, "param": None, "code": error_type}})
-    if wire == "openai-responses":
+    if wire in ("openai-responses", "openai-codex-responses"):
         return _event("error", {"type": "error", "code": error_type, "message": message, "param": None,
                                 "sequence_number": seq})
     return _data({"error": {"code": 500, "message": message, "status": error_type}}, "\r\n\r\n")
@@ -87,7 +87,7 @@ def stream_error_frame(wire: str, message: str, error_type: str, seq: int) -> by
 
 def malformed_frame(wire: str) -> bytes:
     """An SSE frame whose data is cut-off JSON."""
-    if wire in ("anthropic-messages", "openai-responses"):
+    if wire in ("anthropic-messages", "openai-responses", "openai-codex-responses"):
         return b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"ty\n\n'
     return b'data: {"id": "broken", "choices": [{"delta": {"content": "x\n\n'
 
@@ -314,9 +314,19 @@ def render_google(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Ren
     return Rendering(frames, 1)
 
 
+def render_openai_codex(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+    """The ChatGPT Codex endpoint: the Responses stream, ended by ``response.done`` as that backend does."""
+    rendering = render_openai_responses(reply, n, model, body)
+    last = rendering.frames[-1]
+    if last.startswith(b"event: response.completed\n"):
+        rendering.frames[-1] = last.replace(b"response.completed", b"response.done")
+    return rendering
+
+
 RENDERERS: dict[str, Callable[[Reply, int, str, dict[str, Any]], Rendering]] = {
     "anthropic-messages": render_anthropic,
     "openai-completions": render_openai_completions,
     "openai-responses": render_openai_responses,
+    "openai-codex-responses": render_openai_codex,
     "google-generative-ai": render_google,
 }
