@@ -5,6 +5,7 @@ for the API its path names:
 
 - ``POST /v1/messages``                                    Anthropic Messages (SSE)
 - ``POST /v1/chat/completions``                            OpenAI Chat Completions (SSE chunks)
+- ``POST /mistral/v1/chat/completions``                    Mistral's chat stream (thinking chunks)
 - ``POST /v1/responses``                                   OpenAI Responses (SSE)
 - ``POST /codex/responses``                                ChatGPT Codex (Responses SSE ending in ``response.done``)
 - ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``)
@@ -108,7 +109,7 @@ def wire_for_path(path: str) -> str | None:
     if path.endswith("/codex/responses"):
         return "openai-codex-responses"
     if path.endswith("/chat/completions"):
-        return "openai-completions"
+        return "mistral-conversations" if path.startswith("/mistral/") else "openai-completions"
     if path.endswith("/responses"):
         return "openai-responses"
     if ":streamGenerateContent" in path:
@@ -172,6 +173,8 @@ class FakeModelServer:
             return self.url + "/v1"
         if api.startswith("google"):
             return self.url + "/v1beta"
+        if api == "mistral-conversations":
+            return self.url + "/mistral"
         return self.url
 
     def start(self) -> Self:

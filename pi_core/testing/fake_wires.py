@@ -77,7 +77,7 @@ def stream_error_frame(wire: str, message: str, error_type: str, seq: int) -> by
     """An in-band error event sent on an already-open stream (HTTP status stays 200)."""
     if wire == "anthropic-messages":
         return _event("error", {"type": "error", "error": {"type": error_type, "message": message}})
-    if wire == "openai-completions":
+    if wire in ("openai-completions", "mistral-conversations"):
         return _data({"error": {"message": message, "type": error_type, "param": None, "code": error_type}})
     if wire in ("openai-responses", "openai-codex-responses"):
         return _event("error", {"type": "error", "code": error_type, "message": message, "param": None,
@@ -314,6 +314,44 @@ def render_google(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Ren
     return Rendering(frames, 1)
 
 
+def render_mistral(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+    """Mistral's chat stream: thinking as ``thinking`` content chunks, 9-character tool call ids, usage on
+    the chunk that carries the finish reason."""
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
+
+    base = {"id": reply.response_id or f"mistral-fake-{n}", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None) -> bytes:
+        data: dict[str, Any] = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        if usage is not None:
+            data["usage"] = usage
+        return _data(data)
+
+    frames = [chunk({"role": "assistant", "content": ""})]
+    tool_index = 0
+    for index, block in enumerate(reply.content_blocks()):
+        if isinstance(block, Text):
+            frames.extend(chunk({"content": p}) for p in chunks(block.text, reply.chunk_size))
+        elif isinstance(block, Thinking):
+            frames.extend(chunk({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": p}]}]})
+                          for p in chunks(block.thinking, reply.chunk_size))
+        elif isinstance(block, RedactedThinking):
+            continue
+        else:
+            assert isinstance(block, ToolUse)
+            call_id = block.id or f"T{n:04d}{index:04d}"
+            frames.append(chunk({"tool_calls": [{"index": tool_index, "id": call_id, "type": "function",
+                                                 "function": {"name": block.name, "arguments": block.arguments_json()}}]}))
+            tool_index += 1
+    read = reply.cache_read_tokens
+    prompt = reply.input_tokens + read
+    usage = {"prompt_tokens": prompt, "completion_tokens": reply.output_tokens,
+             "total_tokens": prompt + reply.output_tokens, "prompt_tokens_details": {"cached_tokens": read}}
+    tail = [chunk({}, wire_stop_reason("openai-completions", reply), usage), b"data: [DONE]\n\n"]
+    return Rendering(frames + tail, len(tail))
+
+
 def render_openai_codex(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
     """The ChatGPT Codex endpoint: the Responses stream, ended by ``response.done`` as that backend does."""
     rendering = render_openai_responses(reply, n, model, body)
@@ -328,5 +366,6 @@ RENDERERS: dict[str, Callable[[Reply, int, str, dict[str, Any]], Rendering]] = {
     "openai-completions": render_openai_completions,
     "openai-responses": render_openai_responses,
     "openai-codex-responses": render_openai_codex,
+    "mistral-conversations": render_mistral,
     "google-generative-ai": render_google,
 }
