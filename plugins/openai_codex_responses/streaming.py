@@ -161,7 +161,8 @@ def status_text(status: int, body: str) -> str:
 
 
 def _event_error(event: dict[str, Any]) -> str:
-    nested = event.get("error") if isinstance(event.get("error"), dict) else {}
+    error = event.get("error")
+    nested: dict[str, Any] = error if isinstance(error, dict) else {}
     message = event.get("message") if isinstance(event.get("message"), str) else nested.get("message")
     code = event.get("code") if isinstance(event.get("code"), str) else nested.get("code")
     return f"Codex error: {message or code or json.dumps(event, separators=(',', ':'))}"
