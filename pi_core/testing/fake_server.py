@@ -7,6 +7,7 @@ for the API its path names:
 - ``POST /v1/chat/completions``                            OpenAI Chat Completions (SSE chunks)
 - ``POST /mistral/v1/chat/completions``                    Mistral's chat stream (thinking chunks)
 - ``POST /v1/responses``                                   OpenAI Responses (SSE)
+- ``POST .../messages`` with a ``context`` object          Pi's own protocol (``pi-messages``, Radius)
 - ``POST /codex/responses``                                ChatGPT Codex (Responses SSE ending in ``response.done``)
 - ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``)
 
@@ -263,6 +264,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"pending": self.owner.pending})
             return
         wire = wire_for_path(split.path)
+        if wire == "anthropic-messages" and isinstance(body, dict) and "context" in body and "messages" not in body:
+            wire = "pi-messages"  # same path, Pi's own protocol: the whole context in one object
         request = RecordedRequest("POST", split.path, {k: v[-1] for k, v in parse_qs(split.query).items()},
                                   {k.lower(): v for k, v in self.headers.items()}, body, raw, wire, arrived)
         source = self.owner._record(request)

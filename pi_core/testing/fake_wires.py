@@ -77,6 +77,8 @@ def stream_error_frame(wire: str, message: str, error_type: str, seq: int) -> by
     """An in-band error event sent on an already-open stream (HTTP status stays 200)."""
     if wire == "anthropic-messages":
         return _event("error", {"type": "error", "error": {"type": error_type, "message": message}})
+    if wire == "pi-messages":
+        return _data({"type": "error", "reason": "error", "errorMessage": message, "usage": {}})
     if wire in ("openai-completions", "mistral-conversations"):
         return _data({"error": {"message": message, "type": error_type, "param": None, "code": error_type}})
     if wire in ("openai-responses", "openai-codex-responses"):
@@ -352,6 +354,44 @@ def render_mistral(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Re
     return Rendering(frames + tail, len(tail))
 
 
+def render_pi_messages(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+    """Pi's own protocol (Radius): each frame's data is one of Pi's assistant-message events."""
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
+
+    frames = [_data({"type": "start"})]
+    index = 0
+    for block in reply.content_blocks():
+        if isinstance(block, RedactedThinking):
+            continue
+        if isinstance(block, Text):
+            frames.append(_data({"type": "text_start", "contentIndex": index}))
+            frames.extend(_data({"type": "text_delta", "contentIndex": index, "delta": p})
+                          for p in chunks(block.text, reply.chunk_size))
+            frames.append(_data({"type": "text_end", "contentIndex": index, "content": _joined(block.text)}))
+        elif isinstance(block, Thinking):
+            frames.append(_data({"type": "thinking_start", "contentIndex": index}))
+            frames.extend(_data({"type": "thinking_delta", "contentIndex": index, "delta": p})
+                          for p in chunks(block.thinking, reply.chunk_size))
+            frames.append(_data({"type": "thinking_end", "contentIndex": index, "content": _joined(block.thinking),
+                                 "contentSignature": block.signature}))
+        else:
+            assert isinstance(block, ToolUse)
+            call_id = block.id or f"call_fake_{n}_{index}"
+            frames.append(_data({"type": "toolcall_start", "contentIndex": index, "id": call_id, "toolName": block.name}))
+            frames.extend(_data({"type": "toolcall_delta", "contentIndex": index, "delta": p})
+                          for p in chunks(block.arguments_json(), reply.chunk_size))
+            frames.append(_data({"type": "toolcall_end", "contentIndex": index, "toolCall": {
+                "type": "toolCall", "id": call_id, "name": block.name, "arguments": block.arguments_object()}}))
+        index += 1
+    read = reply.cache_read_tokens
+    usage = {"input": reply.input_tokens, "output": reply.output_tokens, "cacheRead": read, "cacheWrite": 0,
+             "totalTokens": reply.input_tokens + read + reply.output_tokens,
+             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+    frames.append(_data({"type": "done", "reason": reply.effective_stop_reason(), "usage": usage,
+                         "responseId": reply.response_id or f"pi_fake_{n}"}))
+    return Rendering(frames, 1)
+
+
 def render_openai_codex(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
     """The ChatGPT Codex endpoint: the Responses stream, ended by ``response.done`` as that backend does."""
     rendering = render_openai_responses(reply, n, model, body)
@@ -367,5 +407,6 @@ RENDERERS: dict[str, Callable[[Reply, int, str, dict[str, Any]], Rendering]] = {
     "openai-responses": render_openai_responses,
     "openai-codex-responses": render_openai_codex,
     "mistral-conversations": render_mistral,
+    "pi-messages": render_pi_messages,
     "google-generative-ai": render_google,
 }
