@@ -110,7 +110,7 @@ def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | No
         value = env_value(name, env)
         if value:
             return value
-    if provider == "google-vertex" and _has_vertex_adc(env):
+    if provider in ("google-vertex", "google-vertex-anthropic") and _has_vertex_adc(env):
         return AUTHENTICATED
     if provider == "amazon-bedrock" and _has_aws_credentials(env):
         return AUTHENTICATED

@@ -9,7 +9,8 @@ for the API its path names:
 - ``POST /v1/responses``                                   OpenAI Responses (SSE)
 - ``POST .../messages`` with a ``context`` object          Pi's own protocol (``pi-messages``, Radius)
 - ``POST /codex/responses``                                ChatGPT Codex (Responses SSE ending in ``response.done``)
-- ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``)
+- ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``; Vertex's paths too)
+- ``POST .../publishers/anthropic/models/{model}:streamRawPredict``   Claude on Vertex AI (Anthropic's SSE)
 
 Usage::
 
@@ -105,7 +106,7 @@ ReplySource = Reply | Callable[[RecordedRequest], Reply]
 
 
 def wire_for_path(path: str) -> str | None:
-    if path.endswith("/messages"):
+    if path.endswith("/messages") or path.endswith(":streamRawPredict"):  # the latter: Claude on Vertex AI
         return "anthropic-messages"
     if path.endswith("/codex/responses"):
         return "openai-codex-responses"
