@@ -106,7 +106,7 @@ ReplySource = Reply | Callable[[RecordedRequest], Reply]
 
 
 def wire_for_path(path: str) -> str | None:
-    if path.endswith("/messages") or path.endswith(":streamRawPredict"):  # the latter: Claude on Vertex AI
+    if path.endswith(("/messages", ":streamRawPredict")):  # the latter: Claude on Vertex AI
         return "anthropic-messages"
     if path.endswith("/codex/responses"):
         return "openai-codex-responses"
