@@ -65,7 +65,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
 
 # A token sent as ``Authorization: Bearer`` instead of the provider's key header (a gateway's or proxy's own
 # credential); it comes after a stored key and before the environment's keys (Pi's order).
-BEARER_ENV: dict[str, str] = {"anthropic": "ANTHROPIC_AUTH_TOKEN"}
+BEARER_ENV: dict[str, str] = {"anthropic": "ANTHROPIC_AUTH_TOKEN", "azure": "AZURE_OPENAI_AD_TOKEN"}
 
 # Besides the key, these providers need account settings (from the environment or the stored credential's
 # ``env``); without them the provider is not configured. The names also fill ``{NAME}`` in base URLs.
@@ -114,6 +114,8 @@ def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | No
         return AUTHENTICATED
     if provider == "amazon-bedrock" and _has_aws_credentials(env):
         return AUTHENTICATED
+    if provider == "azure" and (env_value("AZURE_OPENAI_ENTRA_ID", env) or "").lower() in ("1", "true", "yes"):
+        return AUTHENTICATED  # an Entra ID token from azure-identity's credential chain, fetched per request
     return None
 
 
