@@ -294,7 +294,17 @@ def _fill(template: str, lookup: Any) -> str:
     return re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", value, template)
 
 
+_AMBIENT = {
+    "amazon-bedrock": "Set AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or "
+                      "AWS_BEARER_TOKEN_BEDROCK",
+    "google-vertex-anthropic": "Set GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION and sign in with "
+                               "`gcloud auth application-default login` (or GOOGLE_APPLICATION_CREDENTIALS)",
+}
+
+
 def missing_key_message(provider: str) -> str:
+    if provider in _AMBIENT:
+        return f"No credentials for provider: {provider}. {_AMBIENT[provider]}."
     names = env_var_names(provider)
     where = config_paths.models_toml_path()
     if names:

@@ -67,6 +67,8 @@ def error_body(wire: str, status: int, message: str, error_type: str | None) -> 
     if wire == "anthropic-messages":
         kind = error_type or _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
+    if wire == "bedrock-converse-stream":
+        return {"message": message}
     if wire == "google-generative-ai":
         return {"error": {"code": status, "message": message, "status": error_type or _GOOGLE_STATUS.get(status, "UNKNOWN")}}
     kind = error_type or ("rate_limit_exceeded" if status == 429 else "server_error" if status >= 500 else "invalid_request_error")
@@ -77,6 +79,8 @@ def stream_error_frame(wire: str, message: str, error_type: str, seq: int) -> by
     """An in-band error event sent on an already-open stream (HTTP status stays 200)."""
     if wire == "anthropic-messages":
         return _event("error", {"type": "error", "error": {"type": error_type, "message": message}})
+    if wire == "bedrock-converse-stream":
+        return bedrock_exception(error_type, message)
     if wire == "pi-messages":
         return _data({"type": "error", "reason": "error", "errorMessage": message, "usage": {}})
     if wire in ("openai-completions", "mistral-conversations"):
@@ -392,6 +396,65 @@ def render_pi_messages(reply: Reply, n: int, model: str, body: dict[str, Any]) -
     return Rendering(frames, 1)
 
 
+def event_stream_message(headers: dict[str, str], payload: bytes) -> bytes:
+    """One AWS event-stream message: prelude (total and header lengths, CRC), string headers, payload, CRC."""
+    import struct
+    import zlib
+
+    head = b"".join(struct.pack("B", len(k)) + k.encode() + b"\x07" + struct.pack(">H", len(v.encode())) + v.encode()
+                    for k, v in headers.items())
+    prelude = struct.pack(">II", 16 + len(head) + len(payload), len(head))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + head + payload
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def bedrock_event(name: str, data: dict[str, Any]) -> bytes:
+    return event_stream_message({":event-type": name, ":content-type": "application/json", ":message-type": "event"},
+                                _j(data).encode())
+
+
+def bedrock_exception(name: str, message: str) -> bytes:
+    return event_stream_message({":exception-type": name, ":content-type": "application/json",
+                                 ":message-type": "exception"}, _j({"message": message}).encode())
+
+
+def render_bedrock(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+    """Bedrock's ConverseStream answer: AWS event-stream messages (messageStart, contentBlock*, messageStop,
+    metadata), not SSE."""
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
+
+    frames = [bedrock_event("messageStart", {"role": "assistant"})]
+    for index, block in enumerate(reply.content_blocks()):
+        def delta(payload: dict[str, Any], i: int = index) -> bytes:
+            return bedrock_event("contentBlockDelta", {"contentBlockIndex": i, "delta": payload})
+
+        if isinstance(block, Text):
+            frames.extend(delta({"text": p}) for p in chunks(block.text, reply.chunk_size))
+        elif isinstance(block, Thinking):
+            frames.extend(delta({"reasoningContent": {"text": p}}) for p in chunks(block.thinking, reply.chunk_size))
+            if block.signature:
+                frames.append(delta({"reasoningContent": {"signature": block.signature}}))
+        elif isinstance(block, RedactedThinking):
+            import base64
+
+            frames.append(delta({"reasoningContent": {"redactedContent": base64.b64encode(block.data.encode()).decode()}}))
+        else:
+            assert isinstance(block, ToolUse)
+            frames.append(bedrock_event("contentBlockStart", {"contentBlockIndex": index, "start": {"toolUse": {
+                "toolUseId": block.id or f"tooluse_fake_{n}_{index}", "name": block.name}}}))
+            frames.extend(delta({"toolUse": {"input": p}}) for p in chunks(block.arguments_json(), reply.chunk_size))
+        frames.append(bedrock_event("contentBlockStop", {"contentBlockIndex": index}))
+    stop = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}.get(reply.effective_stop_reason(),
+                                                                                  reply.effective_stop_reason())
+    read, write = reply.cache_read_tokens, reply.cache_write_tokens
+    tail = [bedrock_event("messageStop", {"stopReason": stop}),
+            bedrock_event("metadata", {"usage": {"inputTokens": reply.input_tokens, "outputTokens": reply.output_tokens,
+                                                 "totalTokens": reply.input_tokens + reply.output_tokens + read + write,
+                                                 "cacheReadInputTokens": read, "cacheWriteInputTokens": write},
+                                       "metrics": {"latencyMs": 1}})]
+    return Rendering(frames + tail, len(tail))
+
+
 def render_openai_codex(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
     """The ChatGPT Codex endpoint: the Responses stream, ended by ``response.done`` as that backend does."""
     rendering = render_openai_responses(reply, n, model, body)
@@ -408,5 +471,6 @@ RENDERERS: dict[str, Callable[[Reply, int, str, dict[str, Any]], Rendering]] = {
     "openai-codex-responses": render_openai_codex,
     "mistral-conversations": render_mistral,
     "pi-messages": render_pi_messages,
+    "bedrock-converse-stream": render_bedrock,
     "google-generative-ai": render_google,
 }
