@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 
 import pytest
 
@@ -134,9 +135,20 @@ def test_json_and_rpc_modes_see_the_same_servers(pi: PiRunner) -> None:
     ends = [e for e in events if e.get("type") == "tool_execution_end"]
     assert ends and ends[0]["toolName"] == "mcp__time__get_current_time" and not ends[0]["isError"]
     pi.server.add(Reply(tool_calls=[("mcp__time__get_current_time", {"timezone": "UTC"})]), Reply(text="rpc"))
-    rpc = pi.run("--mode", "rpc", stdin=json.dumps({"id": "1", "type": "prompt", "message": "x"}) + "\n", timeout=60)
+    process = subprocess.Popen(pi.command("--mode", "rpc"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, cwd=pi.cwd, env=pi.env())
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps({"id": "1", "type": "prompt", "message": "x"}) + "\n")
+    process.stdin.flush()
+    lines = []
+    for line in process.stdout:  # an RPC client keeps stdin open until the run ended (EOF quits at once)
+        lines.append(line)
+        if '"type":"agent_end"' in line.replace(" ", ""):
+            break
+    process.stdin.close()
+    process.wait(timeout=60)
     assert "mcp__time__get_current_time" in tool_names(pi.server.requests[2].body)
-    assert '"toolName":"mcp__time__get_current_time"' in rpc.stdout.replace(" ", "")
+    assert '"toolName":"mcp__time__get_current_time"' in "".join(lines).replace(" ", "")
 
 
 def test_slash_mcp_prints_status_in_print_mode(pi: PiRunner) -> None:
