@@ -260,10 +260,9 @@ def check_semantics(config: dict[str, Any], defaults: dict[str, dict[str, Any]])
             if not any(provider.get(k) for k in ("baseUrl", "headers", "compat", "modelOverrides")):
                 raise ValueError(f'Provider {name}: must specify "baseUrl", "headers", "compat", '
                                  f'"modelOverrides", or "models".')
-        elif not builtin:
-            if not provider.get("baseUrl"):
-                raise ValueError(f'Provider {name}: "baseUrl" is required when defining custom models.')
+        elif not builtin and not provider.get("baseUrl"):
             # No "apiKey" is fine (a deliberate difference: Pi requires one): local servers need none.
+            raise ValueError(f'Provider {name}: "baseUrl" is required when defining custom models.')
         for model in models:
             if not model.get("id"):
                 raise ValueError(f'Provider {name}: model missing "id"')

@@ -16,7 +16,7 @@ from pi_core.testing.runner import CLI, pi_runner
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text(encoding="utf-8")
-TOML_BLOCKS = re.findall(r"```toml\n(.*?)```", README, flags=re.S)
+TOML_BLOCKS = re.findall(r"```toml\n(.*?)```", README, flags=re.DOTALL)
 WIRES = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai",
          "mistral-conversations")
 
@@ -34,7 +34,7 @@ def test_every_models_toml_example_parses_and_passes_pis_checks() -> None:
     apis = {provider.get("api") for table in tables for provider in table["providers"].values()}
     assert set(WIRES) <= apis  # one example per wire
     keys = {key for table in tables for provider in table["providers"].values() for key in provider}
-    documented = set(re.findall(r"^\| `(\w+)`", README, flags=re.M))
+    documented = set(re.findall(r"^\| `(\w+)`", README, flags=re.MULTILINE))
     assert keys <= documented  # every key an example uses is in the reference tables
 
 

@@ -159,7 +159,7 @@ def test_the_documentation_pi_names_ships_inside_the_wheel(installed: Installed,
     done = installed.pi("--provider", "fake", "--model", "fake-model", "--no-session", "-p", "hello")
     assert done.returncode == 0, done.stderr
     system = installed.server.requests[-1].body["systemInstruction"]["parts"][0]["text"]
-    docs = re.findall(r"^- [^:]+: (/\S+\.md)$", system, flags=re.M)
+    docs = re.findall(r"^- [^:]+: (/\S+\.md)$", system, flags=re.MULTILINE)
     assert len(docs) == 3, system
     for doc in map(Path, docs):
         assert doc.is_file() and installed.site in doc.parents, doc
