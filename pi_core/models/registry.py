@@ -191,7 +191,13 @@ class ModelRegistry:
                 env.get(name) or os.environ.get(name) for name in required_env(provider)):
             return False
         return bool(provider in self.runtime_keys or self.auth.has_key(provider) or env_bearer_token(provider, env)
-                    or env_api_key(provider, env) or self._configured_key(provider))
+                    or env_api_key(provider, env) or self._configured_key(provider) or self.keyless(provider))
+
+    def keyless(self, provider: str) -> bool:
+        """A provider a models file defines with a base URL and models but no ``apiKey``: a local server
+        (Ollama, llama.cpp, vLLM, LM Studio...) that needs no key, whatever its name."""
+        config = self._custom.providers.get(provider) or {}
+        return bool(config.get("baseUrl") and config.get("models") and not config.get("apiKey"))
 
     def _bearer_token(self, provider: str) -> str | None:
         """``ANTHROPIC_AUTH_TOKEN`` and the like, when nothing stronger (``--api-key``, auth.json) is set."""
@@ -228,6 +234,8 @@ class ModelRegistry:
             if value:
                 return value
             raise PiError(f'Failed to resolve API key for provider "{provider}"')
+        if self.keyless(provider):
+            return KEYLESS_API_KEY
         if not env_var_names(provider) and provider in self.oauth_flows():
             raise MissingApiKey(f"No API key for provider: {provider}. Sign in with `pi auth login {provider}` "
                                 f"(or /login in pi).")
@@ -282,6 +290,10 @@ class ModelRegistry:
         if config.get("authHeader") and "Authorization" not in (model.headers or {}):
             raise PiError(f'No API key found for "{model.provider}"')
         return model.headers
+
+
+# Sent to a keyless provider: the wires always send a credential header, and local servers ignore it.
+KEYLESS_API_KEY = "pi-no-key"
 
 
 def _fill(template: str, lookup: Any) -> str:
