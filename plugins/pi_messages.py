@@ -22,6 +22,8 @@ from pi_core.types import (
     AssistantMessageEvent,
     Context,
     Model,
+    TextContent,
+    ThinkingContent,
     ToolCall,
     Usage,
 )
@@ -74,49 +76,47 @@ class _Replay:
 
     def feed(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
         kind = event.get("type")
-        builder, message = self.builder, self.builder.message
-        index = event.get("contentIndex")
-        if kind in _CONTENT_EVENTS:
-            # The index addresses the content list: a start adds the next block, the others need an existing one.
-            limit = len(message.content) if kind in _STARTS else len(message.content) - 1
-            if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index <= limit:
-                raise PiMessagesError(f"Invalid contentIndex {json.dumps(index)} in pi-messages {kind} event")
         if kind in ("done", "error"):
             self._finish(event)
             return []
+        if kind not in _CONTENT_EVENTS:
+            return []  # "start" and anything newer: nothing to rebuild
+        builder, message = self.builder, self.builder.message
+        index = event.get("contentIndex")
+        # The index addresses the content list: a start adds the next block, the others need an existing one.
+        limit = len(message.content) if kind in _STARTS else len(message.content) - 1
+        if not isinstance(index, int) or isinstance(index, bool) or not 0 <= index <= limit:
+            raise PiMessagesError(f"Invalid contentIndex {json.dumps(index)} in pi-messages {kind} event")
+        block = message.content[index] if index < len(message.content) else None
+        delta = str(event.get("delta") or "")
         if kind == "text_start":
             return [builder.text_start()]
-        if kind == "text_delta":
-            return [builder.text_delta(index, str(event.get("delta") or ""))]
-        if kind == "text_end":
-            block = message.content[index]
-            if hasattr(block, "text") and isinstance(event.get("content"), str):
-                block.text = event["content"]
-            return [builder.text_end(index, event.get("contentSignature"))]
         if kind == "thinking_start":
             return [builder.thinking_start()]
+        if kind == "toolcall_start":
+            return [builder.toolcall_start(str(event.get("id") or ""), str(event.get("toolName") or ""))]
+        if kind == "text_delta":
+            return [builder.text_delta(index, delta)]
         if kind == "thinking_delta":
-            return [builder.thinking_delta(index, str(event.get("delta") or ""))]
+            return [builder.thinking_delta(index, delta)]
+        if kind == "toolcall_delta":
+            return [builder.toolcall_delta(index, delta)]
+        if kind == "text_end":
+            if isinstance(block, TextContent) and isinstance(event.get("content"), str):
+                block.text = event["content"]
+            return [builder.text_end(index, event.get("contentSignature"))]
         if kind == "thinking_end":
-            block = message.content[index]
-            if hasattr(block, "thinking"):
+            if isinstance(block, ThinkingContent):
                 if isinstance(event.get("content"), str):
                     block.thinking = event["content"]
                 block.thinking_signature = event.get("contentSignature")
                 block.redacted = event.get("redacted")
             return [builder.thinking_end(index)]
-        if kind == "toolcall_start":
-            return [builder.toolcall_start(str(event.get("id") or ""), str(event.get("toolName") or ""))]
-        if kind == "toolcall_delta":
-            return [builder.toolcall_delta(index, str(event.get("delta") or ""))]
-        if kind == "toolcall_end":
-            call = ToolCall.model_validate(event.get("toolCall") or {"id": "", "name": ""})
-            block = message.content[index]
-            if isinstance(block, ToolCall):
-                block.id, block.name = call.id or block.id, call.name or block.name
-                block.thought_signature = call.thought_signature
-            return [builder.toolcall_end(index, call.arguments)]
-        return []  # "start" and anything newer: nothing to rebuild
+        call = ToolCall.model_validate(event.get("toolCall") or {"id": "", "name": ""})  # toolcall_end
+        if isinstance(block, ToolCall):
+            block.id, block.name = call.id or block.id, call.name or block.name
+            block.thought_signature = call.thought_signature
+        return [builder.toolcall_end(index, call.arguments)]
 
     def _finish(self, event: dict[str, Any]) -> None:
         message = self.builder.message
