@@ -31,8 +31,11 @@ _lock = threading.Lock()
 _token: dict[str, Any] = {}
 
 
-def deployment(model: Model) -> str:
-    for entry in (env_value("AZURE_OPENAI_DEPLOYMENT_NAME_MAP") or "").split(","):
+Env = dict[str, str] | None  # a stored credential's settings (auth.json ``env``), over the process environment
+
+
+def deployment(model: Model, env: Env = None) -> str:
+    for entry in (env_value("AZURE_OPENAI_DEPLOYMENT_NAME_MAP", env) or "").split(","):
         model_id, _, name = entry.strip().partition("=")
         if model_id.strip() == model.id and name.strip():
             return name.strip()
@@ -50,9 +53,9 @@ def _normalize(base: str) -> str:
     return trimmed
 
 
-def base_url(model: Model) -> str:
-    explicit = (env_value("AZURE_OPENAI_BASE_URL") or "").strip()
-    resource = env_value("AZURE_OPENAI_RESOURCE_NAME")
+def base_url(model: Model, env: Env = None) -> str:
+    explicit = (env_value("AZURE_OPENAI_BASE_URL", env) or "").strip()
+    resource = env_value("AZURE_OPENAI_RESOURCE_NAME", env)
     chosen = explicit or (f"https://{resource}.openai.azure.com/openai/v1" if resource else "") or model.base_url
     if not chosen:
         raise ProviderError("Azure OpenAI base URL is required. Set AZURE_OPENAI_BASE_URL or "
@@ -60,8 +63,8 @@ def base_url(model: Model) -> str:
     return _normalize(chosen)
 
 
-def api_version() -> str:
-    return env_value("AZURE_OPENAI_API_VERSION") or DEFAULT_API_VERSION
+def api_version(env: Env = None) -> str:
+    return env_value("AZURE_OPENAI_API_VERSION", env) or DEFAULT_API_VERSION
 
 
 def entra_token() -> str:

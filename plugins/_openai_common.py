@@ -61,16 +61,16 @@ def _azure_request(model: Model, options: StreamOptions, api_key: str, path: str
     from pi_core.llm.transport import WireRequest
 
     own = {**(model.headers or {}), **(extra_headers or {}), **(options.headers or {})}
-    url = _azure.base_url(model) + path
+    url = _azure.base_url(model, options.env) + path
     headers = {"user-agent": f"pi/{__version__}"}
     if model.api == _azure.RESPONSES_API:
-        url += f"?api-version={_azure.api_version()}"
+        url += f"?api-version={_azure.api_version(options.env)}"
         if not any(name.lower() == "authorization" for name in own):
             headers["api-key"] = api_key
     else:  # Foundry models on Chat Completions take the key as a Bearer token, as the OpenAI client sends it
         headers["authorization"] = f"Bearer {api_key}"
     headers.update(own)
-    return WireRequest(model.provider, url, headers, {**body, "model": _azure.deployment(model)})
+    return WireRequest(model.provider, url, headers, {**body, "model": _azure.deployment(model, options.env)})
 
 
 def status_text(status: int, body: str) -> str:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from pi_plugins.bedrock.convert import build_body, dumps
 from pi_core.errors import ProviderError
 from pi_core.llm.stream import REDACTED_THINKING_TEXT, MessageBuilder
 from pi_core.llm.transport import WireRequest, open_sse
-from pi_core.models.env_keys import AUTHENTICATED
+from pi_core.models.env_keys import AUTHENTICATED, env_value
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessageEvent,
@@ -55,8 +54,11 @@ class BedrockError(ProviderError):
         super().__init__(message, retryable=None)
 
 
-def _env(name: str) -> str | None:
-    return os.environ.get(name) or None
+Env = dict[str, str] | None  # a stored credential's settings (auth.json ``env``), over the process environment
+
+
+def _env(name: str, env: Env = None) -> str | None:
+    return env_value(name, env)
 
 
 @dataclass
@@ -65,31 +67,31 @@ class Target:
     region: str
 
 
-def target(model: Model) -> Target:
+def target(model: Model, env: Env = None) -> Target:
     """Region: an inference-profile ARN's, else AWS_REGION / AWS_DEFAULT_REGION, else a custom endpoint's or
     the profile's, else us-east-1. The catalog's standard endpoint follows that region; any other base URL
     (a VPC endpoint, a proxy) is used as it is."""
     base = (model.base_url or "").rstrip("/")
-    configured = _env("AWS_REGION") or _env("AWS_DEFAULT_REGION")
+    configured = _env("AWS_REGION", env) or _env("AWS_DEFAULT_REGION", env)
     host = re.sub(r"^https?://", "", base).split("/", 1)[0].split(":", 1)[0].lower()
     standard = _STANDARD_HOST.match(host)
-    explicit = not standard or not (configured or _env("AWS_PROFILE"))
+    explicit = not standard or not (configured or _env("AWS_PROFILE", env))
     arn = _ARN_REGION.match(model.id)
     region = (arn.group(1) if arn else None) or configured or (standard.group(1) if standard and explicit else None)
     if region is None:
-        region = _profile_region() or DEFAULT_REGION
+        region = _profile_region(_env("AWS_PROFILE", env)) or DEFAULT_REGION
     endpoint = base if explicit and base else f"https://bedrock-runtime.{region}.amazonaws.com"
     return Target(f"{endpoint}/model/{quote(model.id, safe='')}/converse-stream", region)
 
 
-def _profile_region() -> str | None:
+def _profile_region(profile: str | None) -> str | None:
     try:
         import botocore.session
         from botocore.exceptions import BotoCoreError
     except ImportError:
         return None
     try:
-        region = botocore.session.Session(profile=_env("AWS_PROFILE")).get_config_variable("region")
+        region = botocore.session.Session(profile=profile).get_config_variable("region")
     except BotoCoreError as err:
         raise ProviderError(f"Amazon Bedrock: could not read the AWS configuration: {err}", retryable=False) from None
     return str(region) if region else None
@@ -99,13 +101,14 @@ def bearer_token(options: StreamOptions) -> str | None:
     key = options.api_key
     if key and key != AUTHENTICATED:
         return key
-    return _env("AWS_BEARER_TOKEN_BEDROCK")
+    return _env("AWS_BEARER_TOKEN_BEDROCK", options.env)
 
 
-def sign(url: str, region: str, body: bytes, headers: dict[str, str]) -> dict[str, str]:
-    """SigV4 over the exact body, with botocore's credential chain (env keys and session token, AWS_PROFILE,
-    SSO, container and web-identity roles, instance metadata); ``AWS_BEDROCK_SKIP_AUTH=1`` signs with dummy
-    keys for proxies that need none."""
+def sign(url: str, region: str, body: bytes, headers: dict[str, str], env: Env = None) -> dict[str, str]:
+    """SigV4 over the exact body. A profile named in the credential's settings wins; else keys from the
+    settings or the environment (``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``, ``AWS_SESSION_TOKEN``); else
+    botocore's chain (AWS_PROFILE, SSO, container and web-identity roles, instance metadata).
+    ``AWS_BEDROCK_SKIP_AUTH=1`` signs with dummy keys for proxies that need none."""
     try:
         import botocore.session
         from botocore.auth import SigV4Auth
@@ -114,11 +117,15 @@ def sign(url: str, region: str, body: bytes, headers: dict[str, str]) -> dict[st
         from botocore.exceptions import BotoCoreError
     except ImportError:
         raise ProviderError(EXTRA_HINT, retryable=False) from None
-    if _env("AWS_BEDROCK_SKIP_AUTH") == "1":
+    stored_profile = (env or {}).get("AWS_PROFILE")
+    key_id, secret = _env("AWS_ACCESS_KEY_ID", env), _env("AWS_SECRET_ACCESS_KEY", env)
+    if _env("AWS_BEDROCK_SKIP_AUTH", env) == "1":
         credentials: Any = Credentials("dummy-access-key", "dummy-secret-key")
+    elif key_id and secret and not stored_profile:
+        credentials = Credentials(key_id, secret, _env("AWS_SESSION_TOKEN", env))
     else:
         try:
-            found = botocore.session.Session(profile=_env("AWS_PROFILE")).get_credentials()
+            found = botocore.session.Session(profile=_env("AWS_PROFILE", env)).get_credentials()
         except BotoCoreError as err:
             raise ProviderError(f"Amazon Bedrock: could not load AWS credentials: {err}", retryable=False) from None
         if found is None:
@@ -274,17 +281,17 @@ async def stream_bedrock(model: Model, context: Context, options: StreamOptions)
             from botocore.eventstream import EventStreamBuffer, ParserError
         except ImportError:
             raise ProviderError(EXTRA_HINT, retryable=False) from None
-        where = target(model)
+        where = target(model, options.env)
         body = apply_payload_hook(build_body(model, context, options, where.region), model, options)
         raw = dumps(body)
         headers = {"content-type": "application/json", "accept": "application/vnd.amazon.eventstream"}
         headers.update({k: v for k, v in {**(model.headers or {}), **(options.headers or {})}.items()
                         if k.lower() not in _RESERVED and not k.lower().startswith("x-amz-")})
-        token = bearer_token(options) if _env("AWS_BEDROCK_SKIP_AUTH") != "1" else None
+        token = bearer_token(options) if _env("AWS_BEDROCK_SKIP_AUTH", options.env) != "1" else None
         if token:
             headers["authorization"] = f"Bearer {token}"
         else:  # credential lookup may reach the network (SSO, instance metadata): off the event loop
-            headers = await asyncio.to_thread(sign, where.url, where.region, raw, headers)
+            headers = await asyncio.to_thread(sign, where.url, where.region, raw, headers, options.env)
         request = WireRequest(model.provider, where.url, headers, raw)
         stream = await open_sse(request, options, status_text)
         if options.on_response is not None:

@@ -37,7 +37,7 @@ class GoogleVertexProvider:
         from pi_core.errors import ProviderError
 
         try:
-            where = await target(model, options.api_key, "google")
+            where = await target(model, options.api_key, "google", env=options.env)
         except ProviderError as err:
             yield _failed(model, err)
             return
@@ -66,7 +66,7 @@ class VertexClaudeProvider:
         from pi_core.errors import ProviderError
 
         try:
-            where = await target(model, None, "anthropic", keys=False)
+            where = await target(model, None, "anthropic", keys=False, env=options.env)
         except ProviderError as err:
             yield _failed(model, err)
             return

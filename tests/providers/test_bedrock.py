@@ -156,3 +156,19 @@ def test_no_aws_credentials_at_all_says_what_to_set(tmp_path: Path, pi_fake_serv
     done = run_pi(["-p", "--model", f"amazon-bedrock/{CLAUDE}", "hi"], env, tmp_path)
     assert done.returncode == 1 and pi_fake_server.requests == []
     assert "No credentials for provider: amazon-bedrock. Set AWS_PROFILE, AWS_ACCESS_KEY_ID" in done.stderr
+
+
+def test_a_profile_in_the_stored_settings_wins_over_ambient_keys(tmp_path: Path, pi_fake_server: FakeModelServer,
+                                                                 ) -> None:
+    env = configure(tmp_path, pi_fake_server, **KEYS)
+    aws = Path(env["HOME"]) / ".aws"
+    aws.mkdir()
+    (aws / "credentials").write_text("[work]\naws_access_key_id = AKIASTOREDPROFILE\naws_secret_access_key = s3cr3t\n")
+    auth = tmp_path / "agent" / "auth.json"
+    auth.write_text(json.dumps({"amazon-bedrock": {"type": "api_key", "env": {"AWS_PROFILE": "work",
+                                                                               "AWS_REGION": "ap-south-1"}}}))
+    auth.chmod(0o600)
+    pi_fake_server.add(Reply(text="stored profile"))
+    done = run_pi(["-p", "--model", f"amazon-bedrock/{CLAUDE}", "hi"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert_signed(pi_fake_server.requests[0], "AKIASTOREDPROFILE", "s3cr3t", "ap-south-1")

@@ -133,3 +133,32 @@ def test_without_the_vertex_extra_the_error_names_it(tmp_path: Path, pi_fake_ser
     assert done.returncode == 1 and pi_fake_server.requests == []
     assert 'needs the vertex extra: pip install "pi-harness[vertex]"' in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_service_account_stored_by_pi_auth_login_is_used(tmp_path: Path, pi_fake_server: FakeModelServer,
+                                                           auth: FakeAuthServer) -> None:
+    from tests.providers.ptyrun import PtyPi
+
+    env = configure(tmp_path, pi_fake_server, "google-vertex")  # nothing about Google in the environment
+    key_file = service_account(tmp_path, auth)
+    run = PtyPi(["auth", "login", "google-vertex"], env, tmp_path)
+    out = run.expect("Select 1-3")
+    assert "1. Google Cloud API key" in out and "3. Service account credentials file" in out
+    run.send("3")
+    run.expect("Enter Google Cloud project ID")
+    run.send(PROJECT)
+    run.expect("Enter Google Cloud location")
+    run.send("europe-west4")
+    run.expect("Enter service account credentials file path")
+    run.send(str(key_file))
+    assert "Saved settings for Google Vertex AI. Credentials saved to" in run.expect("Credentials saved to")
+    assert run.wait() == 0
+    stored = json.loads((tmp_path / "agent" / "auth.json").read_text())["google-vertex"]
+    assert stored == {"type": "api_key", "env": {"GOOGLE_CLOUD_PROJECT": PROJECT, "GOOGLE_CLOUD_LOCATION": "europe-west4",
+                                                 "GOOGLE_APPLICATION_CREDENTIALS": str(key_file)}}
+    pi_fake_server.add(Reply(text="stored settings"))
+    done = run_pi(["-p", "--model", "google-vertex/gemini-2.5-flash", "hi"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    sent = pi_fake_server.requests[0]
+    assert sent.path.startswith(f"/europe-west4/v1/projects/{PROJECT}/locations/europe-west4/publishers/google/")
+    assert sent.headers["authorization"].startswith("Bearer ya29.fake-") and len(auth.google_assertions) == 1
