@@ -137,7 +137,7 @@ def _project_packages(cwd: Path) -> tuple[Any, list[str]]:
 
     settings = Settings.load(cwd)
     for error in settings.drain_errors():
-        click.echo(f"Warning: (package command, {error.scope} settings) {error.message}", err=True)
+        click.echo(error.warning("package command"), err=True)
     value = settings.scope_data("project").get(SETTINGS_KEY, [])
     return settings, [str(v) for v in value] if isinstance(value, list) else []
 

@@ -163,6 +163,7 @@ class ResumePanel:
 
 async def cmd_resume(ui: Any, args: str) -> None:
     from pi_core.sessions.manager import SessionManager
+    from pi_core.sessions.outputs import delete_session
 
     store = ui.session.store
     if store.session_dir is None:
@@ -183,7 +184,7 @@ async def cmd_resume(ui: Any, args: str) -> None:
                 SessionManager.open(path).append_session_info(name.strip())
                 panel.message = f"Renamed to {name.strip()}"
         elif action == "delete" and await ui.confirm("Delete session", f"Delete {path}? This cannot be undone."):
-            path.unlink(missing_ok=True)
+            delete_session(path)  # with the full outputs its commands left beside it
             panel.message = f"Deleted {path.name}"
         panel.load()
         panel.index = min(panel.index, max(0, len(panel.items) - 1))
