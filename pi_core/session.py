@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,6 +29,7 @@ from pi_core.tools import (
     BeforeToolCall,
     Tool,
     ToolCallInfo,
+    ToolPolicy,
     ToolResult,
     ToolSettings,
 )
@@ -159,6 +160,7 @@ class SessionConfig:
     follow_up_mode: str = "one-at-a-time"
     scoped_models: list[ScopedModel] = field(default_factory=list)  # --models / enabledModels, for cycling
     tool_settings: ToolSettings = field(default_factory=ToolSettings)
+    tool_policy: ToolPolicy | None = None  # --tools / --exclude-tools, for tools added at run time
 
 
 @dataclass
@@ -225,6 +227,7 @@ class AgentSession:
         if parts.convert_to_llm is not None:
             agent_options["convert_to_llm"] = parts.convert_to_llm
         self.agent = Agent(
+            options=StreamOptions(thinking_budgets=_thinking_budgets(parts.settings)),
             stream_fn=parts.stream_fn or provider_stream_fn(registry),
             system_prompt=config.system_prompt,
             model=config.model,
@@ -237,7 +240,8 @@ class AgentSession:
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
             cwd=config.cwd,
-            tool_settings=config.tool_settings,
+            tool_settings=config.tool_settings if config.tool_settings.output_dir is not None
+            else replace(config.tool_settings, output_dir=self.full_output_dir),
             # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
             session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
             **agent_options,
@@ -300,6 +304,7 @@ class AgentSession:
         await self.shutdown("reload")
         if self.settings is not None:
             self.settings.reload()
+            self.agent.options.thinking_budgets = _thinking_budgets(self.settings)
         if self.prompt_source is not None:
             self.prompt_source.reload()
             self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
@@ -320,9 +325,11 @@ class AgentSession:
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
         if event.type == "message_end":
             self._save(event.message)
-        await self._emit(event)
         if event.type == "message_start" and isinstance(event.message, UserMessage):
-            self._queue_changed()  # a queued message was just delivered
+            update = self._queue_event()  # a queued message is being delivered: the queue shrinks first
+            if update is not None:
+                await self._emit(update)
+        await self._emit(event)
         if self.plugins.pm.hook.pi_agent_event.get_hookimpls():
             await self._call_hook("pi_agent_event", ctx=self.ext, event=event)
 
@@ -351,10 +358,12 @@ class AgentSession:
 
     # --- hooks ------------------------------------------------------------------------------------
 
-    def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
+    async def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
         for _plugin_name, impl in self.plugins.ordered_impls("pi_before_tool_call"):
             try:
                 decision = impl.function(call=info)  # type: ignore[attr-defined]
+                if asyncio.iscoroutine(decision):
+                    decision = await decision
             except ToolError as err:
                 return BeforeToolCall(block=True, reason=str(err))
             if decision is None:
@@ -394,6 +403,14 @@ class AgentSession:
     @property
     def cwd(self) -> Path:
         return self.config.cwd
+
+    def full_output_dir(self) -> Path | None:
+        """Where the full output of long commands goes: beside the session file (it lasts as long as the
+        session), or None without one (``--no-session``: the system temp dir)."""
+        from pi_core.config_paths import session_outputs_dir
+
+        file = self.store.session_file
+        return session_outputs_dir(Path(file)) if self.store.is_persisted and file is not None else None
 
     @property
     def model(self) -> Model:
@@ -436,7 +453,47 @@ class AgentSession:
         unknown = [n for n in names if n not in self.config.all_tools]
         if unknown:
             raise PiError(f"Unknown tool(s): {', '.join(unknown)}. Known: {', '.join(self.config.all_tools)}")
-        self.agent.state.tools = [self.config.all_tools[n] for n in names]
+        policy = self.config.tool_policy
+        tools = [self.config.all_tools[n] for n in dict.fromkeys(names)]
+        self.agent.state.tools = [t for t in tools if policy is None or policy.may_declare(t)]
+        self._rebuild_prompt()
+
+    def add_tools(self, tools: list[Tool]) -> list[str]:
+        """Make tools available while the session runs, e.g. as a server connects; a tool of the same name
+        is replaced. The user's selection applies: excluded tools are skipped, and a ``direct`` tool it lets
+        be declared becomes active from the next model request. Returns the names added."""
+        policy = self.config.tool_policy
+        added: list[str] = []
+        active = list(self.agent.state.tools)
+        positions = {t.name: i for i, t in enumerate(active)}
+        for tool in tools:
+            if policy is not None and not policy.allows(tool.name):
+                continue
+            self.config.all_tools[tool.name] = tool
+            added.append(tool.name)
+            declarable = policy is None or policy.may_declare(tool)
+            if tool.name in positions:
+                if declarable:
+                    active[positions[tool.name]] = tool
+            elif tool.exposure == "direct" and declarable:
+                positions[tool.name] = len(active)
+                active.append(tool)
+        self.agent.state.tools = [t for t in active if policy is None or policy.may_declare(t)]
+        if added:
+            self._rebuild_prompt()
+        return added
+
+    def remove_tools(self, names: Iterable[str]) -> None:
+        """Withdraw tools added with ``add_tools`` (their server went away): no longer declared or callable."""
+        gone = {n for n in names if n in self.config.all_tools}
+        if not gone:
+            return
+        for name in gone:
+            del self.config.all_tools[name]
+        self.agent.state.tools = [t for t in self.agent.state.tools if t.name not in gone]
+        self._rebuild_prompt()
+
+    def _rebuild_prompt(self) -> None:
         if self.prompt_source is not None:
             self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
 
@@ -476,8 +533,11 @@ class AgentSession:
         return UserMessage(content=[TextContent(text=text), *(images or [])])
 
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
-                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None:
-        """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue."""
+                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> str:
+        """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue.
+
+        Returns what became of the text (Pi 1.6.0's ``disposition``): ``"handled"`` by a plugin command or
+        input hook, ``"queued"`` as steering or follow-up, or ``"started"`` (a run, now settled)."""
         if expand and text.startswith("/"):
             name, _, rest = text[1:].partition(" ")
             command = self.commands.get(name)
@@ -485,21 +545,21 @@ class AgentSession:
                 outcome = command.handler(rest.strip(), self.ext)
                 if asyncio.iscoroutine(outcome):
                     await outcome
-                return
+                return "handled"
         if expand:
             for _plugin, result in await self._call_hook("pi_input", ctx=self.ext, text=text, source=source):
                 if result.action == "handled":
-                    return
+                    return "handled"
                 if result.action == "transform" and result.text is not None:
                     text, images = result.text, result.images if result.images is not None else images
             text = self.expand_input(text)
         if self.is_streaming:
             if streaming_behavior == "steer":
                 self.steer(text, images, expanded=True)
-                return
+                return "queued"
             if streaming_behavior == "followUp":
                 self.follow_up(text, images, expanded=True)
-                return
+                return "queued"
             raise PiError("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
                           "to queue the message.")
         self.check_ready()
@@ -520,6 +580,10 @@ class AgentSession:
             await self._run_agent(lambda: self.agent.prompt(messages))
         finally:
             self.agent.state.system_prompt = base_prompt
+        # Pi 1.6.0: nothing more happens on its own (retries, compaction, queued messages are done)
+        last = self.last_assistant()
+        await self._emit(AgentEvent("agent_settled", aborted=last is not None and last.stop_reason == "aborted"))
+        return "started"
 
     def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
                             deliver_as: str | None = None) -> None:
@@ -529,7 +593,7 @@ class AgentSession:
             self._next_turn.append(message)
         elif self.is_streaming:
             (self.agent.follow_up if deliver_as == "followUp" else self.agent.steer)(message)
-            self._queue_changed()
+            self.queue_changed()
         else:
             self.agent.state.messages.append(message)
             self.store.append_custom_message_entry(custom_type, content, display, details)
@@ -553,26 +617,37 @@ class AgentSession:
     def check_ready(self) -> None:
         model = self.agent.state.model
         if model is None or model.id == "unknown":
-            raise PiError("No model selected.")
+            from pi_core.config_paths import models_toml_path
+
+            raise PiError("No model selected. Set a provider's API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) "
+                          "or use /login, or add models to "
+                          f"{models_toml_path()}; then choose one with /model.")
         self._api_key(model.provider)  # raises MissingApiKey, naming the variable to set
 
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
         self.agent.steer(self._user_message(text if expanded else self.expand_input(text), images))
-        self._queue_changed()
+        self.queue_changed()
 
     def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
         self.agent.follow_up(self._user_message(text if expanded else self.expand_input(text), images))
-        self._queue_changed()
+        self.queue_changed()
 
-    def _queue_changed(self) -> None:
+    def _queue_event(self) -> AgentEvent | None:
+        """A ``queue_update`` when the queues' texts changed since the last one, else None."""
         def texts(queue: list[AgentMessage]) -> list[str]:
             return [m.text() if isinstance(m, UserMessage) else "" for m in queue]
 
         current = (texts(self.agent.steering_queue), texts(self.agent.follow_up_queue))
         if current == self._queue_texts:
-            return
+            return None
         self._queue_texts = current
-        event = AgentEvent("queue_update", steering=current[0], follow_up=current[1])
+        return AgentEvent("queue_update", steering=current[0], follow_up=current[1])
+
+    def queue_changed(self) -> None:
+        """Announce the queues (``queue_update``) if they changed; front ends call it after clearing them."""
+        event = self._queue_event()
+        if event is None:
+            return
         try:
             asyncio.get_running_loop().create_task(self._emit(event))
         except RuntimeError:
@@ -731,6 +806,15 @@ class AgentSession:
                 self.agent.state.model = recorded
         if context.thinking_level:
             self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)
+
+
+def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
+    """The ``thinkingBudgets`` setting: token budgets per level for budget-based thinking APIs."""
+    value = settings.get("thinkingBudgets") if settings is not None else None
+    if not isinstance(value, dict):
+        return None
+    return {level: budget for level, budget in value.items()
+            if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
 
 
 def clamp_level(model: Model | None, level: str) -> str:

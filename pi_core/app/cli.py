@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_core import __version__
-from pi_core.app.args import HELP, Args, CommandLine, parse_args, split_command
+from pi_core.app.args import (
+    HELP,
+    Args,
+    CommandLine,
+    parse_args,
+    split_command,
+    unknown_flag_error,
+)
 from pi_core.errors import PiError
 
 if TYPE_CHECKING:
@@ -25,6 +32,8 @@ if TYPE_CHECKING:
     from pi_core.mode import Mode
     from pi_core.sessions.picker import Picker
 
+NO_PROMPT_TEXT = ("No prompt given. Pass one as a message (pi -p \"...\"), as @file arguments or on stdin; "
+                  "run pi in a terminal without -p for the interactive UI.")
 SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
 
 
@@ -126,6 +135,7 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
         found = _plugin_command(env, command.name)
         if found is not None:
             _report_parse(command.options)
+            _check_flags(command.options, env)
             _print_warnings(env.warnings)
             from pi_core.app.subcommands import CommandContext, run_click
 
@@ -151,6 +161,13 @@ def _load(args: Args, cwd: Path, *, rpc: bool) -> Startup:
     return boot.load_environment(args, cwd)
 
 
+def _check_flags(args: Args, env: Startup) -> None:
+    """After plugins load: a ``--flag`` neither pi nor a plugin defines is an error (docs/cli.md#unknown-options)."""
+    error = unknown_flag_error(args, env.plugin_flags)
+    if error is not None:
+        raise PiError(error)
+
+
 def _export_theme(args: Args, cwd: Path) -> Any:
     """The page colours of ``--export``: the ``theme`` setting's theme, as Pi's export uses."""
     from pi_core.app.settings import Settings
@@ -169,6 +186,9 @@ def _export_theme(args: Args, cwd: Path) -> Any:
 
 
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
+    if args.unknown_flags:
+        env = env or _load(args, cwd, rpc=args.mode == "rpc")
+        _check_flags(args, env)
     if args.export:
         from pi_core.export.html import export_html
 
@@ -183,34 +203,48 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
                                          ("--resume", args.resume), ("--no-session", args.no_session)) if on]
     if args.fork and conflicting:
         return _fail(f"--fork cannot be combined with {', '.join(conflicting)}")
+    conflicting = [flag for flag in conflicting if flag != "--no-session"]
+    if args.session_id is not None and conflicting:
+        return _fail(f"--session-id cannot be combined with {', '.join(conflicting)}")
 
     from pi_core.app import startup as boot
     from pi_core.mode import ModeRequest
 
     if env is None:
         env = _load(args, cwd, rpc=args.mode == "rpc")
-    _print_warnings(env.warnings)
     if args.list_models is not False:
         from pi_core.models.resolution import format_model_list
 
         models = boot.model_registry(env)
         models.discover(env.settings)  # local servers answer only when asked
+        _print_warnings(env.warnings)  # after the models files were read: their errors are shown too
         search = args.list_models if isinstance(args.list_models, str) else None
         _out(format_model_list(models.available_models(), search))
         return 0
 
     mode = _choose_mode(env, args)
     interactive = mode.name == "interactive"
+    # Each warning is shown once: the interactive UI lists them in its header, other modes on stderr.
+    shown = 0
+    if not interactive:
+        _print_warnings(env.warnings)
+        shown = len(env.warnings)
     stdin_text = "" if args.mode == "rpc" else boot.read_piped_stdin()
     file_text, images = boot.read_file_args(args.file_args, cwd)
-    shown = len(env.warnings)
-    session = boot.build_session(args, env, picker=_session_picker(env), interactive=interactive)
-    _print_warnings(env.warnings[shown:])
-
     prompts = list(args.messages)
     first = stdin_text + file_text + (prompts.pop(0) if prompts else "")
     messages = ([first] if first or images else []) + prompts
-    request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose)
+    if not messages and mode.name in ("text", "json"):
+        raise PiError(NO_PROMPT_TEXT)
+    try:
+        session = boot.build_session(args, env, picker=_session_picker(env), interactive=interactive)
+    except PiError:
+        _print_warnings(env.warnings[shown:])
+        raise
+    if not interactive:
+        _print_warnings(env.warnings[shown:])
+    request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose,
+                          args=args)
     return _run_async(mode.run(request), session)
 
 

@@ -137,7 +137,7 @@ def _project_packages(cwd: Path) -> tuple[Any, list[str]]:
 
     settings = Settings.load(cwd)
     for error in settings.drain_errors():
-        click.echo(f"Warning: (package command, {error.scope} settings) {error.message}", err=True)
+        click.echo(error.warning("package command"), err=True)
     value = settings.scope_data("project").get(SETTINGS_KEY, [])
     return settings, [str(v) for v in value] if isinstance(value, list) else []
 
@@ -362,9 +362,18 @@ def register_package_commands(group: click.Group) -> None:
 
     @group.command("update", context_settings=passthrough)
     @click.argument("sources", nargs=-1)
+    @click.option("--models", "models_only", is_flag=True,
+                  help="Refresh the model catalog only (from Pi's model data on the npm registry).")
     @click.pass_context
-    def update_command(ctx: click.Context, sources: tuple[str, ...]) -> None:
+    def update_command(ctx: click.Context, sources: tuple[str, ...], models_only: bool) -> None:
         """Upgrade the named packs, or every installed pack and project requirement."""
+        if models_only:
+            if sources:
+                raise PackageError("--models cannot be combined with a positional source")
+            from pi_core.models.catalog_build import refresh_cached_catalog
+
+            click.echo(refresh_cached_catalog())
+            return
         update(sources, pip_args=list(ctx.args))
 
     @group.command("list")

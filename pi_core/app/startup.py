@@ -45,6 +45,8 @@ class Startup:
     models: Any = None
     resources: Any = None
     warnings: list[str] = field(default_factory=list)
+    # Names (without "--") of the CLI flags the loaded plugins register: known to the unknown-flag check.
+    plugin_flags: frozenset[str] = frozenset()
 
 
 def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:
@@ -61,7 +63,7 @@ def load_environment(args: Args, cwd: Path) -> Startup:
     directory = agent_dir()
     settings = load_settings(cwd, directory, warnings)
     disabled = set(args.disable_plugins) | set(settings.get("disabledPlugins", []) or []) \
-        | set(settings.disabled_plugins)
+        | set(settings.disabled_plugins) | ({"mcp"} if args.no_mcp else set())
     plugins = load_plugins(extensions=[cwd / e for e in args.extensions], project_dir=cwd,
                            discover_extensions=not args.no_extensions, disabled=disabled, agent_dir=directory)
     registry = build_registry(plugins)
@@ -157,18 +159,25 @@ class PromptSources:
 
 
 def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -> SessionManager:
-    """The session file per the flags' precedence: --no-session > --fork > --session > --continue > new."""
-    from pi_core.sessions.lookup import find_session
+    """The session file per the flags' precedence: --no-session > --fork > --session > --resume >
+    --continue > --session-id > new (docs/cli.md#session-flags)."""
+    from pi_core.sessions.lookup import check_session_id, find_by_id, find_session
     from pi_core.sessions.manager import SessionManager
     from pi_core.sessions.store import resolve_session_dir
 
     cwd = env.cwd
     session_dir = resolve_session_dir(cwd, args.session_dir, env.settings.session_dir)
+    _clean_old_outputs(session_dir)
+    wanted_id = args.session_id
+    if wanted_id is not None:
+        check_session_id(wanted_id)
     if args.no_session:
-        return SessionManager.in_memory(cwd)
+        return SessionManager.in_memory(cwd, session_id=wanted_id)
     if args.fork:
+        if wanted_id is not None and find_by_id(wanted_id, cwd, session_dir) is not None:
+            raise PiError(f"Session already exists with id '{wanted_id}'")
         found = find_session(args.fork, cwd, session_dir)
-        return SessionManager.fork_from(found.path, cwd, session_dir)
+        return SessionManager.fork_from(found.path, cwd, session_dir, session_id=wanted_id)
     if args.session:
         found = find_session(args.session, cwd, session_dir)
         if found.other_project:
@@ -183,7 +192,22 @@ def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -
         return SessionManager.open(chosen, session_dir)
     if args.continue_:
         return SessionManager.continue_recent(cwd, session_dir)
-    return SessionManager.create(cwd, session_dir)
+    if wanted_id is not None:
+        existing = find_by_id(wanted_id, cwd, session_dir)
+        if existing is not None:
+            return SessionManager.open(existing, session_dir)
+        env.warnings.append(f"No project session found with id '{wanted_id}'; creating a new session with that id.")
+    return SessionManager.create(cwd, session_dir, session_id=wanted_id)
+
+
+def _clean_old_outputs(session_dir: Path) -> None:
+    """Start-up housekeeping (docs/sessions.md#full-output-files): full outputs of deleted sessions after
+    a week, temp-dir ones (``--no-session``) after a day."""
+    from pi_core.sessions.outputs import clean_orphan_outputs
+    from pi_core.toolkit.tempdir import clean_old_temp_outputs
+
+    clean_orphan_outputs((session_dir,))
+    clean_old_temp_outputs()
 
 
 def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry, *,
@@ -236,9 +260,16 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     from pi_core.session import AgentSession, SessionConfig
 
     settings = env.settings
+    if args.provider and not args.model:
+        raise PiError(f"--provider requires --model (for example: --provider {args.provider} --model <pattern>)")
+    name = args.name.strip() if args.name is not None else None
+    if name == "":
+        raise PiError("--name requires a non-empty value")
     models = model_registry(env)
     store = open_session_store(args, env, picker)
     env.warnings.extend(getattr(store, "warnings", []))
+    if name is not None:
+        store.append_session_info(name)
     context = store.build_session_context()
     has_history = bool(context.typed_messages())
 
@@ -247,6 +278,9 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
                              default_names=settings.default_tools)
     sources = PromptSources(env, args)
 
+    wanted = args.provider or (args.model.split("/", 1)[0] if args.model and "/" in args.model else None)
+    if wanted and wanted not in models.providers():
+        models.discover(settings)  # --model ollama/qwen3:8b: ask the local servers what they serve
     chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=has_history,
                            session_model=(context.model["provider"], context.model["modelId"])
                            if context.model else None,
@@ -261,9 +295,12 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     thinking = args.thinking or chosen.thinking or (context.thinking_level if has_history else None) \
         or settings.default_thinking_level or "medium"
     thinking = clamp_thinking_level(chosen.model, thinking) if chosen.model is not None else "off"
-    if chosen.model is None and args.mode != "rpc" and not interactive:
-        raise PiError("No models available. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) or add "
-                      "models to models.toml in the config directory, then try again.")
+    if chosen.model is None:
+        from pi_core.models.resolution import no_models_text
+
+        if args.mode != "rpc" and not interactive:
+            raise PiError(no_models_text())
+        env.warnings.append(no_models_text())  # the interactive header and RPC's stderr say how to fix it
 
     patterns = args.models if args.models is not None else settings.enabled_models
     scoped = []
@@ -277,7 +314,8 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
                            scoped_models=scoped,
                            tool_settings=ToolSettings(shell_path=settings.shell_path,
                                                       shell_command_prefix=settings.shell_command_prefix,
-                                                      auto_resize_images=settings.auto_resize_images))
+                                                      auto_resize_images=settings.auto_resize_images),
+                           tool_policy=selection.policy)
     parts = session_parts(store, env.plugins, env.registry, models=models, settings=settings, prompt=sources,
                           api_key=args.api_key,
                           expand_input=lambda text: expand_input(text, sources.resources))

@@ -260,6 +260,19 @@ def write_catalog(catalog: dict[str, Any], path: Path) -> None:
     os.replace(tmp, path)
 
 
+def refresh_cached_catalog(registry: str | None = None) -> str:
+    """``pi update --models``: build the catalog from the newest published package and keep it in the agent
+    directory. The result line, or CatalogBuildError saying why not (the bundled catalog stays in use)."""
+    if os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes"):
+        raise CatalogBuildError("Offline (PI_OFFLINE): model catalogs not refreshed; pi keeps the catalog it has")
+    try:
+        catalog = build_catalog(fetch_package("latest", registry))
+    except CatalogBuildError as err:
+        raise CatalogBuildError(f"Could not refresh model catalogs: {err}. pi keeps the catalog it has.") from err
+    write_catalog(catalog, catalog_cache_path())
+    return f"Model catalogs refreshed ({summary(catalog)})"
+
+
 def summary(catalog: dict[str, Any]) -> str:
     providers = catalog["providers"]
     count = sum(len(p["models"]) for p in providers.values())

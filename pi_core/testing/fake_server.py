@@ -144,6 +144,8 @@ class FakeModelServer:
         self._queue: list[ReplySource] = list(replies)
         self.responder = responder
         self.requests: list[RecordedRequest] = []
+        # Model ids to answer GET /v1/models and /api/tags with, like a local server (model discovery).
+        self.model_list: list[str] | None = None
         self._record_path = Path(record_path) if record_path else None
         self._stop = threading.Event()
         self._httpd = _HTTPServer((host, port), _Handler)
@@ -224,10 +226,16 @@ class _Handler(BaseHTTPRequestHandler):
         return self.server.owner
 
     def do_GET(self) -> None:
-        if urlsplit(self.path).path == "/_fake/requests":
+        path = urlsplit(self.path).path
+        listed = self.owner.model_list
+        if path == "/_fake/requests":
             with self.owner._lock:
                 data = [r.to_json() for r in self.owner.requests]
             self._send_json(200, data)
+        elif listed is not None and path == "/v1/models":  # a local server's model list (vLLM, llama.cpp)
+            self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in listed]})
+        elif listed is not None and path == "/api/tags":  # Ollama's own list
+            self._send_json(200, {"models": [{"name": m, "model": m} for m in listed]})
         else:
             self._send_json(404, {"error": {"message": f"fake model server: no GET route {self.path}"}})
 

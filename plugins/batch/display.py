@@ -124,9 +124,10 @@ class LiveDisplay:
         todo = total - skipped
         queued = max(0, todo - done - len(running))
         elapsed = time.monotonic() - t.started
+        title = Text(self.title, style="bold", no_wrap=True, overflow="ellipsis")
         head = Table.grid(padding=(0, 1))
-        head.add_row(Text(self.title, style="bold"), ProgressBar(total=max(todo, 1), completed=done, width=40),
-                     Text(f"{done}/{todo}"), Text(clock(elapsed), style="dim"))
+        head.add_row(ProgressBar(total=max(todo, 1), completed=done, width=40), Text(f"{done}/{todo}"),
+                     Text(clock(elapsed), style="dim"))
         counts = Text()
         counts.append(f"done {done}", style="green")
         counts.append("  ")
@@ -146,7 +147,7 @@ class LiveDisplay:
                          Text(clock(now - item.since), style="dim"))
         if len(running) > 8:
             rows.add_row("", Text(f"… {len(running) - 8} more running", style="dim"), "", "", "")
-        return Group(head, counts, rows)
+        return Group(title, head, counts, rows)
 
 
 class LogDisplay:
@@ -190,11 +191,14 @@ def summary_table(tally: Tally, wall_s: float, bad_lines: int) -> Any:
                + (f"; {tally.skipped} skipped (already done)" if tally.skipped else "")
                + (f"; {bad_lines} malformed line(s) skipped" if bad_lines else "")
                + f" · {tokens_text(tally.tokens)} tokens · ${tally.cost:.4f} · {clock(wall_s)} · {rate:.1f} tasks/min")
-    table = Table(title="pi batch", caption=caption, caption_justify="left")
-    for name in ("id", "status", "turns", "tokens", "cost", "time", "note"):
-        table.add_column(name, justify="right" if name in ("turns", "tokens", "cost", "time") else "left", overflow="ellipsis", no_wrap=True,
-                         min_width=min(12, max((len(f.task.id) for f in shown), default=2)) if name == "id" else None,
-                         ratio=1 if name == "note" else None)
+    from rich import box
+
+    table = Table(title="pi batch", caption=caption, caption_justify="left", box=box.SIMPLE_HEAD)
+    id_width = min(20, max((len(f.task.id) for f in shown), default=2))
+    for name, width in (("id", id_width), ("status", 9), ("turns", 5), ("tokens", 6), ("cost", 7), ("time", 6),
+                        ("note", 10)):
+        table.add_column(name, justify="right" if name in ("turns", "tokens", "cost", "time") else "left",
+                         overflow="ellipsis", no_wrap=True, min_width=width, max_width=40 if name == "note" else None)
     for item in shown:
         o = item.outcome
         note = o.error or (o.answer or "").strip().replace("\n", " ")

@@ -2,14 +2,17 @@
 
 Ray comes with the ``ray`` extra (``pip install 'pi-harness[ray]'``). Without an address, ``ray.init``
 starts a private local cluster that ends with the run; ``--ray-address auto`` or ``ray://host:port``
-joins an existing one. Ray's own task retries are off: the scheduler retries a lost worker itself, with
+joins an existing one, and the tasks get the driver's ``*_API_KEY`` variables (pi, its plugins and its
+config directory must be installed on the nodes). Ray's own task retries are off: the scheduler retries a lost worker itself, with
 a fresh working copy, and counts the attempts.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import time
+from dataclasses import replace
 from typing import Any
 
 from pi_plugins.batch.executors import Ended
@@ -18,6 +21,7 @@ from pi_plugins.batch.tasks import TaskSpec
 
 from pi_core.errors import PiError
 
+_PROGRESS_EVERY_S = 0.5
 MISSING = "the ray executor needs Ray, which pi installs as an extra: pip install 'pi-harness[ray]'"
 
 
@@ -71,18 +75,26 @@ class RayExecutor:
             options["memory"] = task_memory_mb * 1024 * 1024
         if resources:
             options["resources"] = resources
+        if address is not None:  # other machines: the tasks need this user's provider keys there too
+            keys = tuple((k, v) for k, v in os.environ.items() if k.endswith("_API_KEY"))
+            self.settings = replace(settings, env=(*settings.env, *keys))
         self._remote = ray.remote(remote_attempt).options(**options)
         self._box = ray.remote(num_cpus=0)(ProgressBox).remote()
         cpus = float(ray.cluster_resources().get("CPU", 1))
         self.slots = jobs or max(1, int(cpus // task_cpus) if task_cpus > 0 else int(cpus))
         self._running: dict[Any, tuple[TaskSpec, int]] = {}
         self._last: dict[str, Progress] = {}
+        self._drained = 0.0
 
     def submit(self, task: TaskSpec, attempt: int) -> None:
         ref = self._remote.remote(task, self.settings, attempt, self._box)
         self._running[ref] = (task, attempt)
 
-    def _drain_progress(self) -> None:
+    def _drain_progress(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._drained < _PROGRESS_EVERY_S:
+            return  # each drain is a round trip to the actor: a few a second are enough for the display
+        self._drained = now
         try:
             items = self.ray.get(self._box.drain.remote(), timeout=10)
         except Exception:  # noqa: BLE001 - progress is best effort; results come with the task
@@ -99,7 +111,7 @@ class RayExecutor:
         ready, _ = self.ray.wait(list(self._running), num_returns=len(self._running), timeout=timeout)
         out = [self._collect(ref) for ref in ready]
         if out:
-            self._drain_progress()
+            self._drain_progress(force=True)
         return out
 
     def _collect(self, ref: Any) -> Ended:

@@ -342,16 +342,23 @@ def test_a_401_refreshes_the_token_once_and_repeats_the_request(world: World) ->
     assert len(world.models.requests) == 2 and world.auth.hits["/platform.claude.com/v1/oauth/token"] == 1
 
 
-def test_a_second_401_is_reported_not_retried_forever(world: World) -> None:
+def test_a_second_401_is_reported_not_retried_forever_and_no_token_leaks(world: World) -> None:
     _expired_anthropic(world)
-    refused = Reply.http_error(401, body={"type": "error", "error": {"type": "authentication_error",
-                                                                     "message": "subscription ended"}})
+
+    def refused(request: RecordedRequest) -> Reply:  # a server that echoes the credential in its error
+        return Reply.http_error(401, body={"type": "error", "error": {
+            "type": "authentication_error", "message": f"subscription ended for {request.headers['authorization']}"}})
+
     world.models.add(refused, refused, refused)
     done = world.pi("-p", "--model", f"anthropic/{CLAUDE}", "hi")
     assert done.returncode == 1
-    assert "subscription ended" in done.stdout + done.stderr
+    shown = done.stdout + done.stderr
+    assert "subscription ended for Bearer [REDACTED]" in shown
     assert len(world.models.requests) == 2
     assert world.auth.hits["/platform.claude.com/v1/oauth/token"] == 2  # before expiry, then after the 401
+    tokens = [t for t in world.auth.issued if t.startswith("sk-ant-oat")]
+    written = "".join(p.read_text() for p in (world.agent / "sessions").rglob("*.jsonl"))
+    assert written and not any(t in shown or t in written for t in tokens)
 
 
 def test_two_processes_refreshing_together_spend_the_refresh_token_once(world: World) -> None:
