@@ -507,7 +507,7 @@ class InteractiveApp:
 
     def _footer_fragments(self) -> Any:
         first, second = footer_lines(self.session, self._width())
-        fragments = [(style.pt("dim"), first + "\n" + second)]
+        fragments: list[Any] = [(style.pt("dim"), first + "\n" + second)]
         if self.statuses:  # plugins may colour their status with ANSI codes
             fragments.append(("", "\n"))
             fragments += ANSI(" · ".join(self.statuses.values())).__pt_formatted_text__()
