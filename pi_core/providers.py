@@ -45,6 +45,7 @@ class StreamOptions:
     on_headers: Callable[[dict[str, str | None], Model], Any] | None = None
     on_stream_event: Callable[[Any, Model], Any] | None = None
     http_client: Any = None  # an injected httpx2.AsyncClient (tests use MockTransport)
+    env: dict[str, str] | None = None  # the provider's settings from its stored credential (over the environment)
 
 
 async def resolved(value: Any) -> Any:

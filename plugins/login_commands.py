@@ -88,6 +88,7 @@ async def login_command(args: str, ctx: ExtensionContext) -> None:
         is_known,
         login,
         login_providers,
+        saved_text,
     )
     from pi_core.models.oauth import LoginCancelled, OAuthError
 
@@ -124,7 +125,7 @@ async def login_command(args: str, ctx: ExtensionContext) -> None:
         ctx.ui.notify(f"Failed to log in to {name}: {err}", "error")
         return
     registry.refresh()
-    done = f"Logged in to {name}" if choice.kind == "oauth" else f"Saved API key for {name}"
+    done = saved_text(registry, provider, choice)
     ctx.ui.notify(f"{done}. Credentials saved to {config_paths.auth_path()}")
 
 

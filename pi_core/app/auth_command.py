@@ -282,6 +282,7 @@ def _login(args: list[str]) -> int:
         is_known,
         login,
         login_providers,
+        saved_text,
     )
     from pi_core.models.oauth import LoginCancelled, OAuthError
 
@@ -325,7 +326,7 @@ def _login(args: list[str]) -> int:
     except OAuthError as err:
         _err(f"Failed to log in to {name}: {err}")
         return 1
-    done = f"Logged in to {name}" if choice.kind == "oauth" else f"Saved API key for {name}"
+    done = saved_text(registry, provider, choice)
     _out(f"{done}. Credentials saved to {config_paths.auth_path()}")
     return 0
 

@@ -131,9 +131,10 @@ async def stream_google(model: Model, context: Context, options: StreamOptions) 
         if not api_key:
             raise ProviderError(f"No API key for provider: {model.provider}")
         body = await apply_payload_hook(build_body(model, context, options), model, options)
-        headers = {"x-goog-api-key": api_key, **(model.headers or {}), **(options.headers or {})}
-        stream = await open_sse(WireRequest(model.provider, _url(model), headers, body), options, status_text,
-                                model)
+        own = {**(model.headers or {}), **(options.headers or {})}
+        # A Bearer credential (Vertex's ADC token, a gateway's header) is the request's key: no API key beside it.
+        headers = own if any(name.lower() == "authorization" for name in own) else {"x-goog-api-key": api_key, **own}
+        stream = await open_sse(WireRequest(model.provider, _url(model), headers, body), options, status_text, model)
         yield builder.start()
         reader = _ChunkReader(builder)
         async for sse in stream:

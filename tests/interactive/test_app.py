@@ -301,7 +301,9 @@ def test_errors_from_prompt_are_shown_and_the_app_keeps_running(tmp_path: Path, 
     async def body(h: Harness) -> None:
         h.send("hi" + ENTER)
         await h.wait_for(lambda: "Error: upstream exploded" in h.screen())
-        h.send("/nonexistent-thing" + ENTER)  # unknown commands go to the model, like Pi
+        h.send("/nonexistent-thing" + ENTER)  # not sent: a deliberate difference from Pi (issue 16 item 13)
+        await h.wait_for(lambda: "Unknown command: /nonexistent-thing" in h.screen())
+        h.send("\x15" + "again" + ENTER)  # the app keeps running: clear the restored text, prompt again
         await h.wait_for(lambda: "FakeProvider: no reply scripted" in h.screen())
         assert await h.quit() == 0
 
@@ -410,3 +412,23 @@ def test_quiet_startup_and_hidden_thinking_settings(tmp_path: Path, pipe: Any) -
     assert "visible answer" in screen
     assert "secret musing" not in screen
     assert "pi vtest" not in screen and "ctrl+c clear/quit" not in screen  # no start-up header
+
+
+def test_external_editor_setting_is_the_ctrl_g_editor(tmp_path: Path, pipe: Any, monkeypatch: Any) -> None:
+    from pi_core.app.settings import Settings
+
+    monkeypatch.delenv("VISUAL", raising=False)
+    editor = tmp_path / "my editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "from the editor" > "$1"\n')
+    editor.chmod(0o755)
+    settings = Settings.from_dict({"externalEditor": f"'{editor}'"}, cwd=tmp_path)
+    session = make_session(FakeProvider(), tmp_path, settings=settings)
+
+    async def body(h: Harness) -> None:
+        h.send("draft")
+        await h.wait_for(lambda: h.ui.buffer.text == "draft")
+        h.send("\x07")  # Ctrl+G
+        await h.wait_for(lambda: h.ui.buffer.text.strip() == "from the editor")
+        assert await h.quit() == 0
+
+    drive(session, pipe, body)
