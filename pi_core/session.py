@@ -21,12 +21,12 @@ from pi_core.errors import PiError, ToolError
 from pi_core.events import AgentEvent
 from pi_core.extension import (
     Cancel,
-    NoModels,
     CommandContext,
     ContextUsage,
     EventBus,
     ExecResult,
     ExtensionContext,
+    NoModels,
     SystemPromptOptions,
 )
 from pi_core.loop import default_convert_to_llm
@@ -52,7 +52,6 @@ from pi_core.types import (
     THINKING_LEVELS,
     AgentMessage,
     AssistantMessage,
-    Context,
     CustomMessage,
     ImageContent,
     Model,

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pi_core.extension import (
         ContextUsage,
         ExecResult,
+        ModelAccess,
         SystemPromptOptions,
         TreePreparation,
     )

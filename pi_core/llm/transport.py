@@ -50,10 +50,10 @@ from pi_core.llm.stream import ABORTED_TEXT
 from pi_core.providers import resolved
 
 if TYPE_CHECKING:
-    from pi_core.types import Model
     import httpx2
 
     from pi_core.providers import StreamOptions
+    from pi_core.types import Model
 
 DEFAULT_TIMEOUT_S = 600.0
 CONNECT_TIMEOUT_S = 5.0

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pi_plugins.interactive.pickers import PickItem
 
-from pi_core.ui import UI, within
+from pi_core.ui import UI, ComponentFactory, WidgetPlacement, within
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp
@@ -81,10 +81,14 @@ class InteractiveUI(UI):
         self.app.view.hidden_thinking_label = label or "Thinking… (ctrl+t to show)"
         self.app.invalidate()
 
-    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
+    def set_widget(self, key: str, lines: list[str] | ComponentFactory | None,
+                   placement: WidgetPlacement = "aboveEditor") -> None:
         """Rows (ANSI kept) above or below the editor under ``key``; None removes them."""
         if placement not in ("aboveEditor", "belowEditor"):
             raise ValueError(f'placement must be "aboveEditor" or "belowEditor", not {placement!r}')
+        if callable(lines):
+            raise TypeError(f"set_widget({key!r}): component widgets are not supported by this terminal UI yet; "
+                            "pass a list of lines")
         for rows in self.app.widgets.values():
             rows.pop(key, None)
         if lines is not None:
