@@ -48,7 +48,7 @@ def start_servers(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[bytes], 
 
 @pytest.fixture
 def oauth(tmp_path: Path) -> Iterator[OAuthServers]:
-    process, servers = start_servers(tmp_path, "--token-lifetime", "4")
+    process, servers = start_servers(tmp_path)
     try:
         yield servers
     finally:
@@ -96,13 +96,21 @@ def test_sign_in_use_refresh_and_sign_out(pi: PiRunner, oauth: OAuthServers) -> 
     assert used.returncode == 0, used.stderr
     assert "mcp__secure__whoami" in tool_names(pi.server.requests[1].body)
     assert tool_results(pi.server.requests[2].body)[-1]["text"] == "signed in"
+    assert oauth.state()["refreshes"] == 0
 
-    time.sleep(5)  # the access token (4 s) expired: the next connection refreshes it, no sign-in needed
+    # the stored token has expired (as far as pi knows): the next connection refreshes it, no sign-in needed
+    stored = json.loads(credentials.read_text())
+    old_token = stored["secure"][oauth.mcp_url]["tokens"]["access_token"]
+    stored["secure"][oauth.mcp_url]["expiresAt"] = time.time() - 60
+    credentials.write_text(json.dumps(stored))
     again = pi.run("mcp", "list")
     assert again.returncode == 0, again.stdout
     assert "secure: connected, 1 tool" in again.stdout
-    assert oauth.state()["refreshes"] >= 1
+    assert oauth.state()["refreshes"] == 1
     assert len(oauth.state()["registrations"]) == 1
+    refreshed = json.loads(credentials.read_text())["secure"][oauth.mcp_url]
+    assert refreshed["tokens"]["access_token"] != old_token and refreshed["expiresAt"] > time.time()
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
 
     out = pi.run("mcp", "logout", "secure")
     assert out.returncode == 0 and out.stdout == 'Signed out of MCP server "secure".\n'
