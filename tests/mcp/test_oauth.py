@@ -7,6 +7,7 @@ import json
 import stat
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -179,3 +180,29 @@ def test_sign_in_times_out_when_the_browser_never_comes_back(pi: PiRunner, oauth
     assert 'Sign-in to MCP server "secure" was cancelled or not completed within 3 seconds.' in result.stderr
     unknown = pi.run("mcp", "login", "secur")
     assert unknown.returncode == 1 and 'No MCP server named "secur". Did you mean "secure"?' in unknown.stderr
+
+
+def test_credential_updates_wait_for_other_processes_and_keep_what_they_saved(tmp_path: Path) -> None:
+    from pi_plugins.mcp.oauth import CredentialStore
+
+    from pi_core.toolkit.private_files import file_lock, lock_path, write_private_json
+
+    store = CredentialStore(tmp_path / "mcp-auth.json")
+    store.update("a", "https://a/mcp", tokens={"access_token": "a-1"})
+    finished = threading.Event()
+
+    def save_b() -> None:
+        store.update("b", "https://b/mcp", tokens={"access_token": "b-1"})
+        finished.set()
+
+    with file_lock(lock_path(store.path)):  # another pi process is saving server a's refreshed token
+        writer = threading.Thread(target=save_b)
+        writer.start()
+        assert not finished.wait(0.3)
+        write_private_json(store.path, {"a": {"https://a/mcp": {"tokens": {"access_token": "a-2"}}}})
+    writer.join(10)
+    assert finished.is_set()
+    saved = json.loads(store.path.read_text())
+    assert saved == {"a": {"https://a/mcp": {"tokens": {"access_token": "a-2"}}},
+                     "b": {"https://b/mcp": {"tokens": {"access_token": "b-1"}}}}
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
