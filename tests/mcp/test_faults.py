@@ -141,7 +141,9 @@ def test_first_prompt_waits_at_most_ten_seconds(pi: PiRunner) -> None:
 def test_failed_server_keeps_its_stderr_tail_and_others_still_work(pi: PiRunner) -> None:
     write_mcp(pi.home / "mcp.json", {"broken": fault_server("--crash-at-start", exposure="direct"),
                                      "faults": fault_server(exposure="direct"),
-                                     "missing": {"command": "/nonexistent/mcp-server", "exposure": "direct"}})
+                                     "missing": {"command": "/nonexistent/mcp-server", "exposure": "direct"},
+                                     "noexec": {"command": str(pi.cwd / "server.sh"), "exposure": "direct"}})
+    (pi.cwd / "server.sh").write_text("#!/bin/sh\n")  # not executable
     pi.server.add(Reply(tool_calls=[("mcp__faults__log", {"message": "disk almost full\nsecond line"})]),
                   Reply(text="ok"))
     result = pi.run("-p", "go", timeout=120)
@@ -149,6 +151,7 @@ def test_failed_server_keeps_its_stderr_tail_and_others_still_work(pi: PiRunner)
     assert "mcp__faults__echo" in tool_names(pi.server.requests[0].body)
     assert "MCP servers need attention:" in result.stderr
     assert "broken: failed:" in result.stderr and "missing: failed: command not found" in result.stderr
+    assert f"noexec: failed: Permission denied: {pi.cwd / 'server.sh'}" in result.stderr
     status = pi.run("mcp", "list")
     assert status.returncode == 1
     assert "cannot open the database at /nonexistent (permission denied)" in status.stdout
