@@ -87,6 +87,7 @@ async def login_command(args: str, ctx: ExtensionContext) -> None:
         is_known,
         login,
         login_providers,
+        signed_in_text,
     )
     from pi_core.models.oauth import LoginCancelled, OAuthError
 
@@ -123,8 +124,7 @@ async def login_command(args: str, ctx: ExtensionContext) -> None:
         ctx.ui.notify(f"Failed to log in to {name}: {err}", "error")
         return
     registry.refresh()
-    done = f"Logged in to {name}" if choice.kind == "oauth" else f"Saved API key for {name}"
-    ctx.ui.notify(f"{done}. Credentials saved to {config_paths.auth_path()}")
+    ctx.ui.notify(signed_in_text(name, choice, config_paths.auth_path()))
 
 
 def _key_providers() -> set[str]:
@@ -135,7 +135,7 @@ def _key_providers() -> set[str]:
 
 async def logout_command(args: str, ctx: ExtensionContext) -> None:
     from pi_core.errors import PiError
-    from pi_core.models.login import logout
+    from pi_core.models.login import logout, signed_out_text
 
     registry = _registry(ctx)
     stored = sorted(registry.auth.providers())
@@ -156,14 +156,7 @@ async def logout_command(args: str, ctx: ExtensionContext) -> None:
         ctx.ui.notify(f"Logout failed: {err}", "error")
         return
     registry.refresh()
-    if removed is None:
-        ctx.ui.notify(f"No stored credentials for {name}. Environment variables and models.json config are "
-                      f"unchanged.")
-    elif removed == "oauth":
-        ctx.ui.notify(f"Logged out of {name}.")
-    else:
-        ctx.ui.notify(f"Removed stored API key for {name}. Environment variables and models.json config are "
-                      f"unchanged.")
+    ctx.ui.notify(signed_out_text(name, removed))
 
 
 COMMANDS = [

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pi_core.errors import PiError
@@ -86,3 +87,18 @@ def logout(registry: ModelRegistry, provider: str) -> str | None:
         return None
     registry.auth.remove(provider)
     return kind or "api_key"
+
+
+def signed_in_text(name: str, choice: LoginChoice, auth_file: Path) -> str:
+    """Pi's line after a sign-in or a stored key."""
+    done = f"Logged in to {name}" if choice.kind == "oauth" else f"Saved API key for {name}"
+    return f"{done}. Credentials saved to {auth_file}"
+
+
+def signed_out_text(name: str, removed: str | None) -> str:
+    """Pi's line after a logout; ``removed`` is what ``logout`` returned."""
+    if removed is None:
+        return f"No stored credentials for {name}. Environment variables and models.json config are unchanged."
+    if removed == "oauth":
+        return f"Logged out of {name}."
+    return f"Removed stored API key for {name}. Environment variables and models.json config are unchanged."
