@@ -38,6 +38,7 @@ class StreamOptions:
     on_payload: Callable[[dict[str, Any], Model], dict[str, Any] | None] | None = None
     on_response: Callable[[dict[str, Any], Model], None] | None = None
     http_client: Any = None  # an injected httpx2.AsyncClient (tests use MockTransport)
+    env: dict[str, str] | None = None  # the provider's settings from its stored credential (over the environment)
 
 
 class ApiProvider(Protocol):

@@ -87,7 +87,7 @@ async def login_command(args: str, ctx: ExtensionContext) -> None:
         is_known,
         login,
         login_providers,
-        signed_in_text,
+        saved_text,
     )
     from pi_core.models.oauth import LoginCancelled, OAuthError
 
@@ -124,7 +124,8 @@ async def login_command(args: str, ctx: ExtensionContext) -> None:
         ctx.ui.notify(f"Failed to log in to {name}: {err}", "error")
         return
     registry.refresh()
-    ctx.ui.notify(signed_in_text(name, choice, config_paths.auth_path()))
+    done = saved_text(registry, provider, choice)
+    ctx.ui.notify(f"{done}. Credentials saved to {config_paths.auth_path()}")
 
 
 def _key_providers() -> set[str]:

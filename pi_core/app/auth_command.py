@@ -309,7 +309,7 @@ def _login(args: list[str], pi_options: Args | None) -> int:
         is_known,
         login,
         login_providers,
-        signed_in_text,
+        saved_text,
     )
     from pi_core.models.oauth import LoginCancelled, OAuthError
 
@@ -353,7 +353,8 @@ def _login(args: list[str], pi_options: Args | None) -> int:
     except OAuthError as err:
         _err(f"Failed to log in to {name}: {err}")
         return 1
-    _out(signed_in_text(name, choice, config_paths.auth_path()))
+    done = saved_text(registry, provider, choice)
+    _out(f"{done}. Credentials saved to {config_paths.auth_path()}")
     return 0
 
 

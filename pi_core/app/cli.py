@@ -37,8 +37,13 @@ NO_PROMPT_TEXT = ("No prompt given. Pass one as a message (pi -p \"...\"), as @f
 SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
 
 
+_EXITING = False  # set by cli(): the process ends right after main(), so the modes may skip teardown
+
+
 def cli() -> None:
     """Console-script entry point."""
+    global _EXITING
+    _EXITING = sys.getprofile() is None and sys.gettrace() is None
     exit_now(main(sys.argv[1:]))
 
 
@@ -287,4 +292,4 @@ def _print_warnings(warnings: list[str]) -> None:
 def _run_async(coro: object, session: object) -> int:
     from pi_core.modes.print_mode import run_with_signals
 
-    return run_with_signals(coro, session)  # type: ignore[arg-type]
+    return run_with_signals(coro, session, exiting=_EXITING)  # type: ignore[arg-type]

@@ -44,6 +44,9 @@ def _failed(model: Model, err: PiError) -> AssistantMessageEvent:
 
 def authorized_stream(registry: ModelRegistry, inner: StreamFn) -> StreamFn:
     async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        stored_env = registry.provider_env(model.provider)
+        if stored_env and options.env is None:  # a credential's settings (Vertex project, AWS profile...) for the wire
+            options = replace(options, env=stored_env)
         oauth = registry.uses_oauth(model.provider)
         try:  # a token refresh is network I/O: off the event loop
             sent = await asyncio.to_thread(registry.request_model, model) if oauth else registry.request_model(model)

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pi_core.errors import PiError
@@ -16,6 +15,7 @@ if TYPE_CHECKING:
 
 # Providers whose credentials come from their platform: pi does not store them (providers.md).
 AMBIENT: dict[str, str] = {"amazon-bedrock": "AWS credentials or bearer token"}
+VERTEX = ("google-vertex", "google-vertex-anthropic")
 
 
 class LoginUnavailable(PiError):
@@ -31,18 +31,18 @@ class LoginChoice:
 def login_providers(registry: ModelRegistry) -> list[str]:
     """Provider ids ``pi auth login`` accepts: an OAuth flow or an API key to store."""
     known = set(registry.providers()) | set(registry.oauth_flows()) | set(ENV_VARS)
-    return sorted(p for p in known if p in registry.oauth_flows() or p in ENV_VARS or p in AMBIENT)
+    return sorted(p for p in known if p in registry.oauth_flows() or p in ENV_VARS or p in AMBIENT or p in VERTEX)
 
 
 def is_known(registry: ModelRegistry, provider: str) -> bool:
     return provider in registry.providers() or provider in registry.oauth_flows() or provider in ENV_VARS \
-        or provider in AMBIENT
+        or provider in AMBIENT or provider in VERTEX
 
 
 def choose_login(registry: ModelRegistry, provider: str, api_key: bool) -> LoginChoice:
     """Account sign-in unless ``api_key``; providers without one take an API key (the only way in)."""
     flow = registry.oauth_flows().get(provider)
-    has_key_login = provider in ENV_VARS
+    has_key_login = provider in ENV_VARS or provider in VERTEX
     name = registry.provider_name(provider)
     if flow is not None and not api_key:
         return LoginChoice("oauth", flow)
@@ -64,6 +64,9 @@ async def login(registry: ModelRegistry, provider: str, ui: LoginUI, choice: Log
         remember_secrets(credential)
         registry.auth.set_credential(provider, credential)
         return
+    if provider in VERTEX:
+        await _vertex_login(registry, provider, ui)
+        return
     name = registry.provider_name(provider)
     key = (await ui.ask(f"Enter {name} API key", secret=True)).strip()
     if not key:
@@ -80,6 +83,55 @@ async def login(registry: ModelRegistry, provider: str, ui: LoginUI, choice: Log
     registry.auth.set_api_key(provider, key, env or None)
 
 
+async def _vertex_login(registry: ModelRegistry, provider: str, ui: LoginUI) -> None:
+    """Vertex AI: a Google Cloud API key, or Application Default Credentials / a service-account key file with
+    the project and location, kept as the credential's ``env`` (Pi's three choices; Claude takes no key)."""
+    from pi_core.models.oauth import LoginCancelled
+
+    methods = [("adc", "Application Default Credentials"), ("service-account", "Service account credentials file")]
+    if provider == "google-vertex":
+        methods.insert(0, ("api-key", "Google Cloud API key"))
+    ui.progress("Select Google Vertex AI authentication method:\n" +
+                "\n".join(f"  {index}. {label}" for index, (_, label) in enumerate(methods, 1)))
+
+    async def answer(prompt: str, secret: bool = False) -> str:
+        value = (await ui.ask(prompt, secret=secret)).strip()
+        if not value:
+            raise LoginCancelled()
+        return value
+
+    while True:
+        picked = await answer(f"Select 1-{len(methods)}")
+        if picked.isdigit() and 1 <= int(picked) <= len(methods):
+            method = methods[int(picked) - 1][0]
+            break
+        ui.progress(f"Enter a number from 1 to {len(methods)}.")
+    if method == "api-key":
+        key = await answer("Enter Google Cloud API key", secret=True)
+        from pi_core.toolkit.redact import register_secret
+
+        register_secret(key)
+        registry.auth.set_api_key(provider, key)
+        return
+    if method == "adc":
+        ui.progress("Run `gcloud auth application-default login`, then provide the project and location.")
+    env = {"GOOGLE_CLOUD_PROJECT": await answer("Enter Google Cloud project ID"),
+           "GOOGLE_CLOUD_LOCATION": await answer("Enter Google Cloud location")}
+    if method == "service-account":
+        env["GOOGLE_APPLICATION_CREDENTIALS"] = await answer("Enter service account credentials file path")
+    registry.auth.update(lambda data: {**data, provider: {"type": "api_key", "env": env}})
+
+
+def saved_text(registry: ModelRegistry, provider: str, choice: LoginChoice) -> str:
+    """``Logged in to X`` / ``Saved API key for X`` / ``Saved settings for X`` (a credential that is only ``env``)."""
+    name = registry.provider_name(provider)
+    if choice.kind == "oauth":
+        return f"Logged in to {name}"
+    registry.auth.reload()
+    stored = registry.auth.credential(provider) or {}
+    return f"Saved API key for {name}" if stored.get("key") else f"Saved settings for {name}"
+
+
 def logout(registry: ModelRegistry, provider: str) -> str | None:
     """Remove what is stored for ``provider``; the kind that was removed (``oauth``/``api_key``) or None."""
     kind = registry.auth.kind(provider)
@@ -87,12 +139,6 @@ def logout(registry: ModelRegistry, provider: str) -> str | None:
         return None
     registry.auth.remove(provider)
     return kind or "api_key"
-
-
-def signed_in_text(name: str, choice: LoginChoice, auth_file: Path) -> str:
-    """Pi's line after a sign-in or a stored key."""
-    done = f"Logged in to {name}" if choice.kind == "oauth" else f"Saved API key for {name}"
-    return f"{done}. Credentials saved to {auth_file}"
 
 
 def signed_out_text(name: str, removed: str | None) -> str:
