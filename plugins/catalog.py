@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -15,7 +16,6 @@ if TYPE_CHECKING:
 CATALOG_PATH = Path(__file__).with_name("catalog_models.json")
 CACHE_FILE = "models-catalog.json"  # written by ``pi update --models`` (pi_core.models.catalog_build)
 FORMAT_VERSION = 1
-_PROVIDER_DEFAULT_KEYS = ("api", "baseUrl", "headers")
 
 
 def _read(path: Path) -> dict[str, Any] | None:
@@ -34,28 +34,29 @@ def _generated_at(data: dict[str, Any]) -> str:
 
 @lru_cache(maxsize=1)
 def catalog_data() -> dict[str, Any]:
-    """The catalog in use: the one ``pi update --models`` saved, when it is newer than the bundled one."""
+    """The catalog in use: the one ``pi update --models`` saved, when it is newer than the bundled one and
+    every model in it is one pi can read (else the bundled one, with a warning naming the file)."""
     bundled = _read(CATALOG_PATH)
     if bundled is None:
         raise RuntimeError(f"the bundled model catalog {CATALOG_PATH} is missing or unreadable")
-    cached = _read(config_paths.agent_dir() / CACHE_FILE)
+    path = config_paths.agent_dir() / CACHE_FILE
+    cached = _read(path)
     if cached is not None and _generated_at(cached) > _generated_at(bundled):
-        return cached
+        from pi_core.models.catalog_build import unreadable_model
+
+        problem = unreadable_model(cached)
+        if problem is None:
+            return cached
+        sys.stderr.write(f"Warning: ignoring {path}: {problem}. pi uses its bundled model catalog; run "
+                         "`pi update --models` again or delete the file.\n")
     return bundled
 
 
 def catalog_models() -> list[Model]:
     """Every catalog model with its provider's defaults (api, baseUrl, headers) filled in."""
-    from pi_core.types import Model
+    from pi_core.models.catalog_build import models_of
 
-    models: list[Model] = []
-    for provider, entry in catalog_data()["providers"].items():
-        defaults = {key: entry[key] for key in _PROVIDER_DEFAULT_KEYS if key in entry}
-        for raw in entry["models"]:
-            fields = {**defaults, **raw, "provider": provider}
-            fields.setdefault("name", raw["id"])
-            models.append(Model.model_validate(fields))
-    return models
+    return models_of(catalog_data())
 
 
 def provider_names() -> dict[str, str]:

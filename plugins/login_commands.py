@@ -137,7 +137,7 @@ def _key_providers() -> set[str]:
 
 async def logout_command(args: str, ctx: ExtensionContext) -> None:
     from pi_core.errors import PiError
-    from pi_core.models.login import logout
+    from pi_core.models.login import logout, signed_out_text
 
     registry = _registry(ctx)
     stored = sorted(registry.auth.providers())
@@ -158,14 +158,7 @@ async def logout_command(args: str, ctx: ExtensionContext) -> None:
         ctx.ui.notify(f"Logout failed: {err}", "error")
         return
     registry.refresh()
-    if removed is None:
-        ctx.ui.notify(f"No stored credentials for {name}. Environment variables and models.json config are "
-                      f"unchanged.")
-    elif removed == "oauth":
-        ctx.ui.notify(f"Logged out of {name}.")
-    else:
-        ctx.ui.notify(f"Removed stored API key for {name}. Environment variables and models.json config are "
-                      f"unchanged.")
+    ctx.ui.notify(signed_out_text(name, removed))
 
 
 COMMANDS = [

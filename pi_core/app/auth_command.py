@@ -13,9 +13,13 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_core.app.args import Args
+    from pi_core.models.registry import ModelRegistry
 
 LOGIN_USAGE = "pi auth login <provider> [--api-key] [--no-browser]"
 LOGOUT_USAGE = "pi auth logout <provider>"
@@ -76,33 +80,29 @@ def _err(line: str) -> None:
     sys.stderr.flush()
 
 
-_OPTIONS: Any = None  # pi's options before ``auth`` (-e, --no-extensions, ...): they choose the plugins
-
-
-def _registry() -> Any:
+def _registry(pi_options: Args | None) -> ModelRegistry:
+    """The models and credentials of the plugins ``pi_options`` (-e, --no-extensions, ...) load."""
     from pi_core.app.args import Args
     from pi_core.app.startup import load_environment, model_registry
 
-    env = load_environment(_OPTIONS if _OPTIONS is not None else Args(), Path.cwd())
-    return model_registry(env)
+    registry: ModelRegistry = model_registry(load_environment(pi_options or Args(), Path.cwd()))
+    return registry
 
 
 # --- entry ----------------------------------------------------------------------------------------
 
 
-def run(argv: list[str], options: Any = None) -> int:
-    """``argv`` starts after ``auth``; ``options`` are pi's own, given before it."""
-    global _OPTIONS
-    _OPTIONS = options
+def run(argv: list[str], pi_options: Args | None = None) -> int:
+    """``argv`` starts after ``auth``; ``pi_options`` are pi's own, given before it."""
     if not argv or argv[0] == "help" or "-h" in argv or "--help" in argv:
         sys.stdout.write(HELP)
         return 0
     command, rest = argv[0], [a for a in argv[1:] if a != "--offline"]
     try:
         if command == "login":
-            return _login(rest)
+            return _login(rest, pi_options)
         if command == "logout":
-            return _logout(rest)
+            return _logout(rest, pi_options)
         if command not in USAGE:
             raise AuthCommandError(f'Unknown auth command "{command}". Use "pi auth login", "pi auth logout", '
                                    f'"pi auth print-api-key", "pi auth print-bearer-token", or "pi auth check".')
@@ -111,9 +111,10 @@ def run(argv: list[str], options: Any = None) -> int:
         _err(f"Error: {err}")
         return 2 if isinstance(err, MissingTarget) and command == "check" else 1
     try:
+        registry = _registry(pi_options)
         if command == "check":
-            return _check(options)
-        _out(_print_credential(command, options))
+            return _check(registry, options)
+        _out(_print_credential(registry, command, options))
         return 0
     except PiError as err:
         _err(f"Error: {err}")
@@ -171,7 +172,7 @@ def parse_duration_ms(text: str | None) -> float:
     return int(found.group(1)) * unit
 
 
-def _provider_of(registry: Any, options: Options) -> str:
+def _provider_of(registry: ModelRegistry, options: Options) -> str:
     if not options.model:
         return options.provider or ""
     from pi_core.models.resolution import resolve_cli_model
@@ -186,34 +187,60 @@ def _provider_of(registry: Any, options: Options) -> str:
 # --- check and print ------------------------------------------------------------------------------
 
 
-def _check(options: Options) -> int:
-    registry = _registry()
+Status = Literal["ready", "not_ready", "invalid"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """What ``pi auth check`` found; ``to_json`` is Pi's ``--json`` object."""
+
+    status: Status
+    provider: str
+    reason: str | None = None  # why not ready / invalid
+    auth_type: Literal["oauth", "api_key"] | None = None  # how a ready provider authenticates
+
+    @property
+    def exit_code(self) -> int:
+        return {"ready": 0, "not_ready": 1}.get(self.status, 2)
+
+    def to_json(self, credential: str | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status, "provider": self.provider}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.auth_type is not None:
+            out["authType"] = self.auth_type
+        if credential:
+            out["credentials"] = credential
+        return out
+
+
+def _check(registry: ModelRegistry, options: Options) -> int:
     provider = _provider_of(registry, options)
     credential: str | None = None
     try:
         result = _status(registry, provider, options.refresh)
-        if options.credentials and result["status"] == "ready":
+        if options.credentials and result.status == "ready":
             credential = _credential(registry, provider, options.refresh)
             if not credential:
-                result = {"status": "not_ready", "provider": provider, "reason": "credential_not_available"}
+                result = CheckResult("not_ready", provider, "credential_not_available")
     except PiError:
-        result = {"status": "invalid", "provider": provider, "reason": "invalid_state"}
+        result = CheckResult("invalid", provider, "invalid_state")
     if options.json:
-        _out(json.dumps({**result, **({"credentials": credential} if credential else {})}, separators=(",", ":")))
+        _out(json.dumps(result.to_json(credential), separators=(",", ":")))
     else:
-        _out(credential or result["status"])
-    return {"ready": 0, "not_ready": 1}.get(result["status"], 2)
+        _out(credential or result.status)
+    return result.exit_code
 
 
-def _status(registry: Any, provider: str, refresh: bool) -> dict[str, Any]:
+def _status(registry: ModelRegistry, provider: str, refresh: bool) -> CheckResult:
     from pi_core.models.login import is_known
 
     if registry.errors:
-        return {"status": "invalid", "provider": provider, "reason": "invalid_state"}
+        return CheckResult("invalid", provider, "invalid_state")
     if not is_known(registry, provider):
-        return {"status": "not_ready", "provider": provider, "reason": "provider_not_found"}
+        return CheckResult("not_ready", provider, "provider_not_found")
     if not registry.has_auth(provider):
-        return {"status": "not_ready", "provider": provider, "reason": "credentials_not_configured"}
+        return CheckResult("not_ready", provider, "credentials_not_configured")
     oauth = registry.uses_oauth(provider)
     if oauth and refresh:
         from pi_core.models.oauth import OAuthError
@@ -221,19 +248,20 @@ def _status(registry: Any, provider: str, refresh: bool) -> dict[str, Any]:
         try:
             registry.oauth_auth(provider)
         except OAuthError:
-            return {"status": "invalid", "provider": provider, "reason": "invalid_state"}
-    return {"status": "ready", "provider": provider, "authType": "oauth" if oauth else "api_key"}
+            return CheckResult("invalid", provider, "invalid_state")
+    return CheckResult("ready", provider, auth_type="oauth" if oauth else "api_key")
 
 
-def _credential(registry: Any, provider: str, refresh: bool) -> str | None:
+def _credential(registry: ModelRegistry, provider: str, refresh: bool) -> str | None:
     if registry.uses_oauth(provider):
         if not refresh:
-            return (registry.auth.credential(provider) or {}).get("access")
+            access = (registry.auth.credential(provider) or {}).get("access")
+            return access if isinstance(access, str) else None
         return registry.oauth_auth(provider).api_key or None
     return _api_key(registry, provider)
 
 
-def _api_key(registry: Any, provider: str) -> str | None:
+def _api_key(registry: ModelRegistry, provider: str) -> str | None:
     from pi_core.errors import MissingApiKey
     from pi_core.types import Model
 
@@ -246,10 +274,9 @@ def _api_key(registry: Any, provider: str) -> str | None:
     return None if key == "<authenticated>" else key
 
 
-def _print_credential(command: str, options: Options) -> str:
+def _print_credential(registry: ModelRegistry, command: str, options: Options) -> str:
     from pi_core.models.login import is_known
 
-    registry = _registry()
     if options.provider and not is_known(registry, options.provider):
         raise AuthCommandError(f'Unknown provider "{options.provider}". Use --list-models to see available providers.')
     provider = _provider_of(registry, options)
@@ -273,7 +300,7 @@ def _print_credential(command: str, options: Options) -> str:
 # --- login and logout -----------------------------------------------------------------------------
 
 
-def _login(args: list[str]) -> int:
+def _login(args: list[str], pi_options: Args | None) -> int:
     from pi_core import config_paths
     from pi_core.app.login_terminal import TerminalLoginUI, is_interactive
     from pi_core.models.login import (
@@ -303,7 +330,7 @@ def _login(args: list[str]) -> int:
     if api_key and not browser:
         _err("--no-browser only applies to account sign-in; omit it with --api-key.")
         return 1
-    registry = _registry()
+    registry = _registry(pi_options)
     if not is_known(registry, provider):
         _err(f'Unknown provider "{_printable(provider)}".')
         _err(f"Providers: {', '.join(login_providers(registry))}")
@@ -331,14 +358,14 @@ def _login(args: list[str]) -> int:
     return 0
 
 
-def _logout(args: list[str]) -> int:
-    from pi_core.models.login import is_known, logout
+def _logout(args: list[str], pi_options: Args | None) -> int:
+    from pi_core.models.login import is_known, logout, signed_out_text
 
     if len(args) != 1 or args[0].startswith("-"):
         _err(f"Usage: {LOGOUT_USAGE}")
         return 1
     provider = args[0]
-    registry = _registry()
+    registry = _registry(pi_options)
     if not is_known(registry, provider) and registry.auth.credential(provider) is None:
         _err(f'Unknown provider "{_printable(provider)}".')
         _err(f"Stored credentials: {', '.join(sorted(registry.auth.providers())) or 'none'}")
@@ -349,12 +376,7 @@ def _logout(args: list[str]) -> int:
     except PiError as err:
         _err(f"Logout failed: {err}")
         return 1
-    if removed is None:
-        _out(f"No stored credentials for {name}. Environment variables and models.json config are unchanged.")
-    elif removed == "oauth":
-        _out(f"Logged out of {name}.")
-    else:
-        _out(f"Removed stored API key for {name}. Environment variables and models.json config are unchanged.")
+    _out(signed_out_text(name, removed))
     return 0
 
 

@@ -18,13 +18,13 @@ import json
 import os
 import stat
 import subprocess
-import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_core.errors import PiError
+from pi_core.toolkit.private_files import file_lock, lock_path, write_private_json
 
 COMMAND_TIMEOUT_S = 10.0
 _command_cache: dict[str, str | None] = {}
@@ -67,21 +67,6 @@ def clear_command_cache() -> None:
     _command_cache.clear()
 
 
-@contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive lock on ``path`` (created 0600) for the block; other pi processes wait."""
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    try:
-        if os.name == "posix":
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
 @dataclass
 class AuthStorage:
     """Credentials from ``auth.json``. ``warnings`` are plain texts; the caller prefixes ``Warning: ``."""
@@ -98,7 +83,7 @@ class AuthStorage:
 
     @property
     def lock_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".lock")
+        return lock_path(self.path)
 
     def reload(self) -> None:
         self.data, self.warnings = {}, []
@@ -200,15 +185,5 @@ class AuthStorage:
         return dict(self.data)
 
     def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".auth-", suffix=".json", dir=self.path.parent)
-        try:
-            os.fchmod(fd, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, indent=2)
-                handle.write("\n")
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_private_json(self.path, data)
         self.data = data

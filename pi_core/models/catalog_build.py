@@ -21,10 +21,13 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core import config_paths
 from pi_core.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_core.types import Model
 
 PACKAGE = "@earendil-works/pi-ai"
 DEFAULT_REGISTRY = "https://registry.npmjs.org"
@@ -39,6 +42,7 @@ CHAT_TYPE = "chat"
 _MODEL_FIELDS = ("id", "name", "api", "baseUrl", "reasoning", "input", "cost", "contextWindow", "maxTokens",
                  "thinkingLevelMap", "headers", "compat")
 _PROVIDER_DEFAULTS = ("api", "baseUrl", "headers")
+_SHAPE_ERRORS = (KeyError, TypeError, AttributeError, ValueError)
 _CREATE_PROVIDER = re.compile(r'createProvider\(\{\s*id:\s*"([^"]+)",\s*name:\s*"([^"]+)"')
 _NAMED_OPTION = re.compile(r'const name = options\.name \?\? "([^"]+)"')
 
@@ -194,36 +198,78 @@ def build_catalog(package: PackageData) -> dict[str, Any]:
     providers: dict[str, Any] = {}
     unsupported: dict[str, dict[str, list[str]]] = {}
     for provider in sorted(package.data):
-        chat: list[dict[str, Any]] = []
-        for api, group in package.data[provider].items():
-            for raw in group.values():
-                if raw.get("type", CHAT_TYPE) == CHAT_TYPE:
-                    chat.append(raw)
-                else:
-                    unsupported.setdefault(api, {}).setdefault(provider, []).append(raw["id"])
-        if not chat:  # classifier-only (typesafe): still a provider, with no chat models
-            providers[provider] = {"name": provider_name(provider, package.modules.get(provider)), "models": []}
-            continue
-        defaults: dict[str, Any] = {"api": _most_common([m["api"] for m in chat]),
-                                    "baseUrl": _most_common([m["baseUrl"] for m in chat])}
-        headers = [m.get("headers") for m in chat]
-        if headers[0] and all(h == headers[0] for h in headers):
-            defaults["headers"] = headers[0]
-        seen: set[str] = set()
-        models: list[dict[str, Any]] = []
-        for raw in chat:
-            if raw["id"] in seen:  # Pi keys models by id: a later API group's entry would replace it
-                models = [m for m in models if m["id"] != raw["id"]]
-            seen.add(raw["id"])
-            models.append(_model_entry(raw, defaults))
-        providers[provider] = {"name": provider_name(provider, package.modules.get(provider)),
-                               **{k: defaults[k] for k in _PROVIDER_DEFAULTS if k in defaults}, "models": models}
+        try:
+            entry = _provider_entry(provider, package, unsupported)
+        except _SHAPE_ERRORS as err:
+            what = f"a model has no {err.args[0]}" if isinstance(err, KeyError) else \
+                "an entry is not an object with the expected fields"
+            raise CatalogBuildError(f"the {provider} model data of {PACKAGE} {package.version} is not in the "
+                                    f"shape pi reads ({what})") from err
+        providers[provider] = entry
     return {
         "format": FORMAT_VERSION,
         "source": {"package": PACKAGE, "version": package.version, "generatedAt": package.generated_at},
         "providers": providers,
         "unsupported": {api: dict(sorted(by.items())) for api, by in sorted(unsupported.items())},
     }
+
+
+def _provider_entry(provider: str, package: PackageData, unsupported: dict[str, dict[str, list[str]]]) \
+        -> dict[str, Any]:
+    """One provider's catalog entry; its non-chat models are added to ``unsupported``."""
+    name = provider_name(provider, package.modules.get(provider))
+    chat: list[dict[str, Any]] = []
+    for api, group in package.data[provider].items():
+        for raw in group.values():
+            if raw.get("type", CHAT_TYPE) == CHAT_TYPE:
+                chat.append(raw)
+            else:
+                unsupported.setdefault(api, {}).setdefault(provider, []).append(raw["id"])
+    if not chat:  # classifier-only (typesafe): still a provider, with no chat models
+        return {"name": name, "models": []}
+    defaults: dict[str, Any] = {"api": _most_common([m["api"] for m in chat]),
+                                "baseUrl": _most_common([m["baseUrl"] for m in chat])}
+    headers = [m.get("headers") for m in chat]
+    if headers[0] and all(h == headers[0] for h in headers):
+        defaults["headers"] = headers[0]
+    seen: set[str] = set()
+    models: list[dict[str, Any]] = []
+    for raw in chat:
+        if raw["id"] in seen:  # Pi keys models by id: a later API group's entry would replace it
+            models = [m for m in models if m["id"] != raw["id"]]
+        seen.add(raw["id"])
+        models.append(_model_entry(raw, defaults))
+    return {"name": name, **{k: defaults[k] for k in _PROVIDER_DEFAULTS if k in defaults}, "models": models}
+
+
+def models_of(catalog: dict[str, Any]) -> list[Model]:
+    """The models of a catalog with their provider's defaults (api, baseUrl, headers) filled in."""
+    from pi_core.types import Model
+
+    models: list[Model] = []
+    for provider, entry in catalog["providers"].items():
+        defaults = {key: entry[key] for key in _PROVIDER_DEFAULTS if key in entry}
+        for raw in entry["models"]:
+            fields = {**defaults, **raw, "provider": provider}
+            fields.setdefault("name", raw["id"])
+            models.append(Model.model_validate(fields))
+    return models
+
+
+def unreadable_model(catalog: dict[str, Any]) -> str | None:
+    """Why some model of ``catalog`` cannot be used by this pi (the first one found), or None when all can."""
+    from pydantic import ValidationError
+
+    for provider, entry in catalog["providers"].items():
+        try:
+            models_of({"providers": {provider: entry}})
+        except ValidationError as err:
+            problem = err.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"])
+            return f"a {provider} model has an invalid {where} ({problem['msg']})"
+        except _SHAPE_ERRORS:
+            return f"the {provider} entry is not in the catalog format"
+    return None
 
 
 def dump_catalog(catalog: dict[str, Any]) -> str:
@@ -267,6 +313,9 @@ def refresh_cached_catalog(registry: str | None = None) -> str:
         raise CatalogBuildError("Offline (PI_OFFLINE): model catalogs not refreshed; pi keeps the catalog it has")
     try:
         catalog = build_catalog(fetch_package("latest", registry))
+        problem = unreadable_model(catalog)
+        if problem is not None:
+            raise CatalogBuildError(f"{catalog['source']['version']} has models this pi cannot read: {problem}")
     except CatalogBuildError as err:
         raise CatalogBuildError(f"Could not refresh model catalogs: {err}. pi keeps the catalog it has.") from err
     write_catalog(catalog, catalog_cache_path())

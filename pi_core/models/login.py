@@ -139,3 +139,12 @@ def logout(registry: ModelRegistry, provider: str) -> str | None:
         return None
     registry.auth.remove(provider)
     return kind or "api_key"
+
+
+def signed_out_text(name: str, removed: str | None) -> str:
+    """Pi's line after a logout; ``removed`` is what ``logout`` returned."""
+    if removed is None:
+        return f"No stored credentials for {name}. Environment variables and models.json config are unchanged."
+    if removed == "oauth":
+        return f"Logged out of {name}."
+    return f"Removed stored API key for {name}. Environment variables and models.json config are unchanged."

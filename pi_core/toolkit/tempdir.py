@@ -39,21 +39,23 @@ def new_temp_path(prefix: str, suffix: str = ".log") -> Path:
     return run_temp_dir() / f"{prefix}-{secrets.token_hex(8)}{suffix}"
 
 
-FULL_OUTPUT_PREFIXES = ("pi-bash", "pi-powershell")
+# Full-output files in the system temp dir: bash's and powershell's logs, and MCP results and resources
+# (whose suffix is the resource's own, so the file opens in the right program).
+FULL_OUTPUT_PATTERNS = ("pi-bash-*.log", "pi-powershell-*.log", "pi-mcp-*")
 TEMP_OUTPUT_MAX_AGE_S = 24 * 3600
 
 
-def new_output_file(prefix: str, directory: Path | None = None) -> tuple[int, Path]:
-    """Create ``{prefix}-{random}.log`` (mode 0600, never an existing file) in ``directory`` (made 0700 if
-    needed), or in the system temp dir when None; returns the open descriptor and the path."""
+def new_output_file(prefix: str, directory: Path | None = None, suffix: str = ".log") -> tuple[int, Path]:
+    """Create ``{prefix}-{random}{suffix}`` (mode 0600, never an existing file) in ``directory`` (made 0700
+    if needed), or in the system temp dir when None; returns the open descriptor and the path."""
     import secrets
     import tempfile
 
     if directory is None:
-        fd, name = tempfile.mkstemp(prefix=f"{prefix}-", suffix=".log")
+        fd, name = tempfile.mkstemp(prefix=f"{prefix}-", suffix=suffix)
         return fd, Path(name)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = directory / f"{prefix}-{secrets.token_hex(8)}.log"
+    path = directory / f"{prefix}-{secrets.token_hex(8)}{suffix}"
     return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), path
 
 
@@ -65,8 +67,8 @@ def clean_old_temp_outputs(max_age_s: float = TEMP_OUTPUT_MAX_AGE_S, now: float 
     removed: list[Path] = []
     cutoff = (now if now is not None else time.time()) - max_age_s
     root = Path(tempfile.gettempdir())
-    for prefix in FULL_OUTPUT_PREFIXES:
-        for path in root.glob(f"{prefix}-*.log"):
+    for pattern in FULL_OUTPUT_PATTERNS:
+        for path in root.glob(pattern):
             try:
                 info = path.lstat()
                 if path.is_symlink() or not path.is_file() or info.st_uid != os.getuid() or info.st_mtime >= cutoff:

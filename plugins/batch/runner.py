@@ -3,17 +3,22 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import signal
+import subprocess
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from pi_plugins.batch.tasks import TaskSpec
+
+if TYPE_CHECKING:
+    from pi_core.modes.rpc.client import RpcClient
 
 STATUSES = ("ok", "error", "timeout", "cancelled")
 _GRACE_S = 5.0  # after the run ends: time for pi to write its session and exit on its own
@@ -219,7 +224,8 @@ def _drive(task: TaskSpec, settings: RunSettings, attempt: int, workspace: Path,
         code = process.poll()
         if code is not None:
             return _died(watch, code, stderr.text())
-        return _partial(watch, "error", f"lost contact with pi: {err}")
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else type(err).__name__
+        return _partial(watch, "error", f"lost contact with pi ({reason}) before the task finished")
     finally:
         if not killed:
             _close(client, process)
@@ -227,7 +233,7 @@ def _drive(task: TaskSpec, settings: RunSettings, attempt: int, workspace: Path,
         stderr.join()
 
 
-def _close(client: Any, process: Any) -> None:
+def _close(client: RpcClient, process: subprocess.Popen[bytes]) -> None:
     """Let pi exit on its own (EOF on stdin), so its session file is complete."""
     try:
         client.close_stdin()
@@ -235,8 +241,8 @@ def _close(client: Any, process: Any) -> None:
         pass  # already gone
     try:
         process.wait(_GRACE_S)
-    except Exception:  # noqa: BLE001 - TimeoutExpired: kill_tree follows
-        return
+    except subprocess.TimeoutExpired:
+        return  # kill_tree follows
 
 
 def _finished(watch: _Watch, task: TaskSpec) -> Outcome:
@@ -270,14 +276,14 @@ def _died(watch: _Watch, code: int, stderr: str) -> Outcome:
 class _Tail:
     """Drains pi's stderr on a thread, keeping the last 64 KiB for error messages."""
 
-    def __init__(self, process: Any) -> None:
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
         self._chunks: list[bytes] = []
         self._size = 0
         self._thread = threading.Thread(target=self._read, args=(process.stderr,), daemon=True,
                                         name="pi-batch-stderr")
         self._thread.start()
 
-    def _read(self, stream: Any) -> None:
+    def _read(self, stream: io.BufferedReader) -> None:
         while chunk := stream.read1(65536):
             self._chunks.append(chunk)
             self._size += len(chunk)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -194,34 +195,58 @@ def remove_command(name: str, local: bool) -> int:
     raise CommandError(f'No {scope} MCP server named "{name}" in {path}.{hint}')
 
 
-async def _check(entry: ServerEntry) -> dict[str, Any]:
+@dataclass
+class ServerReport:
+    """What ``pi mcp list`` found for one entry; ``to_json`` is its ``--json`` object."""
+
+    entry: ServerEntry
+    state: str = "disabled"
+    tools: list[str] = field(default_factory=list)
+    tool_exposure: dict[str, str] = field(default_factory=dict)  # tools whose exposure differs from the server's
+    resources: bool = False
+    error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.entry.config.enabled and self.state != "connected"
+
+    def to_json(self) -> dict[str, Any]:
+        entry, config = self.entry, self.entry.config
+        out: dict[str, Any] = {"name": entry.name, "scope": entry.scope, "source": str(entry.source)}
+        if entry.override:
+            out["override"] = str(entry.override)
+        out.update(enabled=config.enabled, exposure=config.exposure, transport=config.describe(), state=self.state,
+                   tools=self.tools)
+        if self.tool_exposure:
+            out["toolExposure"] = self.tool_exposure
+        if self.resources:
+            out["resources"] = True
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+async def _check(entry: ServerEntry) -> ServerReport:
     from pi_plugins.mcp.connection import ServerConnection
     from pi_plugins.mcp.log import ServerLog
     from pi_plugins.mcp.oauth import session_auth
 
     config = entry.config
-    report: dict[str, Any] = {"name": entry.name, "scope": entry.scope, "source": str(entry.source),
-                              **({"override": str(entry.override)} if entry.override else {}),
-                              "enabled": config.enabled, "exposure": config.exposure, "transport": config.describe(),
-                              "state": "disabled", "tools": []}
     if not config.enabled:
-        return report
+        return ServerReport(entry)
     directory = agent_dir()
     connection = ServerConnection(entry=entry, cwd=Path.cwd(), log=ServerLog(directory / "mcp.log"),
                                   auth=session_auth(directory))
-    await connection.try_connect()
-    report["state"] = connection.state
-    report["tools"] = [t.name for t in connection.tools]
-    overrides = {t.name: config.exposure_of(t.name) for t in connection.tools
-                 if config.exposure_of(t.name) != config.exposure}
-    if overrides:
-        report["toolExposure"] = overrides
-    if connection.has_resources:
-        report["resources"] = True
-    if connection.state != "connected" and connection.error:
-        report["error"] = connection.error
-    await connection.close()
-    return report
+    try:
+        await connection.try_connect()
+        return ServerReport(
+            entry, state=connection.state, tools=[t.name for t in connection.tools],
+            tool_exposure={t.name: config.exposure_of(t.name) for t in connection.tools
+                           if config.exposure_of(t.name) != config.exposure},
+            resources=connection.has_resources,
+            error=connection.error if connection.state != "connected" else None)
+    finally:
+        await connection.close()
 
 
 @mcp_command.command("list")
@@ -231,35 +256,34 @@ def list_command(json_: bool) -> int:
     config = load_config(agent_dir(), Path.cwd())
     note = _untrusted_note(config)
 
-    async def check_all() -> list[dict[str, Any]]:
+    async def check_all() -> list[ServerReport]:
         return list(await asyncio.gather(*(_check(entry) for entry in config.servers)))
 
     reports = asyncio.run(check_all()) if config.servers else []
-    failed = bool(config.errors) or any(r["enabled"] and r["state"] != "connected" for r in reports)
+    failed = bool(config.errors) or any(r.failed for r in reports)
     if json_:
-        click.echo(json.dumps({"servers": reports, "errors": config.errors, **({"note": note} if note else {})},
-                              indent=2))
+        click.echo(json.dumps({"servers": [r.to_json() for r in reports], "errors": config.errors,
+                               **({"note": note} if note else {})}, indent=2))
         return 1 if failed else 0
     if not reports and not config.errors:
         click.echo(f"No MCP servers configured. Add them to {agent_dir() / 'mcp.json'} or .pi/mcp.json.")
     for report in reports:
-        count = len(report["tools"])
+        name, count = report.entry.name, len(report.tools)
         state = {"connected": f"connected, {count} tool{'s' if count != 1 else ''}",
-                 "needs-auth": "needs sign-in"}.get(report["state"], report["state"])
-        click.echo(f"{report['name']}: {state} ({report['exposure']}, {report['scope']})")
-        click.echo(f"  {report['transport']}")
-        if report.get("override"):
-            click.echo(f"  project override: {report['override']}")
-        if report["state"] == "needs-auth":
-            click.echo(f"  sign in with: pi mcp login {report['name']}")
-        if report["tools"]:
-            shown = [f"{t} [{report['toolExposure'][t]}]" if t in report.get("toolExposure", {}) else t
-                     for t in report["tools"]]
+                 "needs-auth": "needs sign-in"}.get(report.state, report.state)
+        click.echo(f"{name}: {state} ({report.entry.config.exposure}, {report.entry.scope})")
+        click.echo(f"  {report.entry.config.describe()}")
+        if report.entry.override:
+            click.echo(f"  project override: {report.entry.override}")
+        if report.state == "needs-auth":
+            click.echo(f"  sign in with: pi mcp login {name}")
+        if report.tools:
+            shown = [f"{t} [{report.tool_exposure[t]}]" if t in report.tool_exposure else t for t in report.tools]
             click.echo(f"  tools: {', '.join(shown)}")
-        if report.get("resources"):
+        if report.resources:
             click.echo("  offers resources")
-        if report.get("error"):
-            click.echo("  " + report["error"].replace("\n", "\n  "))
+        if report.error:
+            click.echo("  " + report.error.replace("\n", "\n  "))
     for error in config.errors:
         click.echo(f"config error: {error}")
     if note:

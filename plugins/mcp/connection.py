@@ -15,18 +15,16 @@ import logging
 import math
 import os
 import sys
-from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 import anyio
 import httpx2
 import mcp_types as types
 import pydantic
 from mcp import Client, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
@@ -34,6 +32,12 @@ from pi_plugins.mcp import procs
 from pi_plugins.mcp.config import ServerEntry
 from pi_plugins.mcp.expand import expand_map, expand_value
 from pi_plugins.mcp.log import ServerLog
+from pi_plugins.mcp.streams import (
+    StderrTail,
+    stdio_with_errlog,
+    watched,
+    with_http_client,
+)
 
 from pi_core import __version__
 from pi_core.errors import PiError
@@ -44,7 +48,6 @@ logging.getLogger("mcp").addHandler(logging.NullHandler())
 logging.getLogger("mcp").propagate = False
 
 State = Literal["connecting", "connected", "failed", "disconnected", "needs-auth", "closed"]
-STDERR_TAIL_CHARS = 2000
 CONNECT_RETRY_DELAYS = (0.25, 1.0)  # HTTP servers: transient failures are tried twice more
 MAX_SSE_EVENT_BYTES = 64 * 1024 * 1024
 MIN_CONNECT_S = 30.0  # starting a server (npx may download it first) is not held to a short per-request timeout
@@ -71,6 +74,8 @@ def describe_error(err: BaseException) -> str:
         return str(err)
     if isinstance(err, FileNotFoundError):
         return f"command not found: {err.filename or err}"
+    if isinstance(err, OSError) and err.strerror:  # e.g. a command that is not executable
+        return f"{err.strerror}: {err.filename}" if err.filename else err.strerror
     if isinstance(err, TimeoutError):
         return str(err) or "timed out"
     if isinstance(err, httpx2.HTTPStatusError):
@@ -104,95 +109,6 @@ def is_transient(err: BaseException) -> bool:
         status = err.response.status_code
         return status in (408, 429) or (status >= 500 and status != 501)
     return isinstance(err, (httpx2.TransportError, ConnectionError))
-
-
-class _StderrTail:
-    """Keeps the last characters a stdio server wrote to stderr, read from a pipe by a background task."""
-
-    def __init__(self) -> None:
-        self.read_fd, self.write_fd = os.pipe()
-        self.chunks: deque[str] = deque()
-        self.size = 0
-        self.task: asyncio.Task[None] | None = None
-
-    def errlog(self) -> Any:
-        """The file the server's stderr goes to; our own copy of the write end closes, so the pipe ends with it."""
-        handle = os.fdopen(os.dup(self.write_fd), "w")
-        os.close(self.write_fd)
-        self.write_fd = -1
-        return handle
-
-    def start(self) -> None:
-        self.task = asyncio.get_running_loop().create_task(self._pump())
-
-    async def _pump(self) -> None:
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader),
-                                                    os.fdopen(self.read_fd, "rb", buffering=0))
-        try:
-            while chunk := await reader.read(4096):
-                text = chunk.decode("utf-8", errors="replace")
-                self.chunks.append(text)
-                self.size += len(text)
-                while self.size - len(self.chunks[0]) > STDERR_TAIL_CHARS:
-                    self.size -= len(self.chunks.popleft())
-        finally:
-            transport.close()
-
-    def tail(self) -> str:
-        return "".join(self.chunks)[-STDERR_TAIL_CHARS:].strip()
-
-    def close(self) -> None:
-        if self.write_fd >= 0:
-            os.close(self.write_fd)
-            self.write_fd = -1
-        if self.task is not None:
-            self.task.cancel()
-        else:
-            os.close(self.read_fd)
-
-
-class _WatchedReadStream:
-    """The transport's read stream, reporting when it ends (the server exited or closed its output)."""
-
-    def __init__(self, inner: Any, on_end: Callable[[], None]) -> None:
-        self._inner, self._on_end = inner, on_end
-
-    async def receive(self) -> Any:
-        try:
-            return await self._inner.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            self._on_end()
-            raise
-
-    def __aiter__(self) -> _WatchedReadStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        try:
-            return await self.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> Self:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> bool | None:
-        return await self._inner.__aexit__(*exc)  # type: ignore[no-any-return]
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-
-@contextlib.asynccontextmanager
-async def _watched(transport: Any, on_end: Callable[[], None]) -> Any:
-    async with transport as (read_stream, write_stream):
-        yield _WatchedReadStream(read_stream, on_end), write_stream
 
 
 AuthFactory = Callable[["ServerConnection"], httpx2.Auth | None]
@@ -247,6 +163,12 @@ class ServerConnection:
             asyncio.get_running_loop().create_task(self._open(opening))
         return await asyncio.shield(self._opening)
 
+    @property
+    def pending(self) -> asyncio.Future[Client] | None:
+        """The connection attempt in progress, or None."""
+        opening = self._opening
+        return opening if opening is not None and not opening.done() else None
+
     async def try_connect(self) -> bool:
         """Connect if possible; a failure is recorded in ``state`` and ``error`` instead of raised."""
         try:
@@ -299,7 +221,7 @@ class ServerConnection:
         self.error = f"{message}\n{self.stderr_tail}" if self.stderr_tail else message
         self._set_state("closed" if self._closed else "failed")
 
-    def _transport(self, stderr: _StderrTail | None) -> Any:
+    def _transport(self, stderr: StderrTail | None) -> Any:
         config = self.entry.config
         what = f'MCP server "{self.name}"'
         if config.transport == "http":
@@ -307,17 +229,17 @@ class ServerConnection:
             auth = self.auth(self) if self.auth is not None and config.uses_oauth else None
             client = httpx2.AsyncClient(headers=headers, auth=auth,
                                         timeout=httpx2.Timeout(30.0, read=max(300.0, config.timeout)))
-            return _with_http_client(client, streamable_http_client(config.url, http_client=client,
+            return with_http_client(client, streamable_http_client(config.url, http_client=client,
                                                                     max_sse_event_size=MAX_SSE_EVENT_BYTES))
         env = {**os.environ, **expand_map(config.env, what, "env")}
         cwd = self.cwd / expand_home(config.cwd) if config.cwd else self.cwd
         params = StdioServerParameters(command=expand_home(config.command),
                                        args=[expand_home(a) for a in config.args], env=env, cwd=str(cwd))
         errlog = stderr.errlog() if stderr is not None else sys.stderr
-        return _stdio_with_errlog(params, errlog)
+        return stdio_with_errlog(params, errlog)
 
     async def _run(self, started: asyncio.Future[Client], stop: asyncio.Event) -> None:
-        stderr = _StderrTail() if self.entry.config.transport == "stdio" else None
+        stderr = StderrTail() if self.entry.config.transport == "stdio" else None
         dropped = asyncio.Event()
         try:
             before = procs.children()
@@ -325,7 +247,7 @@ class ServerConnection:
             with anyio.CancelScope() as deadline:
                 deadline.deadline = anyio.current_time() + self.connect_timeout
                 async with contextlib.AsyncExitStack() as stack:
-                    transport = _watched(self._transport(stderr), dropped.set)
+                    transport = watched(self._transport(stderr), dropped.set)
                     if stderr is not None:
                         stderr.start()
                     client = Client(transport, cache=None,
@@ -527,22 +449,6 @@ class ServerConnection:
         await self._drop(abandon=True)
         self.state = "closed"
         self.on_change(self)
-
-
-@contextlib.asynccontextmanager
-async def _stdio_with_errlog(params: StdioServerParameters, errlog: Any) -> Any:
-    try:
-        async with stdio_client(params, errlog=errlog) as streams:
-            yield streams
-    finally:
-        if errlog is not sys.stderr:
-            errlog.close()
-
-
-@contextlib.asynccontextmanager
-async def _with_http_client(client: httpx2.AsyncClient, transport: Any) -> Any:
-    async with client, transport as streams:
-        yield streams
 
 
 async def _all_tools(client: Client) -> list[types.Tool]:

@@ -163,8 +163,7 @@ class McpManager:
         if any(s in self._later for s in servers):
             self.start_later()
         tasks = [s.ready for s in servers if s.enabled and s.ready is not None and not s.ready.done()]
-        openings = [s.connection._opening for s in servers if s.connection is not None
-                    and s.connection._opening is not None and not s.connection._opening.done()]
+        openings = [s.connection.pending for s in servers if s.connection is not None and s.connection.pending]
         pending: list[asyncio.Future[Any]] = [*tasks, *openings]
         if not pending:
             return True

@@ -13,7 +13,6 @@ import asyncio
 import json
 import os
 import stat
-import tempfile
 import time
 import webbrowser
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
@@ -35,6 +34,7 @@ from pi_plugins.mcp.connection import SignInRequired, describe_error, root_cause
 from pi_plugins.mcp.expand import expand_value
 
 from pi_core.errors import PiError
+from pi_core.toolkit.private_files import file_lock, lock_path, write_private_json
 
 if TYPE_CHECKING:
     from pi_plugins.mcp.config import OAuthSettings, ServerEntry
@@ -80,33 +80,23 @@ class CredentialStore:
         return entry if isinstance(entry, dict) else {}
 
     def update(self, server: str, url: str, **fields: Any) -> None:
-        data = self.read()
-        record = data.setdefault(server, {}).setdefault(url, {})
-        record.update({k: v for k, v in fields.items() if v is not None})
-        self._write(data)
+        # Under the lock, re-read: another pi that saved its server's refreshed tokens meanwhile keeps them.
+        with file_lock(lock_path(self.path)):
+            data = self.read()
+            record = data.setdefault(server, {}).setdefault(url, {})
+            record.update({k: v for k, v in fields.items() if v is not None})
+            write_private_json(self.path, data)
 
     def remove(self, server: str, url: str) -> bool:
-        data = self.read()
-        if url not in data.get(server, {}):
-            return False
-        del data[server][url]
-        if not data[server]:
-            del data[server]
-        self._write(data)
-        return True
-
-    def _write(self, data: dict[str, Any]) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=".mcp-auth-", suffix=".json", dir=self.path.parent)
-        try:
-            os.fchmod(fd, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, indent=2)
-                handle.write("\n")
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        with file_lock(lock_path(self.path)):
+            data = self.read()
+            if url not in data.get(server, {}):
+                return False
+            del data[server][url]
+            if not data[server]:
+                del data[server]
+            write_private_json(self.path, data)
+            return True
 
 
 class _Storage:

@@ -58,12 +58,9 @@ def _argument(args: dict[str, Any], key: str) -> str | None:
     return value.strip() or None
 
 
-def _json_result(tool: str, server: str | None, payload: dict[str, Any]) -> ToolResult:
-    limited = limit_content([TextContent(text=json.dumps(payload, ensure_ascii=False))])
-    details: dict[str, Any] = {"server": server or "", "tool": tool}
-    if limited.full_output_path:
-        details["fullOutputPath"] = limited.full_output_path
-    return ToolResult(content=limited.content, details=details)  # type: ignore[arg-type]
+def _json_result(tool: str, server: str | None, payload: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    text = TextContent(text=json.dumps(payload, ensure_ascii=False))
+    return limit_content([text], ctx.settings.full_output_dir()).result(server or "", tool)
 
 
 def resource_tools(manager: McpManager, exposure: str) -> list[Tool]:
@@ -127,11 +124,12 @@ def resource_tools(manager: McpManager, exposure: str) -> list[Tool]:
             raise ToolError(str(err)) from None
 
     async def list_resources(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        return _json_result(LIST_RESOURCES, _argument(args, "server"), await listing(args, ctx, "resources", False))
+        payload = await listing(args, ctx, "resources", False)
+        return _json_result(LIST_RESOURCES, _argument(args, "server"), payload, ctx)
 
     async def list_templates(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         payload = await listing(args, ctx, "resourceTemplates", True)
-        return _json_result(LIST_TEMPLATES, _argument(args, "server"), payload)
+        return _json_result(LIST_TEMPLATES, _argument(args, "server"), payload, ctx)
 
     async def read_resource(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         from pi_plugins.mcp.connection import McpCallError
@@ -149,17 +147,15 @@ def resource_tools(manager: McpManager, exposure: str) -> list[Tool]:
         except McpCallError as err:
             raise ToolError(str(err)) from None
         contents = [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in result.contents]
+        output_dir = ctx.settings.full_output_dir()
         blocks: list[Any] = []
         for item in contents:
             item.pop("_meta", None)
             if len(contents) > 1:
                 blocks.append(TextContent(text=f"{item.get('uri', '')}:"))
-            blocks.extend(block_contents(server.name, {"type": "resource", "resource": item}))
-        limited = limit_content(blocks or [TextContent(text=f"Resource {uri} is empty.")])
-        details: dict[str, Any] = {"server": server.name, "tool": READ_RESOURCE}
-        if limited.full_output_path:
-            details["fullOutputPath"] = limited.full_output_path
-        return ToolResult(content=limited.content, details=details)  # type: ignore[arg-type]
+            blocks.extend(block_contents(server.name, {"type": "resource", "resource": item}, output_dir=output_dir))
+        limited = limit_content(blocks or [TextContent(text=f"Resource {uri} is empty.")], output_dir)
+        return limited.result(server.name, READ_RESOURCE)
 
     read_only = {"readOnlyHint": True}
     common: dict[str, Any] = {"exposure": exposure, "annotations": read_only, "coercion": "json"}

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from pi_core.toolkit.tempdir import new_temp_path
+from pi_core.toolkit.tempdir import new_output_file
 from pi_core.toolkit.truncate import format_size
 from pi_core.tools import ToolResult
 from pi_core.types import ImageContent, TextContent
@@ -26,10 +26,10 @@ READ_RESOURCE_TOOL = "read_mcp_resource"
 Content = TextContent | ImageContent
 
 
-def save_output(data: bytes, suffix: str) -> Path:
-    """Write a full result or a binary resource to a fresh 0600 file in the run's temp directory."""
-    path = new_temp_path("pi-mcp", suffix)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+def save_output(data: bytes, suffix: str, directory: Path | None = None) -> Path:
+    """Write a full result or a binary resource to a fresh 0600 file that outlives pi, as bash's full outputs
+    do: in ``directory`` (the session's ``<session>.outputs/``), or in the system temp dir without one."""
+    fd, path = new_output_file("pi-mcp", directory, suffix)
     with os.fdopen(fd, "wb") as handle:
         handle.write(data)
     return path
@@ -49,7 +49,7 @@ def _suffix_of(uri: str) -> str:
     return match.group(0) if match else ".bin"
 
 
-def _resource_contents(resource: dict[str, Any]) -> list[Content]:
+def _resource_contents(resource: dict[str, Any], output_dir: Path | None) -> list[Content]:
     uri, mime = resource.get("uri", ""), resource.get("mimeType")
     if "text" in resource:
         return [TextContent(text=str(resource["text"]))]
@@ -64,14 +64,15 @@ def _resource_contents(resource: dict[str, Any]) -> list[Content]:
         return [TextContent(text=data.decode("utf-8", errors="replace"))]
     kind = f"{mime or 'unknown type'}, {format_size(len(data))}"
     try:
-        path = save_output(data, _suffix_of(uri))
+        path = save_output(data, _suffix_of(uri), output_dir)
     except OSError as err:
         return [TextContent(text=f"[Binary resource {uri} ({kind}) could not be saved: {err.strerror or err}]")]
     return [TextContent(text=f"[Binary resource {uri} ({kind}) saved to {path}]")]
 
 
-def block_contents(server: str, block: dict[str, Any], *, readable_resources: bool = False) -> list[Content]:
-    """One MCP content block as what the model reads."""
+def block_contents(server: str, block: dict[str, Any], *, readable_resources: bool = False,
+                   output_dir: Path | None = None) -> list[Content]:
+    """One MCP content block as what the model reads; binary resources are saved in ``output_dir``."""
     kind = block.get("type")
     if kind == "text":
         return [TextContent(text=str(block.get("text", "")))]
@@ -88,7 +89,7 @@ def block_contents(server: str, block: dict[str, Any], *, readable_resources: bo
         shown = f" ({', '.join(details)})" if details else ""
         return [TextContent(text=f'[Resource {block.get("uri", "")} "{label}"{shown}{about}{read}]')]
     if kind == "resource" and isinstance(block.get("resource"), dict):
-        return _resource_contents(block["resource"])
+        return _resource_contents(block["resource"], output_dir)
     return [TextContent(text=f"[unsupported MCP content {kind}]")]
 
 
@@ -96,6 +97,13 @@ def block_contents(server: str, block: dict[str, Any], *, readable_resources: bo
 class Limited:
     content: list[Content]
     full_output_path: str | None = None
+
+    def result(self, server: str, tool: str) -> ToolResult:
+        """The tool result: this content, and details naming the server, the tool and the full-output file."""
+        details: dict[str, Any] = {"server": server, "tool": tool}
+        if self.full_output_path:
+            details["fullOutputPath"] = self.full_output_path
+        return ToolResult(content=list(self.content) or [TextContent(text="")], details=details)
 
 
 def _cut_middle(text: str, max_bytes: int) -> tuple[str, int] | None:
@@ -114,8 +122,9 @@ def _cut_middle(text: str, max_bytes: int) -> tuple[str, int] | None:
     return f"{head}…{removed} chars truncated…{tail}", len(data)
 
 
-def limit_content(content: list[Content]) -> Limited:
-    """Keep the model-facing text within 20 KB; the full text goes to a file the result names."""
+def limit_content(content: list[Content], output_dir: Path | None = None) -> Limited:
+    """Keep the model-facing text within 20 KB; the full text goes to a file (in ``output_dir``) the result
+    names."""
     combined = "\n".join(c.text for c in content if isinstance(c, TextContent))
     cut = _cut_middle(combined, MAX_OUTPUT_BYTES)
     if cut is None:
@@ -124,7 +133,7 @@ def limit_content(content: list[Content]) -> Limited:
     lines = combined.count("\n") + 1 - (1 if combined.endswith("\n") else 0)
     where, path = "", None
     try:
-        path = str(save_output(combined.encode("utf-8", errors="replace"), ".txt"))
+        path = str(save_output(combined.encode("utf-8", errors="replace"), ".txt", output_dir))
         where = f"\n\n[Full output: {path} (read it with offset/limit)]"
     except OSError as err:
         where = f"\n\n[Could not save the full output: {err.strerror or err}]"
@@ -134,21 +143,19 @@ def limit_content(content: list[Content]) -> Limited:
     return Limited([TextContent(text=text), *(c for c in content if isinstance(c, ImageContent))], path)
 
 
-def convert_result(server: str, tool: str, result: Any, *, readable_resources: bool = False) -> tuple[ToolResult, bool]:
-    """A ``CallToolResult`` as (ToolResult, is_error). A result without content shows its structured content."""
+def convert_result(server: str, tool: str, result: Any, *, readable_resources: bool = False,
+                   output_dir: Path | None = None) -> tuple[ToolResult, bool]:
+    """A ``CallToolResult`` as (ToolResult, is_error). A result without content shows its structured content;
+    files (full text, binary resources) go to ``output_dir``."""
     raw = _dump(result)
     blocks = raw.get("content") or []
     content: list[Content] = []
     for block in blocks:
-        content.extend(block_contents(server, block, readable_resources=readable_resources))
+        content.extend(block_contents(server, block, readable_resources=readable_resources, output_dir=output_dir))
     structured = raw.get("structuredContent")
     if not blocks and structured is not None:
         content.append(TextContent(text=json.dumps(structured, indent=2, ensure_ascii=False)))
     is_error = bool(raw.get("isError"))
     if is_error and not "".join(c.text for c in content if isinstance(c, TextContent)):
         content.append(TextContent(text=f"MCP tool {server}/{tool} returned an error"))
-    limited = limit_content(content)
-    details: dict[str, Any] = {"server": server, "tool": tool}
-    if limited.full_output_path:
-        details["fullOutputPath"] = limited.full_output_path
-    return ToolResult(content=limited.content or [TextContent(text="")], details=details), is_error
+    return limit_content(content, output_dir).result(server, tool), is_error

@@ -60,7 +60,8 @@ def make_tool(*, server: str, name: str, tool: Any, exposure: Exposure, connecti
                 signal=ctx.signal, on_progress=progress, what=mcp_name)
         except McpCallError as err:
             raise ToolError(str(err)) from None
-        converted, is_error = convert_result(server, mcp_name, result, readable_resources=readable_resources())
+        converted, is_error = convert_result(server, mcp_name, result, readable_resources=readable_resources(),
+                                             output_dir=ctx.settings.full_output_dir())
         if is_error:
             raise ToolError("\n".join(c.text for c in converted.content if isinstance(c, TextContent)))
         return converted

@@ -11,7 +11,6 @@ Tests marked ``@pytest.mark.slow`` run only with ``PI_SLOW_TESTS=1``.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,16 +22,6 @@ from pi_core.testing.fake_server import RecordedRequest, Reply
 from pi_core.testing.runner import PiRunner, pi_runner
 
 WIRE = "google-generative-ai"
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if os.environ.get("PI_SLOW_TESTS") == "1":
-        return
-    skip = pytest.mark.skip(reason="slow: set PI_SLOW_TESTS=1 to run")
-    here = Path(__file__).parent
-    for item in items:
-        if "slow" in item.keywords and here in Path(str(item.fspath)).parents:
-            item.add_marker(skip)
 
 
 def _texts(parts: list[dict[str, Any]]) -> str:

@@ -72,16 +72,6 @@ def wait_dead(pids: list[int], timeout: float = 10.0) -> list[int]:
     return [p for p in pids if alive(p)]
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if os.environ.get("PI_SLOW_TESTS") == "1":
-        return
-    skip = pytest.mark.skip(reason="slow: set PI_SLOW_TESTS=1 to run")
-    here = Path(__file__).parent
-    for item in items:
-        if "slow" in item.keywords and here in Path(str(item.fspath)).parents:
-            item.add_marker(skip)
-
-
 @pytest.fixture
 def pi(tmp_path: Path) -> Iterator[PiRunner]:
     with pi_runner(tmp_path) as runner:

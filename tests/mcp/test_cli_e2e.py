@@ -59,12 +59,10 @@ def test_codemode_exposure_is_reached_like_deferred(pi: PiRunner) -> None:
 
 
 def test_tools_flag_keeps_mcp_tools_unless_an_entry_starts_with_mcp(pi: PiRunner) -> None:
-    write_mcp(pi.home / "mcp.json", {"time": time_server(exposure="direct"),
-                                     "faults": fault_server(exposure="direct")})
+    write_mcp(pi.home / "mcp.json", {"time": time_server(exposure="direct")})
     pi.server.add(Reply(text="1"), Reply(text="2"), Reply(text="3"), Reply(text="4"))
-    assert pi.run("-p", "--tools", "read,mcp__time__*", "x").returncode == 0
-    assert tool_names(pi.server.requests[0].body) == ["read", "mcp__time__get_current_time",
-                                                      "mcp__time__convert_time"]
+    assert pi.run("-p", "--tools", "read,mcp__time__get_*", "x").returncode == 0
+    assert tool_names(pi.server.requests[0].body) == ["read", "mcp__time__get_current_time"]  # not convert_time
     assert pi.run("-p", "--exclude-tools", "mcp__*", "x").returncode == 0
     assert tool_names(pi.server.requests[1].body) == ["read", "bash", "edit", "write"]
     result = pi.run("-p", "--no-mcp", "x")
@@ -157,4 +155,23 @@ def test_slash_mcp_prints_status_in_print_mode(pi: PiRunner) -> None:
     assert result.returncode == 0, result.stderr
     assert "time: connected · 2 tools · resources · direct · global" in result.stdout
     assert "off: disabled · codemode · global" in result.stdout
+    assert pi.server.requests == []
+
+
+def test_slash_mcp_disable_and_enable_are_saved_to_the_file_that_defines_the_server(pi: PiRunner) -> None:
+    write_mcp(pi.home / "mcp.json", {"time": time_server(exposure="deferred")}, theme="kept")
+    off = pi.run("-p", "/mcp disable time")
+    assert off.returncode == 0, off.stderr
+    assert off.stdout == f'Disabled MCP server "time" (saved to {pi.home / "mcp.json"}): disabled.\n'
+    saved = json.loads((pi.home / "mcp.json").read_text())
+    assert saved["mcpServers"]["time"]["enabled"] is False and saved["theme"] == "kept"
+
+    project = pi.cwd / ".pi" / "mcp.json"
+    write_mcp(project, {})
+    (pi.home / "trust.json").write_text(json.dumps({str(pi.cwd): True}))
+    on = pi.run("-p", "/mcp enable time --project")
+    assert on.returncode == 0, on.stderr
+    assert on.stdout.startswith(f'Enabled MCP server "time" (saved to {project}): connected · 2 tools')
+    assert json.loads(project.read_text()) == {"mcpServers": {"time": {"enabled": True}}}  # an override only
+    assert json.loads((pi.home / "mcp.json").read_text())["mcpServers"]["time"]["enabled"] is False
     assert pi.server.requests == []

@@ -29,6 +29,7 @@ def test_hang_crash_malformed_then_recovery_in_one_session(pi: PiRunner) -> None
         Reply(tool_calls=[("mcp__faults__malformed", {})]),
         Reply(tool_calls=[("mcp__faults__fail", {"reason": "disk full"})]),
         Reply(tool_calls=[("mcp__faults__image", {})]),
+        Reply(tool_calls=[("mcp__faults__big", {"size_mb": 0.2})]),
         Reply(text="survived"),
     )
     started = time.monotonic()
@@ -48,7 +49,19 @@ def test_hang_crash_malformed_then_recovery_in_one_session(pi: PiRunner) -> None
     assert failed["is_error"] and "the operation failed: disk full" in failed["text"]
     image = tool_results(pi.server.requests[6].body)[-1]
     assert [c["type"] for c in image["content"]] == ["text", "image"]
+    big = last_result(pi, 7)["text"]
+    assert big.startswith("Warning: truncated output") and re.search(r"…\d+ chars truncated…", big)
+    saved = _full_output(big)
+    # beside the session, so it outlives pi as long as the session that names it
+    assert saved.parent.name.endswith(".outputs") and pi.home / "sessions" in saved.parents
+    assert saved.read_text().startswith("0000000 0123456789") and saved.stat().st_size > 200_000
     assert time.monotonic() - started < 90
+
+
+def _full_output(text: str) -> Path:
+    match = re.search(r"\[Full output: (\S+) \(read it with offset/limit\)\]", text)
+    assert match is not None, text[-300:]
+    return Path(match.group(1))
 
 
 @pytest.mark.slow
@@ -63,10 +76,8 @@ def test_ten_megabyte_result_is_cut_in_the_middle_and_saved_whole(pi: PiRunner) 
     assert re.search(r"Total output lines: \d{5,}", text)
     assert re.search(r"…\d+ chars truncated…", text)
     assert text.split("\n\n", 1)[1].startswith("0000000 0123456789")
-    match = re.search(r"\[Full output: (\S+) \(read it with offset/limit\)\]", text)
-    assert match is not None
-    # the full text was saved for the model, in this run's temp directory (gone once pi exits)
-    assert "pi-mcp-" in match.group(1) and match.group(1).endswith(".txt")
+    saved = _full_output(text)
+    assert saved.name.startswith("pi-mcp-") and saved.suffix == ".txt" and saved.stat().st_size > 10_000_000
 
 
 def test_changed_tool_list_adds_and_withdraws_tools(pi: PiRunner) -> None:
@@ -130,7 +141,9 @@ def test_first_prompt_waits_at_most_ten_seconds(pi: PiRunner) -> None:
 def test_failed_server_keeps_its_stderr_tail_and_others_still_work(pi: PiRunner) -> None:
     write_mcp(pi.home / "mcp.json", {"broken": fault_server("--crash-at-start", exposure="direct"),
                                      "faults": fault_server(exposure="direct"),
-                                     "missing": {"command": "/nonexistent/mcp-server", "exposure": "direct"}})
+                                     "missing": {"command": "/nonexistent/mcp-server", "exposure": "direct"},
+                                     "noexec": {"command": str(pi.cwd / "server.sh"), "exposure": "direct"}})
+    (pi.cwd / "server.sh").write_text("#!/bin/sh\n")  # not executable
     pi.server.add(Reply(tool_calls=[("mcp__faults__log", {"message": "disk almost full\nsecond line"})]),
                   Reply(text="ok"))
     result = pi.run("-p", "go", timeout=120)
@@ -138,6 +151,7 @@ def test_failed_server_keeps_its_stderr_tail_and_others_still_work(pi: PiRunner)
     assert "mcp__faults__echo" in tool_names(pi.server.requests[0].body)
     assert "MCP servers need attention:" in result.stderr
     assert "broken: failed:" in result.stderr and "missing: failed: command not found" in result.stderr
+    assert f"noexec: failed: Permission denied: {pi.cwd / 'server.sh'}" in result.stderr
     status = pi.run("mcp", "list")
     assert status.returncode == 1
     assert "cannot open the database at /nonexistent (permission denied)" in status.stdout

@@ -7,6 +7,7 @@ import json
 import stat
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -48,7 +49,7 @@ def start_servers(tmp_path: Path, *args: str) -> tuple[subprocess.Popen[bytes], 
 
 @pytest.fixture
 def oauth(tmp_path: Path) -> Iterator[OAuthServers]:
-    process, servers = start_servers(tmp_path, "--token-lifetime", "4")
+    process, servers = start_servers(tmp_path)
     try:
         yield servers
     finally:
@@ -96,13 +97,21 @@ def test_sign_in_use_refresh_and_sign_out(pi: PiRunner, oauth: OAuthServers) -> 
     assert used.returncode == 0, used.stderr
     assert "mcp__secure__whoami" in tool_names(pi.server.requests[1].body)
     assert tool_results(pi.server.requests[2].body)[-1]["text"] == "signed in"
+    assert oauth.state()["refreshes"] == 0
 
-    time.sleep(5)  # the access token (4 s) expired: the next connection refreshes it, no sign-in needed
+    # the stored token has expired (as far as pi knows): the next connection refreshes it, no sign-in needed
+    stored = json.loads(credentials.read_text())
+    old_token = stored["secure"][oauth.mcp_url]["tokens"]["access_token"]
+    stored["secure"][oauth.mcp_url]["expiresAt"] = time.time() - 60
+    credentials.write_text(json.dumps(stored))
     again = pi.run("mcp", "list")
     assert again.returncode == 0, again.stdout
     assert "secure: connected, 1 tool" in again.stdout
-    assert oauth.state()["refreshes"] >= 1
+    assert oauth.state()["refreshes"] == 1
     assert len(oauth.state()["registrations"]) == 1
+    refreshed = json.loads(credentials.read_text())["secure"][oauth.mcp_url]
+    assert refreshed["tokens"]["access_token"] != old_token and refreshed["expiresAt"] > time.time()
+    assert stat.S_IMODE(credentials.stat().st_mode) == 0o600
 
     out = pi.run("mcp", "logout", "secure")
     assert out.returncode == 0 and out.stdout == 'Signed out of MCP server "secure".\n'
@@ -171,3 +180,29 @@ def test_sign_in_times_out_when_the_browser_never_comes_back(pi: PiRunner, oauth
     assert 'Sign-in to MCP server "secure" was cancelled or not completed within 3 seconds.' in result.stderr
     unknown = pi.run("mcp", "login", "secur")
     assert unknown.returncode == 1 and 'No MCP server named "secur". Did you mean "secure"?' in unknown.stderr
+
+
+def test_credential_updates_wait_for_other_processes_and_keep_what_they_saved(tmp_path: Path) -> None:
+    from pi_plugins.mcp.oauth import CredentialStore
+
+    from pi_core.toolkit.private_files import file_lock, lock_path, write_private_json
+
+    store = CredentialStore(tmp_path / "mcp-auth.json")
+    store.update("a", "https://a/mcp", tokens={"access_token": "a-1"})
+    finished = threading.Event()
+
+    def save_b() -> None:
+        store.update("b", "https://b/mcp", tokens={"access_token": "b-1"})
+        finished.set()
+
+    with file_lock(lock_path(store.path)):  # another pi process is saving server a's refreshed token
+        writer = threading.Thread(target=save_b)
+        writer.start()
+        assert not finished.wait(0.3)
+        write_private_json(store.path, {"a": {"https://a/mcp": {"tokens": {"access_token": "a-2"}}}})
+    writer.join(10)
+    assert finished.is_set()
+    saved = json.loads(store.path.read_text())
+    assert saved == {"a": {"https://a/mcp": {"tokens": {"access_token": "a-2"}}},
+                     "b": {"https://b/mcp": {"tokens": {"access_token": "b-1"}}}}
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 from pi_plugins import local_models
 
+from pi_core.modes.rpc.client import RpcClient
 from pi_core.testing.fake_server import FakeModelServer, Reply
+from pi_core.testing.pi_home import write_models
 from tests.providers.pi16 import clean_env, listed_ids, run_pi
 
 
@@ -103,3 +105,18 @@ def test_probe_reads_each_servers_own_list_format() -> None:
     assert [(m.id, m.input, m.context_window) for m in studio] == [("vision-7b", ["text", "image"], 32768)]
     cpp = local_models._models_from(llama, "http://h:3", {"data": [{"id": "g", "meta": {"n_ctx_train": 8192}}]}, True)
     assert cpp[0].context_window == 8192
+
+
+def test_rpc_get_available_models_asks_the_servers_each_time(tmp_path: Path) -> None:
+    with FakeModelServer() as vllm, FakeModelServer() as model:
+        vllm.model_list = ["Qwen/Qwen3-8B"]
+        env = _env(tmp_path, VLLM_BASE_URL=vllm.url, OLLAMA_HOST=_dead_url(), LLAMA_BASE_URL=_dead_url(),
+                   LMSTUDIO_BASE_URL=_dead_url())
+        write_models(tmp_path / "agent", model.url, "openai-completions")
+        client = RpcClient(["--provider", "fake", "--model", "fake-model", "--no-session"], env=env, cwd=tmp_path)
+        with client.start():
+            first = {(m["provider"], m["id"]) for m in client.get_available_models()}
+            vllm.model_list = ["Qwen/Qwen3-8B", "Qwen/Qwen3-32B"]  # a model pulled while the session runs
+            second = {(m["provider"], m["id"]) for m in client.get_available_models()}
+    assert ("vllm", "Qwen/Qwen3-8B") in first and ("vllm", "Qwen/Qwen3-32B") not in first
+    assert {("vllm", "Qwen/Qwen3-8B"), ("vllm", "Qwen/Qwen3-32B"), ("fake", "fake-model")} <= second

@@ -8,12 +8,15 @@ import socket
 import tarfile
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_plugins import catalog
 
+from pi_core.models.catalog_build import CatalogBuildError, refresh_cached_catalog
 from tests.providers.pi16 import clean_env, listed_ids, run_pi
 
 NEW_MODEL = {"id": "groq-next-1", "name": "Groq Next 1", "api": "openai-completions", "provider": "groq",
@@ -22,11 +25,11 @@ NEW_MODEL = {"id": "groq-next-1", "name": "Groq Next 1", "api": "openai-completi
              "maxTokens": 32000, "type": "chat"}
 
 
-def _tarball(version: str) -> bytes:
+def _tarball(version: str, model: dict[str, Any] = NEW_MODEL) -> bytes:
     files = {
         "package/package.json": json.dumps({"name": "@earendil-works/pi-ai", "version": version}),
         "package/dist/providers/data/.manifest.json": json.dumps({"generatedAt": "2099-01-01T00:00:00.000Z"}),
-        "package/dist/providers/data/groq.json": json.dumps({"openai-completions": {"chat:groq-next-1": NEW_MODEL}}),
+        "package/dist/providers/data/groq.json": json.dumps({"openai-completions": {"chat:groq-next-1": model}}),
         "package/dist/providers/groq.js": 'return createProvider({\n  id: "groq",\n  name: "Groq",\n});',
     }
     blob = io.BytesIO()
@@ -39,10 +42,9 @@ def _tarball(version: str) -> bytes:
     return blob.getvalue()
 
 
-@pytest.fixture
-def registry() -> Iterator[str]:
-    """A fake npm registry serving one newer pi-ai package."""
-    tarball = _tarball("9.9.9")
+@contextmanager
+def fake_registry(tarball: bytes) -> Iterator[str]:
+    """A fake npm registry serving ``tarball`` as the newest pi-ai package (9.9.9)."""
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:
@@ -70,6 +72,13 @@ def registry() -> Iterator[str]:
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()
+
+
+@pytest.fixture
+def registry() -> Iterator[str]:
+    """A fake npm registry serving one newer pi-ai package."""
+    with fake_registry(_tarball("9.9.9")) as url:
+        yield url
 
 
 def test_update_models_rebuilds_the_catalog_from_the_registry(tmp_path: Path, registry: str) -> None:
@@ -101,3 +110,39 @@ def test_update_models_says_when_the_registry_is_unreachable(tmp_path: Path) -> 
     assert ("groq", "llama-3.3-70b-versatile") in listed_ids(run_pi(["--list-models", "groq"], env, tmp_path).stdout)
     offline = run_pi(["update", "--models"], {**env, "PI_OFFLINE": "1"}, tmp_path)
     assert offline.returncode == 1 and "Offline (PI_OFFLINE): model catalogs not refreshed" in offline.stderr
+
+
+@pytest.mark.parametrize(("model", "reason"), [
+    ({**NEW_MODEL, "contextWindow": "large"},
+     "has models this pi cannot read: a groq model has an invalid contextWindow (Input should be a valid integer"),
+    ({k: v for k, v in NEW_MODEL.items() if k != "baseUrl"},
+     "the groq model data of @earendil-works/pi-ai 9.9.9 is not in the shape pi reads (a model has no baseUrl)"),
+])
+def test_a_package_pi_cannot_read_is_refused_and_the_catalog_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                  model: dict[str, Any], reason: str) -> None:
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    monkeypatch.delenv("PI_OFFLINE", raising=False)
+    with fake_registry(_tarball("9.9.9", model)) as url, pytest.raises(CatalogBuildError) as refused:
+        refresh_cached_catalog(url)
+    assert str(refused.value).startswith("Could not refresh model catalogs: ")
+    assert reason in str(refused.value) and str(refused.value).endswith("pi keeps the catalog it has.")
+    assert not (tmp_path / "agent" / "models-catalog.json").exists()
+
+
+def test_a_saved_catalog_pi_cannot_read_gives_way_to_the_bundled_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    saved = tmp_path / "agent" / "models-catalog.json"
+    saved.parent.mkdir(parents=True)
+    saved.write_text(json.dumps({"format": 1, "source": {"generatedAt": "2999-01-01T00:00:00.000Z"}, "providers": {
+        "groq": {"name": "Groq", "api": "openai-completions", "models": [{"id": "m", "maxTokens": "many"}]}}}))
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
+    catalog.catalog_data.cache_clear()
+    try:
+        models = {(m.provider, m.id) for m in catalog.catalog_models()}
+    finally:
+        catalog.catalog_data.cache_clear()
+    assert ("groq", "llama-3.3-70b-versatile") in models and ("groq", "m") not in models
+    assert ("anthropic", "claude-sonnet-4-6") in models  # every other provider is still there
+    warning = capsys.readouterr().err
+    assert warning.startswith(f"Warning: ignoring {saved}: a groq model has an invalid maxTokens (")
+    assert "run `pi update --models` again or delete the file." in warning

@@ -22,16 +22,6 @@ FAST_WIRE = "google-generative-ai"
 ALL_WIRES = ["anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai"]
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if os.environ.get("PI_SLOW_TESTS") == "1":
-        return
-    skip = pytest.mark.skip(reason="slow: set PI_SLOW_TESTS=1 to run")
-    here = Path(__file__).parent
-    for item in items:
-        if "slow" in item.keywords and here in Path(str(item.fspath)).parents:
-            item.add_marker(skip)
-
-
 @pytest.fixture
 def pi(tmp_path: Path) -> Iterator[PiRunner]:
     """The real ``pi`` against the fake server on the fast (Google) wire."""
