@@ -41,6 +41,8 @@ class SessionHost(Protocol):
     def active_tool_names(self) -> list[str]: ...
     @property
     def available_tools(self) -> dict[str, ToolInfo]: ...
+    @property
+    def project_trusted(self) -> bool: ...
 
     def set_active_tools(self, names: list[str]) -> None: ...
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
@@ -112,6 +114,34 @@ class BeforeAgentStart:
     system_prompt: str | None = None
 
 
+@dataclass(frozen=True)
+class ProjectTrust:
+    """Returned by ``pi_project_trust``: trust the project or not; ``remember`` saves the answer in
+    ``<agentDir>/trust.json`` for the project folder (docs/config.md#project-trust)."""
+
+    trusted: bool
+    remember: bool = False
+
+
+@dataclass(frozen=True)
+class ProjectTrustContext:
+    """What ``pi_project_trust`` gets: the project folder, what in it needs trust, and a UI to ask with.
+
+    ``resources`` names what was found (``.pi/extensions``, ``.pi/settings.toml``, ...). ``ui`` is the
+    start-up UI of the mode: interactive mode can ask (``has_ui``); print, JSON and RPC cannot, and
+    their ``notify`` writes to stderr. No session exists yet.
+    """
+
+    cwd: Path
+    mode: str  # "interactive", "text", "json", "rpc"
+    ui: UI
+    resources: tuple[str, ...] = ()
+
+    @property
+    def has_ui(self) -> bool:
+        return self.ui.has_ui
+
+
 @dataclass
 class ExtensionContext:
     session: SessionHost
@@ -128,6 +158,10 @@ class ExtensionContext:
     @property
     def model(self) -> Model:
         return self.session.model
+
+    def is_project_trusted(self) -> bool:
+        """Whether this run loads the project's protected resources (docs/config.md#project-trust)."""
+        return self.session.project_trusted
 
     # --- tools ------------------------------------------------------------------------------------
 

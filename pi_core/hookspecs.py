@@ -15,7 +15,14 @@ if TYPE_CHECKING:
     import click
 
     from pi_core.events import AgentEvent
-    from pi_core.extension import BeforeAgentStart, ExtensionContext, InputResult, SlashCommand
+    from pi_core.extension import (
+        BeforeAgentStart,
+        ExtensionContext,
+        InputResult,
+        ProjectTrust,
+        ProjectTrustContext,
+        SlashCommand,
+    )
     from pi_core.mode import Mode
     from pi_core.providers import ApiProvider
     from pi_core.render import Renderer
@@ -100,6 +107,20 @@ def pi_cli_commands() -> list[click.Command] | None:
     pi's options may precede the name (``pi -e ext.py <name> ...``) and choose the plugins; every token
     after the name goes to the command's own parser. The command's click ``obj`` is a
     ``pi_core.app.subcommands.CommandContext`` holding those options and the loaded plugins.
+    """
+
+
+@hookspec(firstresult=True)
+def pi_project_trust(ctx: ProjectTrustContext) -> ProjectTrust | None:
+    """Decide whether the project in ``ctx.cwd`` is trusted, before any of its protected resources load.
+
+    Runs once per ``pi`` start, only when the folder has protected resources (``ctx.resources``) and no
+    ``--approve`` / ``--no-approve`` was given; only user-level and command-line (``-e``) plugins take
+    part, never the project's own. Called one implementation at a time, lowest layer first; the first
+    ``ProjectTrust`` returned decides (``remember=True`` saves it in ``<agentDir>/trust.json``) and the
+    rest are not called. Return None to leave the decision to the next plugin, then the saved
+    decision, then ``defaultProjectTrust``. May be ``async def`` (``await ctx.ui.select(...)`` works in
+    interactive mode). A raising implementation is reported as a start-up warning and counts as None.
     """
 
 

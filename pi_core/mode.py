@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pi_core.extension import UI
     from pi_core.session import AgentSession
     from pi_core.types import ImageContent
 
@@ -36,10 +37,13 @@ class Mode:
     """A mode a plugin returns from ``pi_modes``.
 
     ``run`` serves the request and returns the exit code. ``pick_session`` lets ``pi -r`` choose among
-    sessions (newest first; None when the user cancels); the interactive UI has one.
+    sessions (newest first; None when the user cancels); the interactive UI has one. ``startup_ui``
+    builds a UI that can ask the user before any session exists (the project-trust prompt, a plugin's
+    ``pi_project_trust``); modes without one cannot ask at start-up.
     """
 
     name: str
     run: Callable[[ModeRequest], Awaitable[int]]
     description: str = ""
     pick_session: Callable[[list[Any]], Path | None] | None = None
+    startup_ui: Callable[[], UI] | None = None

@@ -1,6 +1,6 @@
 """The loaded plugins (PluginSet) and what they contribute (tools, providers, renderers, modes) by name.
 
-Contributions are gathered layer by layer (built-in, installed, explicit). When two plugins contribute
+Contributions are gathered layer by layer (built-in, installed, project, explicit). When two plugins contribute
 the same name, the later one wins and the loser is kept in ``overrides`` so ``pi plugins`` can show it.
 A hook that raises is recorded in ``failures`` against its plugin and skipped.
 """
@@ -13,8 +13,9 @@ from typing import Any, Generic, Literal, TypeVar
 import pluggy
 
 T = TypeVar("T")
-Layer = Literal["builtin", "installed", "explicit"]
-LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "explicit": 2}
+Layer = Literal["builtin", "installed", "project", "explicit"]
+# project: a trusted project's .pi/extensions and ``pi install -l`` packages; explicit: ``-e`` files, embedding
+LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "project": 2, "explicit": 3}
 
 
 @dataclass

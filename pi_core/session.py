@@ -152,6 +152,7 @@ class SessionConfig:
     follow_up_mode: str = "one-at-a-time"
     scoped_models: list[ScopedModel] = field(default_factory=list)  # --models / enabledModels, for cycling
     tool_settings: ToolSettings = field(default_factory=ToolSettings)
+    project_trusted: bool = True  # False: the project's protected resources were skipped (docs/config.md#project-trust)
 
 
 @dataclass
@@ -410,6 +411,10 @@ class AgentSession:
     @property
     def available_tools(self) -> dict[str, Tool]:
         return self.config.all_tools
+
+    @property
+    def project_trusted(self) -> bool:
+        return self.config.project_trusted
 
     @property
     def messages(self) -> list[AgentMessage]:

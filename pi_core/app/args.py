@@ -55,6 +55,7 @@ class Args:
     export: str | None = None
     verbose: bool = False
     offline: bool = False
+    approve: bool | None = None  # -a / -na: this run's project-trust decision (docs/config.md#project-trust)
     messages: list[str] = field(default_factory=list)
     file_args: list[str] = field(default_factory=list)
     unknown_flags: dict[str, Any] = field(default_factory=dict)
@@ -64,9 +65,9 @@ class Args:
     # (a message, an @file, -p/--print, --mode, --export): where a sub-command may start.
     command_at: int | None = None
 
-    def plugin_selection(self) -> tuple[tuple[str, ...], bool, tuple[str, ...]]:
+    def plugin_selection(self) -> tuple[tuple[str, ...], bool, tuple[str, ...], bool | None]:
         """The options that decide which plugins load (two parses agreeing here can share one load)."""
-        return tuple(self.extensions), self.no_extensions, tuple(self.disable_plugins)
+        return tuple(self.extensions), self.no_extensions, tuple(self.disable_plugins), self.approve
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,8 @@ def parse_args(argv: list[str]) -> Args:
         has_next = i + 1 < n
         if token in _BOOL_FLAGS:
             setattr(args, _BOOL_FLAGS[token], True)
+        elif token in ("--approve", "-a", "--no-approve", "-na"):
+            args.approve = token in ("--approve", "-a")
         elif token in ("--print", "-p"):
             args.print = True
             words_are_messages = True
@@ -213,6 +216,8 @@ Options:
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
   -np, --no-prompt-templates     Skip prompt template discovery
   -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
+  -a, --approve                  Trust this project's .pi files, packages and .agents/skills for this run
+  -na, --no-approve              Skip them for this run (no prompt, nothing saved)
   --system-prompt <text|file>    Replace the default system prompt
   --append-system-prompt <t|f>   Append to the system prompt (repeatable)
   --export <in.jsonl> [out.html] Export a session to HTML and exit

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import click
 
     from pi_core.app.startup import Startup
+    from pi_core.app.trust import TrustDecision
     from pi_core.mode import Mode
     from pi_core.sessions.picker import Picker
 
@@ -94,7 +95,7 @@ def _report_parse(args: Args) -> int:
 def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
     if command is not None:
         # A bare word after pi's options may be a plugin's command: load the plugins those options choose.
-        env = _load(command.options, cwd, rpc=args.mode == "rpc")
+        env = _load(command.options, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
         found = _plugin_command(env, command.name)
         if found is not None:
             _report_parse(command.options)
@@ -108,19 +109,20 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
         if code:
             return code
         if args.plugin_selection() != command.options.plugin_selection():
-            env = _load(args, cwd, rpc=args.mode == "rpc")
+            env = _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args),
+                        trust=env.trust if args.approve == command.options.approve else None)
         return _run_session(args, cwd, env)
     return _run_session(args, cwd, None)
 
 
-def _load(args: Args, cwd: Path, *, rpc: bool) -> Startup:
+def _load(args: Args, cwd: Path, *, rpc: bool, mode: str, trust: TrustDecision | None = None) -> Startup:
     from pi_core.app import startup as boot
 
     if rpc:
         from pi_core.modes.rpc import protect_stdout
 
         protect_stdout()  # before plugins load: a plugin printing at import must not corrupt the protocol
-    return boot.load_environment(args, cwd)
+    return boot.load_environment(args, cwd, mode=mode, trust=trust)
 
 
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
@@ -142,7 +144,7 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     from pi_core.mode import ModeRequest
 
     if env is None:
-        env = _load(args, cwd, rpc=args.mode == "rpc")
+        env = _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
     _print_warnings(env.warnings)
     if args.list_models is not False:
         from pi_core.models.resolution import format_model_list
@@ -167,15 +169,18 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     return _run_async(mode.run(request), session)
 
 
-def _choose_mode(env: Startup, args: Args) -> Mode:
+def _mode_name(args: Args) -> str:
     """``--mode NAME``; ``-p`` is ``text``; otherwise ``interactive`` on a terminal, else ``text``."""
-    modes = env.registry.modes.items
     if args.mode:
-        name = args.mode
-    elif args.print or not (sys.stdin.isatty() and sys.stdout.isatty()):
-        name = "text"
-    else:
-        name = "interactive"
+        return args.mode
+    if args.print or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return "text"
+    return "interactive"
+
+
+def _choose_mode(env: Startup, args: Args) -> Mode:
+    modes = env.registry.modes.items
+    name = _mode_name(args)
     mode = modes.get(name)
     if mode is None:
         known = ", ".join(sorted(modes)) or "none"

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from pi_core.app.args import Args
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
-from pi_core.plugins import PluginSet, load_plugins
+from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
 from pi_core.registry import Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level
 
 if TYPE_CHECKING:
     from pi_core.app.settings import Settings
+    from pi_core.app.trust import TrustDecision
     from pi_core.llm.retry import RetryPolicy
     from pi_core.models.registry import ModelRegistry
     from pi_core.session import AgentSession, SessionParts, StreamFn
@@ -45,30 +46,96 @@ class Startup:
     models: Any = None
     resources: Any = None
     warnings: list[str] = field(default_factory=list)
+    trust: TrustDecision | None = None  # None: not decided, so nothing of the project's was loaded
+
+    @property
+    def project_trusted(self) -> bool:
+        return self.trust is not None and self.trust.trusted
 
 
 def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:
+    """The global settings; the project's join once the project is trusted (``Settings.trust_project``)."""
     from pi_core.app.settings import Settings
 
-    settings = Settings.load(cwd, directory)
-    warnings.extend(error.warning("runtime creation").removeprefix("Warning: ") for error in settings.drain_errors())
+    settings = Settings.load(cwd, directory, project_trusted=False)
+    _drain_settings_errors(settings, warnings)
     return settings
 
 
-def load_environment(args: Args, cwd: Path) -> Startup:
-    """Settings and plugins: enough for ``pi plugins``, ``pi tools`` and ``--list-models``."""
+def _drain_settings_errors(settings: Settings, warnings: list[str]) -> None:
+    warnings.extend(error.warning("runtime creation").removeprefix("Warning: ") for error in settings.drain_errors())
+
+
+def _disabled_plugins(args: Args, settings: Settings) -> set[str]:
+    listed = settings.get("disabledPlugins", []) or []
+    return set(args.disable_plugins) | {str(n) for n in listed if isinstance(listed, list)} \
+        | set(settings.disabled_plugins)
+
+
+def load_environment(args: Args, cwd: Path, *, mode: str | None = None, trust: TrustDecision | None = None,
+                     ) -> Startup:
+    """Settings and plugins: enough for ``pi plugins``, ``pi tools`` and ``--list-models``.
+
+    User-level and ``-e`` plugins load first and take part in the project-trust decision
+    (docs/config.md#project-trust); the project's settings and plugins load only when it is trusted.
+    ``mode`` names the mode that will run: its start-up UI, if it has one, may ask the user. ``trust``
+    is a decision this process already made (a second load never asks again).
+    """
     warnings: list[str] = []
     directory = agent_dir()
     settings = load_settings(cwd, directory, warnings)
-    disabled = set(args.disable_plugins) | set(settings.get("disabledPlugins", []) or []) \
-        | set(settings.disabled_plugins)
-    plugins = load_plugins(extensions=[cwd / e for e in args.extensions], project_dir=cwd,
+    disabled = _disabled_plugins(args, settings)
+    plugins = load_plugins(extensions=[cwd / e for e in args.extensions], project_dir=None,
                            discover_extensions=not args.no_extensions, disabled=disabled, agent_dir=directory)
     registry = build_registry(plugins)
+    from pi_core.app.trust import record_decision
+
+    trust = trust or _decide_trust(args, cwd, directory, registry, settings, mode)
+    record_decision(trust)
+    warnings.extend(trust.warnings)
+    if trust.trusted:
+        settings.trust_project()
+        _drain_settings_errors(settings, warnings)
+        before = dict(plugins.info)
+        project_disabled = _disabled_plugins(args, settings) - disabled
+        for name in project_disabled:
+            plugins.pm.set_blocked(name)  # also unregisters a user-level plugin the project turns off
+            plugins.info.pop(name, None)
+        if not args.no_extensions:
+            load_project_plugins(plugins, cwd, disabled | project_disabled)
+        if plugins.info != before:
+            registry = build_registry(plugins)
+    else:
+        line = _untrusted_line(trust, mode)
+        if line:
+            warnings.append(line)
     for failure in plugins.failures:
         warnings.append(f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}')
     return Startup(cwd=cwd, agent_dir=directory, plugins=plugins, registry=registry, settings=settings,
-                   warnings=warnings)
+                   warnings=warnings, trust=trust)
+
+
+def _decide_trust(args: Args, cwd: Path, directory: Path, registry: Registry, settings: Settings,
+                  mode: str | None) -> TrustDecision:
+    from pi_core.app.trust import DEFAULT_TRUST, resolve_trust
+
+    default = settings.get("defaultProjectTrust", "ask")
+    if default not in DEFAULT_TRUST:
+        default = "ask"
+    chosen = registry.modes.items.get(mode) if mode is not None else None
+    ui = chosen.startup_ui() if chosen is not None and chosen.startup_ui is not None else None
+    return resolve_trust(cwd, directory, override=args.approve, plugins=registry.plugins, default=default,
+                         mode=mode or "text", ui=ui)
+
+
+def _untrusted_line(trust: TrustDecision, mode: str | None) -> str | None:
+    from pi_core.app.trust import INTERACTIVE_UNTRUSTED
+
+    if not trust.skipped or trust.source == "flag":
+        return None
+    if mode == "interactive":
+        return INTERACTIVE_UNTRUSTED
+    return trust.skipped_line()
 
 
 def model_registry(startup: Startup) -> Any:
@@ -140,11 +207,12 @@ class PromptSources:
         self.resources = load_resources(env.cwd, env.agent_dir, no_context_files=args.no_context_files,
                                         no_skills=args.no_skills, skill_paths=args.skills,
                                         no_prompt_templates=args.no_prompt_templates,
-                                        template_paths=args.prompt_templates, settings=scopes)
+                                        template_paths=args.prompt_templates, settings=scopes,
+                                        project=env.project_trusted)
         env.resources = self.resources
         env.warnings.extend(str(d) for d in self.resources.diagnostics)
         self.texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
-                                       append_system_prompt=args.append_system_prompt)
+                                       append_system_prompt=args.append_system_prompt, project=env.project_trusted)
 
     def build(self, tools: list[Any]) -> str:
         from pi_core.app.system_prompt import build_system_prompt, gather_prompt_hooks
@@ -268,7 +336,7 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
                            all_tools=selection.available, system_prompt=sources.build(selection.active),
                            steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
-                           scoped_models=scoped,
+                           scoped_models=scoped, project_trusted=env.project_trusted,
                            tool_settings=ToolSettings(shell_path=settings.shell_path,
                                                       shell_command_prefix=settings.shell_command_prefix,
                                                       auto_resize_images=settings.auto_resize_images))

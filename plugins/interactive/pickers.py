@@ -1,19 +1,22 @@
 """Pickers: a filterable list (models, sessions, tree entries, tools with checkboxes).
 
 ``Picker`` is plain state driven by keys; the app draws it inline in place of the editor. For use
-before the app exists (``pi --resume``), ``pick_session`` runs one picker as its own full-screen
-application: the only full-screen takeover, like the issue asks.
+before the app exists (``pi --resume``, the project-trust prompt), ``pick_session`` and ``StartupUI``
+run one picker as its own full-screen application: the only full-screen takeovers.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pi_plugins.interactive.fuzzy import fuzzy_filter
+
+from pi_core.extension import UI
 
 VISIBLE_ROWS = 10
 
@@ -121,6 +124,39 @@ def session_items(infos: list[Any]) -> list[PickItem]:
 
 def run_picker_app(picker: Picker, *, input: Any = None, output: Any = None) -> Any:
     """Run one picker full screen and return its result (None when cancelled)."""
+    app, outcome = _picker_application(picker, input, output)
+    app.run()
+    return outcome[0]
+
+
+async def run_picker_async(picker: Picker, *, input: Any = None, output: Any = None) -> Any:
+    """``run_picker_app`` from inside an event loop."""
+    app, outcome = _picker_application(picker, input, output)
+    await app.run_async()
+    return outcome[0]
+
+
+class StartupUI(UI):
+    """Asking before the app exists (the project-trust prompt, a plugin's ``pi_project_trust``): each
+    question is one full-screen picker; ``notify`` writes to stderr, above where the app will start."""
+
+    has_ui = True
+
+    async def select(self, title: str, options: list[str], *, timeout: float | None = None) -> str | None:
+        return await run_picker_async(Picker(title, [PickItem(option, option) for option in options]))  # type: ignore[no-any-return]
+
+    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None) -> bool:
+        picker = Picker(f"{title}\n{message}" if message else title, [PickItem("Yes", True), PickItem("No", False)])
+        return await run_picker_async(picker) is True
+
+    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None) -> str | None:
+        return await run_picker_async(Picker(title, [], free_text=True, placeholder=placeholder))  # type: ignore[no-any-return]
+
+    def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
+        sys.stderr.write(message + "\n")
+
+
+def _picker_application(picker: Picker, input: Any, output: Any) -> tuple[Any, list[Any]]:
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import Layout, Window
@@ -134,8 +170,7 @@ def run_picker_app(picker: Picker, *, input: Any = None, output: Any = None) -> 
     control = FormattedTextControl(lambda: picker.lines(app.output.get_size().columns))
     app = Application(layout=Layout(Window(control)), key_bindings=bindings, full_screen=True,
                       input=input, output=output)
-    app.run()
-    return outcome[0]
+    return app, outcome
 
 
 def add_picker_keys(bindings: Any, get: Callable[[], Picker | None], done: Callable[[Any], None],

@@ -6,10 +6,10 @@ from typing import Any
 
 from pi_core.registry import call_each
 
-# Plugins come from entry points (installed into pi's environment) or from -e files and project
-# extensions (the explicit layer, loaded for this run only).
-_PLUGIN_SOURCES = {"builtin": "auto", "installed": "auto", "explicit": "local"}
-_PLUGIN_SCOPES = {"builtin": "user", "installed": "user", "explicit": "temporary"}
+# Plugins come from entry points (installed into pi's environment), a trusted project (its .pi/extensions
+# and `pi install -l` packages) or -e files (the explicit layer, loaded for this run only).
+_PLUGIN_SOURCES = {"builtin": "auto", "installed": "auto", "project": "auto", "explicit": "local"}
+_PLUGIN_SCOPES = {"builtin": "user", "installed": "user", "project": "project", "explicit": "temporary"}
 
 
 def slash_commands(session: Any) -> list[dict[str, Any]]:
