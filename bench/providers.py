@@ -12,10 +12,11 @@ import asyncio
 import json
 import time
 
+from pi_plugins.anthropic_messages import AnthropicMessages
+
 from pi_core.llm.partial_json import StreamingJsonParser, parse_partial_json
 from pi_core.testing.fake_server import FakeModelServer, Reply, ToolUse
 from pi_core.testing.streams import anthropic_model, options, user_context
-from pi_plugins.anthropic_messages import AnthropicMessages
 
 CONTENT = ("def handler(event):\n    return {\"ok\": True, \"value\": event * 2}\n" * 900)[:50_000]
 

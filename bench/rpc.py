@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from pi_core.modes.rpc.framing import serialize_json_line
 from pi_core.modes.rpc.client import RpcClient
+from pi_core.modes.rpc.framing import serialize_json_line
 from pi_core.testing.fake_server import FakeModelServer, Reply
 
 PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]

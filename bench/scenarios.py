@@ -20,6 +20,10 @@ from pi_core.testing.fake_server import FakeModelServer, Reply
 DONE = "BENCH-DONE"
 OPENAI = "openai-completions"
 ANTHROPIC = "anthropic-messages"
+RESPONSES = "openai-responses"
+GOOGLE = "google-generative-ai"
+WIRES = {ANTHROPIC: "Anthropic", OPENAI: "Chat Completions", RESPONSES: "Responses", GOOGLE: "Google"}
+SHORT = {ANTHROPIC: "anthropic", OPENAI: "openai", RESPONSES: "responses", GOOGLE: "google"}
 MB = 1_000_000
 
 
@@ -55,9 +59,9 @@ class Scenario:
     harnesses: tuple[str, ...] = ("python", "node")  # which kinds run it
     max_runs: int | None = None  # big inputs: fewer runs
     warmup: bool = True
-    # A yardstick run in the same alternation (e.g. the bare SDK import a target is relative to).
-    reference: Callable[[Workspace, Harness], Step] | None = None
-    reference_label: str = ""
+    # Extra table rows from the fake server's timestamps: "first" (spawn → first request), "exit" (last
+    # reply → process exit), "gap" (median harness time between a reply and the next request), "drift".
+    metrics: tuple[str, ...] = ()
 
 
 def _print_step(ws: Workspace, h: Harness, key: str, api: str, prompt: str, replies: list[Reply],
@@ -88,14 +92,7 @@ def _flag(flag: str) -> Callable[[Workspace, Harness], Step]:
 
 def _print_one(api: str) -> Callable[[Workspace, Harness], Step]:
     def build(ws: Workspace, h: Harness) -> Step:
-        return _print_step(ws, h, f"print-{api}", api, "hi", [Reply(text=DONE)], ["--no-session"])
-    return build
-
-
-def _sdk_import(module: str) -> Callable[[Workspace, Harness], Step]:
-    def build(ws: Workspace, h: Harness) -> Step:
-        python = str(Path(h.argv[0]).resolve().parent / "python")
-        return Step(Child([python, "-c", f"import {module}"], h.env(h.agent_dir("sdk")), ws.root))
+        return _print_step(ws, h, f"print-{SHORT[api]}", api, "hi", [Reply(text=DONE)], ["--no-session"])
     return build
 
 
@@ -117,12 +114,12 @@ def _plugins(count: int) -> Callable[[Workspace, Harness], Step]:
 # --- the agent loop ---------------------------------------------------------------------------------
 
 
-def _tool_loop(turns: int) -> Callable[[Workspace, Harness], Step]:
+def _tool_loop(turns: int, api: str = OPENAI) -> Callable[[Workspace, Harness], Step]:
     def build(ws: Workspace, h: Harness) -> Step:
-        cwd = ws.path("cwd", "loop", h.label, "tiny.txt").parent
+        cwd = ws.path("cwd", f"loop-{api}", h.label, "tiny.txt").parent
         (cwd / "tiny.txt").write_text("tiny file\n")
         replies = [Reply(tool_calls=[("read", {"path": "tiny.txt"})]) for _ in range(turns)] + [Reply(text=DONE)]
-        step = _print_step(ws, h, f"loop-{turns}", OPENAI, "go", replies, ["--no-session"], cwd)
+        step = _print_step(ws, h, f"loop-{turns}-{api}", api, "go", replies, ["--no-session"], cwd)
         step.last_request_has = "tiny file"
         return step
     return build
@@ -201,14 +198,13 @@ def _session(entries: int) -> Callable[[Workspace, Harness], Step]:
 SCENARIOS: list[Scenario] = [
     Scenario("version", "`--version`", _flag("--version")),
     Scenario("help", "`--help`", _flag("--help")),
-    Scenario("print-openai", "print mode, one answer, OpenAI wire", _print_one(OPENAI)),
-    Scenario("print-anthropic", "print mode, one answer, Anthropic wire", _print_one(ANTHROPIC),
-             reference=_sdk_import("anthropic"), reference_label="bare `python -c 'import anthropic'`, same runs"),
-    Scenario("import-openai", "bare `python -c 'import openai'` (reference)", _sdk_import("openai"),
-             harnesses=("python",)),
+    *[Scenario(f"print-{SHORT[api]}", f"print mode, one answer, {name} wire", _print_one(api),
+               metrics=("first", "exit")) for api, name in WIRES.items()],
     Scenario("plugins", "print mode with 50 plugins, one tool each", _plugins(50), group="startup"),
-    Scenario("loop-1", "tool loop, 1 `read` turn + answer", _tool_loop(1), group="loop"),
-    Scenario("loop-50", "tool loop, 50 `read` turns + answer", _tool_loop(50), group="loop"),
+    *[Scenario(f"loop-{SHORT[api]}", f"tool loop, 20 `read` turns + answer, {name} wire", _tool_loop(20, api),
+               group="loop", metrics=("gap",)) for api, name in WIRES.items()],
+    Scenario("drift-300", "tool loop, 300 `read` turns + answer, Chat Completions", _tool_loop(300),
+             group="loop", metrics=("gap", "drift"), max_runs=2),
     Scenario("bash-seq", "bash `seq 1 3000000` (3M lines, 21 MB)", _bash_seq(3_000_000), group="tools"),
     Scenario("bash-200MB", "bash, 200 MB of output", _bash_bytes(200 * MB), group="sizes", max_runs=3,
              warmup=False),

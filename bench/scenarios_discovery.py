@@ -21,7 +21,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.scenarios_fixtures import python_plugins  # noqa: E402
+from bench.scenarios_fixtures import python_plugins
 
 PRELUDE = "import time, importlib.metadata, json, hashlib, pi_core\nt = time.process_time()\n"
 SCAN = "eps = importlib.metadata.entry_points(group='pi')\n"

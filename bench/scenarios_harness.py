@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pi_core.testing.pi_home import FAKE_MODEL, FAKE_PROVIDER, write_models
@@ -32,12 +32,13 @@ PRINT_ARGS = ["--provider", FAKE_PROVIDER, "--model", FAKE_MODEL]
 
 @dataclass
 class Harness:
-    """One ``pi`` under test: ``label`` is how the table names it (``pi`` or ``Pi``)."""
+    """One ``pi`` under test: ``label`` keys it (``pi``, ``pi16``, ``pi073``), ``title`` heads its column."""
 
     label: str
     argv: list[str]
     kind: str  # "python" or "node"
     root: Path  # per-harness scratch: agent dirs live under it
+    title: str = ""
 
     def agent_dir(self, key: str, base_url: str | None = None, api: str | None = None) -> Path:
         """A fresh agent dir for one scenario (settings never leak between tools or scenarios)."""
@@ -69,6 +70,9 @@ class Sample:
     ok: bool
     problem: str = ""
     cpu_seconds: float | None = None  # user + system time of the child and its waited-for descendants
+    started: float = 0.0  # time.perf_counter() just before the spawn
+    ended: float = 0.0  # ... and once the child has exited
+    metrics: dict[str, float] = field(default_factory=dict)  # from the fake server's timestamps (bench/run.py)
 
 
 @dataclass
@@ -93,18 +97,20 @@ def measure(child: Child) -> Sample:
     start = time.perf_counter()
     try:
         done = subprocess.run(argv, cwd=child.cwd, env=child.env, stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=child.timeout, check=False)
+                              capture_output=True, timeout=child.timeout, check=False)
     except subprocess.TimeoutExpired:
         return Sample(time.perf_counter() - start, None, False, f"timed out after {child.timeout:.0f} s")
-    seconds = time.perf_counter() - start
+    end = time.perf_counter()
+    seconds = end - start
     peak, cpu = _read_usage(rss_path)
     stdout = done.stdout.decode(errors="replace")
     if done.returncode != 0:
         stderr = _tail(done.stderr.decode(errors="replace"))
-        return Sample(seconds, peak, False, f"exit {done.returncode}: {stderr}", cpu)
+        return Sample(seconds, peak, False, f"exit {done.returncode}: {stderr}", cpu, start, end)
     if child.expect is not None and child.expect not in stdout:
-        return Sample(seconds, peak, False, f"expected {child.expect!r} in output, got {_tail(stdout)!r}", cpu)
-    return Sample(seconds, peak, True, cpu_seconds=cpu)
+        return Sample(seconds, peak, False, f"expected {child.expect!r} in output, got {_tail(stdout)!r}", cpu,
+                      start, end)
+    return Sample(seconds, peak, True, cpu_seconds=cpu, started=start, ended=end)
 
 
 def _read_usage(path: str) -> tuple[int | None, float | None]:

@@ -156,7 +156,7 @@ def measure(name: str, workdir: str, runs: int) -> dict[str, Any] | None:
     best: dict[str, Any] | None = None
     for _ in range(runs):
         proc = subprocess.run([sys.executable, __file__, "--scenario", name, "--dir", workdir],
-                              capture_output=True, text=True)
+                              capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             print(f"  {name}: skipped ({proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else 'failed'})")
             return None
@@ -175,8 +175,7 @@ def prepare(workdir: Path) -> None:
     lines_needed = BIG_FILE_MB * 1024 * 1024 // 100
     with open(workdir / "big.txt", "w") as out:
         block = "".join(f"{i:08d} {line}\n" for i in range(10000))
-        for _ in range(lines_needed // 10000):
-            out.write(block)
+        out.writelines(block for _ in range(lines_needed // 10000))
     (workdir / "big.lines").write_text(str(lines_needed // 10000 * 10000 + 1))
 
     edit_lines = EDIT_FILE_MB * 1024 * 1024 // 100

@@ -8,6 +8,7 @@ so only the matched region changes and every other byte of the file stays as it 
 from __future__ import annotations
 
 import bisect
+import itertools
 import unicodedata
 from dataclasses import dataclass
 
@@ -101,7 +102,7 @@ def apply_edits(content: str, edits: list[Edit], path: str) -> str:
                 "provide more context to make it unique.")
         located.append(_Located(i, start, start + len(needle)))
     located.sort(key=lambda m: m.start)
-    for before, after in zip(located, located[1:]):
+    for before, after in itertools.pairwise(located):
         if before.end > after.start:
             raise ToolError(f"edits[{before.index}] and edits[{after.index}] overlap in {path}. Merge them into one "
                             "edit or target disjoint regions.")
@@ -193,7 +194,7 @@ def _splice_fuzzy(content: str, fuzzy: str, located: list[_Located], edits: list
             mapped_end, suffix = len(original_lines[last]), fuzzy_lines[last][end_col:]
         regions.append((original_starts[first] + mapped_start, original_starts[last] + mapped_end,
                         prefix + edits[match.index].new_text + suffix))
-    if any(a[1] > b[0] for a, b in zip(regions, regions[1:])):
+    if any(a[1] > b[0] for a, b in itertools.pairwise(regions)):
         return _splice(fuzzy, [(m.start, m.end, edits[m.index].new_text) for m in located])
     return _splice(content, regions)
 

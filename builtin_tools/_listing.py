@@ -6,8 +6,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core.tools import ToolResult
 from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
+from pi_core.tools import ToolResult
 
 
 @dataclass(frozen=True)

@@ -8,14 +8,24 @@ import json
 import re
 from typing import Any
 
+from pi_builtin_tools._edit_diff import generate_diff
+from pi_builtin_tools._edit_match import (
+    Edit,
+    apply_edits,
+    detect_line_ending,
+    normalize_to_lf,
+)
+
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.toolkit.fileops import EditOperations, LocalEditOperations, error_code, node_error_message
+from pi_core.toolkit.fileops import (
+    EditOperations,
+    LocalEditOperations,
+    error_code,
+    node_error_message,
+)
 from pi_core.toolkit.mutation_queue import file_mutation
 from pi_core.tools import Tool, ToolContext, ToolResult
-
-from pi_builtin_tools._edit_diff import generate_diff
-from pi_builtin_tools._edit_match import Edit, apply_edits, detect_line_ending, normalize_to_lf
 
 DEFAULT_ACTIVE = True
 
@@ -55,12 +65,12 @@ DESCRIPTION = (
 
 GUIDELINES = [
     "With edit, every edits[].oldText has to match the file exactly",
-    "To change several separate places in one file, send one edit call with several edits[] entries rather "
-    "than several calls",
-    "Every edits[].oldText is located in the original file, not in the result of earlier edits: never send "
-    "overlapping or nested edits, and merge changes that are close together into one edit.",
-    "Make each edits[].oldText as short as it can be while staying unique in the file; leave out long "
-    "unchanged stretches.",
+    ("To change several separate places in one file, send one edit call with several edits[] entries rather "
+    "than several calls"),
+    ("Every edits[].oldText is located in the original file, not in the result of earlier edits: never send "
+    "overlapping or nested edits, and merge changes that are close together into one edit."),
+    ("Make each edits[].oldText as short as it can be while staying unique in the file; leave out long "
+    "unchanged stretches."),
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

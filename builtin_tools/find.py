@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pi_builtin_tools._listing import Notice, listing_result
+
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
 from pi_core.toolkit.globs import compile_glob
 from pi_core.toolkit.procs import js_number

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pi_builtin_tools._listing import Notice, listing_result
+
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
 from pi_core.toolkit.procs import js_number
 from pi_core.toolkit.ripgrep import RgProcess

@@ -6,6 +6,7 @@ import functools
 from typing import Any
 
 from pi_builtin_tools._listing import Notice, listing_result
+
 from pi_core import hookimpl
 from pi_core.errors import ToolError
 from pi_core.toolkit.fileops import LOCAL, LsOperations, node_error_message

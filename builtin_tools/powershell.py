@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_builtin_tools.bash import BashOptions, make_execute
+
 from pi_core import Tool, ToolError, hookimpl
 from pi_core.toolkit.procs import LocalShellOperations, ShellConfig
 

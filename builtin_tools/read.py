@@ -5,16 +5,21 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from pi_builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
+
 from pi_core import hookimpl
 from pi_core.errors import ToolError
 from pi_core.toolkit.fileops import LOCAL, ReadOperations, node_error_message
 from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type, fit_image
 from pi_core.toolkit.paths import resolve_read_path
 from pi_core.toolkit.procs import js_number
+from pi_core.toolkit.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    TruncationResult,
+    format_size,
+)
 from pi_core.tools import Tool, ToolContext, ToolResult
-from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size
-
-from pi_builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
 
 DEFAULT_ACTIVE = True
 
@@ -97,7 +102,7 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperation
             text_slice = read_slice(stream, head, start, None if limit is None else max(0, int(limit)))
         except OffsetBeyondEnd as err:
             raise ToolError(
-                f"Offset {js_number(offset)} is beyond end of file ({err.total_lines} lines total)") from err
+                f"Offset {js_number(offset or 0)} is beyond end of file ({err.total_lines} lines total)") from err
     ctx.signal.raise_if_aborted()
     return _text_result(text_slice, path, start, limit)
 

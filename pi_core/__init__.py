@@ -44,7 +44,9 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = [*_EXPORTS, "__version__"]
+__all__ = ["AbortSignal", "AbortedError", "AfterToolCall", "ApiProvider", "BeforeToolCall", "PiError", "ProviderError",
+           "Renderer", "StreamOptions", "Tool", "ToolCallInfo", "ToolContext", "ToolError", "ToolResult", "__version__",
+           "hookimpl", "hookspec"]
 
 # Modules renamed in 0.2 keep their old import names for one release (CONTRIBUTING.md, "Renamed modules").
 RENAMED_MODULES = {

@@ -78,7 +78,7 @@ class Agent:
         before_tool_call: Callable[..., Any] | None = None,
         after_tool_call: Callable[..., Any] | None = None,
         get_api_key: Callable[[str], Any] | None = None,
-        session_id: str | None = None,
+        session_id: str | Callable[[], str] | None = None,
         options: StreamOptions | None = None,
         cwd: Path | None = None,
         tool_settings: ToolSettings | None = None,
@@ -232,12 +232,17 @@ class Agent:
             raise RuntimeError("Cannot continue from message role: assistant")
         await self._run(None)
 
+    def current_session_id(self) -> str | None:
+        """The prompt-cache/session id sent with each request; a callable follows the session file (``/new``)."""
+        value = self.session_id() if callable(self.session_id) else self.session_id
+        return value or self.options.session_id
+
     def _config(self) -> LoopConfig:
         if self.stream_fn is None:
             raise RuntimeError("Agent has no stream function: pass stream_fn=...")
         reasoning = None if self.state.thinking_level == "off" else self.state.thinking_level
         options = StreamOptions(**{**self.options.__dict__, "reasoning": reasoning,
-                                   "session_id": self.session_id or self.options.session_id})
+                                   "session_id": self.current_session_id()})
         return LoopConfig(
             model=self.state.model, stream_fn=self.stream_fn, convert_to_llm=self.convert_to_llm,
             transform_context=self.transform_context, get_api_key=self.get_api_key,

@@ -51,7 +51,7 @@ class CachedEntryPoint:
     dataclass costs more than the cache hit itself.
     """
 
-    __slots__ = ("name", "value", "group", "dist")
+    __slots__ = ("dist", "group", "name", "value")
 
     def __init__(self, name: str, value: str, group: str, dist: DistRef | None = None) -> None:
         self.name = name
@@ -121,7 +121,7 @@ def _mtime(path: str) -> str:
 def scan(group: str, paths: Sequence[str]) -> list[CachedEntryPoint]:
     """Read the metadata (what a cache miss costs): the first distribution of each name on ``paths`` wins,
     as in ``importlib.metadata.entry_points()``."""
-    import importlib.metadata as metadata
+    from importlib import metadata
 
     seen: set[str] = set()
     found: list[CachedEntryPoint] = []

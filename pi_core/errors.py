@@ -16,9 +16,10 @@ class ValidationError(ToolError):
 
 
 class ProviderError(PiError):
-    """A provider request failed. ``retryable`` tells the retry loop whether to try again."""
+    """A provider request failed. ``retryable`` tells the retry loop whether to try again (None: judge
+    by the message text, as for an error the stream itself reported)."""
 
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool | None = False,
                  retry_after: float | None = None) -> None:
         super().__init__(message)
         self.status = status

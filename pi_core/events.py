@@ -29,7 +29,7 @@ def to_plain(value: Any) -> Any:
 class AgentEvent:
     """One event: ``type`` plus snake_case fields (``event.message``, ``event.tool_call_id``...)."""
 
-    __slots__ = ("type", "fields")
+    __slots__ = ("fields", "type")
 
     def __init__(self, type: str, **fields: Any) -> None:
         self.type = type

@@ -8,6 +8,7 @@ the user through whatever UI the mode has (interactive, RPC client, or the defau
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -40,7 +41,7 @@ class SessionHost(Protocol):
     @property
     def active_tool_names(self) -> list[str]: ...
     @property
-    def available_tools(self) -> dict[str, ToolInfo]: ...
+    def available_tools(self) -> Mapping[str, ToolInfo]: ...
     @property
     def project_trusted(self) -> bool: ...
 

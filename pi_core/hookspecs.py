@@ -27,7 +27,13 @@ if TYPE_CHECKING:
     from pi_core.providers import ApiProvider
     from pi_core.render import Renderer
     from pi_core.signals import AbortSignal
-    from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
+    from pi_core.tools import (
+        AfterToolCall,
+        BeforeToolCall,
+        Tool,
+        ToolCallInfo,
+        ToolResult,
+    )
     from pi_core.types import CompactionPreparation, CompactionResult, Model
 
 hookspec = pluggy.HookspecMarker("pi")
@@ -59,6 +65,24 @@ def pi_models() -> list[Model] | None:
 def pi_provider_presets() -> dict[str, dict[str, Any]] | None:
     """Return provider presets by provider id: ``{"baseUrl", "api", "apiKeyEnv", ...}`` for OpenAI-compatible
     services, so a models file only has to name the model ids."""
+
+
+@hookspec
+def pi_discover_models(settings: Any, timeout_s: float) -> list[Model] | None:
+    """Return the models that servers listing their own models (local Ollama, llama.cpp, ...) answer with.
+
+    Called when the user asks for the model list (``--list-models``, ``/model``, RPC ``get_available_models``),
+    never at every start. ``settings`` has ``get(key)``; give up on a server after ``timeout_s``.
+    """
+
+
+@hookspec
+def pi_oauth_providers() -> list[Any] | None:
+    """Return subscription sign-in flows (``pi_core.models.oauth.OAuthProvider`` objects), one per provider id.
+
+    They appear in ``/login`` and ``pi auth login``; their credentials are stored in ``auth.json`` and
+    refreshed through them.
+    """
 
 
 @hookspec

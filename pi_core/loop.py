@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -17,7 +17,15 @@ from pi_core.errors import ToolError
 from pi_core.events import AgentEvent
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
-from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolContext, ToolResult, ToolSettings
+from pi_core.tools import (
+    AfterToolCall,
+    BeforeToolCall,
+    Tool,
+    ToolCallInfo,
+    ToolContext,
+    ToolResult,
+    ToolSettings,
+)
 from pi_core.types import (
     AgentMessage,
     AssistantMessage,
@@ -35,7 +43,7 @@ from pi_core.validation import validate_tool_arguments
 if TYPE_CHECKING:
     from pi_core.extension import ExtensionContext
 
-Emit = Callable[[AgentEvent], Awaitable[None]]
+Emit = Callable[[AgentEvent], Coroutine[Any, Any, None]]
 StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
 
 LENGTH_STOP_TEXT = (
@@ -100,7 +108,7 @@ async def run_agent_loop_continue(context: AgentContext, config: LoopConfig, emi
     if not context.messages:
         raise ValueError("Cannot continue: no messages in context")
     if isinstance(context.messages[-1], AssistantMessage):
-        raise ValueError("Cannot continue from message role: assistant")
+        raise ValueError("Cannot continue from message role: assistant")  # noqa: TRY004 - a state error (Pi's text)
     new_messages: list[AgentMessage] = []
     await emit(AgentEvent("agent_start"))
     await emit(AgentEvent("turn_start"))
@@ -331,7 +339,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
             outcome = await _maybe_await(outcome)
         prepared.result = ToolResult.text(outcome) if isinstance(outcome, str) else outcome
         prepared.is_error = False
-    except Exception as err:  # noqa: BLE001 - a failing tool is reported to the model, not raised
+    except Exception as err:  # a failing tool is reported to the model, not raised
         if not isinstance(err, ToolError):
             import logging
 

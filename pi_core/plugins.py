@@ -78,8 +78,8 @@ def load_plugins(
             register_file(plugins, path, disabled)
     if discover_extensions and project_dir is not None:
         load_project_plugins(plugins, project_dir, disabled, packages=False)
-    for path in extensions:
-        register_file(plugins, Path(path), disabled)
+    for given in extensions:
+        register_file(plugins, Path(given), disabled)
     return plugins
 
 

@@ -30,7 +30,8 @@ class StreamOptions:
     session_id: str | None = None
     cache_retention: str | None = None
     headers: dict[str, str] | None = None
-    timeout_s: float | None = None
+    timeout_s: float | None = None  # per network read/write (the transport's default: 600 s)
+    idle_timeout_s: float | None = None  # no complete stream event for this long ends the request (default 300 s; 0 = off)
     max_retries: int | None = None
     tool_choice: Any = None
     metadata: dict[str, Any] | None = None

@@ -21,11 +21,17 @@ from pi_core.agent import Agent
 from pi_core.errors import PiError, ToolError
 from pi_core.events import AgentEvent
 from pi_core.extension import UI, ExtensionContext
-
 from pi_core.providers import ApiProvider, StreamOptions
 from pi_core.registry import PluginSet, Registry, call_each
 from pi_core.signals import AbortSignal
-from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult, ToolSettings
+from pi_core.tools import (
+    AfterToolCall,
+    BeforeToolCall,
+    Tool,
+    ToolCallInfo,
+    ToolResult,
+    ToolSettings,
+)
 from pi_core.types import (
     THINKING_LEVELS,
     AgentMessage,
@@ -54,7 +60,7 @@ class RebuiltContext(Protocol):
     """What a store rebuilds from the current branch (``pi_core.sessions.SessionContext``)."""
 
     model: dict[str, str] | None
-    thinking_level: str | None
+    thinking_level: str
 
     def typed_messages(self) -> list[AgentMessage]: ...
 
@@ -76,6 +82,7 @@ class SessionStore(Protocol):
     def header(self) -> dict[str, Any]: ...
 
     def get_entries(self) -> list[dict[str, Any]]: ...
+    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]: ...
     def build_session_context(self) -> RebuiltContext: ...
     def append_message(self, message: Any) -> str: ...
     def append_model_change(self, provider: str, model_id: str) -> str: ...
@@ -232,6 +239,8 @@ class AgentSession:
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
             cwd=config.cwd,
             tool_settings=config.tool_settings,
+            # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
+            session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
             **agent_options,
         )
         self.agent.subscribe(self._on_agent_event)
@@ -616,7 +625,7 @@ class AgentSession:
             self._retry_cancel = cancel = AbortSignal()
             try:
                 await asyncio.wait_for(cancel.wait(), delay_ms / 1000)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             finally:
                 self._retry_cancel = None

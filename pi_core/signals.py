@@ -65,10 +65,20 @@ class AbortSignal:
         future: asyncio.Future[None] = loop.create_future()
 
         def wake() -> None:
-            loop.call_soon_threadsafe(lambda: future.done() or future.set_result(None))
+            wake_soon(loop, future)
 
         remove = self.add_callback(wake)
         try:
             await future
         finally:
             remove()
+
+
+def wake_soon(loop: asyncio.AbstractEventLoop, future: asyncio.Future[None]) -> None:
+    """From any thread: resolve ``future`` (a waiter of ``loop``) unless it is already done."""
+
+    def resolve() -> None:
+        if not future.done():
+            future.set_result(None)
+
+    loop.call_soon_threadsafe(resolve)

@@ -8,7 +8,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Union
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.signals import AbortSignal
 
@@ -96,8 +96,7 @@ _UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
 
 def expand_path(path: str) -> str:
     """Drop one leading ``@``, turn Unicode spaces into ASCII spaces and expand ``~`` / ``~/``."""
-    if path.startswith("@"):
-        path = path[1:]
+    path = path.removeprefix("@")
     path = _UNICODE_SPACES.sub(" ", path)
     if path == "~":
         return os.path.expanduser("~")
@@ -114,8 +113,8 @@ def resolve_to_cwd(path: str, cwd: str) -> str:
     return os.path.normpath(os.path.join(os.path.abspath(cwd), expanded))
 
 
-ExecuteResult = Union[ToolResult, str]
-Execute = Callable[[Any, ToolContext], Union[ExecuteResult, Awaitable[ExecuteResult]]]
+ExecuteResult = ToolResult | str
+Execute = Callable[[Any, ToolContext], ExecuteResult | Awaitable[ExecuteResult]]
 
 
 @dataclass
@@ -174,7 +173,8 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
             return [clean(v) for v in node]
         return node
 
-    return clean(raw)
+    cleaned: dict[str, Any] = clean(raw)
+    return cleaned
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from pydantic.alias_generators import to_camel
@@ -63,9 +63,9 @@ class ToolCall(PiModel):
     thought_signature: str | None = None
 
 
-UserContent = Annotated[Union[TextContent, ImageContent], Field(discriminator="type")]
+UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]
 AssistantContent = Annotated[
-    Union[TextContent, ThinkingContent, ToolCall], Field(discriminator="type")
+    TextContent | ThinkingContent | ToolCall, Field(discriminator="type")
 ]
 
 
@@ -152,8 +152,8 @@ class CustomMessage(PiModel):
         return data
 
 
-Message = Union[UserMessage, AssistantMessage, ToolResultMessage]
-AgentMessage = Union[UserMessage, AssistantMessage, ToolResultMessage, CustomMessage]
+Message = UserMessage | AssistantMessage | ToolResultMessage
+AgentMessage = UserMessage | AssistantMessage | ToolResultMessage | CustomMessage
 
 _ROLE_TYPES: dict[str, type[PiModel]] = {
     "user": UserMessage,
@@ -171,13 +171,24 @@ def message_from_json(data: dict[str, Any]) -> AgentMessage:
 # --- models ---------------------------------------------------------------------------------------
 
 
+class CostTier(PiModel):
+    """Prices (USD per million tokens) that apply once a request's input exceeds ``input_tokens_above``."""
+
+    input_tokens_above: int
+    input: float = 0
+    output: float = 0
+    cache_read: float = 0
+    cache_write: float = 0
+
+
 class ModelCost(PiModel):
-    """USD per million tokens."""
+    """USD per million tokens; ``tiers`` replace these prices for long requests (Pi's tiered pricing)."""
 
     input: float = 0
     output: float = 0
     cache_read: float = 0
     cache_write: float = 0
+    tiers: list[CostTier] | None = None
 
 
 class Model(PiModel):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import ValidationError
@@ -52,7 +53,7 @@ def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
     validator = _validator_for(schema)
     errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
     if not errors:
-        return value
+        return value  # type: ignore[no-any-return]  # validated: a JSON object by the schema's own rule
     lines: list[str] = []
     for error in errors:
         lines.extend(_describe(error))
@@ -85,7 +86,7 @@ def _describe(error: Any) -> list[str]:
         return [f"  - {_path(where)}: must be {wanted}"]
     if kind is False or (kind == "false"):
         return [f"  - {_path(where)}: schema is false"]
-    messages = {
+    messages: dict[str, Callable[[], str]] = {
         "minimum": lambda: f"must be >= {error.validator_value}",
         "maximum": lambda: f"must be <= {error.validator_value}",
         "exclusiveMinimum": lambda: f"must be > {error.validator_value}",
@@ -100,7 +101,8 @@ def _describe(error: Any) -> list[str]:
         "anyOf": lambda: "must match a schema in anyOf",
         "oneOf": lambda: "must match exactly one schema in oneOf",
     }
-    text = messages.get(kind, lambda: error.message)()
+    make = messages.get(kind)
+    text = make() if make is not None else str(error.message)
     return [f"  - {_path(where)}: {text}"]
 
 

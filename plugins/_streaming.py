@@ -1,24 +1,25 @@
-"""Shared by the provider plugins: honour the abort signal while waiting on the network, and feed
-boundary-less vendor deltas into ``pi_core.llm.stream.MessageBuilder``."""
+"""Shared by the provider plugins: the terminal error event, the payload hook, and feeding
+boundary-less vendor deltas into ``pi_core.llm.stream.MessageBuilder`` (HTTP: ``pi_core.llm.transport``)."""
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import json
-from collections.abc import AsyncIterator
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
-from pi_core.llm.stream import ABORTED_TEXT, MessageBuilder
-from pi_core.signals import AbortSignal
-from pi_core.types import AssistantMessage, AssistantMessageEvent, Model, ToolCall, Usage
+from pi_core.llm.stream import MessageBuilder
+from pi_core.llm.transport import StreamAborted
+from pi_core.types import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    Model,
+    ToolCall,
+    Usage,
+)
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from pi_core.providers import StreamOptions
 
-
-class StreamAborted(Exception):
-    def __init__(self) -> None:
-        super().__init__(ABORTED_TEXT)
+__all__ = ["DeltaStream", "StreamAborted", "apply_payload_hook", "failure_event", "new_builder"]
 
 
 def new_builder(model: Model) -> MessageBuilder:
@@ -27,47 +28,22 @@ def new_builder(model: Model) -> MessageBuilder:
                                                   usage=Usage(total_tokens=0)))
 
 
-async def with_abort(items: AsyncIterator[T], signal: AbortSignal) -> AsyncIterator[T]:
-    """Yield from ``items`` until exhausted; raise StreamAborted as soon as ``signal`` fires, even mid-wait."""
-    waiter = asyncio.ensure_future(signal.wait())
-    iterator = items.__aiter__()
-    try:
-        while True:
-            if signal.aborted:
-                raise StreamAborted()
-            step = asyncio.ensure_future(iterator.__anext__())
-            done, _ = await asyncio.wait({step, waiter}, return_when=asyncio.FIRST_COMPLETED)
-            if step not in done:
-                step.cancel()
-                await asyncio.gather(step, return_exceptions=True)
-                raise StreamAborted()
-            try:
-                yield step.result()
-            except StopAsyncIteration:
-                return
-    finally:
-        waiter.cancel()
-        await asyncio.gather(waiter, return_exceptions=True)
+def apply_payload_hook(body: dict[str, Any], model: Model, options: StreamOptions) -> dict[str, Any]:
+    """``options.on_payload`` may replace the body the wire built (returning None keeps it)."""
+    if options.on_payload is None:
+        return body
+    replaced = options.on_payload(body, model)
+    return replaced if replaced is not None else body
 
 
-async def await_with_abort(awaitable: Any, signal: AbortSignal) -> Any:
-    """Await ``awaitable`` (e.g. the request) but give up with StreamAborted when ``signal`` fires."""
-    if signal.aborted:
-        if inspect.iscoroutine(awaitable):
-            awaitable.close()  # never started: close it so it is not reported as "never awaited"
-        raise StreamAborted()
-    task = asyncio.ensure_future(awaitable)
-    waiter = asyncio.ensure_future(signal.wait())
-    try:
-        done, _ = await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-        if task in done:
-            return task.result()
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
-        raise StreamAborted()
-    finally:
-        waiter.cancel()
-        await asyncio.gather(waiter, return_exceptions=True)
+def failure_event(builder: MessageBuilder, err: BaseException, options: StreamOptions,
+                  text: str | None = None) -> AssistantMessageEvent:
+    """The one terminal ``error`` event for ``err``: aborted when the signal fired, else its text and
+    (for a ProviderError/WireError) the status, retry-after and retryability the retry layers read."""
+    aborted = options.signal.aborted or isinstance(err, StreamAborted)
+    if aborted:
+        return builder.error(None, aborted=True)
+    return builder.error(err if text is None else text, aborted=False)
 
 
 class DeltaStream:

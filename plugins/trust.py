@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from pi_core.app.trust import SavedDecision, TrustOption, TrustStore, TrustStoreError, canonical, trust_options
+from pi_core.app.trust import (
+    SavedDecision,
+    TrustOption,
+    TrustStore,
+    TrustStoreError,
+    canonical,
+    trust_options,
+)
 from pi_core.config_paths import agent_dir
 from pi_core.extension import ExtensionContext, SlashCommand
 from pi_core.hookspecs import hookimpl

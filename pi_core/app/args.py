@@ -49,6 +49,7 @@ class Args:
     no_prompt_templates: bool = False
     themes: list[str] = field(default_factory=list)
     no_themes: bool = False
+    use_theme: str | None = None
     no_context_files: bool = False
     system_prompt: str | None = None
     append_system_prompt: list[str] = field(default_factory=list)
@@ -93,7 +94,7 @@ _BOOL_FLAGS = {
 _VALUE_FLAGS = {
     "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
     "--thinking": "thinking", "--session": "session", "--fork": "fork", "--session-dir": "session_dir",
-    "--system-prompt": "system_prompt", "--export": "export",
+    "--system-prompt": "system_prompt", "--export": "export", "--use-theme": "use_theme",
 }
 _LIST_FLAGS = {"--models": "models", "--tools": "tools", "-t": "tools", "--exclude-tools": "exclude_tools",
                "-xt": "exclude_tools"}
@@ -215,6 +216,9 @@ Options:
   -ns, --no-skills               Skip skill discovery
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
   -np, --no-prompt-templates     Skip prompt template discovery
+  --theme <path>                 Load a theme file or directory (repeatable)
+  --use-theme <name[/name]>      The interactive theme for this run (light/dark: by terminal)
+  --no-themes                    Skip discovered and configured themes (--theme paths still load)
   -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
   -a, --approve                  Trust this project's .pi files, packages and .agents/skills for this run
   -na, --no-approve              Skip them for this run (no prompt, nothing saved)

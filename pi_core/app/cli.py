@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pi_core import __version__
 from pi_core.app.args import HELP, Args, CommandLine, parse_args, split_command
@@ -31,7 +31,24 @@ SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "
 
 def cli() -> None:
     """Console-script entry point."""
-    sys.exit(main(sys.argv[1:]))
+    exit_now(main(sys.argv[1:]))
+
+
+def exit_now(code: int) -> None:
+    """Leave as soon as the run is done: the session file is written and closed, the terminal restored
+    (the modes do both before returning), atexit handlers run (temp dirs); then flush stdout/stderr
+    and ``os._exit``, skipping the interpreter's teardown of ~500 modules (0.1-0.4 s that Pi never pays)."""
+    import atexit
+
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(code)  # a profiler or debugger writes its results after the program: let it
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (``pi -p … | head``): nothing left to deliver
+            pass
+    os._exit(code)
 
 
 def _out(text: str) -> None:
@@ -49,29 +66,27 @@ def _fail(message: str, code: int = 1) -> int:
 
 def main(argv: list[str], cwd: Path | None = None) -> int:
     command = split_command(argv)
-    if command is not None and not (command.options.help or command.options.version):
+    if command is not None and (command.options.help or command.options.version):
+        command = None  # pi --help/--version act first, as in Pi
+    if command is not None:
         if command.options.errors:
             return _report_parse(command.options)
+        if command.name == "auth":
+            from pi_core.app.auth_command import run as run_auth
+
+            return run_auth(command.argv, command.options)
         if command.name in SUBCOMMANDS:
             from pi_core.app.subcommands import run
 
             return run(command, cwd or Path.cwd())
-    else:
-        command = None
     args = parse_args(argv)
     if args.offline or os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes"):
         os.environ["PI_OFFLINE"] = "1"
         os.environ["PI_SKIP_VERSION_CHECK"] = "1"
-    if command is None and (args.warnings or args.errors):
+    if command is None:
         code = _report_parse(args)
-        if code:
-            return code
-    if args.version:
-        _out(__version__)
-        return 0
-    if args.help:
-        sys.stdout.write(HELP)
-        return 0
+        if code or args.version or args.help:
+            return code or _version_or_help(args)
     try:
         return _run(args, cwd or Path.cwd(), command)
     except PiError as err:
@@ -82,6 +97,14 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         return _fail(str(err), code)
     except KeyboardInterrupt:
         return 130
+
+
+def _version_or_help(args: Args) -> int:
+    if args.version:
+        _out(__version__)
+    else:
+        sys.stdout.write(HELP)
+    return 0
 
 
 def _report_parse(args: Args) -> int:
@@ -106,8 +129,8 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
                              CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd,
                                             startup=env))
         code = _report_parse(args)  # not a command after all: the whole line is pi's
-        if code:
-            return code
+        if code or args.version or args.help:
+            return code or _version_or_help(args)
         if args.plugin_selection() != command.options.plugin_selection():
             env = _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args),
                         trust=env.trust if args.approve == command.options.approve else None)
@@ -125,12 +148,32 @@ def _load(args: Args, cwd: Path, *, rpc: bool, mode: str, trust: TrustDecision |
     return boot.load_environment(args, cwd, mode=mode, trust=trust)
 
 
+def _export_theme(args: Args, cwd: Path) -> Any:
+    """The page colours of ``--export``: the ``theme`` setting's theme, as Pi's export uses."""
+    from pi_core.app.settings import Settings
+    from pi_core.app.trust import project_trusted
+    from pi_core.config_paths import agent_dir
+    from pi_core.resources.themes import active_theme, setting_theme_paths
+
+    trusted = project_trusted(cwd, agent_dir(), approve=args.approve)  # no plugins load for an export
+    settings = Settings.load(cwd, project_trusted=trusted)
+    theme, _found, warnings = active_theme(
+        cwd, agent_dir(), settings.get("theme"), cli_paths=[Path(p).expanduser() for p in args.themes],
+        setting_paths=setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), agent_dir(), cwd),
+        no_themes=args.no_themes, project_trusted=lambda: trusted,
+    )
+    for warning in warnings:
+        _err(f"Warning: {warning}")
+    return theme
+
+
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     if args.export:
         from pi_core.export.html import export_html
 
         out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"
-        path = export_html(Path(args.export), out)
+        theme = _export_theme(args, cwd)
+        path = export_html(Path(args.export), out, colors=theme.export_colors())
         _out(f"Exported to: {path}")
         return 0
     if args.mode == "rpc" and args.file_args:
@@ -150,6 +193,7 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
         from pi_core.models.resolution import format_model_list
 
         models = boot.model_registry(env)
+        models.discover(env.settings)  # local servers answer only when asked
         search = args.list_models if isinstance(args.list_models, str) else None
         _out(format_model_list(models.available_models(), search))
         return 0

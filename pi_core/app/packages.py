@@ -257,12 +257,12 @@ def contributions(dist_names: Iterable[str] | None = None, project: Path | None 
     report: dict[str, dict[str, Any]] = {}
     for key in sorted(wanted & set(dists)):
         dist = dists[key]
-        plugins = []
+        found: list[dict[str, Any]] = []
         for plugin in sorted(dist["entry_points"]):
             row = rows.get(plugin, {})
             label = f"{dist['name']} {dist['version']}"
             owned = row.get("source") in (label, f"{label} (project)") or row.get("layer") == "failed"
-            plugins.append({
+            found.append({
                 "plugin": plugin,
                 "tools": row.get("tools", []) if owned else [],
                 "providers": row.get("providers", []) if owned else [],
@@ -272,7 +272,7 @@ def contributions(dist_names: Iterable[str] | None = None, project: Path | None 
                 "overrides": row.get("overrides", []) if owned else [],
                 "error": row.get("error") if owned else "not loaded (another package uses this name)",
             })
-        report[key] = {"name": dist["name"], "version": dist["version"], "plugins": plugins}
+        report[key] = {"name": dist["name"], "version": dist["version"], "plugins": found}
     return report
 
 
@@ -521,10 +521,19 @@ def register_package_commands(group: click.Group) -> None:
 
     @group.command("update", context_settings=passthrough)
     @click.argument("sources", nargs=-1)
+    @click.option("--models", "models_only", is_flag=True,
+                  help="Refresh the model catalog only (from Pi's model data on the npm registry).")
     @_trust_option
     @click.pass_context
-    def update_command(ctx: click.Context, sources: tuple[str, ...], approve: bool | None) -> None:
+    def update_command(ctx: click.Context, sources: tuple[str, ...], models_only: bool, approve: bool | None) -> None:
         """Upgrade the named packs, or every installed pack and project requirement."""
+        if models_only:
+            if sources:
+                raise PackageError("--models cannot be combined with a positional source")
+            from pi_core.models.catalog_build import refresh_cached_catalog
+
+            click.echo(refresh_cached_catalog())
+            return
         update(sources, pip_args=list(ctx.args), approve=_approve(ctx, approve))
 
     @group.command("list")

@@ -15,6 +15,7 @@ import contextlib
 import copy
 import json
 import os
+import sys
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +36,9 @@ class SettingsError:
     def warning(self, context: str) -> str:
         """The startup line, e.g. ``Warning: (startup session lookup, global settings) <msg>``."""
         return f"Warning: ({context}, {self.scope} settings) {self.message}"
+
+
+DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
 
 
 @dataclass
@@ -119,9 +123,7 @@ def file_lock(path: Path) -> Iterator[None]:
     lock_path = path.with_name(path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+b") as fh:
-        try:
-            import fcntl
-        except ImportError:  # Windows
+        if sys.platform == "win32":
             import msvcrt
 
             fh.seek(0)
@@ -132,6 +134,8 @@ def file_lock(path: Path) -> Iterator[None]:
                 fh.seek(0)
                 msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
             return
+        import fcntl
+
         fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:
             yield
@@ -411,6 +415,17 @@ class Settings:
             reserve_tokens=self._typed("branchSummary.reserveTokens", int, 16384),
             skip_prompt=self._typed("branchSummary.skipPrompt", bool, False),
         )
+
+    @property
+    def http_idle_timeout_s(self) -> float:
+        """``httpIdleTimeoutMs`` (Pi's name): how long a provider stream may go without a complete event
+        (and a request without its response) before it fails; default 300000 ms, ``0``/``"disabled"`` = off."""
+        value = self.get("httpIdleTimeoutMs")
+        if value == "disabled":
+            return 0.0
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+            return float(value) / 1000
+        return DEFAULT_HTTP_IDLE_TIMEOUT_MS / 1000
 
     @property
     def retry(self) -> RetrySettings:

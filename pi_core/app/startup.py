@@ -199,8 +199,8 @@ class PromptSources:
         self.reload()
 
     def reload(self) -> None:
-        from pi_core.resources import ResourceSettings, load_resources
         from pi_core.app.system_prompt import load_prompt_texts
+        from pi_core.resources import ResourceSettings, load_resources
 
         env, args = self.env, self.args
         scopes = ResourceSettings.from_scopes(env.settings.scope_data("global"), env.settings.scope_data("project"))
@@ -275,6 +275,12 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
         policy = _retry_policy(settings)
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
+        from pi_core.models.registry import ModelRegistry
+
+        if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
+            from pi_core.models.authorized import authorized_stream
+
+            stream_fn = authorized_stream(models, stream_fn)
 
     def key_for(model: Model) -> str | None:
         return api_key or (models.api_key_for(model) if models is not None else None)
@@ -292,9 +298,9 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
 def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,
                   ) -> AgentSession:
     """Everything a mode needs, in one AgentSession."""
+    from pi_core.app.tool_selection import select_tools
     from pi_core.models.resolution import initial_model
     from pi_core.resources import expand_input
-    from pi_core.app.tool_selection import select_tools
     from pi_core.session import AgentSession, SessionConfig
 
     settings = env.settings
@@ -309,6 +315,9 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
                              default_names=settings.default_tools)
     sources = PromptSources(env, args)
 
+    wanted = args.provider or (args.model.split("/", 1)[0] if args.model and "/" in args.model else None)
+    if wanted and wanted not in models.providers():
+        models.discover(settings)  # --model ollama/qwen3:8b: ask the local servers what they serve
     chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=has_history,
                            session_model=(context.model["provider"], context.model["modelId"])
                            if context.model else None,
@@ -355,4 +364,7 @@ def _retry_policy(settings: Settings | None) -> RetryPolicy:
 
     retry = settings.get("retry") if settings is not None else None
     provider = retry.get("provider") if isinstance(retry, dict) else None
-    return RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    policy = RetryPolicy.from_settings(provider if isinstance(provider, dict) else None)
+    if settings is not None:
+        policy.idle_timeout_s = settings.http_idle_timeout_s
+    return policy

@@ -115,7 +115,9 @@ def tools_command(context: CommandContext, json_: bool, extensions: tuple[str, .
 _plugin_options(plugins_command)
 _plugin_options(tools_command)
 
-from pi_core.app.packages import register_package_commands  # noqa: E402 - cheap: click only, pip runs lazily
+from pi_core.app.packages import (
+    register_package_commands,  # cheap: click only, pip runs lazily
+)
 
 register_package_commands(commands)
 

@@ -11,7 +11,12 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pi_core.resources.context_files import ContextFile, Warn, read_verbatim, stderr_warning
+from pi_core.resources.context_files import (
+    ContextFile,
+    Warn,
+    read_verbatim,
+    stderr_warning,
+)
 from pi_core.resources.skills import Skill, format_skills_for_prompt
 
 if TYPE_CHECKING:
@@ -34,8 +39,8 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 def docs_block(root: Path = PACKAGE_ROOT) -> str:
     """Where the model finds pi's own documentation (only worth reading when asked about pi)."""
     return "\n".join([
-        "pi documentation (read it only when the user asks about pi itself: its plugins, hooks, tools, "
-        "providers, skills, prompt templates or configuration):",
+        ("pi documentation (read it only when the user asks about pi itself: its plugins, hooks, tools, "
+        "providers, skills, prompt templates or configuration):"),
         f"- Overview, usage and configuration: {root / 'README.md'}",
         f"- Writing plugins (hook specifications, tools, providers, renderers): {root / 'CONTRIBUTING.md'}",
         "- Read these files completely and follow their cross-references before building on pi",

@@ -6,12 +6,22 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core.compaction.plan import FileOperations, extract_file_ops
+from pi_core.compaction.summarize import (
+    Summarize,
+    _call,
+    format_file_operations,
+    serialize_conversation,
+)
+from pi_core.compaction.tokens import estimate_tokens
 from pi_core.sessions.context import entry_message
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry
-from pi_core.sessions.messages import Message, branch_summary_message, compaction_summary_message, message_text
-from pi_core.compaction.summarize import Summarize, _call, format_file_operations, serialize_conversation
-from pi_core.compaction.tokens import estimate_tokens
+from pi_core.sessions.messages import (
+    Message,
+    branch_summary_message,
+    compaction_summary_message,
+    message_text,
+)
 
 if TYPE_CHECKING:
     from pi_core.sessions.manager import SessionManager

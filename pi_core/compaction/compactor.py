@@ -14,12 +14,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pi_core.compaction.plan import (
+    CompactionResult,
+    CompactionSettings,
+    prepare_compaction,
+)
+from pi_core.compaction.summarize import Summarize, compact
+from pi_core.compaction.tokens import (
+    calculate_context_tokens,
+    estimate_context_tokens,
+    should_compact,
+)
 from pi_core.errors import AbortedError
-from pi_core.compaction.plan import CompactionResult, CompactionSettings, prepare_compaction
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
-from pi_core.compaction.summarize import Summarize, compact
-from pi_core.compaction.tokens import calculate_context_tokens, estimate_context_tokens, should_compact
 
 if TYPE_CHECKING:
     from pi_core.sessions.manager import SessionManager
@@ -151,7 +159,7 @@ class Compactor:
                 result = await result
         except CompactionCancelled:
             raise
-        except Exception as err:  # a broken plugin must not block compaction: report it, use pi's summary
+        except Exception as err:  # noqa: BLE001 - a broken plugin must not block compaction: report it, use pi's summary
             log.warning("Compaction hook failed: %s", err)
             if self._on_hook_error:
                 self._on_hook_error(err)
@@ -208,7 +216,7 @@ class Compactor:
         except (CompactionCancelled, AbortedError):
             self._emit(_event("compaction_end", reason=reason, aborted=True, will_retry=False))
             return None
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - automatic compaction reports by event and never raises
             prefix = "Context overflow recovery failed" if reason == "overflow" else "Auto-compaction failed"
             self._emit(
                 _event("compaction_end", reason=reason, aborted=False, will_retry=False, error_message=f"{prefix}: {err}")
@@ -227,7 +235,6 @@ class Compactor:
         check = self._is_overflow
         if check is None:
             from pi_core.llm.overflow import is_context_overflow
-
             from pi_core.types import message_from_json
 
             return is_context_overflow(message_from_json(message), context_window)  # type: ignore[arg-type]

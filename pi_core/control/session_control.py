@@ -12,9 +12,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pi_core.control.user_bash import BashRunner
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
-from pi_core.control.user_bash import BashRunner
 from pi_core.session import clamp_level
 from pi_core.types import AssistantMessage, Model, supported_thinking_levels
 
@@ -100,8 +100,13 @@ class SessionControl:
             self._models = self.session.models or ModelRegistry.from_plugins(self.session.plugins)
         return self._models
 
-    def available_models(self) -> list[Model]:
-        return list(self.model_registry().available_models())
+    def available_models(self, discover: bool = False) -> list[Model]:
+        """Models with credentials; ``discover`` first asks local servers what they serve (``/model``)."""
+        registry = self.model_registry()
+        probe = getattr(registry, "discover", None)  # a stand-in registry (tests, embedders) may not probe
+        if discover and probe is not None:
+            probe(self.session.settings)
+        return list(registry.available_models())
 
     def set_model(self, provider: str, model_id: str) -> Model:
         model = next((m for m in self.available_models() if m.provider == provider and m.id == model_id), None)
@@ -190,10 +195,12 @@ class SessionControl:
     def set_session_name(self, name: str) -> None:
         self.session.set_session_name(name)
 
-    def export_html(self, output_path: str | None) -> str:
+    def export_html(self, output_path: str | None, colors: dict[str, str] | None = None) -> str:
+        """Write the session's viewer page (with this run's system prompt and tools); ``colors`` are the
+        theme's CSS variables (the default dark page when None)."""
         if not self.store.is_persisted:
             raise PiError("Cannot export in-memory session to HTML")
-        from pi_core.export.html import default_export_path, export_html
+        from pi_core.export.html import ExportTool, default_export_path, export_html
 
         session_file = self.store.session_file
         if session_file is None or not Path(session_file).is_file():
@@ -202,7 +209,9 @@ class SessionControl:
         target = Path(output_path).expanduser() if output_path else default_export_path(session_file, cwd)
         if not target.is_absolute():
             target = cwd / target
-        return str(export_html(session_file, target))
+        tools = [ExportTool(t.name, t.description, t.json_schema) for t in self.session.active_tools]
+        prompt = self.session.agent.state.system_prompt or None
+        return str(export_html(session_file, target, colors=colors, system_prompt=prompt, tools=tools))
 
 
 def _queue_mode(mode: str) -> Any:

@@ -80,7 +80,11 @@ def context_usage(session: AgentSession) -> dict[str, Any] | None:
     if not window or window <= 0:
         return None
     from pi_core.compaction.plan import latest_compaction
-    from pi_core.compaction.tokens import calculate_context_tokens, estimate_context_tokens, last_assistant_usage
+    from pi_core.compaction.tokens import (
+        calculate_context_tokens,
+        estimate_context_tokens,
+        last_assistant_usage,
+    )
 
     branch = session.store.get_branch()
     compaction = latest_compaction(branch)

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
 
 async def stream_simple(provider: ApiProvider, model: Model, context: Context, options: StreamOptions | None = None,
                         retry: RetryPolicy | None = None) -> AsyncIterator[AssistantMessageEvent]:
-    from pi_core.models.env_keys import env_api_key
     from pi_core.llm.stream import error_event, safe_stream
+    from pi_core.models.env_keys import env_api_key
     from pi_core.models.thinking import clamp_thinking_level
     from pi_core.providers import StreamOptions
     from pi_core.types import AssistantMessage

@@ -34,11 +34,15 @@ _OVERFLOW_PATTERNS = [
 OVERFLOW_RE = re.compile("|".join(f"(?:{p})" for p in _OVERFLOW_PATTERNS), re.IGNORECASE)
 # Cerebras answers an oversized prompt with a bare status line.
 NO_BODY_RE = re.compile(r"^4(00|13)\s*(status code)?\s*\(no body\)", re.IGNORECASE)
+# ``pi_core.llm.transport.origin_suffix``: where a request went, not what went wrong (a port or path may
+# hold "500" or "too many tokens"), so no rule that judges an error text reads it.
+ORIGIN_RE = re.compile(r" \[provider [^\]]*, [A-Z]+ [^\s\]]*\]")
 NOT_OVERFLOW_RE = re.compile(r"^(Throttling error|Service unavailable):|rate limit|too many requests", re.IGNORECASE)
 
 
 def is_overflow_error_text(text: str) -> bool:
     """True when an error message names a context overflow (and is not rate limiting)."""
+    text = ORIGIN_RE.sub("", text) if text else text
     if not text or NOT_OVERFLOW_RE.search(text):
         return False
     return bool(OVERFLOW_RE.search(text) or NO_BODY_RE.search(text))

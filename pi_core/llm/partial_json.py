@@ -424,8 +424,7 @@ class StreamingJsonParser:
         head = text[:cut]
         if drop_dangling:
             head = head.rstrip(_WS)
-            if head.endswith(","):
-                head = head[:-1]
+            head = head.removesuffix(",")
         closers = "".join("}" if f[0] == "{" else "]" for f in reversed(stack[1:]))
         return head + suffix + closers
 

@@ -32,7 +32,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_core.llm.overflow import is_context_overflow
+from pi_core.llm.overflow import ORIGIN_RE, is_context_overflow
 from pi_core.llm.stream import error_event, failure_info, safe_stream
 from pi_core.types import AssistantMessage
 
@@ -52,12 +52,16 @@ RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
 
 def is_retryable_error(message: AssistantMessage) -> bool:
-    """Agent-layer rule: an ``error`` reply with a retryable-looking message that is not an overflow."""
+    """Agent-layer rule: an ``error`` reply with a retryable-looking message that is not an overflow,
+    unless the provider marked the failure permanent (a refused connection to a local server)."""
     if message.stop_reason != "error" or not message.error_message:
+        return False
+    info = failure_info(message)
+    if info is not None and info.permanent:
         return False
     if is_context_overflow(message):
         return False
-    return bool(RETRYABLE_ERROR_RE.search(message.error_message))
+    return bool(RETRYABLE_ERROR_RE.search(ORIGIN_RE.sub("", message.error_message)))
 
 
 def retry_after_from_headers(headers: Mapping[str, str] | Any) -> float | None:
@@ -69,8 +73,21 @@ def retry_after_from_headers(headers: Mapping[str, str] | Any) -> float | None:
         try:
             return float(value) * scale
         except ValueError:
-            continue
+            if name == "retry-after":
+                return _http_date_delay(value)
     return None
+
+
+def _http_date_delay(value: str) -> float | None:
+    """``Retry-After: <HTTP-date>`` as seconds from now (the SDKs accept both forms)."""
+    import time
+    from email.utils import parsedate_to_datetime
+
+    try:
+        moment = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    return moment.timestamp() - time.time()
 
 
 def agent_retry_delay_ms(base_delay_ms: int, attempt: int) -> int:
@@ -86,7 +103,8 @@ class RetryPolicy:
     base_delay_s: float = 0.5
     max_delay_s: float = 8.0
     max_retry_after_s: float = 60.0  # a longer server-requested wait fails instead of sleeping
-    timeout_s: float | None = None  # per-request timeout handed to the SDK
+    timeout_s: float | None = None  # per network read/write, handed to the transport
+    idle_timeout_s: float | None = None  # no stream progress for this long fails the attempt (None: 300 s)
 
     @classmethod
     def from_settings(cls, provider_settings: Mapping[str, Any] | None) -> RetryPolicy:
@@ -136,7 +154,9 @@ async def stream_with_retry(provider: ApiProvider, model: Model, context: Contex
                             on_retry: OnRetry | None = None) -> AsyncIterator[AssistantMessageEvent]:
     """``provider.stream`` with request-level retries (see the module docstring). Never raises."""
     policy = policy or RetryPolicy()
-    attempt_options = dataclasses.replace(options, max_retries=0, timeout_s=policy.timeout_s or options.timeout_s)
+    idle = options.idle_timeout_s if options.idle_timeout_s is not None else policy.idle_timeout_s
+    attempt_options = dataclasses.replace(options, max_retries=0, timeout_s=policy.timeout_s or options.timeout_s,
+                                          idle_timeout_s=idle)
     retries = 0
     while True:
         failed: AssistantMessage | None = None

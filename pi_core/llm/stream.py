@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_core.errors import ProviderError
-from pi_core.models.cost import calculate_cost, update_total_tokens
 from pi_core.llm.partial_json import StreamingJsonParser
+from pi_core.models.cost import calculate_cost, update_total_tokens
 from pi_core.toolkit.redact import redact, register_secret
 from pi_core.types import (
     AssistantMessage,
@@ -55,6 +55,7 @@ class FailureInfo:
     status: int | None = None
     retry_after: float | None = None
     retryable: bool | None = None
+    permanent: bool = False  # no layer retries it, the agent's neither (e.g. nothing listens on a local port)
 
 
 _FAILURES: dict[int, FailureInfo] = {}
@@ -90,7 +91,7 @@ def error_event(message: AssistantMessage, exc: BaseException | Any, aborted: bo
     message.stop_reason = "aborted" if aborted else "error"
     message.error_message = ABORTED_TEXT if aborted and exc is None else redact(error_text(exc))
     if info is None and isinstance(exc, ProviderError):
-        info = FailureInfo(exc.status, exc.retry_after, exc.retryable)
+        info = FailureInfo(exc.status, exc.retry_after, exc.retryable, bool(getattr(exc, "permanent", False)))
     if info is not None and not aborted:
         _remember(message, info)
     return AssistantMessageEvent(type="error", reason=message.stop_reason, error=message)
@@ -240,7 +241,7 @@ class MessageBuilder:
     def _block(self, index: int, kind: type) -> Any:
         block = self.message.content[index]
         if not isinstance(block, kind):
-            raise RuntimeError(f"content[{index}] is {type(block).__name__}, not {kind.__name__}")
+            raise RuntimeError(f"content[{index}] is {type(block).__name__}, not {kind.__name__}")  # noqa: TRY004 - a provider bug, not a caller's wrong type
         return block
 
     def _event(self, kind: str, index: int | None = None, **fields: Any) -> AssistantMessageEvent:

@@ -91,3 +91,32 @@ def _keylog(context: ssl.SSLContext) -> None:
     keylog = os.environ.get("SSLKEYLOGFILE")
     if keylog and not sys.flags.ignore_environment:
         context.keylog_filename = keylog
+
+
+def provider_context() -> ssl.SSLContext:
+    """The trust store of provider requests, CA load deferred: ``SSL_CERT_FILE``/``SSL_CERT_DIR`` (as
+    httpx2), else ``REQUESTS_CA_BUNDLE`` (file or directory, as ``requests`` users set it), else the
+    system store; ``NODE_EXTRA_CA_CERTS`` (what a Pi user has for a corporate proxy) adds to any of them."""
+    extra = os.environ.get("NODE_EXTRA_CA_CERTS") or None
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or None
+    if os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR") or bundle is None:
+        context = httpx_default_context()
+    elif os.path.isdir(bundle):
+        context = DeferredTrustContext.create(lambda ctx: ctx.load_verify_locations(capath=bundle))
+        _keylog(context)
+    else:
+        context = DeferredTrustContext.create(lambda ctx: ctx.load_verify_locations(cafile=bundle))
+        _keylog(context)
+    if extra is None:
+        return context
+    if isinstance(context, DeferredTrustContext) and context._pi_load is not None:
+        base = context._pi_load
+
+        def load(ctx: ssl.SSLContext) -> None:
+            base(ctx)
+            ctx.load_verify_locations(cafile=extra)
+
+        context._pi_load = load
+    else:
+        context.load_verify_locations(cafile=extra)
+    return context

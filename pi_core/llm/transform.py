@@ -99,9 +99,9 @@ def is_same_model(message: AssistantMessage, model: Model) -> bool:
 def _without_images(message: Message, model: Model) -> Message:
     if "image" in model.input:
         return message
-    if isinstance(message, UserMessage) and not isinstance(message.content, str):
-        if any(isinstance(b, ImageContent) for b in message.content):
-            return message.model_copy(update={"content": _collapse(message.content, USER_IMAGE_PLACEHOLDER)})
+    if isinstance(message, UserMessage) and not isinstance(message.content, str) \
+            and any(isinstance(b, ImageContent) for b in message.content):
+        return message.model_copy(update={"content": _collapse(message.content, USER_IMAGE_PLACEHOLDER)})
     if isinstance(message, ToolResultMessage) and any(isinstance(b, ImageContent) for b in message.content):
         return message.model_copy(update={"content": _collapse(message.content, TOOL_IMAGE_PLACEHOLDER)})
     return message
@@ -170,9 +170,12 @@ def _synthetic_result(call: ToolCall) -> ToolResultMessage:
 
 
 def transform_messages(messages: Sequence[Message], model: Model,
-                       normalize_tool_call_id: IdNormalizer | None = None) -> list[Message]:
+                       normalize_tool_call_id: IdNormalizer | None = None,
+                       id_map: dict[str, str] | None = None) -> list[Message]:
+    """``id_map`` (tool-call ids renamed so far, updated in place) lets a caller transform a history in
+    segments cut before a user or assistant message, with the same result as in one piece."""
     normalize = normalize_tool_call_id or tool_call_id_normalizer(model)
-    id_map: dict[str, str] = {}
+    id_map = {} if id_map is None else id_map
     first: list[Message] = []
     for message in messages:
         message = _without_images(message, model)

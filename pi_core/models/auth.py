@@ -1,16 +1,25 @@
-"""API keys: ``auth.json`` credentials, config-value resolution (``!command``, env var, literal).
+"""Credentials: ``auth.json`` (API keys and OAuth tokens), config-value resolution (``!command``, env var, literal).
 
 ``auth.json`` lives in the agent dir and is written at mode 0600. A file that group or others can read is
-refused (ignored with a warning), because it holds secrets.
+refused (ignored with a warning), because it holds secrets. Every change happens under an exclusive lock
+on ``auth.json.lock`` and re-reads the file first, so two pi processes (say, both refreshing the same
+OAuth token) never lose each other's writes. Entries are Pi's::
+
+    {"openai": {"type": "api_key", "key": "sk-...", "env": {"NAME": "value"}},
+     "anthropic": {"type": "oauth", "access": "...", "refresh": "...", "expires": 1767225600000}}
+
+``expires`` is in epoch milliseconds; other fields of an OAuth entry belong to its provider's flow.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import stat
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +34,7 @@ def run_value_command(command: str) -> str | None:
     """Run a ``!command`` config value in a shell; trimmed stdout, or None on failure/empty output."""
     try:
         done = subprocess.run(command, shell=True, capture_output=True, text=True,
-                              timeout=COMMAND_TIMEOUT_S, stdin=subprocess.DEVNULL)
+                              timeout=COMMAND_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)
     except (OSError, subprocess.TimeoutExpired):
         return None
     if done.returncode != 0:
@@ -58,11 +67,24 @@ def clear_command_cache() -> None:
     _command_cache.clear()
 
 
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (created 0600) for the block; other pi processes wait."""
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        if os.name == "posix":
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
 @dataclass
 class AuthStorage:
-    """Credentials from ``auth.json``: ``{"<provider>": {"type": "api_key", "key": "..."}}`` (OAuth entries are
-    kept on disk untouched but not used: pi has no OAuth login). ``warnings`` are plain texts; the caller
-    prefixes ``Warning: ``."""
+    """Credentials from ``auth.json``. ``warnings`` are plain texts; the caller prefixes ``Warning: ``."""
 
     path: Path
     data: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -74,11 +96,15 @@ class AuthStorage:
         storage.reload()
         return storage
 
+    @property
+    def lock_path(self) -> Path:
+        return self.path.with_name(self.path.name + ".lock")
+
     def reload(self) -> None:
         self.data, self.warnings = {}, []
         try:
             mode = self.path.stat().st_mode
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return
         if os.name == "posix" and mode & (stat.S_IRWXG | stat.S_IRWXO):
             self.warnings.append(
@@ -98,10 +124,23 @@ class AuthStorage:
     def providers(self) -> list[str]:
         return list(self.data)
 
+    def credential(self, provider: str) -> dict[str, Any] | None:
+        return self.data.get(provider)
+
+    def kind(self, provider: str) -> str | None:
+        """``"api_key"``, ``"oauth"`` or None for what is stored for ``provider``."""
+        cred = self.data.get(provider)
+        kind = cred.get("type") if cred else None
+        return kind if kind in ("api_key", "oauth") else None
+
     def has_key(self, provider: str) -> bool:
         """True when a usable credential is stored (never runs a ``!command``)."""
         cred = self.data.get(provider)
-        return bool(cred and cred.get("type") == "api_key" and cred.get("key"))
+        if not cred:
+            return False
+        if cred.get("type") == "oauth":
+            return bool(cred.get("access") or cred.get("refresh"))
+        return cred.get("type") == "api_key" and bool(cred.get("key") or cred.get("env"))
 
     def api_key(self, provider: str) -> str | None:
         cred = self.data.get(provider)
@@ -109,14 +148,49 @@ class AuthStorage:
             return None
         return resolve_config_value(cred["key"], cache=True)
 
-    def set_api_key(self, provider: str, key: str) -> None:
-        self._write({**self._read_raw(), provider: {"type": "api_key", "key": key}})
+    def env(self, provider: str) -> dict[str, str]:
+        """The credential's ``env`` object: settings that win over the process environment for it."""
+        env = (self.data.get(provider) or {}).get("env")
+        return {k: v for k, v in env.items() if isinstance(v, str)} if isinstance(env, dict) else {}
 
-    def remove(self, provider: str) -> None:
-        raw = self._read_raw()
-        if provider in raw:
-            del raw[provider]
-            self._write(raw)
+    def set_api_key(self, provider: str, key: str, env: dict[str, str] | None = None) -> None:
+        entry: dict[str, Any] = {"type": "api_key", "key": key}
+        if env:
+            entry["env"] = env
+        self.update(lambda data: {**data, provider: entry})
+
+    def set_credential(self, provider: str, credential: dict[str, Any]) -> None:
+        self.update(lambda data: {**data, provider: credential})
+
+    def remove(self, provider: str) -> bool:
+        """Drop ``provider``'s entry; False when there was none (nothing is written then)."""
+        removed = False
+
+        def drop(data: dict[str, Any]) -> dict[str, Any] | None:
+            nonlocal removed
+            removed = provider in data
+            return {k: v for k, v in data.items() if k != provider} if removed else None
+
+        self.update(drop)
+        return removed
+
+    def update(self, change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+        """Apply ``change`` to the current file contents under the lock (``None``: leave the file alone)."""
+        with file_lock(self.lock_path):
+            new = change(self._read_raw())
+            if new is not None:
+                self._write(new)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[dict[str, Any]]:
+        """The file's current entries, read under the lock that stays held for the block (a token refresh);
+        ``save`` writes inside the block."""
+        with file_lock(self.lock_path):
+            yield self._read_raw()
+
+    def save(self, data: dict[str, Any]) -> None:
+        """Replace the file's contents; only inside ``locked()``."""
+        self._write(data)
 
     def _read_raw(self) -> dict[str, Any]:
         # Re-read instead of trusting self.data so an edit never drops entries another pi wrote meanwhile.

@@ -1,7 +1,9 @@
-"""ModelRegistry: every known model (plugin catalogs + models.toml/models.json) and the API key for each.
+"""ModelRegistry: every known model (plugin catalogs + models.toml/models.json + local servers) and the
+credential for each.
 
-Key priority (docs/models.md#api-keys): runtime ``--api-key`` > ``auth.json`` > environment > the provider's
-``apiKey`` in the custom models files (resolved anew for every request, ``!command`` included).
+Key priority (docs/models.md#api-keys): runtime ``--api-key`` > ``auth.json`` (an API key, or an OAuth token
+kept fresh through its sign-in flow) > environment > the provider's ``apiKey`` in the custom models files
+(resolved anew for every request, ``!command`` included).
 """
 
 from __future__ import annotations
@@ -15,13 +17,16 @@ from pi_core import config_paths
 from pi_core.errors import MissingApiKey, PiError
 from pi_core.models.auth import AuthStorage, resolve_config_value, run_value_command
 from pi_core.models.custom import CustomConfig, build_models, load_custom_config
-from pi_core.models.env_keys import env_api_key, env_var_names
+from pi_core.models.env_keys import env_api_key, env_var_names, required_env
 from pi_core.types import Model
 
 __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
 
 if TYPE_CHECKING:
+    from pi_core.models.oauth import OAuthProvider
     from pi_core.plugins import PluginSet
+
+DISCOVERY_TIMEOUT_S = 0.8
 
 
 @dataclass
@@ -31,6 +36,7 @@ class ModelSources:
     builtin: list[Model] = field(default_factory=list)
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     custom_files: list[Path] = field(default_factory=list)
+    discovered: list[Model] = field(default_factory=list)  # what running local servers listed
 
 
 def collect_plugin_models(plugins: PluginSet) -> tuple[list[Model], dict[str, dict[str, Any]], list[str]]:
@@ -62,13 +68,16 @@ def provider_defaults(builtin: list[Model], presets: dict[str, dict[str, Any]]) 
 class ModelRegistry:
     """All models pi knows, which of them have credentials, and their API keys."""
 
-    def __init__(self, sources: ModelSources, auth: AuthStorage | None = None) -> None:
+    def __init__(self, sources: ModelSources, auth: AuthStorage | None = None,
+                 plugins: PluginSet | None = None) -> None:
         self.sources = sources
         self.auth = auth if auth is not None else AuthStorage(Path(os.devnull))
+        self.plugins = plugins
         self.runtime_keys: dict[str, str] = {}
         self.errors: list[str] = []
         self._models: list[Model] = []
         self._custom = CustomConfig()
+        self._flows: dict[str, OAuthProvider] | None = None
         self.refresh()
 
     @classmethod
@@ -78,7 +87,7 @@ class ModelRegistry:
         builtin, presets, problems = collect_plugin_models(plugins)
         registry = cls(
             ModelSources(builtin, presets, [base / "models.json", base / "models.toml"]),
-            AuthStorage.load(base / "auth.json"),
+            AuthStorage.load(base / "auth.json"), plugins,
         )
         registry.errors[:0] = problems
         return registry
@@ -88,7 +97,22 @@ class ModelRegistry:
         defaults = provider_defaults(self.sources.builtin, self.sources.presets)
         self._custom = load_custom_config(self.sources.custom_files, defaults)
         self.errors = list(self._custom.errors)
-        self._models = build_models(self.sources.builtin, self._custom.providers, defaults)
+        known = {(m.provider, m.id) for m in self.sources.builtin}
+        found = [m for m in self.sources.discovered if (m.provider, m.id) not in known]
+        self._models = build_models(self.sources.builtin + found, self._custom.providers, defaults)
+
+    def discover(self, settings: Any = None, timeout_s: float = DISCOVERY_TIMEOUT_S) -> None:
+        """Ask ``pi_discover_models`` plugins (local servers) what they serve now, and rebuild the list."""
+        if self.plugins is None or not hasattr(self.plugins.pm.hook, "pi_discover_models"):
+            return
+        from pi_core.registry import call_each
+
+        found: list[Model] = []
+        for _plugin, models in call_each(self.plugins, "pi_discover_models", settings=settings or {},
+                                         timeout_s=timeout_s):
+            found.extend(models)
+        self.sources.discovered = found
+        self.refresh()
 
     @property
     def warnings(self) -> list[str]:
@@ -104,15 +128,47 @@ class ModelRegistry:
         return list(self._models)
 
     def available_models(self) -> list[Model]:
-        """Models whose provider has credentials (checked without running any ``!command``)."""
+        """Models whose provider has credentials (checked without running any ``!command``), limited to the
+        models a signed-in account may use when its sign-in says so (GitHub Copilot)."""
         cache: dict[str, bool] = {}
-        return [m for m in self._models if cache.setdefault(m.provider, self.has_auth(m.provider))]
+        visible: dict[str, set[str] | None] = {}
+        result = []
+        for model in self._models:
+            if not cache.setdefault(model.provider, self.has_auth(model.provider)):
+                continue
+            if model.provider not in visible:
+                visible[model.provider] = self._visible_ids(model.provider)
+            ids = visible[model.provider]
+            if ids is None or model.id in ids:
+                result.append(model)
+        return result
+
+    def _visible_ids(self, provider: str) -> set[str] | None:
+        if self.auth.kind(provider) != "oauth" or provider in self.runtime_keys:
+            return None
+        flow = self.oauth_flows().get(provider)
+        credential = self.auth.credential(provider)
+        return flow.visible_models(credential) if flow is not None and credential is not None else None
 
     def find(self, provider: str, model_id: str) -> Model | None:
         return next((m for m in self._models if m.provider == provider and m.id == model_id), None)
 
     def providers(self) -> list[str]:
         return list(dict.fromkeys(m.provider for m in self._models))
+
+    def provider_name(self, provider: str) -> str:
+        """The display name (``Anthropic``) from the catalog or a models file; the id when there is none."""
+        named = (self._custom.providers.get(provider) or {}).get("name") or \
+            (self.sources.presets.get(provider) or {}).get("name")
+        return str(named) if named else provider
+
+    def oauth_flows(self) -> dict[str, OAuthProvider]:
+        """Subscription sign-in flows by provider id (from ``pi_oauth_providers``), loaded when first needed."""
+        if self._flows is None:
+            from pi_core.models.oauth import oauth_providers
+
+            self._flows = oauth_providers(self.plugins) if self.plugins is not None else {}
+        return self._flows
 
     # --- credentials -------------------------------------------------------------------------------
 
@@ -125,13 +181,27 @@ class ModelRegistry:
             (self.sources.presets.get(provider) or {}).get("apiKey")
 
     def has_auth(self, provider: str) -> bool:
+        env = self.auth.env(provider)
+        if self.auth.kind(provider) == "api_key" and not all(
+                env.get(name) or os.environ.get(name) for name in required_env(provider)):
+            return False
         return bool(provider in self.runtime_keys or self.auth.has_key(provider)
-                    or env_api_key(provider) or self._configured_key(provider))
+                    or env_api_key(provider, env) or self._configured_key(provider))
+
+    def provider_env(self, provider: str) -> dict[str, str]:
+        """Settings for ``provider``: its stored credential's ``env`` over the process environment's values."""
+        return self.auth.env(provider)
 
     def api_key_for(self, model: Model, override: str | None = None) -> str:
-        """The key to send for ``model``; raises MissingApiKey naming the variable to set."""
+        """The key to send for ``model``; raises MissingApiKey naming the variable to set.
+
+        A stored OAuth credential is refreshed first when it is about to expire.
+        """
         provider = model.provider
-        key = override or self.runtime_keys.get(provider) or self.auth.api_key(provider) or env_api_key(provider)
+        key = override or self.runtime_keys.get(provider)
+        if not key and self.auth.kind(provider) == "oauth":
+            return self.oauth_auth(provider).api_key
+        key = key or self.auth.api_key(provider) or env_api_key(provider, self.auth.env(provider))
         if key:
             return key
         configured = self._configured_key(provider)
@@ -148,6 +218,44 @@ class ModelRegistry:
             raise PiError(f'Failed to resolve API key for provider "{provider}"')
         raise MissingApiKey(missing_key_message(provider))
 
+    def oauth_auth(self, provider: str, *, force: bool = False, min_validity_ms: float | None = None) -> Any:
+        """``RequestAuth`` from the stored OAuth credential of ``provider``, refreshed when due (or ``force``)."""
+        from pi_core.models.oauth import OAuthError
+        from pi_core.models.oauth.tokens import (
+            REFRESH_MARGIN_MS,
+            fresh_credential,
+            run_sync,
+        )
+
+        flow = self.oauth_flows().get(provider)
+        if flow is None:
+            raise OAuthError(f'auth.json holds an OAuth sign-in for "{provider}", but no installed plugin '
+                             f"provides that sign-in")
+        credential = run_sync(fresh_credential(
+            self.auth, flow, force=force,
+            min_validity_ms=REFRESH_MARGIN_MS if min_validity_ms is None else min_validity_ms))
+        return flow.to_auth(credential)
+
+    def request_model(self, model: Model) -> Model:
+        """``model`` as a request should see it: ``{NAME}`` placeholders in its base URL filled from the
+        provider's settings, and the endpoint/headers its OAuth sign-in asks for (unless a models file
+        routes the provider elsewhere)."""
+        update: dict[str, Any] = {}
+        if "{" in model.base_url:
+            env = self.auth.env(model.provider)
+            update["base_url"] = _fill(model.base_url, lambda name: env.get(name) or os.environ.get(name))
+        if self.auth.kind(model.provider) == "oauth" and model.provider not in self.runtime_keys:
+            auth = self.oauth_auth(model.provider)
+            routed = bool((self._custom.providers.get(model.provider) or {}).get("baseUrl"))
+            if auth.base_url and not routed:
+                update["base_url"] = auth.base_url
+            if auth.headers:
+                update["headers"] = {**(model.headers or {}), **auth.headers}
+        return model.model_copy(update=update) if update else model
+
+    def uses_oauth(self, provider: str) -> bool:
+        return self.auth.kind(provider) == "oauth" and provider not in self.runtime_keys
+
     def request_headers(self, model: Model) -> dict[str, str] | None:
         """The headers a request for ``model`` carries (``authHeader`` is already folded into them);
         raises when the provider asks for a Bearer header but its key resolved to nothing."""
@@ -155,6 +263,16 @@ class ModelRegistry:
         if config.get("authHeader") and "Authorization" not in (model.headers or {}):
             raise PiError(f'No API key found for "{model.provider}"')
         return model.headers
+
+
+def _fill(template: str, lookup: Any) -> str:
+    import re
+
+    def value(match: re.Match[str]) -> str:
+        found = lookup(match.group(1))
+        return found if found else match.group(0)
+
+    return re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", value, template)
 
 
 def missing_key_message(provider: str) -> str:

@@ -15,8 +15,15 @@ from __future__ import annotations
 
 from pi_core.types import Model, clamp_thinking_level, supported_thinking_levels
 
-__all__ = ["clamp_thinking_level", "supported_thinking_levels", "mapped_level", "base_max_tokens",
-           "thinking_budget", "adjust_max_tokens_for_thinking", "DEFAULT_THINKING_BUDGETS"]
+__all__ = [
+    "DEFAULT_THINKING_BUDGETS",
+    "adjust_max_tokens_for_thinking",
+    "base_max_tokens",
+    "clamp_thinking_level",
+    "mapped_level",
+    "supported_thinking_levels",
+    "thinking_budget",
+]
 
 DEFAULT_THINKING_BUDGETS: dict[str, int] = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 MAX_TOKENS_CAP = 32_000

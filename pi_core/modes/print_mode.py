@@ -133,7 +133,8 @@ def run_with_signals(coro: Coroutine[Any, Any, int], session: AgentSession) -> i
         except asyncio.CancelledError:
             code = 130
         if received:
-            return {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}.get(received[0], 1)
+            codes: dict[int, int] = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
+            return codes.get(received[0], 1)
         return code
 
     return asyncio.run(main())

@@ -15,10 +15,20 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_core.resources.context_files import ContextFile, Warn, discover_context_files, stderr_warning
+from pi_core.resources.context_files import (
+    ContextFile,
+    Warn,
+    discover_context_files,
+    stderr_warning,
+)
 from pi_core.resources.diagnostics import Collision, Diagnostic, SourceInfo
 from pi_core.resources.selection import ResourceSettings
-from pi_core.resources.skills import Skill, expand_skill_command, format_skills_for_prompt, load_skills
+from pi_core.resources.skills import (
+    Skill,
+    expand_skill_command,
+    format_skills_for_prompt,
+    load_skills,
+)
 from pi_core.resources.templates import PromptTemplate, expand_template, load_templates
 
 __all__ = [

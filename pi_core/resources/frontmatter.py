@@ -38,7 +38,7 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
     import yaml
 
     try:
-        data = yaml.load(yaml_text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(yaml_text, Loader=_loader())  # a SafeLoader subclass
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         problem = err.problem or err.context or "invalid YAML"

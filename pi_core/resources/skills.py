@@ -12,11 +12,27 @@ from pathlib import Path
 from typing import Literal
 
 from pi_core.resources.diagnostics import (
-    Collision, Diagnostic, Scope, SourceInfo, canonical, expand_user_path, is_under)
-from pi_core.resources.frontmatter import FrontmatterError, parse_frontmatter, strip_frontmatter
+    Collision,
+    Diagnostic,
+    Scope,
+    SourceInfo,
+    canonical,
+    expand_user_path,
+    is_under,
+)
+from pi_core.resources.frontmatter import (
+    FrontmatterError,
+    parse_frontmatter,
+    strip_frontmatter,
+)
 from pi_core.resources.ignore import IgnoreMatcher
 from pi_core.resources.selection import (
-    Candidate, ResourceSettings, auto_candidates, order_candidates, settings_candidates)
+    Candidate,
+    ResourceSettings,
+    auto_candidates,
+    order_candidates,
+    settings_candidates,
+)
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -276,8 +292,8 @@ def format_skills_for_prompt(skills: Iterable[Skill]) -> str:
     lines = [
         "\n\nThe following skills provide specialized instructions for specific tasks.",
         "Use the read tool to load a skill's file when the task matches its description.",
-        "When a skill file references a relative path, resolve it against the skill directory "
-        "(parent of SKILL.md / dirname of the path) and use that absolute path in tool commands.",
+        ("When a skill file references a relative path, resolve it against the skill directory "
+        "(parent of SKILL.md / dirname of the path) and use that absolute path in tool commands."),
         "",
         "<available_skills>",
     ]

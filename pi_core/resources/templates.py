@@ -11,10 +11,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_core.resources.diagnostics import (
-    Collision, Diagnostic, SourceInfo, canonical, expand_user_path, is_under)
+    Collision,
+    Diagnostic,
+    Scope,
+    SourceInfo,
+    canonical,
+    expand_user_path,
+    is_under,
+)
 from pi_core.resources.frontmatter import FrontmatterError, parse_frontmatter
 from pi_core.resources.ignore import IgnoreMatcher
-from pi_core.resources.selection import ResourceSettings, auto_candidates, order_candidates, settings_candidates
+from pi_core.resources.selection import (
+    ResourceSettings,
+    auto_candidates,
+    order_candidates,
+    settings_candidates,
+)
 
 DESCRIPTION_FALLBACK_CHARS = 60
 
@@ -102,7 +114,7 @@ def load_template_file(path: Path, source_info: SourceInfo) -> PromptTemplate:
             description = first[:DESCRIPTION_FALLBACK_CHARS] + ("..." if len(first) > DESCRIPTION_FALLBACK_CHARS else "")
     hint = frontmatter.get("argument-hint")
     return PromptTemplate(
-        name=path.name[:-3] if path.name.endswith(".md") else path.name,
+        name=path.name.removesuffix(".md"),
         description=description,
         content=body,
         file_path=path,
@@ -233,8 +245,8 @@ def load_templates(
         if not files and not path.is_dir():
             diagnostics.append(Diagnostic("warning", "prompt template path is not a markdown file", path))
         for found in files:
-            scope = ("user" if is_under(found, user_dir) else "project" if is_under(found, project_dir)
-                     else "temporary")
+            scope: Scope = ("user" if is_under(found, user_dir) else "project" if is_under(found, project_dir)
+                            else "temporary")
             base = path if path.is_dir() else path.parent
             add(found, SourceInfo(found, "local", scope, base_dir=base))
     return TemplateSet(list(loaded.values()), diagnostics + collisions)

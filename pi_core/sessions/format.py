@@ -12,11 +12,11 @@ import secrets
 import time
 import uuid
 from collections.abc import Container
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from pi_core.toolkit.redact import redact
 from pi_core.sessions.jsonfmt import js_dumps
+from pi_core.toolkit.redact import redact
 
 CURRENT_SESSION_VERSION = 3
 
@@ -43,18 +43,18 @@ def iso_now() -> str:
 
 
 def iso_from_ms(ms: int) -> str:
-    dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
 def ms_from_iso(text: str) -> int | None:
     """Unix ms of an ISO-8601 timestamp, or None when it does not parse (like JS ``NaN``)."""
     try:
-        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        dt = datetime.fromisoformat(text)
     except (ValueError, AttributeError):
         return None
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return round(dt.timestamp() * 1000)
 
 

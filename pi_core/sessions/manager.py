@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ class SessionManager(BranchingMixin):
         self._persist = persist
         self._session_file: Path | None = None
         self._session_id = ""
-        self._records: list[Entry] = []
+        self._records: builtins.list[Entry] = []
         self._by_id: dict[str, Entry] = {}
         self._labels: dict[str, str] = {}
         self._leaf_id: str | None = None
@@ -60,7 +61,7 @@ class SessionManager(BranchingMixin):
         self._needs_newline = False  # the file ends in a torn line: start our first line on a new one
         self._has_assistant = False
         self._pending: dict[int, str] = {}  # lazily loaded message entries: id(stub) -> line
-        self.warnings: list[str] = []
+        self.warnings: builtins.list[str] = []
         if session_file is not None:
             self.set_session_file(session_file, _loaded)
         else:
@@ -121,7 +122,7 @@ class SessionManager(BranchingMixin):
         return list_sessions(cwd, session_dir)
 
     @staticmethod
-    def list_all() -> list[SessionInfo]:
+    def list_all() -> builtins.list[SessionInfo]:
         return list_all_sessions()
 
     # --- file handling ----------------------------------------------------------------------------
@@ -275,7 +276,7 @@ class SessionManager(BranchingMixin):
     def _load(self, entry: Entry) -> Entry:
         return materialize(entry, self._pending) if self._pending else entry
 
-    def _load_many(self, entries: list[Entry]) -> None:
+    def _load_many(self, entries: builtins.list[Entry]) -> None:
         if self._pending:
             materialize_many(entries, self._pending)
 
@@ -289,18 +290,18 @@ class SessionManager(BranchingMixin):
         entry = self._by_id.get(entry_id)
         return self._load(entry) if entry is not None else None
 
-    def get_entries(self) -> list[Entry]:
+    def get_entries(self) -> builtins.list[Entry]:
         """Every entry (no header), in file order. The dicts are the session's own: do not modify them."""
         self._load_all()
         return [e for e in self._records[1:] if "id" in e]
 
-    def get_children(self, parent_id: str) -> list[Entry]:
+    def get_children(self, parent_id: str) -> builtins.list[Entry]:
         return [self._load(e) for e in self._by_id.values() if e.get("parentId") == parent_id]
 
     def get_label(self, entry_id: str) -> str | None:
         return self._labels.get(entry_id)
 
-    def get_branch(self, from_id: str | None = None) -> list[Entry]:
+    def get_branch(self, from_id: str | None = None) -> builtins.list[Entry]:
         """Entries root→``from_id`` (default: the leaf), all types included."""
         start = from_id if from_id is not None else self._leaf_id
         entry = self._by_id.get(start) if start else None
@@ -365,7 +366,7 @@ class SessionManager(BranchingMixin):
         return self._append_entry(fmt.custom_entry(*self._next(), custom_type, data))
 
     def append_custom_message_entry(
-        self, custom_type: str, content: str | list[dict[str, Any]], display: bool, details: Any = None
+        self, custom_type: str, content: str | builtins.list[dict[str, Any]], display: bool, details: Any = None
     ) -> str:
         entry = fmt.custom_message_entry(*self._next(), custom_type, content, display, details)
         return self._append_entry(entry)

@@ -41,4 +41,4 @@ def pi_fake_server() -> Iterator[FakeModelServer]:
 
 
 # The plugin-author kit (``pi_core.testing.kit``): load a plugin, run a tool as the loop does, script a chat.
-from pi_core.testing.kit import pi_conversation, pi_plugin, pi_run_tool  # noqa: E402,F401
+from pi_core.testing.kit import pi_conversation, pi_plugin, pi_run_tool  # noqa: F401

@@ -52,7 +52,7 @@ class FakeProvider:
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         self.contexts.append(context)
         self.options.append(options)
-        base = dict(api=model.api, provider=model.provider, model=model.id)
+        base: dict[str, Any] = {"api": model.api, "provider": model.provider, "model": model.id}
         if options.signal.aborted:
             failed = AssistantMessage(**base, stop_reason="aborted", error_message="Request was aborted")
             yield AssistantMessageEvent(type="error", reason="aborted", error=failed)

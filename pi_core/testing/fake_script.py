@@ -10,9 +10,9 @@ import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
-FramePos = Union[int, Literal["content"], None]
+FramePos = int | Literal["content"] | None
 
 # --- the script -----------------------------------------------------------------------------------
 
@@ -58,7 +58,7 @@ class ToolUse:
         return value if isinstance(value, dict) else {}
 
 
-Block = Union[Text, Thinking, RedactedThinking, ToolUse]
+Block = Text | Thinking | RedactedThinking | ToolUse
 
 
 @dataclass
@@ -91,6 +91,9 @@ class Reply:
     stall_after: FramePos = None  # stop sending for ``stall_s`` seconds after this many frames
     stall_s: float = 0.0
     malformed_sse_after: FramePos = None  # insert a frame with broken JSON here
+    invalid_utf8: bool = False  # every U+FFFD in the frames goes out as the invalid byte 0xFF instead
+    trickle_after: FramePos = None  # from here on send one byte per ``trickle_s`` seconds, never finishing
+    trickle_s: float = 0.2
 
     @classmethod
     def http_error(cls, status: int, message: str | None = None, *, error_type: str | None = None,

@@ -19,15 +19,20 @@ Usage::
 Base URLs: Anthropic takes ``server.url``; OpenAI ``server.url + "/v1"``; Google ``server.url + "/v1beta"``
 (``server.base_url_for(api)`` knows which). Faults are fields of ``Reply`` (``Reply.http_error(429,
 headers={"retry-after": "1"})``, ``disconnect_after``, ``stall_after``/``stall_s``, ``malformed_sse_after``,
-``stream_error``, ``empty``, ``chunk_delay``, malformed tool arguments via ``ToolUse(raw_arguments=...)``).
+``stream_error``, ``empty``, ``chunk_delay``, ``invalid_utf8`` (each U+FFFD of the reply is sent as the
+byte 0xFF), ``trickle_after``/``trickle_s`` (a stream that sends a byte at a time and never completes
+an event), malformed tool arguments via ``ToolUse(raw_arguments=...)``).
 Frame positions count SSE frames of the chosen wire; the string ``"content"`` means "right after the last
 content frame, before the stop reason/usage frames", which is the same logical spot on every wire.
 
-In pytest, the ``pi_fake_server`` fixture (from the ``pi`` pytest plugin) gives a started server per test;
+``FakeModelServer(tls=context)`` serves https (``pi_core.testing.fake_proxy.make_certificates`` makes a
+CA and a certificate for 127.0.0.1). In pytest, the ``pi_fake_server`` fixture (from the ``pi`` pytest plugin) gives a started server per test;
 ``pi_core.testing.streams`` has helpers to run a provider against it and check the event protocol.
 
-An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``.
-A ``Reply`` may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request.
+An empty queue answers HTTP 500 with a text naming the problem and ``x-should-retry: false``, unless a
+``responder`` is set: then it answers every request the queue does not. A ``Reply`` (and the responder)
+may also be a callable ``(RecordedRequest) -> Reply`` to answer based on the request; that is how many
+concurrent sessions share one server (a scripted queue would hand their turns out in arrival order).
 
 Standalone (for CLI subprocess tests)::
 
@@ -42,14 +47,16 @@ from __future__ import annotations
 import argparse
 import json
 import socket
+import ssl
 import struct
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
@@ -71,7 +78,6 @@ from pi_core.testing.fake_wires import (
     stream_error_frame,
 )
 
-
 # --- the server -----------------------------------------------------------------------------------
 
 
@@ -84,13 +90,15 @@ class RecordedRequest:
     body: Any  # parsed JSON, or None
     raw: bytes
     wire: str | None
+    arrived: float = 0.0  # time.perf_counter() when the request was read (bench: spawn → first request)
+    finished: float | None = None  # when its reply was fully sent (bench: per-turn gaps, last reply → exit)
 
     def to_json(self) -> dict[str, Any]:
         return {"method": self.method, "path": self.path, "query": self.query, "headers": self.headers,
                 "body": self.body, "wire": self.wire}
 
 
-ReplySource = Union[Reply, Callable[[RecordedRequest], Reply]]
+ReplySource = Reply | Callable[[RecordedRequest], Reply]
 
 
 def wire_for_path(path: str) -> str | None:
@@ -110,25 +118,39 @@ class _HTTPServer(ThreadingHTTPServer):
     allow_reuse_address = True
     owner: FakeModelServer
 
+    tls: ssl.SSLContext | None = None
+
     def get_request(self) -> tuple[socket.socket, Any]:
         conn, addr = super().get_request()
         # Small SSE frames must leave immediately, not wait on Nagle's algorithm.
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        if self.tls is not None:
+            conn = self.tls.wrap_socket(conn, server_side=True, do_handshake_on_connect=False)
         return conn, addr
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if self.tls is not None and isinstance(sys.exc_info()[1], (ssl.SSLError, OSError)):
+            return  # a client that refused our certificate (what the CA tests check) is not a server bug
+        super().handle_error(request, client_address)
 
 
 class FakeModelServer:
     """Threaded HTTP server on 127.0.0.1 (random port by default). Use as a context manager."""
 
     def __init__(self, replies: Iterable[ReplySource] = (), *, port: int = 0, host: str = "127.0.0.1",
-                 record_path: str | Path | None = None) -> None:
+                 record_path: str | Path | None = None, tls: ssl.SSLContext | None = None,
+                 responder: ReplySource | None = None) -> None:
         self._lock = threading.Lock()
         self._queue: list[ReplySource] = list(replies)
+        self.responder = responder
         self.requests: list[RecordedRequest] = []
+        # Model ids to answer GET /v1/models and /api/tags with, like a local server (model discovery).
+        self.model_list: list[str] | None = None
         self._record_path = Path(record_path) if record_path else None
         self._stop = threading.Event()
         self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.owner = self
+        self._httpd.tls = tls
         self._thread: threading.Thread | None = None
 
     # -- lifecycle --
@@ -139,7 +161,8 @@ class FakeModelServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "https" if self._httpd.tls is not None else "http"
+        return f"{scheme}://127.0.0.1:{self.port}"
 
     def base_url_for(self, api: str) -> str:
         if api.startswith("openai") or api.endswith("openai-responses"):
@@ -148,7 +171,7 @@ class FakeModelServer:
             return self.url + "/v1beta"
         return self.url
 
-    def start(self) -> FakeModelServer:
+    def start(self) -> Self:
         if self._thread is None:
             self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.01},
                                             name="fake-model-server", daemon=True)
@@ -163,7 +186,7 @@ class FakeModelServer:
             self._thread = None
         self._httpd.server_close()
 
-    def __enter__(self) -> FakeModelServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -188,32 +211,39 @@ class FakeModelServer:
             if self._record_path is not None:
                 with self._record_path.open("a") as fh:
                     fh.write(json.dumps(request.to_json()) + "\n")
-            return self._queue.pop(0) if self._queue else None
+            return self._queue.pop(0) if self._queue else self.responder
 
 
 class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         return
 
     @property
     def owner(self) -> FakeModelServer:
         return self.server.owner
 
-    def do_GET(self) -> None:  # noqa: N802
-        if urlsplit(self.path).path == "/_fake/requests":
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        listed = self.owner.model_list
+        if path == "/_fake/requests":
             with self.owner._lock:
                 data = [r.to_json() for r in self.owner.requests]
             self._send_json(200, data)
+        elif listed is not None and path == "/v1/models":  # a local server's model list (vLLM, llama.cpp)
+            self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model"} for m in listed]})
+        elif listed is not None and path == "/api/tags":  # Ollama's own list
+            self._send_json(200, {"models": [{"name": m, "model": m} for m in listed]})
         else:
             self._send_json(404, {"error": {"message": f"fake model server: no GET route {self.path}"}})
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         split = urlsplit(self.path)
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
+        arrived = time.perf_counter()
         try:
             body = json.loads(raw) if raw else None
         except json.JSONDecodeError:
@@ -228,7 +258,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         wire = wire_for_path(split.path)
         request = RecordedRequest("POST", split.path, {k: v[-1] for k, v in parse_qs(split.query).items()},
-                                  {k.lower(): v for k, v in self.headers.items()}, body, raw, wire)
+                                  {k.lower(): v for k, v in self.headers.items()}, body, raw, wire, arrived)
         source = self.owner._record(request)
         if wire is None:
             self._send_json(404, {"error": {"message": f"fake model server: unknown API path {split.path}"}})
@@ -245,7 +275,10 @@ class _Handler(BaseHTTPRequestHandler):
                 message = f"fake model server: the scripted reply callback raised {type(err).__name__}: {err}"
                 self._send_json(500, error_body(wire, 500, message, None), {"x-should-retry": "false"})
                 return
-        self._serve(source, wire, request)
+        try:
+            self._serve(source, wire, request)
+        finally:
+            request.finished = time.perf_counter()
 
     # -- responses --
 
@@ -289,6 +322,9 @@ class _Handler(BaseHTTPRequestHandler):
         if malformed_at is not None:
             frames.insert(malformed_at, malformed_frame(wire))
         disconnect_at, stall_at = position(reply.disconnect_after), position(reply.stall_after)
+        trickle_at = position(reply.trickle_after)
+        if reply.invalid_utf8:
+            frames = [frame.replace("\ufffd".encode(), b"\xff") for frame in frames]
 
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -306,6 +342,9 @@ class _Handler(BaseHTTPRequestHandler):
                 if index == disconnect_at:
                     self._reset()
                     return
+                if index == trickle_at:
+                    self._trickle(frame or b"data: ", reply.trickle_s)
+                    return
                 if not frame:
                     break
                 if index and reply.chunk_delay and self.owner._stop.wait(reply.chunk_delay):
@@ -314,6 +353,16 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.flush()
         except (BrokenPipeError, ConnectionResetError):
             return  # the client went away (e.g. it aborted): nothing left to do
+
+    def _trickle(self, frame: bytes, interval: float) -> None:
+        """Send ``frame`` without its end one byte per ``interval``, then keep sending spaces: bytes keep
+        coming, an event never completes (until the server stops or the client hangs up)."""
+        body = frame.rstrip(b"\r\n")
+        index = 0
+        while not self.owner._stop.wait(interval):
+            self.wfile.write(body[index:index + 1] if index < len(body) else b" ")
+            self.wfile.flush()
+            index += 1
 
     def _reset(self) -> None:
         """Close with RST instead of FIN, the way a dropped connection looks to the client."""

@@ -239,7 +239,7 @@ def render_openai_responses(reply: Reply, n: int, model: str, body: dict[str, An
                                                      "delta": p, "logprobs": []})
             emit("response.output_text.done", {"item_id": item_id, "output_index": oi, "content_index": 0,
                                                 "text": text, "logprobs": []})
-            done_part = {"type": "output_text", "text": text, "annotations": []}
+            done_part: dict[str, Any] = {"type": "output_text", "text": text, "annotations": []}
             emit("response.content_part.done", {"item_id": item_id, "output_index": oi, "content_index": 0, "part": done_part})
             item = {"type": "message", "id": item_id, "status": "completed", "role": "assistant", "content": [done_part]}
         else:

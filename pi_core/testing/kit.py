@@ -171,7 +171,10 @@ async def run_conversation_async(source: Registry | LoadedPlugins | Iterable[Too
                   model=(extras or {}).get("model") or _fake_model(), tools=_tools_of(source), cwd=Path(cwd),
                   tool_settings=_tool_settings(extras))
     convo = Conversation(agent, provider)
-    agent.subscribe(lambda event, _signal=None: convo.events.append(event))
+    def record(event: Any, _signal: Any = None) -> None:
+        convo.events.append(event)
+
+    agent.subscribe(record)
     await agent.prompt(prompt)
     return convo
 
@@ -217,7 +220,7 @@ def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | 
     full_env = {**base, "PI_CODING_AGENT_DIR": str(agent_dir), **(env or {})}
     command = [str(pi)] if pi else [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
     return subprocess.run([*command, *args], capture_output=True, text=True, cwd=cwd, env=full_env,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+                          timeout=timeout, stdin=subprocess.DEVNULL, check=False)
 
 
 # --- pytest fixtures --------------------------------------------------------------------------------

@@ -40,7 +40,7 @@ class PiRunner:
 
     def run(self, *args: str, stdin: str | None = None, timeout: float = 60) -> subprocess.CompletedProcess[str]:
         return subprocess.run(self.command(*args), input=stdin if stdin is not None else "", capture_output=True,
-                              text=True, cwd=self.cwd, env=self.env(), timeout=timeout)
+                              text=True, cwd=self.cwd, env=self.env(), timeout=timeout, check=False)
 
     def popen(self, *args: str) -> subprocess.Popen[str]:
         return subprocess.Popen(self.command(*args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

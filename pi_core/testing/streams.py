@@ -14,7 +14,14 @@ from typing import Any
 
 from pi_core.providers import StreamOptions
 from pi_core.testing.fake_server import FakeModelServer
-from pi_core.types import AssistantMessage, AssistantMessageEvent, Context, Model, ModelCost, UserMessage
+from pi_core.types import (
+    AssistantMessage,
+    AssistantMessageEvent,
+    Context,
+    Model,
+    ModelCost,
+    UserMessage,
+)
 
 
 def model_for(server: FakeModelServer, api: str, **fields: Any) -> Model:
@@ -79,7 +86,7 @@ def assert_protocol(events: list[AssistantMessageEvent]) -> None:
             assert event.content_index == next_index
             open_index = event.content_index
             next_index += 1
-        elif kind.endswith("_delta") or kind.endswith("_end"):
+        elif kind.endswith(("_delta", "_end")):
             assert event.content_index == open_index, f"{kind} for {event.content_index}, open {open_index}"
             if kind.endswith("_end"):
                 open_index = None

@@ -43,7 +43,7 @@ def node_error_message(err: OSError, syscall: str, path: str) -> str:
     code = error_code(err)
     if code is None:
         return str(err)
-    text = _NODE_MESSAGES.get(err.errno) or (err.strerror or code).lower()
+    text = (_NODE_MESSAGES.get(err.errno) if err.errno is not None else None) or (err.strerror or code).lower()
     return f"{code}: {text}, {syscall} '{path}'"
 
 

@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 from pi_core.errors import AbortedError
+from pi_core.signals import wake_soon
 
 if TYPE_CHECKING:
     from pi_core.signals import AbortSignal
@@ -40,7 +41,7 @@ class _Waiter:
         self.event.set()
         if self.loop is not None and self.future is not None:
             future = self.future
-            self.loop.call_soon_threadsafe(lambda: future.done() or future.set_result(None))
+            wake_soon(self.loop, future)
 
 
 def mutation_key(path: str | os.PathLike[str]) -> str:
@@ -111,7 +112,8 @@ async def file_mutation_async(path: str | os.PathLike[str], signal: AbortSignal 
     future = waiter.future
 
     def on_abort() -> None:
-        waiter.loop.call_soon_threadsafe(lambda: future.done() or future.set_result(None))  # type: ignore[union-attr]
+        assert waiter.loop is not None and future is not None
+        wake_soon(waiter.loop, future)
 
     remove = signal.add_callback(on_abort) if signal is not None else (lambda: None)
     try:

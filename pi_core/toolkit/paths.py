@@ -11,7 +11,7 @@ from pi_core.tools import expand_path, resolve_to_cwd
 
 _AM_PM = re.compile(r" (AM|PM)\.", re.IGNORECASE)
 
-__all__ = ["expand_path", "resolve_to_cwd", "read_path_candidates", "resolve_read_path"]
+__all__ = ["expand_path", "read_path_candidates", "resolve_read_path", "resolve_to_cwd"]
 
 
 def read_path_candidates(path: str, cwd: str) -> list[str]:

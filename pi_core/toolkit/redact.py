@@ -7,8 +7,10 @@ Two sources of secrets:
   ``_API_KEY``, ``_TOKEN``, ``_SECRET`` or ``_PASSWORD`` are read on each call (so a key set after start-up
   counts too). Values shorter than ``MIN_SECRET_LENGTH`` are ignored: ``REDACTED`` in place of every
   ``true`` or ``1`` would destroy text and protect nothing.
-- **Patterns** of well-known key formats (``sk-...``, ``sk-ant-...``, ``AIza...``, GitHub and Slack tokens),
-  for keys pi never saw, such as one a tool printed from a config file.
+- **Patterns** of well-known key and token formats (``sk-...``, ``sk-ant-...`` including OAuth tokens,
+  ``AIza...``, GitHub, Slack, JWTs, Copilot ``tid=...`` tokens, Google ``ya29.`` tokens, AWS key ids, any
+  ``Bearer`` value), for secrets pi never saw, such as one a tool printed from a config file. OAuth access
+  and refresh tokens are also registered as known values the moment pi reads or receives them.
 
 ``redact(text)`` replaces both with ``REDACTED``; ``redact_value`` walks JSON-like data. The choke points
 that call it: provider error messages (``pi_core.llm.stream``), the session line writer
@@ -36,6 +38,11 @@ SECRET_PATTERN = re.compile(
     r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
     r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,}"  # GitHub
     r"|xox[abposr]-[A-Za-z0-9\-]{10,}"  # Slack
+    r"|eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*"  # JWTs (OpenAI/ChatGPT OAuth tokens)
+    r"|tid=[0-9A-Za-z]+;exp=\d+;[^\s\"']*"  # GitHub Copilot tokens
+    r"|ya29\.[0-9A-Za-z_\-]{20,}"  # Google OAuth access tokens (Vertex ADC)
+    r"|(?:AKIA|ASIA)[0-9A-Z]{16}"  # AWS access key ids
+    r"|(?<=Bearer )[A-Za-z0-9._~+/\-]{20,}=*"  # whatever follows "Bearer " in a header someone printed
 )
 
 _lock = threading.Lock()

@@ -13,9 +13,16 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from pi_core.errors import ToolError
-from pi_core.toolkit.procs import ExecAborted, ExecOptions, ExecTimedOut, LocalShellOperations, ShellOperations, js_number
-from pi_core.toolkit.shell_output import OutputAccumulator, Snapshot
 from pi_core.signals import AbortSignal
+from pi_core.toolkit.procs import (
+    ExecAborted,
+    ExecOptions,
+    ExecTimedOut,
+    LocalShellOperations,
+    ShellOperations,
+    js_number,
+)
+from pi_core.toolkit.shell_output import OutputAccumulator, Snapshot
 from pi_core.tools import ToolResult
 
 UPDATE_INTERVAL_SECONDS = 0.1

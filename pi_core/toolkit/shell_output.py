@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from pi_core.toolkit.tempdir import new_temp_path
-from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, TruncationResult, format_size, truncate_tail, utf8_len
+from pi_core.toolkit.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    TruncationResult,
+    format_size,
+    truncate_tail,
+    utf8_len,
+)
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""anthropic-messages: Anthropic's Messages API (Claude), streamed through the official ``anthropic`` SDK."""
+"""anthropic-messages: Anthropic's Messages API (Claude), streamed over pi's SSE transport."""
 
 from __future__ import annotations
 
@@ -13,9 +13,14 @@ if TYPE_CHECKING:
 
 
 class AnthropicMessages:
-    """The registered provider; the SDK-backed implementation loads on the first request."""
+    """The registered provider; the implementation loads on the first request."""
 
     api = "anthropic-messages"
+
+    def preload(self) -> None:
+        """Import the request path ahead of the first prompt (the interactive app calls this in a thread)."""
+        import httpx2  # noqa: F401
+        import pi_plugins.anthropic_messages.provider  # noqa: F401
 
     def __init__(self) -> None:
         self._impl: Any = None

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pi_plugins.anthropic_messages.payload import from_wire_tool_name
+
 from pi_core.llm.partial_json import repair_json
 from pi_core.llm.stream import FailureInfo, MessageBuilder
 from pi_core.types import AssistantMessageEvent, StopReason, ToolDefinition
-
-from pi_plugins.anthropic_messages.payload import from_wire_tool_name
 
 STOP_REASONS: dict[str, StopReason] = {"end_turn": "stop", "pause_turn": "stop", "stop_sequence": "stop",
                                        "max_tokens": "length", "tool_use": "toolUse",

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.models.thinking import adjust_max_tokens_for_thinking, base_max_tokens, mapped_level
 from pi_core.llm.transform import transform_messages
+from pi_core.models.thinking import (
+    adjust_max_tokens_for_thinking,
+    base_max_tokens,
+    mapped_level,
+)
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessage,
@@ -28,6 +33,9 @@ FINE_GRAINED_BETA = "fine-grained-tool-streaming-2025-05-14"
 OAUTH_BETAS = ("claude-code-20250219", "oauth-2025-04-20")
 CLAUDE_CODE_IDENTITY = "You are Claude Code, Anthropic's official CLI for Claude."
 CLAUDE_CODE_VERSION = "2.1.75"
+# What Pi sends; gateways that speak the Messages API check it. A provider's ``compat.anthropicVersion``
+# (or an ``anthropic-version`` entry in its ``headers``) picks another.
+DEFAULT_ANTHROPIC_VERSION = "2023-06-01"
 SEE_IMAGE_TEXT = "(see attached image)"
 # With an OAuth (subscription) token the API only accepts Claude Code's own spelling of these tools.
 CLAUDE_CODE_TOOLS = ("Read", "Write", "Edit", "Bash", "Grep", "Glob", "AskUserQuestion", "EnterPlanMode",
@@ -221,13 +229,38 @@ def build_params(model: Model, context: Context, options: StreamOptions, oauth: 
     return params
 
 
-def build_headers(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, str]:
+def status_text(status: int, body: str) -> str:
+    """The SDK's wording of an HTTP error: ``{status} {body as JSON}``, else the raw text, else no body."""
+    try:
+        parsed: Any = json.loads(body) if body else None
+    except ValueError:
+        parsed = body
+    if isinstance(parsed, (dict, list)):
+        return f"{status} {json.dumps(parsed)}"
+    if parsed:
+        return f"{status} {parsed}"
+    return f"{status} status code (no body)"
+
+
+def build_headers(model: Model, context: Context, options: StreamOptions, oauth: bool,
+                  api_key: str) -> dict[str, str]:
+    """Credentials (``x-api-key``, or ``Authorization: Bearer`` for an OAuth token), version, betas;
+    then the model's and the request's own headers, which win."""
+    from pi_core import __version__
+
     betas: list[str] = list(OAUTH_BETAS) if oauth else []
     if not is_adaptive(model):
         betas.append(INTERLEAVED_BETA)
     if context.tools and _compat(model, "supportsEagerToolInputStreaming") is False:
         betas.append(FINE_GRAINED_BETA)
-    headers = {"accept": "application/json", "anthropic-dangerous-direct-browser-access": "true"}
+    version = _compat(model, "anthropicVersion")
+    headers = {"accept": "application/json", "anthropic-dangerous-direct-browser-access": "true",
+               "anthropic-version": version if isinstance(version, str) and version else DEFAULT_ANTHROPIC_VERSION,
+               "user-agent": f"pi/{__version__}"}
+    if oauth:
+        headers["authorization"] = f"Bearer {api_key}"
+    else:
+        headers["x-api-key"] = api_key
     if betas:
         headers["anthropic-beta"] = ",".join(betas)
     if oauth:

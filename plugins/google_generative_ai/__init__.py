@@ -1,4 +1,4 @@
-"""google-generative-ai: the Gemini API (``streamGenerateContent`` over SSE), spoken directly with httpx2."""
+"""google-generative-ai: the Gemini API (``streamGenerateContent`` over SSE), over pi's SSE transport."""
 
 from __future__ import annotations
 
@@ -14,6 +14,11 @@ if TYPE_CHECKING:
 
 class GoogleGenerativeAIProvider:
     api = "google-generative-ai"
+
+    def preload(self) -> None:
+        """Import the request path ahead of the first prompt (the interactive app calls this in a thread)."""
+        import httpx2  # noqa: F401
+        import pi_plugins.google_generative_ai.streaming  # noqa: F401
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         from pi_plugins.google_generative_ai.streaming import stream_google

@@ -6,8 +6,8 @@ import re
 from typing import Any
 
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.llm.transform import transform_messages
+from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessage,
@@ -39,7 +39,7 @@ def requires_tool_call_id(model_id: str) -> bool:
 
 
 def _valid_signature(signature: str | None) -> bool:
-    return bool(signature) and len(signature) % 4 == 0 and bool(_BASE64.match(signature))
+    return signature is not None and bool(signature) and len(signature) % 4 == 0 and bool(_BASE64.match(signature))
 
 
 def _inline(block: ImageContent) -> dict[str, Any]:

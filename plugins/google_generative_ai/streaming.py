@@ -1,7 +1,8 @@
-"""Stream one Gemini request over httpx2 (SSE) and translate its chunks into pi events."""
+"""Stream one Gemini request over pi's SSE transport and translate its chunks into pi events."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import time
@@ -9,15 +10,21 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
+from pi_plugins._streaming import (
+    DeltaStream,
+    StreamAborted,
+    apply_payload_hook,
+    failure_event,
+    new_builder,
+)
+from pi_plugins.google_generative_ai.convert import build_body
+
 from pi_core.errors import ProviderError
-from pi_core.toolkit.lines import JsonlSplitter
-from pi_core.models.env_keys import env_api_key
-from pi_core.llm.retry import retry_after_from_headers
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
+from pi_core.llm.transport import WireRequest, open_sse
+from pi_core.models.env_keys import env_api_key
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
-from pi_plugins._streaming import DeltaStream, StreamAborted, await_with_abort, new_builder, with_abort
-from pi_plugins.google_generative_ai.convert import build_body
 
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
 _ids = itertools.count(1)
@@ -27,43 +34,18 @@ class FinishError(Exception):
     pass
 
 
-def _status_error(status: int, body: str, headers: Any) -> ProviderError:
+def status_text(status: int, body: str) -> str:
     """``{status} {body}``, the body compacted when it is JSON (Google's ``{"error": {...}}``)."""
     text = body.strip()
     try:
         text = json.dumps(json.loads(text), separators=(",", ":"))
     except ValueError:
         pass
-    retry_after = retry_after_from_headers(headers)
-    message = f"{status} {text}" if text else f"{status} status code (no body)"
-    return ProviderError(message, status=status, retry_after=retry_after, retryable=_retryable_status(status))
+    return f"{status} {text}" if text else f"{status} status code (no body)"
 
 
 def _retryable_status(status: int | None) -> bool:
     return status is not None and (status in (408, 409, 429) or status >= 500)
-
-
-async def _lines(response: Any, splitter: JsonlSplitter) -> AsyncIterator[str]:
-    async for chunk in response.aiter_bytes():
-        for line in splitter.feed(chunk):
-            yield line
-    for line in splitter.finish():
-        yield line
-
-
-async def _sse_chunks(response: Any) -> AsyncIterator[dict[str, Any]]:
-    data: list[str] = []
-    splitter = JsonlSplitter()  # not aiter_lines(): it also splits on U+2028 inside JSON strings
-    async for line in _lines(response, splitter):
-        if line.startswith("data:"):
-            data.append(line[5:].lstrip())
-            continue
-        if line.strip() or not data:
-            continue
-        payload, data = "\n".join(data), []
-        yield _parse_chunk(payload)
-    if data:
-        yield _parse_chunk("\n".join(data))
 
 
 def _parse_chunk(payload: str) -> dict[str, Any]:
@@ -122,11 +104,13 @@ class _ChunkReader:
         given = call.get("id")
         taken = {c.id for c in self.builder.message.tool_calls()}
         call_id = given if given and given not in taken else f"{name}_{int(time.time() * 1000)}_{next(_ids)}"
-        args = call.get("args") if isinstance(call.get("args"), dict) else {}
+        raw_args = call.get("args")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
         return self.deltas.whole_tool_call(call_id, name, args, signature)
 
     def stop_reason(self) -> StopReason:
-        reason: StopReason = {"STOP": "stop", "MAX_TOKENS": "length"}.get(self.finish or "STOP", "error")
+        reasons: dict[str, StopReason] = {"STOP": "stop", "MAX_TOKENS": "length"}
+        reason: StopReason = reasons.get(self.finish or "STOP", "error")
         if self.builder.message.tool_calls():
             return "toolUse"
         return reason
@@ -138,40 +122,28 @@ def _url(model: Model) -> str:
 
 
 async def stream_google(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-    import httpx2
-
     builder = new_builder(model)
-    signal = options.signal
-    client = options.http_client
-    own_client = client is None
-    response = None
+    if options.max_retries is None:  # Google's own client never retried: only pi's retry layer does
+        options = dataclasses.replace(options, max_retries=0)
+    stream = None
     try:
         api_key = options.api_key or env_api_key(model.provider)
         if not api_key:
             raise ProviderError(f"No API key for provider: {model.provider}")
-        body = build_body(model, context, options)
-        if options.on_payload is not None:
-            replaced = options.on_payload(body, model)
-            body = replaced if replaced is not None else body
-        headers = {"content-type": "application/json", "x-goog-api-key": api_key,
-                   **(model.headers or {}), **(options.headers or {})}
-        if own_client:
-            client = httpx2.AsyncClient(timeout=httpx2.Timeout(options.timeout_s or 600.0, connect=30.0))
-        request = client.build_request("POST", _url(model), json=body, headers=headers)
-        response = await await_with_abort(client.send(request, stream=True), signal)
+        body = apply_payload_hook(build_body(model, context, options), model, options)
+        headers = {"x-goog-api-key": api_key, **(model.headers or {}), **(options.headers or {})}
+        stream = await open_sse(WireRequest(model.provider, _url(model), headers, body), options, status_text)
         if options.on_response is not None:
-            options.on_response({"status": response.status_code, "headers": dict(response.headers)}, model)
-        if response.status_code >= 400:
-            raw = await await_with_abort(response.aread(), signal)
-            raise _status_error(response.status_code, raw.decode("utf-8", "replace"), response.headers)
+            options.on_response(stream.info(), model)
         yield builder.start()
         reader = _ChunkReader(builder)
-        async for chunk in with_abort(_sse_chunks(response), signal):
-            for event in reader.feed(chunk):
-                yield event
+        async for sse in stream:
+            if sse.data:
+                for event in reader.feed(_parse_chunk(sse.data)):
+                    yield event
         for event in reader.deltas.close():
             yield event
-        if signal.aborted:
+        if options.signal.aborted:
             raise StreamAborted()
         if reader.chunks == 0:
             raise ProviderError("Gemini stream ended without any data", retryable=True)
@@ -180,14 +152,7 @@ async def stream_google(model: Model, context: Context, options: StreamOptions) 
             raise FinishError(UNKNOWN_ERROR_TEXT)
         yield builder.done(reason)
     except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-        aborted = signal.aborted or isinstance(err, StreamAborted)
-        if isinstance(err, httpx2.TimeoutException) and not aborted:
-            err = ProviderError(f"Request timed out: {str(err) or type(err).__name__}", retryable=True)
-        elif isinstance(err, httpx2.TransportError) and not aborted:
-            err = ProviderError(f"Network error: {str(err) or type(err).__name__}", retryable=True)
-        yield builder.error(err, aborted)
+        yield failure_event(builder, err, options)
     finally:
-        if response is not None:
-            await response.aclose()
-        if own_client and client is not None:
-            await client.aclose()
+        if stream is not None:
+            await stream.aclose()

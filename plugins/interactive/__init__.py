@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pi_plugins.interactive.header import StartupInfo
+
 from pi_core.extension import UI
 from pi_core.hookspecs import hookimpl
 from pi_core.mode import Mode, ModeRequest
-from pi_plugins.interactive.header import StartupInfo
 
 __all__ = ["StartupInfo", "run_interactive", "run_interactive_sync"]
 

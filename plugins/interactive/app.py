@@ -12,6 +12,16 @@ import io
 import time
 from typing import Any
 
+from pi_plugins.interactive import ext_ui, keys, shell
+from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
+from pi_plugins.interactive.commands import MenuCommand, collect_commands, run_command
+from pi_plugins.interactive.editor import FileIndex, classify, make_completer
+from pi_plugins.interactive.footer import footer_lines
+from pi_plugins.interactive.header import StartupInfo, render_header, startup_info
+from pi_plugins.interactive.pickers import Picker
+from pi_plugins.interactive.preload import Preloader
+from pi_plugins.interactive.renderers import resolve_renderers
+from pi_plugins.interactive.view import ChatView, render_notice
 from prompt_toolkit.application import Application, run_in_terminal
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
@@ -23,18 +33,8 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from rich.console import Console
 
-from pi_core.errors import PiError
-from pi_plugins.interactive import ext_ui, keys, shell
-from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
-from pi_plugins.interactive.commands import MenuCommand, collect_commands, run_command
-from pi_plugins.interactive.editor import FileIndex, classify, make_completer
-from pi_plugins.interactive.footer import footer_lines
-from pi_plugins.interactive.header import StartupInfo, render_header, startup_info
-from pi_plugins.interactive.pickers import Picker
-from pi_plugins.interactive.preload import Preloader
-from pi_plugins.interactive.renderers import resolve_renderers
-from pi_plugins.interactive.view import ChatView, render_notice
 from pi_core.control.session_control import SessionControl
+from pi_core.errors import PiError
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -360,10 +360,15 @@ class InteractiveApp:
         self._running = True
         try:
             # plugins' session_start runs once the UI can answer their questions
-            self.app.pre_run_callables.append(lambda: self._spawn(self.session.start("startup")))
+            def start_plugins() -> None:
+                self._spawn(self.session.start("startup"))
+
+            def send_initial() -> None:
+                self._spawn(self.run_prompt(initial_message or "", initial_images))
+
+            self.app.pre_run_callables.append(start_plugins)
             if initial_message or initial_images:
-                self.app.pre_run_callables.append(
-                    lambda: self._spawn(self.run_prompt(initial_message or "", initial_images)))
+                self.app.pre_run_callables.append(send_initial)
             code = await self._run_app()
         finally:
             self._running = False

@@ -34,8 +34,10 @@ HOTKEYS: list[tuple[str, str]] = [
 
 
 async def cmd_model(ui: CommandUI, args: str) -> None:
+    import asyncio
+
     ops = ui.control
-    models = ops.available_models()
+    models = await asyncio.to_thread(ops.available_models, True)  # probes local servers: off the UI loop
     if args:
         from pi_core.models.resolution import match_model
 

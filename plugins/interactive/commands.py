@@ -11,13 +11,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pi_core.control.session_control import SessionControl
 
 
 class CommandUI(Protocol):
     """What a command handler may do with the interactive UI."""
 
     session: Any
+    control: SessionControl
 
     def notify(self, text: str, style: str = "dim") -> None: ...
     def show(self, renderable: Any) -> None: ...

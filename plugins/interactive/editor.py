@@ -63,7 +63,7 @@ class FileIndex:
         files: list[str] = []
         if Path(rg).exists():
             done = subprocess.run([rg, "--files", "--hidden", "--glob", "!.git"], cwd=self.cwd,
-                                  capture_output=True, text=True, timeout=10)
+                                  capture_output=True, text=True, timeout=10, check=False)
             files = done.stdout.splitlines()[:MAX_INDEXED_FILES]
         else:
             for root, dirs, names in os.walk(self.cwd):

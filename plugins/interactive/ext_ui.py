@@ -6,8 +6,9 @@ import asyncio
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Literal, TypeVar
 
-from pi_core.extension import UI
 from pi_plugins.interactive.pickers import PickItem
+
+from pi_core.extension import UI
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp
@@ -21,7 +22,7 @@ async def _within(question: Awaitable[T], timeout: float | None, default: T) -> 
         return await question
     try:
         return await asyncio.wait_for(question, timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         return default
 
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from pi_plugins.interactive.pickers import add_picker_keys
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import ansi_escape_sequences
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
-
-from pi_plugins.interactive.pickers import add_picker_keys
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp

@@ -165,9 +165,15 @@ def _picker_application(picker: Picker, input: Any, output: Any) -> tuple[Any, l
     outcome: list[Any] = [None]
     bindings = KeyBindings()
     app: Application[Any]
-    add_picker_keys(bindings, lambda: picker, lambda value: (outcome.__setitem__(0, value), app.exit()),
-                    lambda: app.exit())
-    control = FormattedTextControl(lambda: picker.lines(app.output.get_size().columns))
+    def choose(value: Any) -> None:
+        outcome[0] = value
+        app.exit()
+
+    def lines() -> Any:
+        return picker.lines(app.output.get_size().columns)
+
+    add_picker_keys(bindings, lambda: picker, choose, lambda: app.exit())
+    control = FormattedTextControl(lines)
     app = Application(layout=Layout(Window(control)), key_bindings=bindings, full_screen=True,
                       input=input, output=output)
     return app, outcome

@@ -12,10 +12,8 @@ import asyncio
 import importlib
 from typing import Any
 
+# The core wires stream over pi's own transport and define ``preload()``; this covers SDK-backed wires.
 SDK_MODULES: dict[str, tuple[str, ...]] = {
-    "anthropic-messages": ("anthropic",),
-    "openai-completions": ("openai",),
-    "openai-responses": ("openai",),
     "azure-openai-responses": ("openai",),
 }
 

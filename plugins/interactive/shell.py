@@ -48,9 +48,10 @@ class ShellJob:
             self.running = False
             self.ui.view.shell = None
             self.ui.invalidate()
-        message = CustomMessage(role="bashExecution", command=self.command, output=result.output,
-                                exitCode=result.exit_code, cancelled=result.cancelled, truncated=result.truncated,
-                                fullOutputPath=result.full_output_path, excludeFromContext=not self.send_output)
+        message = CustomMessage.model_validate({
+            "role": "bashExecution", "command": self.command, "output": result.output, "exitCode": result.exit_code,
+            "cancelled": result.cancelled, "truncated": result.truncated, "fullOutputPath": result.full_output_path,
+            "excludeFromContext": not self.send_output})
         self.ui.view.commit(self.ui.view.render_bash_execution(message))
         session = self.ui.session
         if session.is_streaming:

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pi_plugins.interactive.renderers import default_renderer
+
 from pi_core.events import AgentEvent
 from pi_core.render import Renderer
-from pi_plugins.interactive.renderers import default_renderer
 
 PENDING_BG, OK_BG, ERROR_BG, USER_BG = "on #23232d", "on #1f2b22", "on #33201f", "on #2b2b2b"
 

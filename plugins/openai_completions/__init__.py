@@ -1,4 +1,4 @@
-"""openai-completions: OpenAI Chat Completions and every OpenAI-compatible server, through the openai SDK."""
+"""openai-completions: OpenAI Chat Completions and every OpenAI-compatible server, over pi's SSE transport."""
 
 from __future__ import annotations
 
@@ -14,6 +14,11 @@ if TYPE_CHECKING:
 
 class OpenAICompletionsProvider:
     api = "openai-completions"
+
+    def preload(self) -> None:
+        """Import the request path ahead of the first prompt (the interactive app calls this in a thread)."""
+        import httpx2  # noqa: F401
+        import pi_plugins.openai_completions.streaming  # noqa: F401
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         from pi_plugins.openai_completions.streaming import stream_completions

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import weakref
 from collections.abc import Callable
 from typing import Any
 
+from pi_plugins._openai_common import cache_retention, long_cache_ok
+
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.llm.transform import transform_messages
+from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessage,
@@ -23,8 +26,8 @@ from pi_core.types import (
     ToolCall,
     ToolDefinition,
     ToolResultMessage,
+    UserMessage,
 )
-from pi_plugins._openai_common import cache_retention, long_cache_ok
 
 BRIDGE_TEXT = "I have processed the tool results."
 SEE_IMAGE_TEXT = "(see attached image)"
@@ -53,7 +56,11 @@ def _memoized(message: Message, key: tuple[Any, ...], convert: Callable[[], _Con
     if entry is not None and entry[0]() is message and entry[1] == key:
         return entry[2]
     converted = convert()
-    _MEMO[ident] = (weakref.ref(message, lambda _ref, ident=ident: _MEMO.pop(ident, None)), key, converted)
+
+    def forget(_ref: object) -> None:
+        _MEMO.pop(ident, None)
+
+    _MEMO[ident] = (weakref.ref(message, forget), key, converted)
     return converted
 
 
@@ -138,15 +145,73 @@ def mistral_id_normalizer() -> Any:
 def convert_messages(model: Model, context: Context, compat: dict[str, Any], *,
                      share: bool = False) -> list[dict[str, Any]]:
     """Chat Completions messages for ``context``. With ``share`` the dicts of history messages are
-    reused across calls (see ``_MEMO``): the caller must not mutate them."""
+    reused across calls (see ``_MEMO``), and so is the converted prefix of a history that grew since
+    the last call (see ``_PREFIXES``): the caller must not mutate them."""
     normalizer = mistral_id_normalizer() if compat.get("requiresMistralToolIds") else None
     key = _memo_key(compat) if share else None
-    messages: list[Message] = transform_messages(context.messages, model, normalizer)
     out: list[dict[str, Any]] = []
     if context.system_prompt:
         role = "developer" if model.reasoning and compat["supportsDeveloperRole"] else "system"
         out.append({"role": role, "content": sanitize_surrogates(context.system_prompt)})
-    last_role: str | None = None
+    messages = context.messages
+    if key is None or normalizer is not None:  # a Mistral id normaliser's state spans the whole request
+        _convert_segment(model, messages, compat, key, normalizer, out, _SegmentState())
+        return out
+    prefix_key = (model.id, model.provider, model.api, "image" in model.input, key,
+                  tuple(out[0].items()) if out else None)
+    state, start = _SegmentState(), 0
+    cached = _PREFIXES.get(prefix_key)
+    if cached is not None and cached.cut <= len(messages) and \
+            all(a is b for a, b in zip(cached.messages, messages[:cached.cut])):
+        out, start, state = list(cached.out), cached.cut, cached.state.copy()
+    # The next call may start where the last user or (sent) assistant message starts: nothing carries
+    # over such a cut but renamed tool-call ids and the previous role, which the state keeps. A failed
+    # assistant reply is left out of the request, so tool results around it group as one: no cut there.
+    cut = next((i for i in range(len(messages) - 1, start - 1, -1) if _clean_cut(messages[i])), start)
+    _convert_segment(model, messages[start:cut], compat, key, None, out, state)
+    _PREFIXES.pop(prefix_key, None)
+    _PREFIXES[prefix_key] = _Prefix(list(messages[:cut]), cut, list(out), state.copy())
+    while len(_PREFIXES) > _MAX_PREFIXES:
+        del _PREFIXES[next(iter(_PREFIXES))]
+    _convert_segment(model, messages[cut:], compat, key, None, out, state)
+    return out
+
+
+def _clean_cut(message: Message) -> bool:
+    return isinstance(message, UserMessage) or (isinstance(message, AssistantMessage)
+                                                and message.stop_reason not in ("error", "aborted"))
+
+
+class _SegmentState:
+    """What one history segment hands the next: renamed tool-call ids and the last role sent."""
+
+    __slots__ = ("id_map", "last_role")
+
+    def __init__(self, id_map: dict[str, str] | None = None, last_role: str | None = None) -> None:
+        self.id_map = id_map if id_map is not None else {}
+        self.last_role = last_role
+
+    def copy(self) -> _SegmentState:
+        return _SegmentState(dict(self.id_map), self.last_role)
+
+
+class _Prefix:
+    __slots__ = ("cut", "messages", "out", "state")
+
+    def __init__(self, messages: list[Message], cut: int, out: list[dict[str, Any]], state: _SegmentState) -> None:
+        self.messages, self.cut, self.out, self.state = messages, cut, out, state
+
+
+# The converted history of the last few conversations (model, compat, system prompt): on the next turn
+# only what was appended since is converted, so a turn costs the same at message 10 and message 1,000.
+_PREFIXES: dict[tuple[Any, ...], _Prefix] = {}
+_MAX_PREFIXES = 8
+
+
+def _convert_segment(model: Model, segment: list[Message], compat: dict[str, Any], key: tuple[Any, ...] | None,
+                     normalizer: Any, out: list[dict[str, Any]], state: _SegmentState) -> None:
+    messages: list[Message] = transform_messages(segment, model, normalizer, state.id_map)
+    last_role = state.last_role
     i = 0
     while i < len(messages):
         message = messages[i]
@@ -158,7 +223,7 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any], *,
                 if key is None:
                     out.append(_tool_result(result, compat))
                 else:
-                    converted_result = _memoized(result, key, lambda r=result: _tool_result(r, compat))
+                    converted_result = _memoized(result, key, functools.partial(_tool_result, result, compat))
                     assert converted_result is not None
                     out.append(converted_result)
                 if "image" in model.input:
@@ -176,17 +241,17 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any], *,
             if compat["requiresAssistantAfterToolResult"] and last_role == "toolResult":
                 out.append({"role": "assistant", "content": BRIDGE_TEXT})
             content = message.content
-            converted = _user(content) if key is None else _memoized(message, key, lambda: _user(content))
+            converted = _user(content) if key is None else _memoized(message, key, functools.partial(_user, content))
         else:
             assert isinstance(message, AssistantMessage)
             assistant = message
             converted = (_assistant(assistant, compat) if key is None
-                         else _memoized(assistant, key, lambda: _assistant(assistant, compat)))
+                         else _memoized(assistant, key, functools.partial(_assistant, assistant, compat)))
         if converted is not None:
             out.append(converted)
         last_role = message.role
         i += 1
-    return out
+    state.last_role = last_role
 
 
 def convert_tools(tools: list[ToolDefinition], compat: dict[str, Any]) -> list[dict[str, Any]]:

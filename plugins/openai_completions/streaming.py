@@ -1,4 +1,4 @@
-"""Stream one Chat Completions request and translate its chunks into pi events."""
+"""Stream one Chat Completions request over pi's SSE transport and translate its chunks into pi events."""
 
 from __future__ import annotations
 
@@ -6,14 +6,27 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-from pi_core.llm.stream import MessageBuilder
-from pi_core.errors import ProviderError
-from pi_core.providers import StreamOptions
-from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
-from pi_plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
-from pi_plugins._streaming import DeltaStream, StreamAborted, await_with_abort, new_builder, with_abort
+from pi_plugins._openai_common import (
+    request_for,
+    resolve_api_key,
+    status_text,
+    stream_error_text,
+)
+from pi_plugins._streaming import (
+    DeltaStream,
+    StreamAborted,
+    apply_payload_hook,
+    failure_event,
+    new_builder,
+)
 from pi_plugins.openai_completions.compat import get_compat
 from pi_plugins.openai_completions.convert import build_body
+
+from pi_core.errors import ProviderError
+from pi_core.llm.stream import MessageBuilder
+from pi_core.llm.transport import open_sse
+from pi_core.providers import StreamOptions
+from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
 
 _REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_text")
 _STOP_REASONS: dict[str | None, StopReason] = {
@@ -109,43 +122,40 @@ class _ChunkReader:
 
 
 async def stream_completions(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-    from openai import AsyncStream
-
     builder = new_builder(model)
-    signal = options.signal
-    sdk_stream = None
+    stream = None
     try:
         api_key = resolve_api_key(model, options)
-        body = build_body(model, context, options, get_compat(model))
-        if options.on_payload is not None:
-            replaced = options.on_payload(body, model)
-            body = replaced if replaced is not None else body
-        client = make_client(model, options, api_key)
-        sdk_stream = await await_with_abort(
-            client.post("/chat/completions", cast_to=object, body=body, stream=True,
-                        stream_cls=AsyncStream[object]), signal)
+        body = apply_payload_hook(build_body(model, context, options, get_compat(model)), model, options)
+        stream = await open_sse(request_for(model, options, api_key, "/chat/completions", body), options,
+                                status_text)
         if options.on_response is not None:
-            options.on_response(response_info(sdk_stream.response), model)
+            options.on_response(stream.info(), model)
         yield builder.start()
         reader = _ChunkReader(builder)
         received = 0
-        async for chunk in with_abort(sdk_stream, signal):
+        async for sse in stream:
+            if sse.data.startswith("[DONE]"):
+                break
+            chunk = json.loads(sse.data)
+            problem = stream_error_text(chunk)
+            if problem is not None:
+                raise ProviderError(problem, retryable=None)  # judged by its text, as before
             received += 1
             for event in reader.feed(chunk):
                 yield event
-        if not received and not signal.aborted:
+        if not received and not options.signal.aborted:
             # A 200 with no events at all is a failed request, not an empty answer ("ended without": retried).
-            raise ProviderError("OpenAI stream ended without any data")
+            raise ProviderError("OpenAI stream ended without any data", retryable=None)
         for event in reader.deltas.close():
             yield event
-        if signal.aborted:
+        if options.signal.aborted:
             raise StreamAborted()
         if reader.bad_finish is not None:
             raise FinishReasonError(f"Provider finish_reason: {reader.bad_finish}")
         yield builder.done(reader.stop)
     except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-        aborted = signal.aborted or isinstance(err, StreamAborted)
-        yield builder.error(error_text(err), aborted, None if aborted else failure_info(err))
+        yield failure_event(builder, err, options)
     finally:
-        if sdk_stream is not None:
-            await sdk_stream.close()
+        if stream is not None:
+            await stream.aclose()

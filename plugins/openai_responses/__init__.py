@@ -1,4 +1,4 @@
-"""openai-responses: the OpenAI Responses API (reasoning summaries, encrypted reasoning replay), via the openai SDK."""
+"""openai-responses: the OpenAI Responses API (reasoning summaries, encrypted reasoning replay), over pi's SSE transport."""
 
 from __future__ import annotations
 
@@ -14,6 +14,11 @@ if TYPE_CHECKING:
 
 class OpenAIResponsesProvider:
     api = "openai-responses"
+
+    def preload(self) -> None:
+        """Import the request path ahead of the first prompt (the interactive app calls this in a thread)."""
+        import httpx2  # noqa: F401
+        import pi_plugins.openai_responses.streaming  # noqa: F401
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         from pi_plugins.openai_responses.streaming import stream_responses

@@ -6,9 +6,11 @@ import hashlib
 import json
 from typing import Any
 
+from pi_plugins._openai_common import cache_retention, long_cache_ok
+
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.llm.transform import transform_messages
+from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessage,
@@ -21,7 +23,6 @@ from pi_core.types import (
     ToolDefinition,
     ToolResultMessage,
 )
-from pi_plugins._openai_common import cache_retention, long_cache_ok
 
 SEE_IMAGE_TEXT = "(see attached image)"
 

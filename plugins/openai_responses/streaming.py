@@ -1,4 +1,4 @@
-"""Stream one Responses request and translate its typed SSE events into pi events."""
+"""Stream one Responses request over pi's SSE transport and translate its typed events into pi events."""
 
 from __future__ import annotations
 
@@ -6,14 +6,38 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from pi_plugins._openai_common import (
+    request_for,
+    resolve_api_key,
+    status_text,
+    stream_error_text,
+)
+from pi_plugins._streaming import (
+    StreamAborted,
+    apply_payload_hook,
+    failure_event,
+    new_builder,
+)
+from pi_plugins.openai_responses.convert import (
+    build_body,
+    encode_text_signature,
+    session_headers,
+)
+
+from pi_core.errors import ProviderError
 from pi_core.llm.partial_json import parse_partial_json
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
-from pi_core.errors import ProviderError
+from pi_core.llm.transport import open_sse
 from pi_core.providers import StreamOptions
-from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, TextContent, ThinkingContent, ToolCall
-from pi_plugins._openai_common import error_text, failure_info, make_client, resolve_api_key, response_info
-from pi_plugins._streaming import StreamAborted, await_with_abort, new_builder, with_abort
-from pi_plugins.openai_responses.convert import build_body, encode_text_signature, session_headers
+from pi_core.types import (
+    AssistantMessageEvent,
+    Context,
+    Model,
+    StopReason,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+)
 
 _STATUS: dict[str, StopReason] = {"completed": "stop", "in_progress": "stop", "queued": "stop",
                                   "incomplete": "length", "failed": "error", "cancelled": "error"}
@@ -66,26 +90,32 @@ class _EventReader:
             start = self.builder.toolcall_start(f"{item.get('call_id')}|{item.get('id')}", item.get("name") or "")
         else:
             return []
+        assert start.content_index is not None
         self.item, self.index = item, start.content_index
         events = [start]
         if kind == "function_call" and item.get("arguments"):
             events.append(self.builder.toolcall_delta(start.content_index, item["arguments"]))
         return events
 
-    def _is(self, kind: str) -> bool:
-        return self.item is not None and self.item.get("type") == kind and self.index is not None
+    def _open(self, kind: str) -> tuple[dict[str, Any], int] | None:
+        """The item being streamed and its content index, when it is of ``kind``."""
+        if self.item is None or self.item.get("type") != kind or self.index is None:
+            return None
+        return self.item, self.index
 
     def _on_reasoning_summary_part_added(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
-        if self._is("reasoning"):
-            self.item["summary"].append(dict(event.get("part") or {"type": "summary_text", "text": ""}))
+        current = self._open("reasoning")
+        if current is not None:
+            current[0]["summary"].append(dict(event.get("part") or {"type": "summary_text", "text": ""}))
         return []
 
     def _summary_delta(self, delta: str) -> list[AssistantMessageEvent]:
-        if not self._is("reasoning") or not self.item["summary"]:
+        current = self._open("reasoning")
+        if current is None or not current[0]["summary"]:
             return []
-        part = self.item["summary"][-1]
+        part = current[0]["summary"][-1]
         part["text"] = part.get("text", "") + delta
-        return [self.builder.thinking_delta(self.index, delta)]
+        return [self.builder.thinking_delta(current[1], delta)]
 
     def _on_reasoning_summary_text_delta(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
         return self._summary_delta(event.get("delta") or "")
@@ -95,18 +125,20 @@ class _EventReader:
 
     def _on_content_part_added(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
         part = event.get("part") or {}
-        if self._is("message") and part.get("type") in ("output_text", "refusal"):
-            self.item["content"].append(dict(part))
+        current = self._open("message")
+        if current is not None and part.get("type") in ("output_text", "refusal"):
+            current[0]["content"].append(dict(part))
         return []
 
     def _text_delta(self, part_type: str, field: str, delta: str) -> list[AssistantMessageEvent]:
-        if not self._is("message") or not self.item["content"]:
+        current = self._open("message")
+        if current is None or not current[0]["content"]:
             return []
-        part = self.item["content"][-1]
+        part = current[0]["content"][-1]
         if part.get("type") != part_type:
             return []
         part[field] = part.get(field, "") + delta
-        return [self.builder.text_delta(self.index, delta)]
+        return [self.builder.text_delta(current[1], delta)]
 
     def _on_output_text_delta(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
         return self._text_delta("output_text", "text", event.get("delta") or "")
@@ -115,13 +147,15 @@ class _EventReader:
         return self._text_delta("refusal", "refusal", event.get("delta") or "")
 
     def _on_function_call_arguments_delta(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
-        if not self._is("function_call"):
+        current = self._open("function_call")
+        if current is None:
             return []
-        return [self.builder.toolcall_delta(self.index, event.get("delta") or "")]
+        return [self.builder.toolcall_delta(current[1], event.get("delta") or "")]
 
     def _on_function_call_arguments_done(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
-        if self._is("function_call"):
-            self.item["final_arguments"] = event.get("arguments")
+        current = self._open("function_call")
+        if current is not None:
+            current[0]["final_arguments"] = event.get("arguments")
         return []
 
     def _on_output_item_done(self, event: dict[str, Any]) -> list[AssistantMessageEvent]:
@@ -177,41 +211,39 @@ def _failed_text(response: dict[str, Any]) -> str:
 
 
 async def stream_responses(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-    from openai import AsyncStream
-
     builder = new_builder(model)
-    signal = options.signal
-    sdk_stream = None
+    stream = None
     try:
         api_key = resolve_api_key(model, options)
-        body = build_body(model, context, options)
-        if options.on_payload is not None:
-            replaced = options.on_payload(body, model)
-            body = replaced if replaced is not None else body
-        client = make_client(model, options, api_key, session_headers(model, options))
-        sdk_stream = await await_with_abort(
-            client.post("/responses", cast_to=object, body=body, stream=True, stream_cls=AsyncStream[object]), signal)
+        body = apply_payload_hook(build_body(model, context, options), model, options)
+        request = request_for(model, options, api_key, "/responses", body, session_headers(model, options))
+        stream = await open_sse(request, options, status_text)
         if options.on_response is not None:
-            options.on_response(response_info(sdk_stream.response), model)
+            options.on_response(stream.info(), model)
         yield builder.start()
         reader = _EventReader(builder, model)
         received = 0
-        async for event in with_abort(sdk_stream, signal):
+        async for sse in stream:
+            if sse.data.startswith("[DONE]"):
+                break
+            event = json.loads(sse.data)
+            problem = stream_error_text(event)
+            if problem is not None:
+                raise ProviderError(problem, retryable=None)  # judged by its text, as before
             received += 1
             if isinstance(event, dict):
                 for out in reader.feed(event):
                     yield out
-        if not received and not signal.aborted:
+        if not received and not options.signal.aborted:
             # A 200 with no events at all is a failed request, not an empty answer ("ended without": retried).
-            raise ProviderError("OpenAI stream ended without any data")
-        if signal.aborted:
+            raise ProviderError("OpenAI stream ended without any data", retryable=None)
+        if options.signal.aborted:
             raise StreamAborted()
         if reader.stop in ("error", "aborted"):
             raise ResponsesError(UNKNOWN_ERROR_TEXT)
         yield builder.done(reader.stop)
     except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-        aborted = signal.aborted or isinstance(err, StreamAborted)
-        yield builder.error(error_text(err), aborted, None if aborted else failure_info(err))
+        yield failure_event(builder, err, options)
     finally:
-        if sdk_stream is not None:
-            await sdk_stream.close()
+        if stream is not None:
+            await stream.aclose()

@@ -33,7 +33,7 @@ class PiRunner:
         command = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()",
                    "--provider", "fake", "--model", "fake-model", *args]
         return subprocess.run(command, input=stdin if stdin is not None else "", capture_output=True, text=True,
-                              cwd=self.cwd, env=self.env(), timeout=timeout)
+                              cwd=self.cwd, env=self.env(), timeout=timeout, check=False)
 
     def popen(self, *args: str) -> subprocess.Popen[str]:
         command = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()",

@@ -10,10 +10,10 @@ from types import SimpleNamespace
 from typing import Any
 
 from pi_core import Tool, hookimpl
+from pi_core.app.startup import session_parts
 from pi_core.extension import BeforeAgentStart, InputResult, SlashCommand
 from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
-from pi_core.app.startup import session_parts
 from pi_core.session import AgentSession, SessionConfig
 from pi_core.sessions.manager import SessionManager
 from pi_core.testing.fake_provider import FakeProvider, reply
@@ -153,7 +153,7 @@ def test_extension_error_printed_in_print_mode(tmp_path: Path) -> None:
             [sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "--provider", "fake", "--model",
              "fake-model", "-e", "noisy.py", "--no-session", "-p", "hi"],
             capture_output=True, text=True, cwd=tmp_path, timeout=60,
-            env={"PI_CODING_AGENT_DIR": str(home), "PATH": "/usr/bin:/bin"})
+            env={"PI_CODING_AGENT_DIR": str(home), "PATH": "/usr/bin:/bin"}, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "still answers\n"
     assert f"Extension error ({tmp_path / 'noisy.py'}): nope" in result.stderr

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import ast
 import io
+import json
+import os
+import subprocess
+import sys
 import tokenize
 from collections.abc import Iterator
 from pathlib import Path
@@ -58,10 +62,10 @@ def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
     on_stack: set[str] = set()
     found: list[list[str]] = []
     counter = 0
-    for root in edges:
+    for root, targets in edges.items():
         if root in index:
             continue
-        work = [(root, iter(sorted(edges[root])))]
+        work = [(root, iter(sorted(targets)))]
         index[root] = low[root] = counter
         counter += 1
         stack.append(root)
@@ -154,3 +158,19 @@ def test_every_wing_is_a_documented_package(wing: str) -> None:
     init = CORE / wing / "__init__.py"
     assert init.is_file()
     assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"pi_core/{wing} says what it is for"
+
+
+def test_a_plugins_folder_in_the_working_directory_does_not_shadow_pis_own(tmp_path: Path) -> None:
+    """``python -c`` puts the current directory first on sys.path; a project's own ``plugins/`` or
+    ``builtin_tools/`` package must not replace pi's (they install as pi_plugins and pi_builtin_tools)."""
+    for name in ("plugins", "builtin_tools"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f"raise ImportError('the project\\'s own {name}')\n")
+        (tmp_path / name / "catalog.py").write_text("raise ImportError('not pi')\n")
+    done = subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "plugins", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, check=False,
+                          env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert done.returncode == 0, done.stderr
+    rows = {row["name"]: row for row in json.loads(done.stdout)}
+    assert rows["catalog"]["layer"] == "builtin" and rows["read"]["tools"] == ["read"]
+    assert not [row for row in rows.values() if row["layer"] == "failed"]

@@ -11,7 +11,12 @@ import pytest
 
 from pi_core.agent import Agent
 from pi_core.events import AgentEvent
-from pi_core.loop import AgentContext, LoopConfig, run_agent_loop, run_agent_loop_continue
+from pi_core.loop import (
+    AgentContext,
+    LoopConfig,
+    run_agent_loop,
+    run_agent_loop_continue,
+)
 from pi_core.signals import AbortSignal
 from pi_core.testing.fake_provider import FakeProvider, reply
 from pi_core.tools import BeforeToolCall, Tool, ToolResult

@@ -49,7 +49,7 @@ def run_pi(args: list[str], tmp_path: Path, extra_path: Path | None = None) -> s
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path / "agent")}
     if extra_path is not None:
         env["PYTHONPATH"] = str(extra_path) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run(PI + args, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60)
+    return subprocess.run(PI + args, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=60, check=False)
 
 
 def plugin_rows(result: subprocess.CompletedProcess[str]) -> dict[str, dict]:
@@ -153,7 +153,7 @@ def test_help_imports_no_heavy_module() -> None:
     code = ("import sys; from pi_core.app.cli import main; main(['--help']); "
             "heavy = [m for m in ('anthropic', 'openai', 'rich', 'prompt_toolkit', 'pydantic', 'jsonschema') "
             "if m in sys.modules]; print('HEAVY', heavy)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert "HEAVY []" in result.stdout, result.stdout
 
 

@@ -9,7 +9,13 @@ import pytest
 
 from pi_core.testing.fake_provider import reply
 from pi_core.testing.fake_server import FakeModelServer, Reply
-from pi_core.testing.kit import load_plugin, result_text, run_pi, run_tool, write_fake_models
+from pi_core.testing.kit import (
+    load_plugin,
+    result_text,
+    run_pi,
+    run_tool,
+    write_fake_models,
+)
 
 PLUGIN = '''
 from pi_core import Tool, ToolError, hookimpl

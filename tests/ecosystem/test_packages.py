@@ -13,7 +13,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-import pi_core.app.packages as packages
+from pi_core.app import packages
 from pi_core.app.packages import PackageError, dist_name_of
 from pi_core.plugins import project_site
 
@@ -208,7 +208,7 @@ def test_run_pip_streams_stdout_and_stderr_separately() -> None:
 
 def run_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", *args], capture_output=True,
-                          text=True, cwd=cwd, env={**os.environ, "PI_CODING_AGENT_DIR": str(cwd / "agent")})
+                          text=True, cwd=cwd, env={**os.environ, "PI_CODING_AGENT_DIR": str(cwd / "agent")}, check=False)
 
 
 def test_missing_source_is_an_error_with_usage(tmp_path: Path) -> None:

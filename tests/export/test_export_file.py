@@ -98,3 +98,25 @@ def test_cli_export_writes_the_viewer(tmp_path: Path) -> None:
     page = (tmp_path / "o.html").read_text()
     assert 'id="tree-container"' in page and "TURN3 on the branch" in page
     assert json.loads(source.read_text().splitlines()[0])["id"] in page
+
+
+def run_export(tmp_path: Path, *extra: str) -> str:
+    source = HERE / "fixtures" / "branched-with-summary.jsonl"
+    done = subprocess.run([str(Path(sys.executable).parent / "pi"), "--export", str(source), str(tmp_path / "t.html"),
+                           *extra], capture_output=True, text=True, timeout=60, cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stderr
+    return (tmp_path / "t.html").read_text()
+
+
+def test_export_uses_the_theme_setting_and_custom_theme_files(tmp_path: Path, agent_dir: Path) -> None:
+    from pi_core.resources.themes import REQUIRED_COLORS, builtin_themes
+
+    agent_dir.mkdir(parents=True)
+    assert f"--exportPageBg:{builtin_themes()['dark'].export['pageBg']}" in run_export(tmp_path)
+    (agent_dir / "settings.json").write_text(json.dumps({"theme": "light"}))
+    assert f"--exportPageBg:{builtin_themes()['light'].export['pageBg']}" in run_export(tmp_path)
+    colors = {role: "#123456" for role in REQUIRED_COLORS} | {"accent": "#ff0000"}
+    (tmp_path / "mine.json").write_text(json.dumps({"name": "mine", "colors": colors, "export": {"pageBg": "#010203"}}))
+    (agent_dir / "settings.json").write_text(json.dumps({"theme": "mine"}))
+    page = run_export(tmp_path, "--theme", str(tmp_path / "mine.json"))
+    assert "--accent:#ff0000" in page and "--exportPageBg:#010203" in page

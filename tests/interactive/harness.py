@@ -12,20 +12,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pi_plugins.interactive.app import InteractiveApp
+from pi_plugins.interactive.header import StartupInfo
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
+from pi_core.app.startup import session_parts
 from pi_core.plugins import PluginSet
 from pi_core.registry import build_registry
-from pi_core.app.startup import session_parts
-from pi_core.testing.kit import StaticPromptSource
 from pi_core.session import AgentSession, SessionConfig
 from pi_core.sessions.manager import SessionManager
 from pi_core.testing.fake_provider import FakeProvider
+from pi_core.testing.kit import StaticPromptSource
 from pi_core.tools import Tool
 from pi_core.types import Model
-from pi_plugins.interactive.app import InteractiveApp
-from pi_plugins.interactive.header import StartupInfo
 
 MODEL = Model(id="fake-1", name="Fake One", api="fake", provider="fake", context_window=100_000)
 MODEL_2 = Model(id="fake-2", name="Fake Two", api="fake", provider="fake", reasoning=True)

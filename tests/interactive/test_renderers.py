@@ -6,6 +6,9 @@ import io
 import types
 from typing import Any
 
+from pi_plugins.interactive import renderers
+from pi_plugins.interactive.renderers import resolve_renderers
+from pi_plugins.interactive.view import ToolBlock, render_tool
 from rich.console import Console
 
 from pi_core import hookimpl
@@ -13,9 +16,6 @@ from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.render import Renderer
 from pi_core.tools import ToolResult
-from pi_plugins.interactive import renderers
-from pi_plugins.interactive.renderers import resolve_renderers
-from pi_plugins.interactive.view import ToolBlock, render_tool
 
 
 def draw(renderable: Any, width: int = 80) -> tuple[str, Console]:

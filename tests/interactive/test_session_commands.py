@@ -98,7 +98,13 @@ def test_export_and_compact(tmp_path: Path, pipe: Any) -> None:
 
 
 def test_a_continued_session_shows_its_history_at_start(tmp_path: Path, pipe: Any) -> None:
-    from pi_core.types import AssistantMessage, TextContent, ToolCall, ToolResultMessage, UserMessage
+    from pi_core.types import (
+        AssistantMessage,
+        TextContent,
+        ToolCall,
+        ToolResultMessage,
+        UserMessage,
+    )
 
     session = make_session(FakeProvider(), tmp_path)
     session.agent.state.messages = [

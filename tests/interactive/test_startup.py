@@ -10,13 +10,13 @@ import types
 from pathlib import Path
 from typing import Any
 
+from pi_plugins.interactive import run_interactive
+from pi_plugins.interactive.header import render_header, startup_info
 from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from pi_core.registry import Override
 from pi_core.testing.fake_provider import FakeProvider
-from pi_plugins.interactive import run_interactive
-from pi_plugins.interactive.header import render_header, startup_info
 from tests.interactive.harness import make_session
 
 

@@ -29,7 +29,7 @@ class Tmux:
         self.socket, self.session = socket, session
 
     def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20)
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20, check=False)
         return done.stdout
 
     def keys(self, *keys: str) -> None:
@@ -79,7 +79,7 @@ def pi_tmux(tmp_path: Path) -> Iterator[tuple[Tmux, FakeModelServer, Path]]:
         try:
             yield tmux, server, cwd
         finally:
-            subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=20)
+            subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=20, check=False)
 
 
 def test_session_in_tmux(pi_tmux: tuple[Tmux, FakeModelServer, Path]) -> None:

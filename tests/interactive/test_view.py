@@ -5,13 +5,19 @@ from __future__ import annotations
 import io
 from typing import Any
 
+from pi_plugins.interactive.renderers import resolve_renderers
+from pi_plugins.interactive.view import ChatView
 from rich.console import Console
 
 from pi_core.events import AgentEvent
 from pi_core.tools import ToolResult
-from pi_core.types import AssistantMessage, TextContent, ThinkingContent, ToolCall, UserMessage
-from pi_plugins.interactive.renderers import resolve_renderers
-from pi_plugins.interactive.view import ChatView
+from pi_core.types import (
+    AssistantMessage,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    UserMessage,
+)
 
 
 def text_of(renderable: Any) -> str:

@@ -14,11 +14,33 @@ def test_anthropic_oauth_token_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     assert env_var_names("anthropic") == ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]
 
 
-def test_empty_values_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_empty_values_are_skipped_and_copilot_reads_only_its_own_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pi 1.6.0 no longer takes GH_TOKEN/GITHUB_TOKEN (CI sets those for other purposes).
     monkeypatch.setenv("COPILOT_GITHUB_TOKEN", "")
-    monkeypatch.delenv("GH_TOKEN", raising=False)
     monkeypatch.setenv("GITHUB_TOKEN", "gh")
-    assert env_api_key("github-copilot") == "gh"
+    assert env_api_key("github-copilot") is None
+    monkeypatch.setenv("COPILOT_GITHUB_TOKEN", "cp")
+    assert env_api_key("github-copilot") == "cp"
+
+
+def test_qwen_plans_fall_back_to_the_shared_regional_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("QWEN_TOKEN_PLAN_TEAM_API_KEY", "QWEN_TOKEN_PLAN_INDIVIDUAL_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("QWEN_TOKEN_PLAN_API_KEY", "shared")
+    assert env_api_key("qwen-token-plan") == env_api_key("qwen-token-plan-individual") == "shared"
+    monkeypatch.setenv("QWEN_TOKEN_PLAN_TEAM_API_KEY", "team")
+    assert env_api_key("qwen-token-plan") == "team"
+
+
+def test_cloudflare_needs_its_account_and_gateway_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("CLOUDFLARE_ACCOUNT_ID", "CLOUDFLARE_GATEWAY_ID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("CLOUDFLARE_API_KEY", "cf")
+    assert env_api_key("cloudflare-workers-ai") is None
+    monkeypatch.setenv("CLOUDFLARE_ACCOUNT_ID", "acct")
+    assert env_api_key("cloudflare-workers-ai") == "cf"
+    assert env_api_key("cloudflare-ai-gateway") is None
+    assert env_api_key("cloudflare-ai-gateway", {"CLOUDFLARE_GATEWAY_ID": "gw"}) == "cf"  # a credential's env
 
 
 def test_unknown_and_oauth_only_providers(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,7 +25,7 @@ SCRIPT = Reply(thinking="Plan it.", text="Hello there", tool_calls=[("read", {"p
                input_tokens=100, output_tokens=20, cache_read_tokens=30)
 
 
-def run(coro):  # noqa: ANN001, ANN201
+def run(coro):
     return asyncio.run(coro)
 
 
@@ -154,10 +154,9 @@ def test_disconnect_and_malformed_frames(pi_fake_server: FakeModelServer) -> Non
     pi_fake_server.add(Reply(text="abcdefgh", disconnect_after="content"),
                        Reply(text="x", malformed_sse_after=1), Reply(text="x", empty=True))
     url = pi_fake_server.url + "/v1/messages"
-    with pytest.raises(httpx2.TransportError):
-        with httpx2.stream("POST", url, json={}) as response:
-            for _ in response.iter_bytes():
-                pass
+    with pytest.raises(httpx2.TransportError), httpx2.stream("POST", url, json={}) as response:
+        for _ in response.iter_bytes():
+            pass
     body = httpx2.post(url, json={}).text.split("\n\n")
     assert body[1].startswith("event: content_block_delta") and not body[1].rstrip().endswith("}")
     empty = httpx2.post(url, json={})

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from pi_plugins.google_generative_ai import PROVIDER
 
 from pi_core.llm.overflow import is_context_overflow
 from pi_core.llm.retry import RetryPolicy, is_retryable_error, stream_with_retry
@@ -24,7 +25,6 @@ from pi_core.types import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_plugins.google_generative_ai import PROVIDER
 
 READ_TOOL = ToolDefinition(name="read", description="Read a file.", parameters={
     "type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}})
@@ -38,9 +38,9 @@ def server() -> Any:
 
 
 def make_model(server: FakeModelServer, **fields: Any) -> Model:
-    defaults: dict[str, Any] = dict(id="gemini-2.5-flash", api="google-generative-ai", provider="google",
-                                    reasoning=True, base_url=server.base_url_for("google-generative-ai"),
-                                    cost={"input": 0.3, "output": 2.5, "cacheRead": 0.03, "cacheWrite": 0})
+    defaults: dict[str, Any] = {"id": "gemini-2.5-flash", "api": "google-generative-ai", "provider": "google",
+                                    "reasoning": True, "base_url": server.base_url_for("google-generative-ai"),
+                                    "cost": {"input": 0.3, "output": 2.5, "cacheRead": 0.03, "cacheWrite": 0}}
     return Model(**{**defaults, **fields})
 
 

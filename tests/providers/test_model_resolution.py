@@ -9,6 +9,7 @@ import pytest
 
 from pi_core.errors import PiError
 from pi_core.models.auth import AuthStorage
+from pi_core.models.registry import ModelRegistry, ModelSources
 from pi_core.models.resolution import (
     ScopedModel,
     format_model_list,
@@ -18,7 +19,6 @@ from pi_core.models.resolution import (
     resolve_model,
     resolve_scope,
 )
-from pi_core.models.registry import ModelRegistry, ModelSources
 from pi_core.types import Model
 
 

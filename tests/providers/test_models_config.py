@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from pi_plugins import catalog, local_models
 
 from pi_core import config_paths
 from pi_core.errors import MissingApiKey, PiError
@@ -15,7 +16,11 @@ from pi_core.models.auth import AuthStorage
 from pi_core.models.custom import read_models_toml, upsert_custom_model
 from pi_core.models.registry import ModelRegistry, ModelSources
 from pi_core.types import Model
-from pi_plugins.catalog import provider_presets
+
+
+def provider_presets() -> dict:
+    return {**catalog.provider_presets(), **local_models.presets()}
+
 
 BUILTIN = [
     Model(id="gpt-4o", name="GPT-4o", api="openai-responses", provider="openai",
@@ -59,8 +64,8 @@ def test_custom_provider_without_api_key_is_rejected_and_builtins_stay(tmp_path:
     path = write_json(tmp_path, {"providers": {"x": {"baseUrl": "http://localhost:1/v1", "api": "openai-completions",
                                                      "models": [{"id": "m"}]}}})
     reg = registry(tmp_path)
-    assert reg.errors == [f'Failed to load models.json: Provider x: "apiKey" is required when defining custom '
-                          f'models.\n\nFile: {path}']
+    assert reg.errors == [(f'Failed to load models.json: Provider x: "apiKey" is required when defining custom '
+                          f'models.\n\nFile: {path}')]
     assert [m.id for m in reg.all_models()] == [m.id for m in BUILTIN]
 
 
@@ -91,7 +96,7 @@ def test_preset_providers_need_only_model_ids(tmp_path: Path) -> None:
     reg = registry(tmp_path)
     model = reg.find("ollama", "qwen3:8b")
     assert reg.errors == []
-    assert (model.api, model.base_url, model.reasoning) == ("openai-completions", "http://localhost:11434/v1", True)
+    assert (model.api, model.base_url, model.reasoning) == ("openai-completions", "http://127.0.0.1:11434/v1", True)
     assert model.compat["supportsDeveloperRole"] is False
     assert reg.api_key_for(model) == "ollama" and model in reg.available_models()
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pi_plugins.openai_completions import PROVIDER
 
 from pi_core.llm.overflow import is_context_overflow
 from pi_core.llm.retry import RetryPolicy, is_retryable_error, stream_with_retry
@@ -26,7 +27,6 @@ from pi_core.types import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_plugins.openai_completions import PROVIDER
 
 REFERENCE = Path("/work/shared/spec/reference/pi-first-request.openai-completions.json")
 READ_TOOL = ToolDefinition(name="read", description="Read a file.", parameters={
@@ -40,9 +40,9 @@ def server() -> Any:
 
 
 def make_model(server: FakeModelServer, **fields: Any) -> Model:
-    defaults: dict[str, Any] = dict(id="fake-model", api="openai-completions", provider="fake",
-                                    base_url=server.base_url_for("openai-completions"),
-                                    cost={"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75})
+    defaults: dict[str, Any] = {"id": "fake-model", "api": "openai-completions", "provider": "fake",
+                                    "base_url": server.base_url_for("openai-completions"),
+                                    "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}}
     return Model(**{**defaults, **fields})
 
 
@@ -201,7 +201,8 @@ def test_http_429_is_an_error_event_the_retry_layer_recognises(server: FakeModel
     events = run(make_model(server), hello(), StreamOptions(api_key="k", max_retries=0))
     assert [e.type for e in events] == ["error"]
     message = events[0].error
-    assert message.stop_reason == "error" and message.error_message == "429 Rate limit reached"
+    origin = f" [provider fake, POST {server.url}/v1/chat/completions]"
+    assert message.stop_reason == "error" and message.error_message == "429 Rate limit reached" + origin
     assert is_retryable_error(message)
 
 
@@ -213,7 +214,7 @@ def test_shared_retry_layer_recovers_from_429_and_5xx(server: FakeModelServer) -
                                    RetryPolicy(max_retries=3, base_delay_s=0))
         return [e async for e in stream]
     events = asyncio.run(go())
-    assert [e.type for e in events][0] == "start" and events[-1].message.text() == "finally"
+    assert next(e.type for e in events) == "start" and events[-1].message.text() == "finally"
     assert len(server.requests) == 3
 
 

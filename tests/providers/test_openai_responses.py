@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from pi_plugins.openai_responses import PROVIDER
 
 from pi_core.llm.overflow import is_context_overflow
 from pi_core.llm.retry import is_retryable_error
@@ -24,7 +25,6 @@ from pi_core.types import (
     ToolResultMessage,
     UserMessage,
 )
-from pi_plugins.openai_responses import PROVIDER
 
 READ_TOOL = ToolDefinition(name="read", description="Read a file.", parameters={
     "type": "object", "required": ["path"], "properties": {"path": {"type": "string"}}})
@@ -37,9 +37,9 @@ def server() -> Any:
 
 
 def make_model(server: FakeModelServer, **fields: Any) -> Model:
-    defaults: dict[str, Any] = dict(id="gpt-5.4", api="openai-responses", provider="openai", reasoning=True,
-                                    base_url=server.base_url_for("openai-responses"),
-                                    cost={"input": 2, "output": 10, "cacheRead": 0.2, "cacheWrite": 0})
+    defaults: dict[str, Any] = {"id": "gpt-5.4", "api": "openai-responses", "provider": "openai", "reasoning": True,
+                                    "base_url": server.base_url_for("openai-responses"),
+                                    "cost": {"input": 2, "output": 10, "cacheRead": 0.2, "cacheWrite": 0}}
     return Model(**{**defaults, **fields})
 
 
@@ -148,7 +148,8 @@ def test_http_errors_and_overflow(server: FakeModelServer) -> None:
                Reply.http_error(400, "Your input exceeds the context window of this model."))
     options = StreamOptions(api_key="k", max_retries=0)
     failed = run(make_model(server), hello(), options)[-1].error
-    assert failed.error_message == "500 Internal failure" and is_retryable_error(failed)
+    origin = f" [provider openai, POST {server.url}/v1/responses]"
+    assert failed.error_message == "500 Internal failure" + origin and is_retryable_error(failed)
     overflow = run(make_model(server), hello(), options)[-1].error
     assert is_context_overflow(overflow) and not is_retryable_error(overflow)
 

@@ -15,7 +15,14 @@ from pi_core.registry import build_registry
 from pi_core.signals import AbortSignal
 from pi_core.testing.fake_provider import FakeProvider, reply
 from pi_core.tools import Tool
-from pi_core.types import AgentMessage, AssistantMessage, Model, TextContent, ToolResultMessage, UserMessage
+from pi_core.types import (
+    AgentMessage,
+    AssistantMessage,
+    Model,
+    TextContent,
+    ToolResultMessage,
+    UserMessage,
+)
 
 MODEL = Model(id="fake-1", api="fake", provider="fake")
 BUILTIN = ["read", "bash", "edit", "write", "grep", "find", "ls"]

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pi_builtin_tools.edit import create_edit_tool
+
 from pi_core.toolkit.fileops import LocalEditOperations
 from pi_core.types import ToolResultMessage
 

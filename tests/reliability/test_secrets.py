@@ -10,11 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from pi_core.models.auth import AuthStorage
 from pi_core.export.html import export_html
-from pi_core.toolkit.redact import REDACTED, forget_secrets, redact, redact_value, register_secret
+from pi_core.models.auth import AuthStorage
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.runner import PiRunner
+from pi_core.toolkit.redact import (
+    REDACTED,
+    forget_secrets,
+    redact,
+    redact_value,
+    register_secret,
+)
 
 PROVIDER_KEY = "prov-Zq8mK2vX9wLp4nR7tY1u"  # no known key shape: only the registry can catch it
 ENV_KEY = "env-Hj3kL9mN2bV5cX8zQ4wE"

@@ -9,7 +9,13 @@ import pytest
 
 from pi_core.resources import Resources, expand_input, load_resources
 from pi_core.resources.skills import (
-    SkillOrigin, collect_skill_files, expand_skill_command, format_skills_for_prompt, load_skill_file, load_skills)
+    SkillOrigin,
+    collect_skill_files,
+    expand_skill_command,
+    format_skills_for_prompt,
+    load_skill_file,
+    load_skills,
+)
 
 ORIGIN = SkillOrigin("auto", "user")
 

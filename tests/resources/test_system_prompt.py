@@ -11,23 +11,27 @@ from pathlib import Path
 import pytest
 
 from pi_core import hookimpl
+from pi_core.app.system_prompt import (
+    build_system_prompt,
+    gather_prompt_hooks,
+    load_prompt_texts,
+    resolve_prompt_input,
+)
 from pi_core.plugins import load_plugins, register_module
 from pi_core.resources.context_files import ContextFile
 from pi_core.resources.diagnostics import SourceInfo
 from pi_core.resources.skills import Skill
-from pi_core.app.system_prompt import (
-    build_system_prompt, gather_prompt_hooks, load_prompt_texts, resolve_prompt_input)
 from pi_core.tools import Tool
 
 SPEC = Path("/work/shared/spec/reference/pi-first-request.anthropic.json")
 EDIT_GUIDELINES = [
     "Use edit for precise changes (edits[].oldText must match exactly)",
-    "When changing multiple separate locations in one file, use one edit call with multiple entries in "
-    "edits[] instead of multiple edit calls",
-    "Each edits[].oldText is matched against the original file, not after earlier edits are applied. "
-    "Do not emit overlapping or nested edits. Merge nearby changes into one edit.",
-    "Keep edits[].oldText as small as possible while still being unique in the file. "
-    "Do not pad with large unchanged regions.",
+    ("When changing multiple separate locations in one file, use one edit call with multiple entries in "
+    "edits[] instead of multiple edit calls"),
+    ("Each edits[].oldText is matched against the original file, not after earlier edits are applied. "
+    "Do not emit overlapping or nested edits. Merge nearby changes into one edit."),
+    ("Keep edits[].oldText as small as possible while still being unique in the file. "
+    "Do not pad with large unchanged regions."),
 ]
 NINE_BULLETS = [
     "Use bash for file operations like ls, rg, find",
@@ -63,8 +67,8 @@ def tools(*names: str) -> list[Tool]:
 
 
 def build(tool_list: list[Tool], **overrides: object) -> str:
-    args: dict[str, object] = dict(tools=tool_list, cwd=Path("/work/proj"), agent_dir=Path("/agent"),
-                                   custom_prompt=None, append_prompts=[], context_files=[], skills=[], now=TODAY)
+    args: dict[str, object] = {"tools": tool_list, "cwd": Path("/work/proj"), "agent_dir": Path("/agent"),
+                                   "custom_prompt": None, "append_prompts": [], "context_files": [], "skills": [], "now": TODAY}
     args.update(overrides)
     return build_system_prompt(**args)  # type: ignore[arg-type]
 
@@ -104,7 +108,7 @@ def test_default_tools_match_reference_structure() -> None:
 
 def skeleton(prompt: str) -> str:
     """The prompt minus our-own-words prose (intro paragraph, docs block), with date and cwd normalised."""
-    intro, rest = prompt.split("\n\n", 1)
+    _intro, rest = prompt.split("\n\n", 1)
     body, tail = rest.rsplit("\n\n", 1)  # tail = docs block + date + cwd
     tail_lines = [line for line in tail.split("\n") if line.startswith("Current ")]
     text = "<intro>\n\n" + body + "\n\n<docs>\n" + "\n".join(tail_lines)

@@ -7,8 +7,12 @@ from pathlib import Path
 import pytest
 
 from pi_core.resources import Resources, expand_input, load_resources
-from pi_core.resources.templates import expand_template, load_templates, parse_command_args, substitute_args
-
+from pi_core.resources.templates import (
+    expand_template,
+    load_templates,
+    parse_command_args,
+    substitute_args,
+)
 
 # --- substitution -----------------------------------------------------------------------------
 

@@ -13,11 +13,11 @@ import pytest
 from pi_core import hookimpl
 from pi_core.extension import InputResult, SlashCommand
 from pi_core.models.resolution import ScopedModel
+from pi_core.modes.rpc.client import RpcError
 from pi_core.resources import Resources
 from pi_core.resources.diagnostics import SourceInfo
 from pi_core.resources.skills import Skill
 from pi_core.resources.templates import PromptTemplate
-from pi_core.modes.rpc.client import RpcError
 from pi_core.testing.fake_provider import reply
 from pi_core.tools import Tool
 from tests.rpc.conftest import FAKE, FAKE_REASONING, Rig

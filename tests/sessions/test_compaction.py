@@ -10,10 +10,17 @@ from typing import Any
 import pytest
 from session_builders import FIXTURES, assistant, tool_call, tool_result, user
 
-from pi_core.sessions import SessionManager
-from pi_core.compaction.compactor import OVERFLOW_GAVE_UP, CompactionCancelled, Compactor
-from pi_core.compaction.plan import CompactionResult, CompactionSettings, find_cut_point, prepare_compaction
-from pi_core.sessions.errors import SessionError
+from pi_core.compaction.compactor import (
+    OVERFLOW_GAVE_UP,
+    CompactionCancelled,
+    Compactor,
+)
+from pi_core.compaction.plan import (
+    CompactionResult,
+    CompactionSettings,
+    find_cut_point,
+    prepare_compaction,
+)
 from pi_core.compaction.summarize import serialize_conversation
 from pi_core.compaction.tokens import (
     calculate_context_tokens,
@@ -22,6 +29,8 @@ from pi_core.compaction.tokens import (
     last_assistant_usage,
     should_compact,
 )
+from pi_core.sessions import SessionManager
+from pi_core.sessions.errors import SessionError
 from pi_core.types import AssistantMessage, Model, TextContent
 
 

@@ -151,6 +151,6 @@ def test_block_images_replaces_and_collapses() -> None:
 
 def test_parent_cycles_end_the_path() -> None:
     entries = [msg("a", "b", "user", "one"), msg("b", "a", "assistant", "two"), msg("s", "s", "user", "self")]
-    assert [m.get("content") for m in build_session_context(entries, "b").messages][0] == "one"
+    assert next(m.get("content") for m in build_session_context(entries, "b").messages) == "one"
     assert len(build_session_context(entries, "b").messages) == 2
     assert len(build_session_context(entries, "s").messages) == 1

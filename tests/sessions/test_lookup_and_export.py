@@ -8,8 +8,13 @@ from pathlib import Path
 import pytest
 from session_builders import FIXTURES, assistant, user
 
-from pi_core.sessions import SessionManager, SessionNotFound, find_session, resolve_session_dir
 from pi_core.export.html import export_html
+from pi_core.sessions import (
+    SessionManager,
+    SessionNotFound,
+    find_session,
+    resolve_session_dir,
+)
 from pi_core.sessions.store import default_session_dir
 
 

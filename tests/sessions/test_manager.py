@@ -13,7 +13,11 @@ import pytest
 from session_builders import assistant, user
 
 from pi_core.sessions import SessionError, SessionManager
-from pi_core.sessions.store import encode_cwd, find_most_recent_session, load_entries_from_file
+from pi_core.sessions.store import (
+    encode_cwd,
+    find_most_recent_session,
+    load_entries_from_file,
+)
 
 
 def lines(path: Path) -> list[dict]:

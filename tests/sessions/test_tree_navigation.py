@@ -9,8 +9,8 @@ import pytest
 from session_builders import assistant, tool_call, tool_result, user
 from test_compaction import MODEL, FakeSummarizer
 
-from pi_core.sessions import SessionError, SessionManager
 from pi_core.compaction.branch_summary import navigate_tree
+from pi_core.sessions import SessionError, SessionManager
 
 
 def session(tmp_path: Path) -> tuple[SessionManager, list[str]]:

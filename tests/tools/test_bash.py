@@ -13,14 +13,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import pi_builtin_tools.bash as bash_module
+import pytest
 from pi_builtin_tools.bash import TOOL, BashOptions, SpawnContext, create_bash_tool
+
 from pi_core.errors import ToolError
 from pi_core.plugins import load_plugins, register_module
-from pi_core.toolkit.procs import ExecAborted, ExecOptions, LocalShellOperations, ShellConfig
 from pi_core.registry import build_registry
+from pi_core.toolkit.procs import (
+    ExecAborted,
+    ExecOptions,
+    LocalShellOperations,
+    ShellConfig,
+)
 from pi_core.toolkit.shell import BashResult, run_command
 from pi_core.tools import Tool, ToolContext, ToolResult
 
@@ -128,7 +133,7 @@ def test_exit_code_text_matches_pi(ctx: ToolContext) -> None:  # reference/pi-to
 
 
 def test_timeout(ctx: ToolContext) -> None:
-    with pytest.raises(ToolError, match=re.compile("timed out", re.I)):
+    with pytest.raises(ToolError, match=re.compile("timed out", re.IGNORECASE)):
         run({"command": "sleep 30", "timeout": 0.3}, ctx)
 
 

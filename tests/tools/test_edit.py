@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from pi_builtin_tools._edit_diff import generate_diff
 from pi_builtin_tools._edit_match import normalize_for_fuzzy_match
 from pi_builtin_tools.edit import PARAMETERS, TOOL, create_edit_tool, prepare_arguments
+
 from pi_core.errors import AbortedError, ToolError, ValidationError
 from pi_core.toolkit.fileops import EditOperations
 from pi_core.tools import ToolContext, ToolResult

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import pi_builtin_tools.find as find_module
+import pytest
 from pi_builtin_tools.find import TOOL, FindOptions, create_find_tool
+
 from pi_core.errors import AbortedError, ToolError
 from pi_core.toolkit.globs import compile_glob
 from pi_core.tools import ToolContext, ToolResult

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 import pi_builtin_tools.grep as grep_module
+import pytest
 from pi_builtin_tools.grep import TOOL, GrepOptions, create_grep_tool
+
 from pi_core.errors import AbortedError, ToolError
 from pi_core.toolkit.ripgrep import RG_MISSING, find_rg
 from pi_core.tools import ToolContext, ToolResult
@@ -59,7 +59,7 @@ def test_single_match(ctx: ToolContext, tmp_path: Path) -> None:
 
 
 def test_context_and_limit(ctx: ToolContext, tmp_path: Path) -> None:
-    (tmp_path / "context.txt").write_text("\n".join(["before", "match one", "after", "middle", "match two", "after two"]))
+    (tmp_path / "context.txt").write_text("before\nmatch one\nafter\nmiddle\nmatch two\nafter two")
     result = grep(ctx, pattern="match", path="context.txt", limit=1, context=1)
     text = text_of(result)
     assert text == ("context.txt-1- before\ncontext.txt:2: match one\ncontext.txt-3- after\n\n"

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pi_builtin_tools.ls import PARAMETERS, TOOL, create_ls_tool
+
 from pi_core.errors import ToolError
 from pi_core.toolkit.fileops import LsOperations
 from pi_core.tools import ToolContext, ToolResult
@@ -132,5 +132,5 @@ def test_registry_serves_ls_with_pis_schema() -> None:
     assert tool.json_schema is PARAMETERS and tool.coercion == "typebox"
     reference = json.loads(Path("/work/shared/spec/reference/pi-tools-all.json").read_text())
     pi = next(t["input_schema"] for t in reference if t["name"] == "ls")
-    strip = lambda s: {**s, "properties": {k: {"type": v["type"]} for k, v in s["properties"].items()}}  # noqa: E731
+    strip = lambda s: {**s, "properties": {k: {"type": v["type"]} for k, v in s["properties"].items()}}
     assert strip(tool.definition().parameters) == strip(pi)

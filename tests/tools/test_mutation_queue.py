@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from pi_builtin_tools.edit import TOOL as EDIT
+
 from pi_core.errors import AbortedError
+from pi_core.signals import AbortSignal
 from pi_core.toolkit.mutation_queue import (
     file_mutation,
     file_mutation_async,
@@ -20,7 +21,6 @@ from pi_core.toolkit.mutation_queue import (
     with_file_mutation_queue,
     with_file_mutation_queue_async,
 )
-from pi_core.signals import AbortSignal
 from pi_core.tools import ToolContext
 
 
@@ -168,9 +168,8 @@ def test_abort_while_waiting(tmp_path: Path) -> None:
 def test_already_aborted_signal_fails_without_queueing(tmp_path: Path) -> None:
     signal = AbortSignal()
     signal.abort()
-    with pytest.raises(AbortedError):
-        with file_mutation(tmp_path / "f", signal):
-            pass
+    with pytest.raises(AbortedError), file_mutation(tmp_path / "f", signal):
+        pass
     assert pending_keys() == []
 
 

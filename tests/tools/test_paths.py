@@ -5,7 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from pi_core.toolkit.paths import expand_path, read_path_candidates, resolve_read_path, resolve_to_cwd
+from pi_core.toolkit.paths import (
+    expand_path,
+    read_path_candidates,
+    resolve_read_path,
+    resolve_to_cwd,
+)
 from pi_core.tools import ToolContext
 
 

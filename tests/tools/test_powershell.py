@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
-
 import pi_builtin_tools.bash as bash_module
 import pi_builtin_tools.powershell as ps_module
+import pytest
 from pi_builtin_tools.bash import make_execute
 from pi_builtin_tools.powershell import TOOL, UTF8_PREFIX, powershell_options
+
 from pi_core.errors import ToolError
 from pi_core.tools import ToolContext, ToolResult
 

@@ -9,16 +9,16 @@ import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import pi_builtin_tools._text_slice as text_slice
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import pi_builtin_tools._text_slice as text_slice
 from pi_builtin_tools.read import PARAMETERS, TOOL, create_read_tool
+
 from pi_core.errors import AbortedError, ToolError
 from pi_core.toolkit.fileops import ReadOperations
-from pi_core.tools import ToolContext, ToolResult
 from pi_core.toolkit.truncate import truncate_head
+from pi_core.tools import ToolContext, ToolResult
 
 PNG_1X1 = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")

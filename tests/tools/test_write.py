@@ -7,11 +7,11 @@ import os
 import stat
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pytest
-
 from pi_builtin_tools.write import PARAMETERS, TOOL, create_write_tool
+
 from pi_core.errors import AbortedError, ToolError
 from pi_core.toolkit.fileops import WriteOperations, atomic_write
 from pi_core.toolkit.mutation_queue import file_mutation
@@ -87,10 +87,10 @@ def test_crash_mid_write_leaves_original_intact(ctx: ToolContext, run_tool: Any,
         def __init__(self, handle: Any) -> None:
             self.handle = handle
 
-        def __enter__(self) -> Exploding:
+        def __enter__(self) -> Self:
             return self
 
-        def __exit__(self, *exc: Any) -> None:
+        def __exit__(self, *exc: object) -> None:
             self.handle.close()
 
         def write(self, data: bytes) -> None:
@@ -216,5 +216,5 @@ def test_registry_serves_write_with_pis_schema() -> None:
     assert tool.json_schema is PARAMETERS and tool.coercion == "typebox"
     reference = json.loads(Path("/work/shared/spec/reference/pi-tools-all.json").read_text())
     pi = next(t["input_schema"] for t in reference if t["name"] == "write")
-    strip = lambda s: {**s, "properties": {k: {"type": v["type"]} for k, v in s["properties"].items()}}  # noqa: E731
+    strip = lambda s: {**s, "properties": {k: {"type": v["type"]} for k, v in s["properties"].items()}}
     assert strip(tool.definition().parameters) == strip(pi)

@@ -130,7 +130,7 @@ def test_a_command_line_plugin_decides_and_may_remember(pi: PiRunner, tmp_path: 
 def test_the_projects_own_plugins_never_decide(pi: PiRunner) -> None:
     (pi.cwd / ".pi" / "extensions" / "self_trust.py").write_text(decider_source(True, True))
     rc, _, err = ask(pi)
-    assert not marker(pi) and "asked about" not in err
+    assert rc == 0 and not marker(pi) and "asked about" not in err
     assert not (pi.home / "trust.json").exists()
 
 
@@ -172,6 +172,7 @@ def test_project_skills_templates_and_agents_skills_wait_for_trust(pi: PiRunner)
     assert "Ship the thing." not in system_prompt(pi)
     assert "/review main.py" in json.dumps(pi.server.requests[-1].body["contents"])
     rc, _, err = ask(pi, "-a", prompt="/review main.py")
+    assert rc == 0 and err == ""
     assert "Ship the thing." in system_prompt(pi)
     assert "Review main.py carefully" in json.dumps(pi.server.requests[-1].body["contents"])
 
@@ -225,7 +226,7 @@ def test_a_project_package_loads_only_in_its_project_and_only_after_trust(pi: Pi
     shutil.rmtree(pi.cwd / ".pi" / "extensions")
     make_project_dist(project_site(pi.cwd), "pi-proj-pack", "proj_pack", PACKAGE_PLUGIN)
     rc, _, err = ask(pi)
-    assert not (pi.cwd / "PACKAGE_MARKER").exists()  # untrusted, and it never votes on its own trust
+    assert rc == 0 and not (pi.cwd / "PACKAGE_MARKER").exists()  # untrusted, and it never votes on its own trust
     assert err.splitlines() == [line_for(pi, ".pi/packages")]
     assert not (pi.home / "trust.json").exists()
     rows = {row["name"]: row for row in json.loads(pi.run("-a", "plugins", "--json").stdout)}

@@ -38,7 +38,9 @@ class Screen:
                        env=self.env, check=True, timeout=20)
 
     def tmux(self, *args: str) -> str:
-        return subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20).stdout
+        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20,
+                              check=False)
+        return done.stdout
 
     def keys(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", "pi", *keys)

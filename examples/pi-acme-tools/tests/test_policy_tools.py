@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import pi_acme_tools.bash as acme_bash
 import pi_acme_tools.read as acme_read
+import pytest
+
 from pi_core.testing.fake_provider import reply
 from pi_core.testing.kit import result_text
 

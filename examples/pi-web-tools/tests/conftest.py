@@ -11,8 +11,8 @@ import pytest
 
 PAGES: dict[str, tuple[int, str, bytes]] = {
     "/page.html": (200, "text/html; charset=utf-8",
-                   b"<html><head><title>T</title><script>var secret = 1;</script></head>"
-                   b"<body><h1>Release notes</h1><p>Version 2 &amp; more</p><style>p{}</style></body></html>"),
+                   (b"<html><head><title>T</title><script>var secret = 1;</script></head>"
+                   b"<body><h1>Release notes</h1><p>Version 2 &amp; more</p><style>p{}</style></body></html>")),
     "/notes.txt": (200, "text/plain", b"line one\nline two\n"),
     "/big.txt": (200, "text/plain", "".join(f"row {i}\n" for i in range(5000)).encode()),
     "/image.png": (200, "image/png", b"\x89PNG\r\n\x1a\n0000"),
@@ -21,10 +21,10 @@ PAGES: dict[str, tuple[int, str, bytes]] = {
 
 
 class _Handler(BaseHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - keep test output quiet
+    def log_message(self, format: str, *args: object) -> None:  # keep test output quiet
         pass
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         if self.path == "/slow":
             time.sleep(1)
         if self.path == "/moved":

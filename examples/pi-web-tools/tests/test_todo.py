@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pi_web_tools.todo as todo
+from pi_web_tools import todo
+
 from pi_core.testing.fake_provider import reply
 from pi_core.testing.kit import result_text
 

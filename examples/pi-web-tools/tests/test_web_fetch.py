@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import pi_web_tools.web_fetch as web_fetch
+from pi_web_tools import web_fetch
+
 from pi_core.testing.fake_provider import reply
 from pi_core.testing.kit import result_text
 

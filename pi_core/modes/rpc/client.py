@@ -19,7 +19,7 @@ import threading
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO, Self
+from typing import IO, Any, BinaryIO, Self
 
 from pi_core.modes.rpc.framing import JsonlSplitter, serialize_json_line
 from pi_core.sessions.jsonfmt import js_loads
@@ -67,7 +67,7 @@ class RpcClient:
         self.cwd = str(cwd) if cwd is not None else None
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen[bytes] | None = None
-        self._in: BinaryIO | None = None
+        self._in: IO[bytes] | None = None
         self.history = history
         self.events: list[dict[str, Any]] = []  # every non-response line, in order
         self._dropped_events = 0  # events trimmed off the front by ``history``

@@ -157,7 +157,10 @@ async def cycle_model(mode: RpcMode, command: dict[str, Any]) -> Any:
 
 
 async def get_available_models(mode: RpcMode, command: dict[str, Any]) -> Any:
-    return {"models": [m.to_json() for m in mode.ops.available_models()]}
+    import asyncio
+
+    models = await asyncio.to_thread(mode.ops.available_models, True)  # probes local servers
+    return {"models": [m.to_json() for m in models]}
 
 
 async def set_thinking_level(mode: RpcMode, command: dict[str, Any]) -> Any:

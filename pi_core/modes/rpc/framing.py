@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_core.toolkit.lines import JsonlSplitter
 from pi_core.sessions.jsonfmt import js_dumps
+from pi_core.toolkit.lines import JsonlSplitter
 
 __all__ = ["JsonlSplitter", "serialize_json_line", "split_records"]
 

@@ -104,7 +104,11 @@ class RpcMode:
             if not busy:
                 # While another run streams, its events say nothing about this prompt: then only the
                 # outcome of session.prompt (queued, or refused) counts.
-                self._on_accept = lambda: (accept(), started.set())
+                def accept_and_start() -> None:
+                    accept()
+                    started.set()
+
+                self._on_accept = accept_and_start
             task = self.loop.create_task(
                 self.session.prompt(text, images, streaming_behavior=behavior, source="rpc"))
             waiter = self.loop.create_task(started.wait())

@@ -98,8 +98,10 @@ class RpcUI(UI):
             self._loop.call_soon_threadsafe(settle, parse(response))
 
         self._pending[request_id] = on_response
-        remove_abort = (signal.add_callback(lambda: self._loop.call_soon_threadsafe(settle, default))
-                        if signal is not None else None)
+        def on_abort() -> None:
+            self._loop.call_soon_threadsafe(settle, default)
+
+        remove_abort = signal.add_callback(on_abort) if signal is not None else None
         timer = self._loop.call_later(timeout / 1000, settle, default) if timeout else None
         try:
             self._send({"id": request_id, **request})

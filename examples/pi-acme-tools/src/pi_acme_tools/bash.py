@@ -9,9 +9,9 @@ import dataclasses
 from typing import Any
 
 from pi_builtin_tools import bash as builtin_bash
-from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
 
 from pi_acme_tools.policy import denied_command, log_access
+from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
 
 
 def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -11,10 +11,10 @@ import os
 from typing import Any
 
 from pi_builtin_tools import read as builtin_read
-from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.toolkit.paths import resolve_read_path
 
 from pi_acme_tools.policy import denied_path, log_access
+from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core.toolkit.paths import resolve_read_path
 
 
 def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:

@@ -5,11 +5,16 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head
+from pi_core.toolkit.truncate import (
+    DEFAULT_MAX_BYTES,
+    DEFAULT_MAX_LINES,
+    format_size,
+    truncate_head,
+)
 
 DEFAULT_TIMEOUT = 30.0
 MAX_TIMEOUT = 120.0
@@ -38,9 +43,9 @@ DESCRIPTION = (
 class _TextExtractor(HTMLParser):
     """Visible text of an HTML page: scripts and styles dropped, block elements on their own lines."""
 
-    _SKIP = {"script", "style", "noscript", "template", "svg", "head"}
-    _BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "section", "article",
-               "header", "footer", "blockquote", "table", "ul", "ol", "title"}
+    _SKIP: ClassVar[frozenset[str]] = frozenset({"script", "style", "noscript", "template", "svg", "head"})
+    _BLOCKS: ClassVar[frozenset[str]] = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "section", "article",
+               "header", "footer", "blockquote", "table", "ul", "ol", "title"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -97,23 +102,23 @@ def _download(url: str, timeout: float, ctx: ToolContext) -> tuple[Any, bytes, b
 
     try:
         with httpx2.Client(follow_redirects=True, timeout=timeout,
-                           headers={"user-agent": "pi-web-tools/0.1 (+web_fetch)"}) as client:
-            with client.stream("GET", url) as response:
-                if response.status_code >= 400:
-                    raise ToolError(f"HTTP {response.status_code} {response.reason_phrase} fetching {url}")
-                kind = response.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
-                if not kind.startswith(_TEXT_TYPES):
-                    raise ToolError(f"{url} returned {kind}, not text; web_fetch only returns text content")
-                body = bytearray()
-                clipped = False
-                for chunk in response.iter_bytes():
-                    ctx.signal.raise_if_aborted()
-                    body.extend(chunk)
-                    if len(body) > MAX_DOWNLOAD_BYTES:
-                        del body[MAX_DOWNLOAD_BYTES:]
-                        clipped = True
-                        break
-                return response, bytes(body), clipped
+                           headers={"user-agent": "pi-web-tools/0.1 (+web_fetch)"}) as client, \
+                client.stream("GET", url) as response:
+            if response.status_code >= 400:
+                raise ToolError(f"HTTP {response.status_code} {response.reason_phrase} fetching {url}")
+            kind = response.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
+            if not kind.startswith(_TEXT_TYPES):
+                raise ToolError(f"{url} returned {kind}, not text; web_fetch only returns text content")
+            body = bytearray()
+            clipped = False
+            for chunk in response.iter_bytes():
+                ctx.signal.raise_if_aborted()
+                body.extend(chunk)
+                if len(body) > MAX_DOWNLOAD_BYTES:
+                    del body[MAX_DOWNLOAD_BYTES:]
+                    clipped = True
+                    break
+            return response, bytes(body), clipped
     except httpx2.TimeoutException as err:
         raise ToolError(f"Timed out after {timeout:g}s fetching {url}; retry, or pass a larger timeout") from err
     except httpx2.ConnectError as err:

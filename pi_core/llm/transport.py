@@ -1,0 +1,421 @@
+"""The one HTTP transport of pi's provider wires: a JSON request out, server-sent events back, on httpx2.
+
+A wire plugin builds a ``WireRequest`` (provider name, URL, headers, JSON body) and streams it::
+
+    stream = await open_sse(WireRequest(model.provider, url, headers, body), options)
+    try:
+        async for sse in stream:          # SSEEvent(event, data), data already UTF-8 decoded
+            ...
+    finally:
+        await stream.aclose()
+
+What it does for every wire, the way the vendor SDKs did (their defaults, their texts):
+- one ``httpx2.AsyncClient`` per event loop, shared by every request (keep-alive between turns), or
+  ``options.http_client`` when one is injected (tests: ``httpx2.MockTransport``; never closed here);
+  proxies from ``HTTP(S)_PROXY``/``ALL_PROXY``/``NO_PROXY``, CA bundles from ``SSL_CERT_FILE``,
+  ``SSL_CERT_DIR``, ``REQUESTS_CA_BUNDLE`` and ``NODE_EXTRA_CA_CERTS`` (``pi_core.llm.tls``);
+- timeouts: ``options.timeout_s`` (default 600 s) per network read/write, 5 s to connect, and an idle
+  timeout (``options.idle_timeout_s``, default 300 s, ``None``/0 = off) on *progress*: from sending
+  the request to the first event, and between two complete events, so a stream that trickles a byte
+  at a time without finishing an event still ends;
+- retries before any event was read (``options.max_retries``, default 2, 0 when pi's own retry layer
+  drives): 408/409/429/5xx and dropped or refused connections, backoff 0.5 s × 2^n (max 8 s, jitter),
+  ``retry-after-ms``/``retry-after`` honoured up to 60 s, ``x-should-retry: true|false`` obeyed;
+  a refused connection to a loopback address is never retried (nothing is listening: fail fast);
+- ``options.signal`` aborts at once, whether connecting, waiting for headers, sleeping before a
+  retry or reading: ``StreamAborted`` is raised.
+
+Failures raise ``WireError`` (a ``ProviderError``: message, status, retry_after, retryable,
+permanent). Its message is the SDKs' wording (``429 {…}`` via the wire's ``status_text``,
+``Connection error.``, ``Request timed out.``, ``Connection lost``) followed by ``origin_suffix``:
+`` [provider NAME, POST URL]``, so every provider error says where it went. ``MessageBuilder.error``
+turns a WireError into the terminal event with the right ``FailureInfo``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import weakref
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pi_core.errors import ProviderError
+from pi_core.llm.sse import SSEDecoder, SSEEvent, SSEOverflow
+from pi_core.llm.stream import ABORTED_TEXT
+
+if TYPE_CHECKING:
+    import httpx2
+
+    from pi_core.providers import StreamOptions
+
+DEFAULT_TIMEOUT_S = 600.0
+CONNECT_TIMEOUT_S = 5.0
+DEFAULT_IDLE_TIMEOUT_S = 300.0
+DEFAULT_MAX_RETRIES = 2
+MAX_RETRY_AFTER_S = 60.0
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+# Read by the client at creation: a change (a test's monkeypatch, a settings-applied proxy) needs a new client.
+_ENV_KEYS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
+             "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
+
+
+class StreamAborted(Exception):
+    """``options.signal`` fired while the transport waited."""
+
+    def __init__(self) -> None:
+        super().__init__(ABORTED_TEXT)
+
+
+class WireError(ProviderError):
+    """A provider request failed; ``permanent`` means no layer should retry it (nothing can change)."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 retry_after: float | None = None, permanent: bool = False, body: str | None = None) -> None:
+        super().__init__(message, status=status, retryable=retryable and not permanent, retry_after=retry_after)
+        self.retryable: bool = retryable and not permanent
+        self.permanent = permanent
+        self.body = body
+
+
+@dataclass
+class WireRequest:
+    """One request: ``provider`` (the model's provider, named in errors), URL, headers, JSON body."""
+
+    provider: str
+    url: str
+    headers: dict[str, str]
+    body: Any  # a JSON value, or bytes sent as they are
+    method: str = "POST"
+    content_type: str = field(default="application/json")
+
+    def origin(self) -> str:
+        return origin_suffix(self.provider, self.method, self.url)
+
+
+def origin_suffix(provider: str, method: str, url: str) -> str:
+    """`` [provider NAME, METHOD URL]`` with the URL's credentials and query left out."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        port = f":{parts.port}" if parts.port else ""
+        shown = f"{parts.scheme}://{host}{port}{parts.path}" if parts.scheme else url.split("?", 1)[0]
+    except ValueError:
+        shown = url.split("?", 1)[0]
+    return f" [provider {provider}, {method} {shown}]"
+
+
+def default_status_text(status: int, body: str) -> str:
+    """``{status} {body}``, or ``{status} status code (no body)``."""
+    return f"{status} {body}" if body else f"{status} status code (no body)"
+
+
+StatusText = Callable[[int, str], str]
+
+
+# --- the shared client --------------------------------------------------------------------------------
+
+_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str | None, ...], httpx2.AsyncClient]] = (
+    weakref.WeakKeyDictionary())
+
+
+def shared_client() -> httpx2.AsyncClient:
+    """The running loop's client for the current proxy/CA environment (httpx2 pools belong to one loop)."""
+    key = tuple(os.environ.get(name) for name in _ENV_KEYS)
+    clients = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
+    client = clients.get(key)
+    if client is None:
+        import httpx2
+
+        from pi_core.llm.tls import provider_context
+
+        client = clients[key] = httpx2.AsyncClient(verify=provider_context(), timeout=DEFAULT_TIMEOUT_S,
+                                                   follow_redirects=False)
+    return client
+
+
+# --- one request --------------------------------------------------------------------------------------
+
+
+class _Guard:
+    """Interrupts the one await the transport is in (abort, idle timeout) by cancelling its task.
+
+    The transport's awaits run in the consumer's task; a callback that fires while the task waits
+    elsewhere only sets a flag that the next ``wait`` sees, so nothing outside the transport is ever
+    cancelled. ``Task.uncancel`` takes the cancel back once it has been turned into our exception.
+    """
+
+    def __init__(self, options: StreamOptions) -> None:
+        self.signal = options.signal
+        self.loop = asyncio.get_running_loop()
+        self.task = asyncio.current_task()
+        self.waiting = False
+        self.reason: str | None = None
+        idle = options.idle_timeout_s if options.idle_timeout_s is not None else DEFAULT_IDLE_TIMEOUT_S
+        self.idle = idle if idle and idle > 0 else None
+        self.last_progress = self.loop.time()
+        self._timer: asyncio.TimerHandle | None = None
+        self._remove = self.signal.add_callback(self._on_abort)
+        if self.idle is not None:
+            self._timer = self.loop.call_later(self.idle, self._check_idle)
+
+    def _on_abort(self) -> None:  # any thread: the signal may fire from a worker or a signal handler
+        self.loop.call_soon_threadsafe(self._interrupt, "abort")
+
+    def progress(self) -> None:
+        self.last_progress = self.loop.time()
+
+    def _check_idle(self) -> None:
+        assert self.idle is not None
+        left = self.last_progress + self.idle - self.loop.time()
+        if left > 0:
+            self._timer = self.loop.call_later(left, self._check_idle)
+            return
+        self._timer = None
+        self._interrupt("idle")
+
+    def _interrupt(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        if self.waiting and self.task is not None and not self.task.done():
+            self.task.cancel()
+
+    def check(self) -> None:
+        if self.signal.aborted:
+            raise StreamAborted()
+        if self.reason == "idle":
+            raise _IdleTimeout()
+
+    async def wait(self, awaitable: Any) -> Any:
+        try:
+            self.check()
+        except BaseException:
+            if asyncio.iscoroutine(awaitable):
+                awaitable.close()  # never started: not "never awaited"
+            raise
+        self.waiting = True
+        try:
+            return await awaitable
+        except asyncio.CancelledError:
+            if self.reason is None or self.task is None:
+                raise
+            self.task.uncancel()
+            if self.signal.aborted or self.reason == "abort":
+                raise StreamAborted() from None
+            raise _IdleTimeout() from None
+        finally:
+            self.waiting = False
+
+    async def sleep(self, delay: float) -> None:
+        if delay > 0:
+            paused = self._timer
+            if paused is not None:  # a retry's back-off is not the server being idle
+                paused.cancel()
+            try:
+                await self.wait(asyncio.sleep(delay))
+            finally:
+                self.progress()
+                if paused is not None and self.idle is not None:
+                    self._timer = self.loop.call_later(self.idle, self._check_idle)
+
+    def close(self) -> None:
+        self._remove()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+
+class _IdleTimeout(Exception):
+    pass
+
+
+class SSEStream:
+    """An open response: ``status``, ``headers``, ``info()`` for ``on_response``; iterate for events."""
+
+    def __init__(self, response: httpx2.Response, request: WireRequest, guard: _Guard) -> None:
+        self.response = response
+        self.request = request
+        self._guard = guard
+        self.status = response.status_code
+        self.headers = response.headers
+
+    def info(self) -> dict[str, Any]:
+        return {"status": self.status, "headers": dict(self.headers)}
+
+    async def __aiter__(self) -> AsyncIterator[SSEEvent]:
+        import httpx2
+
+        guard = self._guard
+        decoder = SSEDecoder()
+        chunks = self.response.aiter_bytes().__aiter__()
+        try:
+            while True:
+                try:
+                    chunk = await guard.wait(chunks.__anext__())
+                except StopAsyncIteration:
+                    break
+                events = decoder.feed(chunk)
+                if events:
+                    guard.progress()
+                    for event in events:
+                        yield event
+                        guard.check()
+            for event in decoder.finish():
+                yield event
+        except _IdleTimeout:
+            raise WireError(f"Request timed out: no complete event for {guard.idle:g} s"
+                            f"{self.request.origin()}", retryable=True) from None
+        except SSEOverflow as err:
+            raise WireError(f"{err}{self.request.origin()}") from None
+        except httpx2.TimeoutException as err:
+            raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
+        except httpx2.TransportError as err:
+            raise WireError(f"Connection lost: {_detail(err)}{self.request.origin()}", retryable=True) from err
+
+    async def aclose(self) -> None:
+        import httpx2
+
+        try:
+            # Closing a connection that already broke must not hide the error that broke it.
+            with contextlib.suppress(httpx2.TransportError):
+                await self.response.aclose()
+        finally:
+            self._guard.close()
+
+
+async def open_sse(request: WireRequest, options: StreamOptions, status_text: StatusText = default_status_text,
+                   ) -> SSEStream:
+    """Send ``request`` and return the open event stream of a 2xx answer; raise WireError/StreamAborted."""
+    import httpx2
+
+    guard = _Guard(options)
+    try:
+        client = options.http_client if options.http_client is not None else shared_client()
+        content = request.body if isinstance(request.body, bytes) else _dumps(request.body)
+        headers = {"content-type": request.content_type, "accept": "text/event-stream", **request.headers}
+        timeout = options.timeout_s if options.timeout_s is not None else DEFAULT_TIMEOUT_S
+        retries = options.max_retries if options.max_retries is not None else DEFAULT_MAX_RETRIES
+        attempt = 0
+        while True:
+            http_request = client.build_request(request.method, request.url, content=content, headers=headers,
+                                                timeout=httpx2.Timeout(timeout, connect=CONNECT_TIMEOUT_S))
+            try:
+                response = await guard.wait(client.send(http_request, stream=True))
+            except (StreamAborted, _IdleTimeout):
+                raise
+            except httpx2.TransportError as err:
+                failure = _connect_failure(err, request)
+                if failure.retryable and attempt < retries:
+                    attempt += 1
+                    await guard.sleep(_backoff(attempt, None))
+                    continue
+                raise failure from err
+            if response.status_code < 300:
+                guard.progress()
+                return SSEStream(response, request, guard)
+            try:
+                raw = await guard.wait(response.aread())
+            except httpx2.TransportError:
+                raw = b""
+            finally:
+                await response.aclose()
+            failure = status_failure(response.status_code, raw.decode("utf-8", "replace").strip(), response.headers,
+                                     request, status_text)
+            if failure.retryable and attempt < retries:
+                attempt += 1
+                await guard.sleep(_backoff(attempt, failure.retry_after))
+                continue
+            raise failure
+    except _IdleTimeout:
+        guard.close()
+        raise WireError(f"Request timed out: no response for {guard.idle:g} s{request.origin()}",
+                        retryable=True) from None
+    except BaseException:
+        guard.close()
+        raise
+
+
+def status_failure(status: int, body: str, headers: Mapping[str, str], request: WireRequest,
+                   status_text: StatusText = default_status_text) -> WireError:
+    """The WireError for an HTTP error answer: the wire's text, retry-after, ``x-should-retry``."""
+    from pi_core.llm.retry import retry_after_from_headers
+
+    should_retry = {"true": True, "false": False}.get((headers.get("x-should-retry") or "").lower())
+    retryable = should_retry if should_retry is not None else (status in RETRYABLE_STATUSES or status >= 500)
+    return WireError(status_text(status, body) + request.origin(), status=status, retryable=retryable,
+                     retry_after=retry_after_from_headers(headers), body=body)
+
+
+def _connect_failure(err: Exception, request: WireRequest) -> WireError:
+    import httpx2
+
+    if isinstance(err, httpx2.TimeoutException):
+        return WireError(f"Request timed out.{request.origin()}", retryable=True)
+    refused = _refused(err)
+    if refused and _is_loopback(request.url):
+        return WireError(f"Connection error.: connection refused (is the local server running?){request.origin()}",
+                         permanent=True)
+    detail = "connection refused" if refused else _detail(err)
+    return WireError(f"Connection error.: {detail}{request.origin()}", retryable=True)
+
+
+def _refused(err: BaseException) -> bool:
+    seen: set[int] = set()
+    current: BaseException | None = err
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ConnectionRefusedError):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _is_loopback(url: str) -> bool:
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _detail(err: BaseException) -> str:
+    """The innermost useful description of a transport failure."""
+    text = str(err)
+    cause = err.__cause__ or err.__context__
+    while cause is not None and not text:
+        text, cause = str(cause), cause.__cause__ or cause.__context__
+    return text or type(err).__name__
+
+
+def _backoff(attempt: int, retry_after: float | None) -> float:
+    """The SDKs' rule: the server's delay when it gave one (0-60 s), else 0.5 s × 2^(n−1), max 8 s, −25% jitter."""
+    if retry_after is not None and 0 < retry_after <= MAX_RETRY_AFTER_S:
+        return retry_after
+    base: float = min(0.5 * 2.0 ** (attempt - 1), 8.0)
+    return base * (1 - 0.25 * random.random())
+
+
+def _dumps(body: Any) -> bytes:
+    """Compact UTF-8 JSON, as the SDKs send it; NaN/Infinity are refused (ValueError), lone surrogates
+    become U+FFFD rather than failing the request."""
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8")

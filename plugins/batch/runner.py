@@ -1,0 +1,292 @@
+"""One attempt at one task: a working copy, a ``pi --mode rpc`` process driven to the end of its run, and an
+``Outcome``. The same code runs in a local worker thread and inside a Ray task."""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+from pi_plugins.batch.tasks import TaskSpec
+
+STATUSES = ("ok", "error", "timeout", "cancelled")
+_GRACE_S = 5.0  # after the run ends: time for pi to write its session and exit on its own
+_STDERR_KEEP = 64 * 1024
+_PROMPT_ID = "pi-batch-prompt"
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What every task of a run shares."""
+
+    run_id: str
+    pi_options: tuple[str, ...] = ()  # pi's options for every session: plugins, settings, default model
+    workdir: str = "."  # where repo and bare tasks get their working copies
+    env: tuple[tuple[str, str], ...] = ()  # extra environment for every pi
+    command: tuple[str, ...] = ()  # how to start pi (default: this interpreter, see reaper.pi_command)
+
+
+@dataclass
+class Usage:
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    cost: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.input + self.output + self.cache_read + self.cache_write
+
+    def add(self, usage: dict[str, Any]) -> None:
+        self.input += int(usage.get("input") or 0)
+        self.output += int(usage.get("output") or 0)
+        self.cache_read += int(usage.get("cacheRead") or 0)
+        self.cache_write += int(usage.get("cacheWrite") or 0)
+        cost = usage.get("cost")
+        self.cost += float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
+
+    def to_json(self) -> dict[str, int]:
+        return {"input": self.input, "output": self.output, "cacheRead": self.cache_read,
+                "cacheWrite": self.cache_write, "totalTokens": self.tokens}
+
+
+@dataclass
+class Outcome:
+    """How one attempt ended. ``lost``: the worker died under the task (not a result: retry it)."""
+
+    status: str
+    error: str | None = None
+    answer: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    turns: int = 0
+    duration_s: float = 0.0
+    model: str | None = None
+    workspace: str | None = None
+    session_jsonl: str | None = None
+    lost: bool = False
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A running task's counters, reported as its session goes (turns, tokens, cost so far)."""
+
+    task_id: str
+    attempt: int
+    turns: int
+    tokens: int
+    cost: float
+
+
+Report = Callable[[Progress], None]
+
+
+class _Watch:
+    """Reads the session's events: turns, usage, the answer, and when the run is over."""
+
+    def __init__(self, task: TaskSpec, attempt: int, report: Report | None) -> None:
+        self.task, self.attempt, self.report = task, attempt, report
+        self.usage = Usage()
+        self.turns = 0
+        self.answer: str | None = None
+        self.stop_reason: str | None = None
+        self.error: str | None = None
+        self.model: str | None = None
+        self.ended = threading.Event()
+        self.turn_limit = threading.Event()
+
+    def on_event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        message = event.get("message")
+        if kind == "message_end" and isinstance(message, dict) and message.get("role") == "assistant":
+            self.turns += 1
+            self.usage.add(message.get("usage") or {})
+            self.stop_reason = message.get("stopReason")
+            self.error = message.get("errorMessage") if self.stop_reason == "error" else None
+            text = "".join(block.get("text", "") for block in message.get("content") or []
+                           if isinstance(block, dict) and block.get("type") == "text")
+            self.answer = text or self.answer
+            self.model = f"{message.get('provider')}/{message.get('model')}"
+            if self.report is not None:
+                self.report(Progress(self.task.id, self.attempt, self.turns, self.usage.tokens, self.usage.cost))
+            limit = self.task.max_turns
+            if limit is not None and self.turns >= limit and self.stop_reason == "toolUse":
+                self.turn_limit.set()
+        elif kind == "agent_end":
+            self.ended.set()
+
+
+def run_task(task: TaskSpec, settings: RunSettings, attempt: int = 1, *, cancel: threading.Event | None = None,
+             report: Report | None = None) -> Outcome:
+    """Run ``task`` once. Never raises for anything the task did; ``KeyboardInterrupt`` (Ray's cancel)
+    stops it like ``cancel``."""
+    from pi_plugins.batch.workspace import WorkspaceError, prepare
+
+    started = time.monotonic()
+    try:
+        workspace = prepare(task, Path(settings.workdir))
+    except (WorkspaceError, OSError) as err:
+        return Outcome("error", error=f"working copy: {err}", duration_s=time.monotonic() - started)
+    scratch = Path(tempfile.mkdtemp(prefix=f"pi-batch-{task.slug[:40]}-"))
+    try:
+        outcome = _drive(task, settings, attempt, workspace, scratch, started, cancel, report)
+        sessions = sorted(scratch.glob("*.jsonl"))
+        if sessions:
+            outcome.session_jsonl = sessions[-1].read_text(encoding="utf-8", errors="replace")
+        outcome.workspace = str(workspace)
+        outcome.duration_s = time.monotonic() - started
+        return outcome
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def pi_argv(task: TaskSpec, settings: RunSettings, scratch: Path) -> list[str]:
+    from pi_plugins.batch.reaper import pi_command
+
+    argv = [*(settings.command or pi_command()), "--mode", "rpc", *settings.pi_options]
+    if "--no-session" not in settings.pi_options:
+        argv += ["--session-dir", str(scratch)]
+    for flag, value in (("--provider", task.provider), ("--model", task.model), ("--thinking", task.thinking),
+                        ("--append-system-prompt", task.append_system_prompt)):
+        if value is not None:
+            argv += [flag, value]
+    if task.tools is not None:
+        argv += ["--tools", ",".join(task.tools)] if task.tools else ["--no-tools"]
+    return argv
+
+
+def _drive(task: TaskSpec, settings: RunSettings, attempt: int, workspace: Path, scratch: Path, started: float,
+           cancel: threading.Event | None, report: Report | None) -> Outcome:
+    import os
+
+    from pi_plugins.batch.reaper import MARKER, RUN_MARKER, kill_tree, spawn
+
+    from pi_core.modes.rpc.client import RpcClient, RpcTimeout
+    from pi_core.modes.rpc.framing import serialize_json_line
+
+    marker = f"{settings.run_id}/{task.slug}/{attempt}"
+    env = {**os.environ, **dict(settings.env), MARKER: marker, RUN_MARKER: settings.run_id}
+    try:
+        process = spawn(pi_argv(task, settings, scratch), cwd=str(workspace), env=env)
+    except OSError as err:
+        return Outcome("error", error=f"could not start pi: {err.strerror or err}")
+    stderr = _Tail(process)
+    watch = _Watch(task, attempt, report)
+    assert process.stdin is not None and process.stdout is not None
+    client = RpcClient.connect(cast(BinaryIO, process.stdin), cast(BinaryIO, process.stdout), history=64)
+    client.on_event(watch.on_event)
+    deadline = started + task.timeout_s if task.timeout_s is not None else None
+    killed = False
+    try:
+        client.send_raw(serialize_json_line({"type": "prompt", "id": _PROMPT_ID, "message": task.prompt}))
+        aborted = False
+        while not watch.ended.wait(0.05):
+            if cancel is not None and cancel.is_set():
+                kill_tree(process, marker)
+                killed = True
+                return _partial(watch, "cancelled", "cancelled before the task finished")
+            if deadline is not None and time.monotonic() >= deadline:
+                kill_tree(process, marker)
+                killed = True
+                return _partial(watch, "timeout", f"timed out after {task.timeout_s:g}s")
+            refused = next((r for r in client.responses if r.get("id") == _PROMPT_ID and not r.get("success")), None)
+            if refused is not None:
+                return _partial(watch, "error", f"pi refused the prompt: {refused.get('error')}")
+            if watch.turn_limit.is_set() and not aborted:
+                client.send_raw(serialize_json_line({"type": "abort", "id": "pi-batch-abort"}))
+                aborted = True
+            code = process.poll()
+            if code is not None:
+                try:
+                    client.wait_closed(_GRACE_S)  # its last lines may still be in the pipe
+                except RpcTimeout:
+                    pass  # a leftover child holds the pipe open: judge by what arrived
+                if watch.ended.is_set():
+                    break
+                return _died(watch, code, stderr.text())
+        return _finished(watch, task)
+    except KeyboardInterrupt:  # Ray's ray.cancel(): stop like a cancel
+        kill_tree(process, marker)
+        killed = True
+        return _partial(watch, "cancelled", "cancelled before the task finished")
+    except Exception as err:  # noqa: BLE001 - the pipe broke: pi is gone, and that is the task's result
+        code = process.poll()
+        if code is not None:
+            return _died(watch, code, stderr.text())
+        return _partial(watch, "error", f"lost contact with pi: {err}")
+    finally:
+        if not killed:
+            _close(client, process)
+        kill_tree(process, marker)
+        stderr.join()
+
+
+def _close(client: Any, process: Any) -> None:
+    """Let pi exit on its own (EOF on stdin), so its session file is complete."""
+    try:
+        client.close_stdin()
+    except OSError:
+        pass  # already gone
+    try:
+        process.wait(_GRACE_S)
+    except Exception:  # noqa: BLE001 - TimeoutExpired: kill_tree follows
+        return
+
+
+def _finished(watch: _Watch, task: TaskSpec) -> Outcome:
+    if watch.stop_reason == "error":
+        return _partial(watch, "error", watch.error or "the provider reported an error")
+    if watch.turn_limit.is_set():
+        return _partial(watch, "error", f"stopped at max_turns ({task.max_turns})")
+    if watch.stop_reason == "aborted":
+        return _partial(watch, "error", "the run was aborted")
+    return _partial(watch, "ok", None)
+
+
+def _partial(watch: _Watch, status: str, error: str | None) -> Outcome:
+    return Outcome(status, error=error, answer=watch.answer, usage=watch.usage, turns=watch.turns, model=watch.model)
+
+
+def _died(watch: _Watch, code: int, stderr: str) -> Outcome:
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        outcome = _partial(watch, "error", f"pi was killed by {name} before the task finished")
+        outcome.lost = True
+        return outcome
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    detail = lines[-1] if lines else "no error output"
+    return _partial(watch, "error", f"pi exited with code {code} before the task finished: {detail}")
+
+
+class _Tail:
+    """Drains pi's stderr on a thread, keeping the last 64 KiB for error messages."""
+
+    def __init__(self, process: Any) -> None:
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self._thread = threading.Thread(target=self._read, args=(process.stderr,), daemon=True,
+                                        name="pi-batch-stderr")
+        self._thread.start()
+
+    def _read(self, stream: Any) -> None:
+        while chunk := stream.read1(65536):
+            self._chunks.append(chunk)
+            self._size += len(chunk)
+            while self._size > _STDERR_KEEP and len(self._chunks) > 1:
+                self._size -= len(self._chunks.pop(0))
+
+    def text(self) -> str:
+        time.sleep(0.05)  # the last lines arrive just after the exit
+        return b"".join(self._chunks).decode("utf-8", errors="replace")
+
+    def join(self) -> None:
+        self._thread.join(2)

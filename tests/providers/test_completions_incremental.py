@@ -1,0 +1,73 @@
+"""Chat Completions history conversion is incremental (a turn converts only what was appended since
+the last one, so per-turn work stays flat over a long run: issue 19) and equal to converting in one piece."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pi_plugins.openai_completions.compat import get_compat
+from pi_plugins.openai_completions.convert import convert_messages
+
+from pi_core.types import (
+    AssistantMessage,
+    Context,
+    ImageContent,
+    Message,
+    Model,
+    TextContent,
+    ThinkingContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
+
+PIXEL = "iVBORw0KGgo="
+MODELS = [Model(id="m", api="openai-completions", provider="p", base_url="http://x/v1", input=["text", "image"]),
+          Model(id="m", api="openai-completions", provider="p", base_url="http://x/v1", input=["text"])]
+COMPATS = [{}, {"requiresAssistantAfterToolResult": True, "requiresToolResultName": True,
+                "requiresThinkingAsText": True}]
+
+
+def message(kind: int, n: int) -> Message:
+    if kind == 0:
+        return UserMessage(content=f"user {n}")
+    if kind == 1:
+        return UserMessage(content=[TextContent(text=f"look {n}"), ImageContent(data=PIXEL, mime_type="image/png")])
+    if kind in (2, 3):  # this model's reply with a call, or another provider's (ids renamed, thinking as text)
+        provider = "p" if kind == 2 else "other"
+        return AssistantMessage(api="openai-completions" if kind == 2 else "anthropic-messages", provider=provider,
+                                model="m", stop_reason="toolUse",
+                                content=[ThinkingContent(thinking=f"t{n}", thinking_signature="reasoning_content"),
+                                         TextContent(text=f"a{n}"),
+                                         ToolCall(id=f"call|{n}" * 8, name="read", arguments={"n": n})])
+    if kind == 4:
+        return AssistantMessage(api="openai-completions", provider="p", model="m", stop_reason="error",
+                                error_message="boom", content=[TextContent(text="partial")])
+    if kind == 5:
+        return ToolResultMessage(tool_call_id=f"call|{n - 1}" * 8, tool_name="read",
+                                 content=[TextContent(text=f"r{n}"), ImageContent(data=PIXEL, mime_type="image/png")])
+    return ToolResultMessage(tool_call_id=f"call|{n - 1}" * 8, tool_name="read", content=[TextContent(text=f"r{n}")])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=40), st.integers(0, 1), st.integers(0, 1), st.integers(1, 6))
+def test_growing_history_converts_like_one_piece(kinds: list[int], model_index: int, compat_index: int,
+                                                 step: int) -> None:
+    model = MODELS[model_index]
+    compat = get_compat(model.model_copy(update={"compat": COMPATS[compat_index]}))
+    history = [message(kind, n) for n, kind in enumerate(kinds)]
+    for end in [*range(0, len(history), step), len(history)]:
+        context = Context(system_prompt="sys", messages=history[:end])
+        shared = convert_messages(model, context, compat, share=True)
+        assert shared == convert_messages(model, context, compat, share=False)
+
+
+def test_an_edited_history_is_converted_again() -> None:
+    model, compat = MODELS[0], get_compat(MODELS[0])
+    history: list[Any] = [message(0, 0), message(2, 1), message(6, 2), message(0, 3), message(2, 4)]
+    convert_messages(model, Context(messages=history), compat, share=True)
+    edited = [history[0], message(0, 9), *history[2:]]  # a compaction or a branch replaced a message
+    assert convert_messages(model, Context(messages=edited), compat, share=True) == \
+        convert_messages(model, Context(messages=edited), compat, share=False)
