@@ -195,7 +195,9 @@ Options:
                                  protocol), or a mode a plugin adds
   --provider <name>              Provider used to resolve --model
   --model <pattern>              Model id or pattern; provider/id and a :<thinking> suffix are accepted
-  --api-key <key>                API key for the selected model's provider (not saved)
+  --api-key <key>                API key for the selected model's provider (not saved; pi hides it from
+                                 the process list, but an environment variable such as ANTHROPIC_API_KEY
+                                 is safer: shell history and other tools see command lines)
   --thinking <level>             off, minimal, low, medium, high, xhigh
   --models <patterns>            Comma-separated models to cycle through
   --list-models [search]         List models that have credentials
