@@ -37,6 +37,7 @@ from pi_core.types import (
     ThinkingContent,
     ToolCall,
     ToolResultMessage,
+    Usage,
     UserMessage,
     encodable,
     encodable_value,
@@ -49,6 +50,9 @@ if TYPE_CHECKING:
 Emit = Callable[[AgentEvent], Coroutine[Any, Any, None]]
 StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
 
+ABORTED_TEXT = "Request was aborted"
+UPDATE_INTERVAL_SECONDS = 0.1  # the fastest a call's partial results become events
+OPERATION_ABORTED_TEXT = "Operation aborted"
 LENGTH_STOP_TEXT = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its arguments '
     "may be truncated. Re-issue the tool call with complete arguments."
@@ -180,9 +184,15 @@ def _poll(getter: Callable[[], list[AgentMessage]] | None) -> list[AgentMessage]
 
 async def stream_assistant_response(context: AgentContext, config: LoopConfig, emit: Emit,
                                     signal: AbortSignal) -> AssistantMessage:
+    if signal.aborted:
+        # After an abort (docs/loop.md#abort) no request goes out, whatever the provider would do:
+        # the run ends with an aborted reply, as Pi records it.
+        return await _aborted_reply(context, config, emit)
     messages = context.messages
     if config.transform_context is not None:
         messages = await _maybe_await(config.transform_context(messages, signal))
+        if signal.aborted:
+            return await _aborted_reply(context, config, emit)
     llm_context = Context(
         system_prompt=context.system_prompt,
         messages=config.convert_to_llm(messages),
@@ -199,7 +209,10 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
         if event.type == "start":
             partial = event.partial
             context.messages.append(partial)  # type: ignore[arg-type]
-            await emit(AgentEvent("message_start", message=partial.model_copy()))  # type: ignore[union-attr]
+            # The start is announced as it was when the stream began (Pi: no content, zero usage), even
+            # when a provider or the retry layer hands it over only after the first deltas.
+            started = partial.model_copy(update={"content": [], "usage": Usage(total_tokens=0)})  # type: ignore[union-attr]
+            await emit(AgentEvent("message_start", message=started))
         elif event.type in ("done", "error"):
             final = event.final
         elif partial is not None:
@@ -210,7 +223,7 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
         final = partial or AssistantMessage(
             api=config.model.api, provider=config.model.provider, model=config.model.id,
             stop_reason="aborted" if signal.aborted else "error",
-            error_message="Request was aborted" if signal.aborted else "Provider stream ended without a result",
+            error_message=ABORTED_TEXT if signal.aborted else "Provider stream ended without a result",
         )
     _make_encodable(final)
     if partial is not None:
@@ -236,6 +249,16 @@ def _make_encodable(message: AssistantMessage) -> None:
             block.replace_non_finite()  # NaN/Infinity: JSON has neither; validation reports them
     if message.error_message is not None:
         message.error_message = encodable(message.error_message)
+
+
+async def _aborted_reply(context: AgentContext, config: LoopConfig, emit: Emit) -> AssistantMessage:
+    model = config.model
+    final = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="aborted",
+                             error_message=ABORTED_TEXT)
+    context.messages.append(final)
+    await emit(AgentEvent("message_start", message=final))
+    await emit(AgentEvent("message_end", message=final))
+    return final
 
 
 # --- tool execution -------------------------------------------------------------------------------
@@ -307,6 +330,9 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
                    emit: Emit, signal: AbortSignal) -> _Prepared:
     await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
     prepared = _Prepared(call)
+    if signal.aborted:  # a call after an abort runs neither its hooks nor the tool
+        prepared.result, prepared.is_error = _error_result(OPERATION_ABORTED_TEXT), True
+        return prepared
     try:
         tool = tools.get(call.name)
         if tool is None:
@@ -336,22 +362,8 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
 async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: AbortSignal) -> None:
     tool, call = prepared.tool, prepared.call
     assert tool is not None
-    loop = asyncio.get_running_loop()
-    pending_updates: list[asyncio.Future[None]] = []
-
-    def on_update(partial: ToolResult) -> None:
-        event = AgentEvent("tool_execution_update", tool_call_id=call.id, tool_name=call.name,
-                           args=call.arguments, partial_result=partial)
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            pending_updates.append(asyncio.ensure_future(emit(event)))
-        else:
-            pending_updates.append(asyncio.wrap_future(asyncio.run_coroutine_threadsafe(emit(event), loop), loop=loop))
-
-    ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=on_update, model=config.model,
+    updates = _Updates(asyncio.get_running_loop(), emit, call)
+    ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=updates.offer, model=config.model,
                       settings=config.tool_settings, pi=config.extension)
     try:
         if inspect.iscoroutinefunction(tool.execute):
@@ -367,8 +379,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
 
             logging.getLogger("pi").debug("tool %s raised", call.name, exc_info=err)
         prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
-    if pending_updates:
-        await asyncio.gather(*pending_updates, return_exceptions=True)
+    await updates.close()
     if config.after_tool_call is not None and prepared.info is not None:
         try:
             override: AfterToolCall | None = await _maybe_await(
@@ -387,12 +398,83 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
                 prepared.is_error = override.is_error
 
 
+class _Updates:
+    """A running call's partial results as ``tool_execution_update`` events, in every mode alike: at most
+    one per ``UPDATE_INTERVAL_SECONDS`` (a burst keeps its latest), in order, all sent before the call ends.
+    ``offer`` may be called from the tool's worker thread."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, emit: Emit, call: ToolCall) -> None:
+        self.loop, self.emit, self.call = loop, emit, call
+        self.latest: ToolResult | None = None
+        self.last_sent = float("-inf")
+        self.timer: asyncio.TimerHandle | None = None
+        self.tail: asyncio.Future[None] | None = None
+        self.closed = False
+
+    def offer(self, partial: ToolResult) -> None:
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self.loop:
+            self._offer(partial)
+        else:
+            self.loop.call_soon_threadsafe(self._offer, partial)
+
+    def _offer(self, partial: ToolResult) -> None:
+        if self.closed:
+            return
+        self.latest = partial
+        due = self.last_sent + UPDATE_INTERVAL_SECONDS - self.loop.time()
+        if due <= 0:
+            self._send()
+        elif self.timer is None:
+            self.timer = self.loop.call_later(due, self._send)
+
+    def _send(self) -> None:
+        self.timer = None
+        if self.latest is None:
+            return
+        partial, self.latest = self.latest, None
+        self.last_sent = self.loop.time()
+        call = self.call
+        event = AgentEvent("tool_execution_update", tool_call_id=call.id, tool_name=call.name, args=call.arguments,
+                           partial_result=partial)
+        self.tail = asyncio.ensure_future(self._after(self.tail, event))
+
+    async def _after(self, previous: asyncio.Future[None] | None, event: AgentEvent) -> None:
+        if previous is not None:
+            await asyncio.gather(previous, return_exceptions=True)
+        await self.emit(event)
+
+    async def close(self) -> None:
+        await asyncio.sleep(0)  # offers the worker thread queued just before it returned
+        if self.timer is not None:
+            self.timer.cancel()
+        self._send()
+        self.closed = True
+        if self.tail is not None:
+            try:
+                await self.tail
+            except Exception as err:  # noqa: BLE001 - a listener failing on an update must not fail the call
+                import logging
+
+                logging.getLogger("pi").warning("tool_execution_update listener failed: %s", err)
+
+
 async def _emit_end(prepared: _Prepared, emit: Emit) -> None:
     assert prepared.result is not None
     result = prepared.result = _encodable_result(prepared.result)
     await emit(AgentEvent("tool_execution_end", tool_call_id=prepared.call.id, tool_name=prepared.call.name,
-                          result={"content": result.content, "details": result.details},
-                          is_error=prepared.is_error))
+                          result=_result_fields(result), is_error=prepared.is_error))
+
+
+def _result_fields(result: ToolResult) -> dict[str, Any]:
+    """Content, and details only when there are any (Pi's events carry no ``details: null``)."""
+    fields: dict[str, Any] = {"content": result.content}
+    if result.details is not None:
+        fields["details"] = result.details
+    return fields
 
 
 def _encodable_result(result: ToolResult) -> ToolResult:

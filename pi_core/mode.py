@@ -30,6 +30,7 @@ class ModeRequest:
     images: list[ImageContent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     verbose: bool = False
+    args: Any = None  # the parsed command line (pi_core.app.args.Args), for a mode's own flags (--use-theme)
 
 
 @dataclass

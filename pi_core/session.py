@@ -321,9 +321,11 @@ class AgentSession:
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
         if event.type == "message_end":
             self._save(event.message)
-        await self._emit(event)
         if event.type == "message_start" and isinstance(event.message, UserMessage):
-            self._queue_changed()  # a queued message was just delivered
+            update = self._queue_event()  # a queued message is being delivered: the queue shrinks first
+            if update is not None:
+                await self._emit(update)
+        await self._emit(event)
         if self.plugins.pm.hook.pi_agent_event.get_hookimpls():
             await self._call_hook("pi_agent_event", ctx=self.ext, event=event)
 
@@ -481,8 +483,11 @@ class AgentSession:
         return UserMessage(content=[TextContent(text=text), *(images or [])])
 
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
-                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> None:
-        """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue."""
+                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> str:
+        """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue.
+
+        Returns what became of the text (Pi 1.6.0's ``disposition``): ``"handled"`` by a plugin command or
+        input hook, ``"queued"`` as steering or follow-up, or ``"started"`` (a run, now settled)."""
         if expand and text.startswith("/"):
             name, _, rest = text[1:].partition(" ")
             command = self.commands.get(name)
@@ -490,21 +495,21 @@ class AgentSession:
                 outcome = command.handler(rest.strip(), self.ext)
                 if asyncio.iscoroutine(outcome):
                     await outcome
-                return
+                return "handled"
         if expand:
             for _plugin, result in await self._call_hook("pi_input", ctx=self.ext, text=text, source=source):
                 if result.action == "handled":
-                    return
+                    return "handled"
                 if result.action == "transform" and result.text is not None:
                     text, images = result.text, result.images if result.images is not None else images
             text = self.expand_input(text)
         if self.is_streaming:
             if streaming_behavior == "steer":
                 self.steer(text, images, expanded=True)
-                return
+                return "queued"
             if streaming_behavior == "followUp":
                 self.follow_up(text, images, expanded=True)
-                return
+                return "queued"
             raise PiError("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
                           "to queue the message.")
         self.check_ready()
@@ -525,6 +530,10 @@ class AgentSession:
             await self._run_agent(lambda: self.agent.prompt(messages))
         finally:
             self.agent.state.system_prompt = base_prompt
+        # Pi 1.6.0: nothing more happens on its own (retries, compaction, queued messages are done)
+        last = self.last_assistant()
+        await self._emit(AgentEvent("agent_settled", aborted=last is not None and last.stop_reason == "aborted"))
+        return "started"
 
     def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
                             deliver_as: str | None = None) -> None:
@@ -534,7 +543,7 @@ class AgentSession:
             self._next_turn.append(message)
         elif self.is_streaming:
             (self.agent.follow_up if deliver_as == "followUp" else self.agent.steer)(message)
-            self._queue_changed()
+            self.queue_changed()
         else:
             self.agent.state.messages.append(message)
             self.store.append_custom_message_entry(custom_type, content, display, details)
@@ -563,21 +572,28 @@ class AgentSession:
 
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
         self.agent.steer(self._user_message(text if expanded else self.expand_input(text), images))
-        self._queue_changed()
+        self.queue_changed()
 
     def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
         self.agent.follow_up(self._user_message(text if expanded else self.expand_input(text), images))
-        self._queue_changed()
+        self.queue_changed()
 
-    def _queue_changed(self) -> None:
+    def _queue_event(self) -> AgentEvent | None:
+        """A ``queue_update`` when the queues' texts changed since the last one, else None."""
         def texts(queue: list[AgentMessage]) -> list[str]:
             return [m.text() if isinstance(m, UserMessage) else "" for m in queue]
 
         current = (texts(self.agent.steering_queue), texts(self.agent.follow_up_queue))
         if current == self._queue_texts:
-            return
+            return None
         self._queue_texts = current
-        event = AgentEvent("queue_update", steering=current[0], follow_up=current[1])
+        return AgentEvent("queue_update", steering=current[0], follow_up=current[1])
+
+    def queue_changed(self) -> None:
+        """Announce the queues (``queue_update``) if they changed; front ends call it after clearing them."""
+        event = self._queue_event()
+        if event is None:
+            return
         try:
             asyncio.get_running_loop().create_task(self._emit(event))
         except RuntimeError:

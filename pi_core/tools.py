@@ -33,6 +33,14 @@ class ToolResult:
 
         return cls(content=[TextContent(text=text)], details=details)
 
+    def to_json(self) -> dict[str, Any]:
+        """The wire form Pi's events carry (``partialResult``): content, and details when there are any."""
+        out: dict[str, Any] = {"content": [block.model_dump(by_alias=True, exclude_none=True, mode="json")
+                                           for block in self.content]}
+        if self.details is not None:
+            out["details"] = self.details
+        return out
+
 
 @dataclass
 class ToolSettings:

@@ -16,8 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from pydantic.alias_generators import to_camel
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
-ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh"]
-THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh")
+ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
+THINKING_LEVELS: tuple[str, ...] = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
+# Offered only when the model's thinkingLevelMap names them (Pi 1.6.0).
+_MAPPED_ONLY_LEVELS = ("xhigh", "max")
 
 
 def now_ms() -> int:
@@ -261,7 +263,7 @@ PLACEHOLDER_MODEL = Model(id="unknown", name="unknown", api="unknown", provider=
 
 def supported_thinking_levels(model: Model) -> list[str]:
     """``["off"]`` for a non-reasoning model; otherwise the levels minus those its ``thinking_level_map``
-    maps to None, and minus ``xhigh`` unless the map names it."""
+    maps to None, and minus ``xhigh`` and ``max`` unless the map names them."""
     if not model.reasoning:
         return ["off"]
     level_map = model.thinking_level_map or {}
@@ -269,7 +271,7 @@ def supported_thinking_levels(model: Model) -> list[str]:
     for level in THINKING_LEVELS:
         if level in level_map and level_map[level] is None:
             continue
-        if level == "xhigh" and level_map.get("xhigh") is None:
+        if level in _MAPPED_ONLY_LEVELS and level_map.get(level) is None:
             continue
         levels.append(level)
     return levels

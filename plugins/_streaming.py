@@ -48,30 +48,46 @@ def failure_event(builder: MessageBuilder, err: BaseException, options: StreamOp
 
 class DeltaStream:
     """For wires without explicit block boundaries (Chat Completions, Gemini): a new kind of delta closes
-    the open block and opens the next, so blocks stay in order and each ends before the next starts."""
+    the open block and opens the next, so blocks stay in order and each ends before the next starts.
 
-    def __init__(self, builder: MessageBuilder) -> None:
+    ``defer_ends``: Chat Completions may interleave content and tool-call deltas, so there (as in Pi)
+    every block stays open until the stream ends, and ``close`` ends them all in block order."""
+
+    def __init__(self, builder: MessageBuilder, *, defer_ends: bool = False) -> None:
         self.builder = builder
         self.kind: str | None = None
         self.index: int | None = None
+        self.defer_ends = defer_ends
+        if defer_ends:
+            builder.interleaved = True
+        self._open: list[tuple[str, int]] = []  # blocks left open by a switch (defer_ends)
 
     @property
     def message(self) -> AssistantMessage:
         return self.builder.message
 
     def close(self) -> list[AssistantMessageEvent]:
-        kind, index = self.kind, self.index
+        """End the open block (with ``defer_ends``: every block still open)."""
+        if self.kind is not None and self.index is not None:
+            self._open.append((self.kind, self.index))
         self.kind = self.index = None
-        if kind is None or index is None:
-            return []
+        opened, self._open = sorted(self._open, key=lambda block: block[1]), []
+        return [self._end(kind, index) for kind, index in opened]
+
+    def _end(self, kind: str, index: int) -> AssistantMessageEvent:
         if kind == "text":
-            return [self.builder.text_end(index)]
+            return self.builder.text_end(index)
         if kind == "thinking":
-            return [self.builder.thinking_end(index)]
-        return [self.builder.toolcall_end(index)]
+            return self.builder.thinking_end(index)
+        return self.builder.toolcall_end(index)
 
     def _switch(self, kind: str, opener: Any) -> list[AssistantMessageEvent]:
-        events = self.close()
+        if self.defer_ends:
+            if self.kind is not None and self.index is not None:
+                self._open.append((self.kind, self.index))
+            events: list[AssistantMessageEvent] = []
+        else:
+            events = self.close()
         start = opener()
         events.append(start)
         self.kind, self.index = kind, start.content_index

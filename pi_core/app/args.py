@@ -12,10 +12,12 @@ when it is not, the whole line is parsed again as ``pi [options] [messages...]``
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh")
+# pi_core.types.THINKING_LEVELS, spelled out: importing it would load pydantic for `pi --help`.
+THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
 @dataclass
@@ -33,6 +35,8 @@ class Args:
     continue_: bool = False
     resume: bool = False
     session: str | None = None
+    session_id: str | None = None
+    name: str | None = None
     fork: str | None = None
     session_dir: str | None = None
     no_session: bool = False
@@ -93,8 +97,9 @@ _BOOL_FLAGS = {
 }
 _VALUE_FLAGS = {
     "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
-    "--thinking": "thinking", "--session": "session", "--fork": "fork", "--session-dir": "session_dir",
-    "--system-prompt": "system_prompt", "--export": "export", "--use-theme": "use_theme",
+    "--thinking": "thinking", "--session": "session", "--session-id": "session_id", "--fork": "fork",
+    "--session-dir": "session_dir", "--system-prompt": "system_prompt", "--export": "export",
+    "--use-theme": "use_theme",
 }
 _LIST_FLAGS = {"--models": "models", "--tools": "tools", "-t": "tools", "--exclude-tools": "exclude_tools",
                "-xt": "exclude_tools"}
@@ -120,6 +125,19 @@ def parse_args(argv: list[str]) -> Args:
             setattr(args, _BOOL_FLAGS[token], True)
         elif token in ("--approve", "-a", "--no-approve", "-na"):
             args.approve = token in ("--approve", "-a")
+        elif token == "--":
+            for rest in argv[i + 1:]:  # everything after "--" is a message or an @file, never a flag
+                if rest.startswith("@"):
+                    args.file_args.append(rest[1:])
+                else:
+                    args.messages.append(rest)
+            break
+        elif token in ("--name", "-n"):
+            if has_next:
+                i += 1
+                args.name = argv[i]
+            else:
+                args.errors.append("--name requires a value")
         elif token in ("--print", "-p"):
             args.print = True
             words_are_messages = True
@@ -170,6 +188,18 @@ def parse_args(argv: list[str]) -> Args:
     return args
 
 
+def unknown_flag_error(args: Args, known: Collection[str] = ()) -> str | None:
+    """Pi's error for ``--flags`` that neither pi nor a loaded plugin defines, or None when all are known.
+
+    ``known`` holds the names (without ``--``) of the flags plugins register; start-up checks once the
+    plugins are loaded, before any model request.
+    """
+    unknown = [f"--{name}" for name in args.unknown_flags if name not in known]
+    if not unknown:
+        return None
+    return f"Unknown option{'' if len(unknown) == 1 else 's'}: {', '.join(unknown)}"
+
+
 def split_command(argv: list[str]) -> CommandLine | None:
     """Split ``argv`` at the first bare word that may name a sub-command, or None when there is none.
 
@@ -186,27 +216,30 @@ HELP = """\
 pi - a minimal, hackable coding agent; every tool and provider is a plugin
 
 Usage:
-  pi [options] [@files...] [messages...]
+  pi [options] [--] [@files...] [messages...]
   pi [options] <command> [command options]   plugins, tools, install, remove, list, update, or a plugin's
 
 Options:
   -p, --print                    Answer the prompt and exit (no interactive UI)
   --mode <text|json|rpc|NAME>    Output mode: text (default), json (one event per line), rpc (stdin/stdout
                                  protocol), or a mode a plugin adds
-  --provider <name>              Provider used to resolve --model
+  --provider <name>              Provider to search for --model (requires --model)
   --model <pattern>              Model id or pattern; provider/id and a :<thinking> suffix are accepted
   --api-key <key>                API key for the selected model's provider (not saved; pi hides it from
                                  the process list, but an environment variable such as ANTHROPIC_API_KEY
                                  is safer: shell history and other tools see command lines)
-  --thinking <level>             off, minimal, low, medium, high, xhigh
+  --thinking <level>             off, minimal, low, medium, high, xhigh, max (xhigh and max only
+                                 for models that support them)
   --models <patterns>            Comma-separated models to cycle through
   --list-models [search]         List models that have credentials
   -c, --continue                 Continue the most recent session in this directory
   -r, --resume                   Pick a session to resume
   --session <path|id>            Open a session file or id prefix
+  --session-id <id>              Open this directory's session with this exact id, or create it
   --fork <path|id>               Fork a session into a new one
   --session-dir <dir>            Where sessions are stored and looked up
   --no-session                   Keep the session in memory only
+  -n, --name <name>              Set the session's display name
   -t, --tools <a,b>              Only these tools (built-in and plugin), e.g. read,grep
   -nt, --no-tools                No tools at all (unless --tools is given)
   -nbt, --no-builtin-tools       Start with no built-in tool active; plugin tools stay

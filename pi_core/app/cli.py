@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_core import __version__
-from pi_core.app.args import HELP, Args, CommandLine, parse_args, split_command
+from pi_core.app.args import (
+    HELP,
+    Args,
+    CommandLine,
+    parse_args,
+    split_command,
+    unknown_flag_error,
+)
 from pi_core.errors import PiError
 
 if TYPE_CHECKING:
@@ -170,6 +177,7 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
         found = _plugin_command(env, command.name)
         if found is not None:
             _report_parse(command.options)
+            _check_flags(command.options, env)
             _print_warnings(env.warnings)
             from pi_core.app.subcommands import CommandContext, run_click
 
@@ -196,6 +204,13 @@ def _load(args: Args, cwd: Path, *, rpc: bool, mode: str, trust: TrustDecision |
     return boot.load_environment(args, cwd, mode=mode, trust=trust)
 
 
+def _check_flags(args: Args, env: Startup) -> None:
+    """After plugins load: a ``--flag`` neither pi nor a plugin defines is an error (docs/cli.md#unknown-options)."""
+    error = unknown_flag_error(args, env.plugin_flags)
+    if error is not None:
+        raise PiError(error)
+
+
 def _export_theme(args: Args, cwd: Path) -> Any:
     """The page colours of ``--export``: the ``theme`` setting's theme, as Pi's export uses."""
     from pi_core.app.settings import Settings
@@ -216,6 +231,9 @@ def _export_theme(args: Args, cwd: Path) -> Any:
 
 
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
+    if args.unknown_flags:
+        env = env or _load(args, cwd, rpc=args.mode == "rpc")
+        _check_flags(args, env)
     if args.export:
         from pi_core.export.html import export_html
 
@@ -230,6 +248,9 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
                                          ("--resume", args.resume), ("--no-session", args.no_session)) if on]
     if args.fork and conflicting:
         return _fail(f"--fork cannot be combined with {', '.join(conflicting)}")
+    conflicting = [flag for flag in conflicting if flag != "--no-session"]
+    if args.session_id is not None and conflicting:
+        return _fail(f"--session-id cannot be combined with {', '.join(conflicting)}")
 
     from pi_core.app import startup as boot
     from pi_core.mode import ModeRequest
@@ -257,7 +278,8 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     prompts = list(args.messages)
     first = stdin_text + file_text + (prompts.pop(0) if prompts else "")
     messages = ([first] if first or images else []) + prompts
-    request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose)
+    request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose,
+                          args=args)
     return _run_async(mode.run(request), session)
 
 

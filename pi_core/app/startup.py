@@ -46,6 +46,8 @@ class Startup:
     models: Any = None
     resources: Any = None
     warnings: list[str] = field(default_factory=list)
+    # Names (without "--") of the CLI flags the loaded plugins register: known to the unknown-flag check.
+    plugin_flags: frozenset[str] = frozenset()
     trust: TrustDecision | None = None  # None: not decided, so nothing of the project's was loaded
 
     @property
@@ -225,18 +227,24 @@ class PromptSources:
 
 
 def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -> SessionManager:
-    """The session file per the flags' precedence: --no-session > --fork > --session > --continue > new."""
-    from pi_core.sessions.lookup import find_session
+    """The session file per the flags' precedence: --no-session > --fork > --session > --resume >
+    --continue > --session-id > new (docs/cli.md#session-flags)."""
+    from pi_core.sessions.lookup import check_session_id, find_by_id, find_session
     from pi_core.sessions.manager import SessionManager
     from pi_core.sessions.store import resolve_session_dir
 
     cwd = env.cwd
     session_dir = resolve_session_dir(cwd, args.session_dir, env.settings.session_dir)
+    wanted_id = args.session_id
+    if wanted_id is not None:
+        check_session_id(wanted_id)
     if args.no_session:
-        return SessionManager.in_memory(cwd)
+        return SessionManager.in_memory(cwd, session_id=wanted_id)
     if args.fork:
+        if wanted_id is not None and find_by_id(wanted_id, cwd, session_dir) is not None:
+            raise PiError(f"Session already exists with id '{wanted_id}'")
         found = find_session(args.fork, cwd, session_dir)
-        return SessionManager.fork_from(found.path, cwd, session_dir)
+        return SessionManager.fork_from(found.path, cwd, session_dir, session_id=wanted_id)
     if args.session:
         found = find_session(args.session, cwd, session_dir)
         if found.other_project:
@@ -251,7 +259,12 @@ def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -
         return SessionManager.open(chosen, session_dir)
     if args.continue_:
         return SessionManager.continue_recent(cwd, session_dir)
-    return SessionManager.create(cwd, session_dir)
+    if wanted_id is not None:
+        existing = find_by_id(wanted_id, cwd, session_dir)
+        if existing is not None:
+            return SessionManager.open(existing, session_dir)
+        env.warnings.append(f"No project session found with id '{wanted_id}'; creating a new session with that id.")
+    return SessionManager.create(cwd, session_dir, session_id=wanted_id)
 
 
 def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry, *,
@@ -304,9 +317,16 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     from pi_core.session import AgentSession, SessionConfig
 
     settings = env.settings
+    if args.provider and not args.model:
+        raise PiError(f"--provider requires --model (for example: --provider {args.provider} --model <pattern>)")
+    name = args.name.strip() if args.name is not None else None
+    if name == "":
+        raise PiError("--name requires a non-empty value")
     models = model_registry(env)
     store = open_session_store(args, env, picker)
     env.warnings.extend(getattr(store, "warnings", []))
+    if name is not None:
+        store.append_session_info(name)
     context = store.build_session_context()
     has_history = bool(context.typed_messages())
 

@@ -16,7 +16,12 @@ from pi_core.control.user_bash import BashRunner
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
 from pi_core.session import clamp_level
-from pi_core.types import AssistantMessage, Model, supported_thinking_levels
+from pi_core.types import (
+    AssistantMessage,
+    Model,
+    UserMessage,
+    supported_thinking_levels,
+)
 
 if TYPE_CHECKING:
     from pi_core.session import AgentSession, ModelSource
@@ -115,14 +120,14 @@ class SessionControl:
         self._switch_model(model, None)
         return model
 
-    def cycle_model(self) -> dict[str, Any] | None:
+    def cycle_model(self, backward: bool = False) -> dict[str, Any] | None:
         scoped = self._scope()
         if len(scoped) < 2:
             return None
         current = self.session.model
         index = next((i for i, (m, _) in enumerate(scoped)
                       if m.provider == current.provider and m.id == current.id), 0)
-        model, level = scoped[(index + 1) % len(scoped)]
+        model, level = scoped[(index + (-1 if backward else 1)) % len(scoped)]
         self._switch_model(model, level)
         return {"model": model.to_json(), "thinkingLevel": self.agent.state.thinking_level,
                 "isScoped": bool(self.session.config.scoped_models)}
@@ -142,6 +147,11 @@ class SessionControl:
     def set_thinking_level(self, level: str) -> None:
         self._apply_thinking_level(level)
 
+    def available_thinking_levels(self) -> list[str]:
+        """The levels the current model supports (``["off"]`` without reasoning or without a model)."""
+        model = self.session.model
+        return supported_thinking_levels(model) if _has_model(model) else ["off"]
+
     def cycle_thinking_level(self) -> str | None:
         level = next_thinking_level(self.session.model, self.agent.state.thinking_level)
         if level is None:
@@ -157,6 +167,15 @@ class SessionControl:
         self.emit(AgentEvent("thinking_level_changed", level=effective))
 
     # --- queue modes and toggles ------------------------------------------------------------------
+
+    def clear_queue(self) -> tuple[list[str], list[str]]:
+        """Empty both queues (Pi 1.6.0 ``clear_queue``); returns the steering and follow-up texts removed."""
+        agent = self.agent
+        steering = [m.text() for m in agent.steering_queue if isinstance(m, UserMessage)]
+        follow_up = [m.text() for m in agent.follow_up_queue if isinstance(m, UserMessage)]
+        agent.clear_all_queues()
+        self.session.queue_changed()
+        return steering, follow_up
 
     def set_steering_mode(self, mode: str) -> None:
         self.agent.steering_mode = _queue_mode(mode)

@@ -111,11 +111,15 @@ def sanitize_surrogates(text: str) -> str:
 
 
 class MessageBuilder:
-    """Owns the AssistantMessage of one request and turns vendor callbacks into ordered events."""
+    """Owns the AssistantMessage of one request and turns vendor callbacks into ordered events.
 
-    def __init__(self, model: Model, message: AssistantMessage | None = None) -> None:
+    One block is open at a time, unless ``interleaved``: then (Chat Completions, whose content and
+    tool-call deltas may interleave) blocks may stay open while later ones start."""
+
+    def __init__(self, model: Model, message: AssistantMessage | None = None, *, interleaved: bool = False) -> None:
         self.model = model
         self.message = message or AssistantMessage(api=model.api, provider=model.provider, model=model.id)
+        self.interleaved = interleaved
         self._tool_json: dict[int, StreamingJsonParser] = {}
         self._open: int | None = None
 
@@ -232,7 +236,7 @@ class MessageBuilder:
     # -- internals --
 
     def _open_block(self, block: TextContent | ThinkingContent | ToolCall, kind: str) -> AssistantMessageEvent:
-        if self._open is not None:
+        if self._open is not None and not self.interleaved:
             raise RuntimeError(f"block {self._open} is still open; end it before starting another")
         self.message.content.append(block)
         self._open = len(self.message.content) - 1

@@ -2,7 +2,7 @@
 (docs/providers.md#thinking-levels).
 
 - ``supported_thinking_levels(model)``: ``["off"]`` for a non-reasoning model; otherwise the six levels
-  minus those mapped to ``None`` in ``model.thinking_level_map``, and minus ``xhigh`` unless it is mapped.
+  minus those mapped to ``None`` in ``model.thinking_level_map``, and minus ``xhigh``/``max`` unless mapped.
 - ``clamp_thinking_level(model, level)``: the level if supported, else the nearest supported level above,
   else below, else ``"off"``.
 - ``mapped_level(model, level)``: the provider value the model's map gives for a level, or None.
@@ -43,9 +43,9 @@ def base_max_tokens(model: Model, requested: int | None) -> int | None:
 
 
 def thinking_budget(level: str, budgets: dict[str, int] | None = None) -> int:
-    """The token budget for a level; ``xhigh`` uses ``high``; custom budgets override the defaults."""
+    """The token budget for a level; ``xhigh`` and ``max`` use ``high``; custom budgets override the defaults."""
     merged = {**DEFAULT_THINKING_BUDGETS, **(budgets or {})}
-    return merged.get("high" if level == "xhigh" else level, 1024)
+    return merged.get("high" if level in ("xhigh", "max") else level, 1024)
 
 
 def adjust_max_tokens_for_thinking(base_max: int, model_max: int, level: str,

@@ -70,10 +70,15 @@ class SessionManager(BranchingMixin):
     # --- construction -----------------------------------------------------------------------------
 
     @classmethod
-    def create(cls, cwd: str | Path, session_dir: str | Path | None = None) -> SessionManager:
-        """A new session for ``cwd`` in ``session_dir`` (default: the cwd's dir under the agent dir)."""
+    def create(cls, cwd: str | Path, session_dir: str | Path | None = None, *,
+               session_id: str | None = None) -> SessionManager:
+        """A new session for ``cwd`` in ``session_dir`` (default: the cwd's dir under the agent dir),
+        with ``session_id`` when given (``--session-id``)."""
         directory = Path(session_dir) if session_dir else default_session_dir(str(cwd))
-        return cls(cwd, directory, None, True)
+        manager = cls(cwd, directory, None, True)
+        if session_id is not None:
+            manager.new_session(id=session_id)
+        return manager
 
     @classmethod
     def open(cls, path: str | Path, session_dir: str | Path | None = None) -> SessionManager:
@@ -92,13 +97,17 @@ class SessionManager(BranchingMixin):
         return cls(cwd, directory, recent, True)
 
     @classmethod
-    def in_memory(cls, cwd: str | Path | None = None) -> SessionManager:
+    def in_memory(cls, cwd: str | Path | None = None, *, session_id: str | None = None) -> SessionManager:
         """A session that behaves the same but never writes anything (``--no-session``)."""
-        return cls(cwd if cwd is not None else os.getcwd(), None, None, False)
+        manager = cls(cwd if cwd is not None else os.getcwd(), None, None, False)
+        if session_id is not None:
+            manager.new_session(id=session_id)
+        return manager
 
     @classmethod
     def fork_from(
-        cls, source_path: str | Path, target_cwd: str | Path, session_dir: str | Path | None = None
+        cls, source_path: str | Path, target_cwd: str | Path, session_dir: str | Path | None = None, *,
+        session_id: str | None = None,
     ) -> SessionManager:
         """Copy a whole session (every entry, any project) into a new file for ``target_cwd``."""
         source_path = Path(source_path).expanduser().resolve()
@@ -108,7 +117,7 @@ class SessionManager(BranchingMixin):
         records = loaded.records
         migrate_records(records)  # in memory only: the source file is left as it is
         directory = Path(session_dir) if session_dir else default_session_dir(str(target_cwd))
-        session_id = fmt.uuid7()
+        session_id = session_id or fmt.uuid7()
         timestamp = fmt.iso_now()
         new_file = directory / f"{fmt.file_timestamp(timestamp)}_{session_id}.jsonl"
         header = fmt.make_header(session_id, timestamp, str(target_cwd), str(source_path))

@@ -21,6 +21,7 @@ from pi_plugins.batch.tasks import TaskSpec
 
 from pi_core.errors import PiError
 
+_PROGRESS_EVERY_S = 0.5
 MISSING = "the ray executor needs Ray, which pi installs as an extra: pip install 'pi-harness[ray]'"
 
 
@@ -83,12 +84,17 @@ class RayExecutor:
         self.slots = jobs or max(1, int(cpus // task_cpus) if task_cpus > 0 else int(cpus))
         self._running: dict[Any, tuple[TaskSpec, int]] = {}
         self._last: dict[str, Progress] = {}
+        self._drained = 0.0
 
     def submit(self, task: TaskSpec, attempt: int) -> None:
         ref = self._remote.remote(task, self.settings, attempt, self._box)
         self._running[ref] = (task, attempt)
 
-    def _drain_progress(self) -> None:
+    def _drain_progress(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._drained < _PROGRESS_EVERY_S:
+            return  # each drain is a round trip to the actor: a few a second are enough for the display
+        self._drained = now
         try:
             items = self.ray.get(self._box.drain.remote(), timeout=10)
         except Exception:  # noqa: BLE001 - progress is best effort; results come with the task
@@ -105,7 +111,7 @@ class RayExecutor:
         ready, _ = self.ray.wait(list(self._running), num_returns=len(self._running), timeout=timeout)
         out = [self._collect(ref) for ref in ready]
         if out:
-            self._drain_progress()
+            self._drain_progress(force=True)
         return out
 
     def _collect(self, ref: Any) -> Ended:

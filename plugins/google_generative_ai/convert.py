@@ -147,7 +147,7 @@ def thinking_config(model: Model, options: StreamOptions) -> dict[str, Any] | No
     if not model.reasoning:
         return None
     level = clamp_thinking_level(model, options.reasoning or "off")
-    if level == "xhigh":
+    if level in ("xhigh", "max"):
         level = "high"
     family = _level_family(model.id)
     if family is not None:

@@ -10,14 +10,17 @@ from __future__ import annotations
 import asyncio
 import io
 import time
+from pathlib import Path
 from typing import Any
 
-from pi_plugins.interactive import ext_ui, keys, shell
+from pi_plugins.interactive import attachments, ext_ui, keys, shell, style
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from pi_plugins.interactive.commands import MenuCommand, collect_commands, run_command
 from pi_plugins.interactive.editor import FileIndex, classify, make_completer
 from pi_plugins.interactive.footer import footer_lines
 from pi_plugins.interactive.header import StartupInfo, render_header, startup_info
+from pi_plugins.interactive.keybindings import load_keybindings
+from pi_plugins.interactive.panel import Panel
 from pi_plugins.interactive.pickers import Picker
 from pi_plugins.interactive.preload import Preloader
 from pi_plugins.interactive.renderers import resolve_renderers
@@ -39,6 +42,13 @@ from pi_core.errors import PiError
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
+class _Raw:
+    """Something to do at its turn in the scrollback queue instead of printing (clearing the screen)."""
+
+    def __init__(self, action: Any) -> None:
+        self.action = action
+
+
 class InteractiveApp:
     def __init__(self, session: Any, *, startup: Any = None, header: StartupInfo | None = None,
                  console: Console | None = None, input: Any = None, output: Any = None,
@@ -58,11 +68,21 @@ class InteractiveApp:
         self.busy = False
         self.started_at = 0.0
         self.shell_job: shell.ShellJob | None = None
-        self.picker: Picker | None = None
-        self._picker_future: asyncio.Future[Any] | None = None
+        self.panel: Panel | None = None  # a picker, /tree, /settings ... shown in place of the editor
+        self._panel_future: asyncio.Future[Any] | None = None
+        self.startup_notes: list[str] = []  # problems found while starting (themes, keybindings)
+        self.attachments: list[attachments.Attachment] = []  # images waiting in the editor as chips
+        from pi_core.config_paths import agent_dir
+
+        self.agent_dir = agent_dir()
+        self.keybindings = load_keybindings(self.agent_dir)
+        self.startup_notes += self.keybindings.diagnostics
+        self.themes: Any = None  # the ThemeSet found by load_theme()
+        self.theme_watcher = style.ThemeWatcher(self._theme_reloaded, lambda text: self.notify(text, "red"))
         self.last_ctrl_c = 0.0
         self.last_escape = 0.0
         self.hint: str | None = None  # one-line notice above the editor ("press ctrl+c again...")
+        self.working_message = "Working…"  # plugins may change it (ui.set_working_message)
         self.statuses: dict[str, str] = {}  # plugins' ``ui.set_status`` texts, shown in the footer
         self._pending: list[Any] = []
         self._flushing = False
@@ -89,6 +109,8 @@ class InteractiveApp:
         self.app.ttimeoutlen = 0.05
         self.app.timeoutlen = 0.3
         self.unsubscribe = session.subscribe(self._on_event)
+        self.load_theme()
+        style.code_block_indent = str(self.setting("markdown.codeBlockIndent", "  "))
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
 
@@ -114,29 +136,144 @@ class InteractiveApp:
             self.app.exit(result=code)
 
     async def pick(self, title: str, items: list[Any], *, multi: bool = False,
-                   checked: set[int] | None = None) -> Any:
+                   checked: set[int] | None = None, index: int = 0) -> Any:
         """Show a picker in place of the editor; the chosen value, or None when cancelled."""
-        return await self.open_picker(Picker(title, items, multi=multi, checked=set(checked or ())))
+        return await self.open_panel(Picker(title, items, multi=multi, checked=set(checked or ()), index=index))
 
     async def ask(self, title: str, placeholder: str = "", prefill: str = "") -> str | None:
         """One line of text from the user (a plugin's ``ui.input``), or None when cancelled."""
-        return await self.open_picker(Picker(title, [], free_text=True, query=prefill, placeholder=placeholder))
+        return await self.open_panel(Picker(title, [], free_text=True, query=prefill, placeholder=placeholder))
 
-    async def open_picker(self, picker: Picker) -> Any:
-        if self.picker is not None:
-            raise PiError(f"Another question is open: {self.picker.title}")
-        self.picker = picker
-        self._picker_future = asyncio.get_running_loop().create_future()
+    async def open_panel(self, panel: Panel) -> Any:
+        """Show ``panel`` in place of the editor until it answers; returns its answer."""
+        if self.panel is not None:
+            raise PiError(f"Another question is open: {self.panel.title}")
+        self.panel = panel
+        self._panel_future = asyncio.get_running_loop().create_future()
         self.invalidate()
         try:
-            return await self._picker_future
+            return await self._panel_future
         finally:
-            self.picker, self._picker_future = None, None
+            self.panel, self._panel_future = None, None
             self.invalidate()
 
-    def picker_done(self, value: Any) -> None:
-        if self._picker_future is not None and not self._picker_future.done():
-            self._picker_future.set_result(value)
+    def panel_done(self, value: Any) -> None:
+        if self._panel_future is not None and not self._panel_future.done():
+            self._panel_future.set_result(value)
+
+    # --- settings, theme, small actions ---------------------------------------------------------------
+
+    def setting(self, key: str, default: Any = None) -> Any:
+        settings = self.session.settings
+        return default if settings is None else settings.get(key, default)
+
+    def set_hint(self, text: str | None) -> None:
+        self.hint = text
+        self.invalidate()
+
+    def load_theme(self, name: str | None = None) -> None:
+        """(Re)discover themes and apply ``name``, else ``--use-theme``, else the ``theme`` setting."""
+        from pi_core.resources.themes import active_theme, setting_theme_paths
+
+        args = getattr(self.startup, "args", None)
+        settings = self.session.settings
+        cwd = Path(self.session.config.cwd)
+        paths = setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), self.agent_dir,
+                                    cwd) if settings is not None and hasattr(settings, "scope_data") else []
+        theme, found, warnings = active_theme(
+            cwd, self.agent_dir, name or self.setting("theme"), use_theme=None if name else getattr(args, "use_theme", None),
+            cli_paths=[Path(p).expanduser() for p in getattr(args, "themes", None) or []], setting_paths=paths,
+            no_themes=bool(getattr(args, "no_themes", False)),
+            project_trusted=lambda: True,  # trust: replace with the project-trust decision
+        )
+        self.themes = found
+        self.startup_notes += warnings
+        self.apply_theme(theme)
+
+    def apply_theme(self, theme: Any) -> None:
+        style.set_theme(theme)
+        self.theme_watcher.watch(theme)
+        self.console.push_theme(style.rich_theme())
+        self._live_cache = None
+        self.invalidate()
+
+    def _theme_reloaded(self, theme: Any) -> None:
+        self.themes.themes[theme.name] = theme
+        self.apply_theme(theme)
+        self.notify(f"Theme reloaded: {theme.name}", "green")
+
+    def cycle_model(self, backward: bool) -> None:
+        changed = self.control.cycle_model(backward=backward)
+        model = self.session.model
+        self.set_hint(f"Model: {model.provider}/{model.id}" if changed else "Only one model to cycle through")
+
+    def clear_editor(self) -> None:
+        self.buffer.reset()
+        self.attachments.clear()
+        self.invalidate()
+
+    def dequeue(self) -> None:
+        """Alt+Up: the queued steering and follow-up messages come back into the editor, in order."""
+        agent = self.session.agent
+        queued = [m.text() for m in [*agent.steering_queue, *agent.follow_up_queue] if hasattr(m, "text")]
+        if not queued:
+            self.set_hint("No queued messages")
+            return
+        agent.clear_all_queues()
+        self.view.steering, self.view.follow_up = [], []
+        current = self.buffer.text
+        self.set_editor_text("\n".join([*queued, *([current] if current else [])]))
+        self.set_hint(f"Restored {len(queued)} queued message{'s' if len(queued) > 1 else ''}")
+
+    def toggle_tool_output(self) -> None:
+        """Ctrl+O: every tool output opens (or folds); the transcript is drawn again so old ones do too."""
+        self.view.expanded = not self.view.expanded
+        self.set_hint("Tool output " + ("expanded" if self.view.expanded else "collapsed"))
+        if not self.busy:
+            self.redraw_transcript()
+
+    def redraw_transcript(self) -> None:
+        """Clear the screen and its scrollback and draw the whole conversation again."""
+        import sys
+
+        def clear() -> None:
+            out = self.console.file if self.console.file is not sys.stdout else sys.stdout
+            out.write("\x1b[3J\x1b[H\x1b[2J")
+            out.flush()
+
+        self._pending.append(_Raw(clear))
+        self.replay()
+
+    def paste_image(self) -> None:
+        self.spawn(attachments.paste_from_clipboard(self))
+
+    def paste_text(self, data: str) -> None:
+        attachments.paste_text(self, data)
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        return self._spawn(coro)
+
+    async def confirm(self, title: str, message: str = "") -> bool:
+        from pi_plugins.interactive.pickers import PickItem
+
+        heading = f"{title}\n{message}" if message else title
+        return await self.pick(heading, [PickItem("Yes", True), PickItem("No", False)]) is True
+
+    def screen_rows(self) -> int:
+        return self.app.output.get_size().rows if self._running else 40
+
+    def rebuild_layout(self) -> None:
+        """Build the layout again after a setting that shapes it changed (padding, cursor, menu height)."""
+        self.app.layout = Layout(self._layout(), focused_element=self.buffer)
+        self.invalidate()
+
+    def reload_ui(self) -> None:
+        """/reload: keybindings.json and the theme files are read again."""
+        self.keybindings = load_keybindings(self.agent_dir)
+        self.app.key_bindings = keys.build(self)
+        self.load_theme()
+        for note in self.keybindings.diagnostics:
+            self.notify(note, "yellow")
 
     def replay(self) -> None:
         """Draw the session's transcript again (after /resume, /tree, /fork)."""
@@ -174,6 +311,9 @@ class InteractiveApp:
     def _print_pending(self) -> None:
         items, self._pending = self._pending, []
         for renderable in items:
+            if isinstance(renderable, _Raw):
+                renderable.action()
+                continue
             self.console.print()
             self.console.print(renderable)
 
@@ -205,7 +345,7 @@ class InteractiveApp:
     def submit(self, *, follow_up: bool = False) -> None:
         text = self.buffer.text
         kind = classify(text)
-        if kind.kind == "empty":
+        if kind.kind == "empty" and not self.attachments:
             return
         self.buffer.reset(append_to_history=True)
         self.hint = None
@@ -222,16 +362,17 @@ class InteractiveApp:
             self._spawn(self.shell_job.run())
             return
         if self.busy:
-            (self.session.follow_up if follow_up else self.session.steer)(kind.text)
+            if kind.text.strip():  # image chips wait for the next message of their own
+                (self.session.follow_up if follow_up else self.session.steer)(kind.text)
             return
         self.busy = True  # now, not when the task starts: a quick second Enter must steer, not start a run
-        self._spawn(self.run_prompt(kind.text))
+        self._spawn(self.run_prompt(kind.text, attachments.take(self) or None))
 
     def run_command_text(self, text: str) -> None:
         """Run a slash command as if typed (keys that open /model, /tree)."""
         kind = classify(text)
         command = self.commands.get(kind.command)
-        if command is not None and command.handler is not None and self.picker is None:
+        if command is not None and command.handler is not None and self.panel is None:
             self._spawn(self._run_command(command, kind.args))
 
     async def _run_command(self, command: MenuCommand, args: str) -> None:
@@ -260,6 +401,35 @@ class InteractiveApp:
             self.busy = False
             ticker.cancel()
             self.invalidate()
+
+    def _show_new_changelog(self) -> None:
+        """After an update, the changelog entries newer than the version pi last ran as (once)."""
+        from pi_plugins.interactive.session_commands import (
+            changelog_path,
+            changelog_sections,
+            new_since,
+            render_changelog,
+        )
+
+        from pi_core import __version__
+
+        last = self.setting("lastChangelogVersion")
+        settings = self.session.settings
+        if last == __version__ or settings is None:
+            return
+        path = changelog_path()
+        sections = changelog_sections(path.read_text(encoding="utf-8")) if path is not None else []
+        fresh = new_since(sections, last) if last is not None else []
+        if fresh and not self.quiet_startup:
+            self.console.print(render_notice(f"Updated to pi {__version__}. What's new:", "green"))
+            self.console.print(render_changelog(fresh, self.setting("collapseChangelog", False) is True))
+        settings.set("lastChangelogVersion", __version__, "global")
+
+    async def _watch_theme(self) -> None:
+        """Pick up an edited theme file within a second or so."""
+        while True:
+            await asyncio.sleep(0.5)
+            self.theme_watcher.poll()
 
     async def _tick(self) -> None:
         """Redraw the working indicator (spinner, elapsed time) while a run lasts; idle costs nothing."""
@@ -310,35 +480,56 @@ class InteractiveApp:
         if self.busy:
             elapsed = int(time.monotonic() - self.started_at)
             spin = SPINNER[int(time.monotonic() * 10) % len(SPINNER)]
-            return [("ansicyan", f"{spin} Working… "), ("#888888", f"({elapsed}s) · esc to interrupt")]
+            return [(style.pt("accent"), f"{spin} {self.working_message} "),
+                    (style.pt("muted"), f"({elapsed}s) · esc to interrupt")]
         if self.shell_job is not None and self.shell_job.running:
-            return [("ansicyan", "Running shell command… "), ("#888888", "esc to cancel")]
-        return [("#888888", self.hint or "")]
+            return [(style.pt("accent"), "Running shell command… "), (style.pt("muted"), "esc to cancel")]
+        return [(style.pt("muted"), self.hint or "")]
+
+    def _attachment_fragments(self) -> Any:
+        chips = [(f"{style.pt('accent')} reverse", f" {a.label} ") for a in self.attachments]
+        spaced: list[tuple[str, str]] = []
+        for chip in chips:
+            spaced += [chip, ("", " ")]
+        return spaced
 
     def _footer_fragments(self) -> Any:
         first, second = footer_lines(self.session, self._width())
-        fragments = [("#888888", first + "\n" + second)]
+        fragments = [(style.pt("dim"), first + "\n" + second)]
         if self.statuses:
             fragments.append(("", "\n" + " · ".join(self.statuses.values())[: self._width()]))
         return fragments
 
-    def _picker_fragments(self) -> Any:
-        return self.picker.lines(self._width()) if self.picker else []
+    def _panel_fragments(self) -> Any:
+        return self.panel.lines(self._width()) if self.panel else []
 
     def _layout(self) -> Any:
         has_live = Condition(self.view.has_live)
-        picking = Condition(lambda: self.picker is not None)
-        rule = Window(height=1, char="─", style="#555555")
-        editor = HSplit([rule, Window(BufferControl(self.buffer), wrap_lines=True,
-                                      height=Dimension(min=1, max=12), dont_extend_height=True), rule])
+        picking = Condition(lambda: self.panel is not None)
+        from pi_plugins.interactive.editor import DrawnCursor
+        from prompt_toolkit.layout import VSplit
+
+        def rule() -> Window:
+            return Window(height=1, char="─", style=lambda: style.pt("borderMuted"))
+
+        padding = max(0, min(3, int(self.setting("editorPaddingX", 0) or 0)))
+        hardware_cursor = self.setting("showHardwareCursor", False) is True
+        control = BufferControl(self.buffer, input_processors=[] if hardware_cursor else [DrawnCursor()])
+        text = Window(control, wrap_lines=True, height=Dimension(min=1, max=12), dont_extend_height=True,
+                      always_hide_cursor=not hardware_cursor)
+        row = VSplit([Window(width=padding), text, Window(width=padding)]) if padding else text
+        has_chips = Condition(lambda: bool(self.attachments))
+        editor = HSplit([rule(), ConditionalContainer(Window(FormattedTextControl(self._attachment_fragments), height=1),
+                                                      filter=has_chips), row, rule()])
         return HSplit([
             ConditionalContainer(Window(FormattedTextControl(self._live_fragments), wrap_lines=False,
                                         dont_extend_height=True), filter=has_live),
             Window(FormattedTextControl(self._status_fragments), height=1),
-            ConditionalContainer(Window(FormattedTextControl(self._picker_fragments), dont_extend_height=True),
+            ConditionalContainer(Window(FormattedTextControl(self._panel_fragments), dont_extend_height=True),
                                  filter=picking),
             ConditionalContainer(editor, filter=~picking),
-            CompletionsMenu(max_height=8, scroll_offset=1),
+            CompletionsMenu(max_height=max(3, min(20, int(self.setting("autocompleteMaxVisible", 5) or 5))),
+                            scroll_offset=1),
             Window(FormattedTextControl(self._footer_fragments), dont_extend_height=True),
         ])
 
@@ -347,7 +538,11 @@ class InteractiveApp:
     async def run(self, initial_message: str | None = None, initial_images: list[Any] | None = None) -> int:
         if not self.quiet_startup:
             info = self.header or startup_info(self.session, self.startup)
-            self.console.print(render_header(info, self.session.config.cwd))
+            listing = self.setting("quietStartup", False) != "header"  # "header": keep only the header
+            self.console.print(render_header(info, self.session.config.cwd, listing=listing))
+        for note in self.startup_notes:
+            self.console.print(render_notice(f"Warning: {note}", "yellow"))
+        self._show_new_changelog()
         if self.session.messages:  # --continue / --session: show the conversation so far
             self.replay()
         ext_ui.install(self)
@@ -359,6 +554,10 @@ class InteractiveApp:
         self.app.after_render += on_first_render
         self._running = True
         try:
+            def watch_theme() -> None:
+                self._spawn(self._watch_theme())
+
+            self.app.pre_run_callables.append(watch_theme)
             # plugins' session_start runs once the UI can answer their questions
             def start_plugins() -> None:
                 self._spawn(self.session.start("startup"))

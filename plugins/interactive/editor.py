@@ -122,3 +122,35 @@ def make_completer(commands: Callable[[], dict[str, MenuCommand]], cwd: Path, fi
                     yield Completion(candidate, start_position=-len(word), display=shown)
 
     return PiCompleter()
+
+
+def _drawn_cursor_class() -> Any:
+    from prompt_toolkit.layout.processors import (
+        Processor,
+        Transformation,
+        TransformationInput,
+    )
+
+    class DrawnCursorProcessor(Processor):
+        """Pi's own cursor: the character under the cursor in reverse video (the terminal's is hidden)."""
+
+        def apply_transformation(self, ti: TransformationInput) -> Transformation:
+            from prompt_toolkit.layout.utils import explode_text_fragments
+
+            cursor = ti.buffer_control.buffer.document.cursor_position_row, ti.buffer_control.buffer.document.cursor_position_col
+            if ti.lineno != cursor[0]:
+                return Transformation(ti.fragments)
+            fragments = explode_text_fragments(ti.fragments)
+            column = ti.source_to_display(cursor[1])
+            if column < len(fragments):
+                style_, text = fragments[column][0], fragments[column][1]
+                fragments[column] = (style_ + " reverse", text)
+            else:
+                fragments.append(("reverse", " "))
+            return Transformation(fragments)
+
+    return DrawnCursorProcessor
+
+
+def DrawnCursor() -> Any:
+    return _drawn_cursor_class()()

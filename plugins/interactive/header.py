@@ -38,27 +38,29 @@ def startup_info(session: Any, startup: Any = None) -> StartupInfo:
     return info
 
 
-def render_header(info: StartupInfo, cwd: Path) -> Any:
+def render_header(info: StartupInfo, cwd: Path, *, listing: bool = True) -> Any:
+    """Version and key hints, then (unless ``listing`` is off) the loaded context files, plugins, skills."""
+    from pi_plugins.interactive.renderers import themed
     from rich.console import Group
     from rich.text import Text
 
-    lines: list[Any] = [Text.assemble(("pi", "bold cyan"), (f" v{info.version}" if info.version else "", "dim"),
-                                      ("  " + short_cwd(cwd), "dim"))]
+    lines: list[Any] = [Text.assemble(("pi", themed("bold cyan")), (f" v{info.version}" if info.version else "",
+                                                                   themed("dim")), ("  " + short_cwd(cwd), themed("dim")))]
     lines.append(Text("esc interrupt · ctrl+c clear/quit · ctrl+o tool output · ctrl+t thinking · "
-                      "/ commands · @ files · ! shell · /hotkeys", style="dim"))
+                      "/ commands · @ files · ! shell · /hotkeys", style=themed("dim")))
 
     def section(title: str, items: list[str], style: str = "") -> None:
-        if items:
+        if items and listing:
             text = Text(f"{title}: ", style="bold")
-            text.append(", ".join(items), style=style)
+            text.append(", ".join(items), style=themed(style) if style else "")
             lines.append(text)
 
     section("Context", [short_cwd(p) for p in info.context_files], "green")
     section("Plugins", info.plugins, "cyan")
-    for override in info.overrides:
+    for override in info.overrides if listing else []:
         lines.append(Text(f"  {override}", style="yellow"))
     section("Skills", info.skills, "magenta")
     section("Templates", ["/" + t for t in info.templates], "magenta")
     for warning in info.warnings:
-        lines.append(Text(f"Warning: {warning}", style="yellow"))
+        lines.append(Text(f"Warning: {warning}", style=themed("yellow")))
     return Group(*lines)

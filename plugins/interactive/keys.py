@@ -1,12 +1,17 @@
-"""Key bindings of the interactive app (see /hotkeys for the list users read)."""
+"""Key bindings of the interactive app: each keybinding action (keybindings.py) bound to its keys in force.
+
+While a panel (a picker, /tree, /settings ...) is open, every key goes to it instead (panel.py).
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive.pickers import add_picker_keys
-from prompt_toolkit.filters import Condition
+from pi_plugins.interactive.keybindings import KeySyntaxError, to_prompt_toolkit
+from pi_plugins.interactive.pickers import add_panel_keys
+from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.input import ansi_escape_sequences
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
@@ -25,13 +30,24 @@ for _sequence in ("\x1b[13;2u", "\x1b[27;2;13~"):
 
 def build(ui: InteractiveApp) -> KeyBindings:
     bindings = KeyBindings()
-    picking = Condition(lambda: ui.picker is not None)
-    editing = ~picking
+    panel_open = Condition(lambda: ui.panel is not None)
+    editing = ~panel_open
     completing = Condition(lambda: ui.buffer.complete_state is not None)
+    add_panel_keys(bindings, lambda: ui.panel, ui.panel_done, ui.keybindings, active=panel_open)
 
-    add_picker_keys(bindings, lambda: ui.picker, ui.picker_done, lambda: ui.picker_done(None), active=picking)
+    def on(action: str, when: Filter = editing) -> Callable[[Callable[[Any], None]], Callable[[Any], None]]:
+        def register(handler: Callable[[Any], None]) -> Callable[[Any], None]:
+            for key in ui.keybindings.keys(action):
+                try:
+                    sequence = to_prompt_toolkit(key)
+                except KeySyntaxError as err:
+                    ui.startup_notes.append(f"keybindings: {action}: {err}")
+                    continue
+                bindings.add(*sequence, filter=when)(handler)
+            return handler
+        return register
 
-    @bindings.add("enter", filter=editing)
+    @on("tui.input.submit")
     def _enter(event: Any) -> None:
         state = ui.buffer.complete_state
         if state is not None and state.completions:
@@ -41,95 +57,130 @@ def build(ui: InteractiveApp) -> KeyBindings:
                 return  # a file or path: keep editing; a command runs at once
         ui.submit()
 
-    @bindings.add("escape", "enter", filter=editing)
-    def _alt_enter(event: Any) -> None:
+    @on("app.message.followUp")
+    def _follow_up(event: Any) -> None:
         if ui.busy and ui.buffer.text.strip():
             ui.submit(follow_up=True)
         else:
             ui.buffer.insert_text("\n")
 
-    @bindings.add("c-j", filter=editing)
+    @on("tui.input.newLine")
     def _newline(event: Any) -> None:
         ui.buffer.insert_text("\n")
 
-    @bindings.add("escape", filter=editing)
+    @on("app.interrupt")
     def _escape(event: Any) -> None:
         if ui.buffer.complete_state is not None:
             ui.buffer.cancel_completion()
         elif ui.busy:
-            ui._spawn(ui.abort())
+            ui.spawn(ui.abort())
         elif ui.shell_job is not None and ui.shell_job.running:
             ui.shell_job.cancel()
         elif not ui.buffer.text:
             now = time.monotonic()
             if now - ui.last_escape < DOUBLE_ESCAPE_SECONDS:
-                ui.run_command_text("/tree")  # Escape twice on an empty editor: browse the session tree
+                ui.last_escape = 0.0
+                action = ui.setting("doubleEscapeAction", "tree")
+                if action in ("tree", "fork"):
+                    ui.run_command_text("/" + action)
+                return
             ui.last_escape = now
 
-    @bindings.add("c-l", filter=editing)
+    @on("tui.input.tab")
+    def _tab(event: Any) -> None:
+        state = ui.buffer.complete_state
+        if state is None:
+            ui.buffer.start_completion(insert_common_part=True)
+            return
+        completion = state.current_completion or (state.completions[0] if state.completions else None)
+        if completion is None:
+            ui.buffer.cancel_completion()
+            return
+        ui.buffer.apply_completion(completion)  # closes the menu
+        if completion.text.endswith("/"):
+            ui.buffer.start_completion()  # a directory: show what is inside
+
+    @on("app.thinking.cycle", editing & ~completing)
+    def _cycle_thinking(event: Any) -> None:
+        level = ui.control.cycle_thinking_level()
+        ui.set_hint(f"Thinking level: {level}" if level else "This model has no thinking levels")
+
+    @on("app.model.cycleForward")
+    def _cycle_model(event: Any) -> None:
+        ui.cycle_model(backward=False)
+
+    @on("app.model.cycleBackward")
+    def _cycle_model_back(event: Any) -> None:
+        ui.cycle_model(backward=True)
+
+    @on("app.model.select")
     def _model_picker(event: Any) -> None:
         ui.run_command_text("/model")
 
-    @bindings.add("c-g", filter=editing)
+    @on("app.editor.external")
     def _external_editor(event: Any) -> None:
         ui.buffer.open_in_editor()  # $VISUAL / $EDITOR; prompt_toolkit suspends the app meanwhile
 
-    @bindings.add("tab", filter=editing)
-    def _tab(event: Any) -> None:
-        if ui.buffer.complete_state is not None:
-            ui.buffer.complete_next()
-        else:
-            ui.buffer.start_completion(insert_common_part=True)
-
-    @bindings.add("s-tab", filter=editing & ~completing)
-    def _cycle_thinking(event: Any) -> None:
-        level = ui.control.cycle_thinking_level()
-        ui.hint = f"Thinking level: {level}" if level else "This model has no thinking levels"
-        ui.invalidate()
-
-    @bindings.add("c-p", filter=editing)
-    def _cycle_model(event: Any) -> None:
-        changed = ui.control.cycle_model()
-        model = ui.session.model
-        ui.hint = f"Model: {model.provider}/{model.id}" if changed else "Only one model to cycle through"
-        ui.invalidate()
-
-    @bindings.add("c-c", filter=editing)
+    @on("app.clear")
     def _ctrl_c(event: Any) -> None:
         now = time.monotonic()
-        if ui.buffer.text:
-            ui.buffer.reset()
+        if ui.buffer.text or ui.attachments:
+            ui.clear_editor()
             ui.last_ctrl_c = now
             return
         if now - ui.last_ctrl_c < DOUBLE_CTRL_C_SECONDS:
             ui.exit(0)
             return
         ui.last_ctrl_c = now
-        ui.hint = "Press Ctrl+C again to exit"
-        ui.invalidate()
+        ui.set_hint("Press Ctrl+C again to exit")
 
-    @bindings.add("c-d", filter=editing)
+    @on("app.exit")
     def _ctrl_d(event: Any) -> None:
         if not ui.buffer.text:
             ui.exit(0)
         else:
             ui.buffer.delete()
 
-    @bindings.add("c-t")
+    @on("app.suspend")
+    def _suspend(event: Any) -> None:
+        event.app.suspend_to_background()
+
+    @on("tui.editor.undo")
+    def _undo(event: Any) -> None:
+        ui.buffer.undo()
+
+    @on("app.thinking.toggle")
     def _toggle_thinking(event: Any) -> None:
         ui.view.show_thinking = not ui.view.show_thinking
-        ui.hint = "Thinking " + ("shown" if ui.view.show_thinking else "hidden")
-        ui.invalidate()
+        ui.set_hint("Thinking " + ("shown" if ui.view.show_thinking else "hidden"))
 
-    @bindings.add("c-o")
+    @on("app.tools.expand")
     def _toggle_tools(event: Any) -> None:
-        ui.view.expanded = not ui.view.expanded
-        ui.hint = "Tool output " + ("expanded" if ui.view.expanded else "collapsed")
-        if ui.view.expanded and ui.view.last_tool is not None and not ui.busy:
-            from pi_plugins.interactive.view import render_tool
+        ui.toggle_tool_output()
 
-            block = ui.view.last_tool
-            ui.show(render_tool(block, ui.view.renderer_for(block.name), True))
-        ui.invalidate()
+    @on("app.message.dequeue")
+    def _dequeue(event: Any) -> None:
+        ui.dequeue()
+
+    @on("app.message.copy")
+    def _copy(event: Any) -> None:
+        ui.run_command_text("/copy")
+
+    @on("app.clipboard.pasteImage")
+    def _paste_image(event: Any) -> None:
+        ui.paste_image()
+
+    def runs(command: str) -> Callable[[Any], None]:
+        def handler(event: Any) -> None:
+            ui.run_command_text(command)
+        return handler
+
+    for action, command in (("app.session.new", "/new"), ("app.session.tree", "/tree"),
+                            ("app.session.fork", "/fork"), ("app.session.resume", "/resume")):
+        on(action)(runs(command))
+
+    @bindings.add(Keys.BracketedPaste, filter=editing)
+    def _paste(event: Any) -> None:
+        ui.paste_text(event.data)
 
     return bindings

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pi_plugins.interactive import style
 from pi_plugins.interactive.fuzzy import fuzzy_filter
+from pi_plugins.interactive.panel import Done, PanelKey
 
 from pi_core.extension import UI
 
@@ -66,6 +68,27 @@ class Picker:
         visible = self.visible()
         return self.items[visible[self.index]] if visible else None
 
+    def handle(self, key: PanelKey) -> Done | None:
+        if key.is_("tui.select.confirm"):
+            return Done(self.result())
+        if key.is_("tui.select.cancel"):
+            return Done(None)
+        if key.is_("tui.select.up"):
+            self.move(-1)
+        elif key.is_("tui.select.down"):
+            self.move(1)
+        elif key.is_("tui.select.pageUp"):
+            self.move(-min(VISIBLE_ROWS, max(1, self.index)))
+        elif key.is_("tui.select.pageDown"):
+            self.move(min(VISIBLE_ROWS, max(1, len(self.visible()) - 1 - self.index)))
+        elif key.backspace:
+            self.backspace()
+        elif key.text == " " and self.multi:
+            self.toggle()
+        elif key.text:
+            self.type(key.text)
+        return None
+
     def result(self) -> Any:
         if self.free_text:
             return self.query
@@ -76,12 +99,13 @@ class Picker:
 
     def lines(self, width: int) -> list[tuple[str, str]]:
         """(style, text) fragments: title, query line, a window of rows around the cursor, key help."""
+        muted = style.pt("muted")
         frags: list[tuple[str, str]] = [("bold", self.title + "\n"), ("", "> "), ("", self.query),
                                         ("reverse", " ")]
         if self.free_text:
             if not self.query and self.placeholder:
-                frags.append(("#888888", " " + self.placeholder))
-            return [*frags, ("", "\n"), ("#888888", "enter confirm · esc cancel")]
+                frags.append((muted, " " + self.placeholder))
+            return [*frags, ("", "\n"), (muted, "enter confirm · esc cancel")]
         frags.append(("", "\n"))
         visible = self.visible()
         start = max(0, min(self.index - VISIBLE_ROWS // 2, len(visible) - VISIBLE_ROWS))
@@ -90,17 +114,17 @@ class Picker:
             mark = ("[x] " if item_index in self.checked else "[ ] ") if self.multi else ""
             pointer = "→ " if row == self.index else "  "
             label = (pointer + mark + item.label)[: max(10, width - 2)]
-            frags.append(("bold cyan" if row == self.index else "", label))
+            frags.append((f"bold {style.pt('accent')}" if row == self.index else "", label))
             if item.hint and len(label) + len(item.hint) + 3 < width:
-                frags.append(("#888888", "  " + item.hint))
+                frags.append((muted, "  " + item.hint))
             frags.append(("", "\n"))
         if not visible:
-            frags.append(("#888888", "  no matches\n"))
+            frags.append((muted, "  no matches\n"))
         elif len(visible) > VISIBLE_ROWS:
-            frags.append(("#888888", f"  ({self.index + 1}/{len(visible)})\n"))
+            frags.append((muted, f"  ({self.index + 1}/{len(visible)})\n"))
         keys = "↑↓ move · space toggle · enter confirm · esc cancel" if self.multi else \
             "↑↓ move · type to filter · enter select · esc cancel"
-        frags.append(("#888888", keys))
+        frags.append((muted, keys))
         return frags
 
 
@@ -122,14 +146,14 @@ def session_items(infos: list[Any]) -> list[PickItem]:
     return items
 
 
-def run_picker_app(picker: Picker, *, input: Any = None, output: Any = None) -> Any:
-    """Run one picker full screen and return its result (None when cancelled)."""
+def run_picker_app(picker: Any, *, input: Any = None, output: Any = None) -> Any:
+    """Run one panel full screen and return its answer (None when cancelled)."""
     app, outcome = _picker_application(picker, input, output)
     app.run()
     return outcome[0]
 
 
-async def run_picker_async(picker: Picker, *, input: Any = None, output: Any = None) -> Any:
+async def run_picker_async(picker: Any, *, input: Any = None, output: Any = None) -> Any:
     """``run_picker_app`` from inside an event loop."""
     app, outcome = _picker_application(picker, input, output)
     await app.run_async()
@@ -156,7 +180,8 @@ class StartupUI(UI):
         sys.stderr.write(message + "\n")
 
 
-def _picker_application(picker: Picker, input: Any, output: Any) -> tuple[Any, list[Any]]:
+def _picker_application(picker: Any, input: Any, output: Any) -> tuple[Any, list[Any]]:
+    from pi_plugins.interactive.keybindings import default_keybindings
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
     from prompt_toolkit.layout import Layout, Window
@@ -165,60 +190,57 @@ def _picker_application(picker: Picker, input: Any, output: Any) -> tuple[Any, l
     outcome: list[Any] = [None]
     bindings = KeyBindings()
     app: Application[Any]
-    def choose(value: Any) -> None:
+
+    def done(value: Any) -> None:
         outcome[0] = value
         app.exit()
 
-    def lines() -> Any:
-        return picker.lines(app.output.get_size().columns)
-
-    add_picker_keys(bindings, lambda: picker, choose, lambda: app.exit())
-    control = FormattedTextControl(lines)
+    add_panel_keys(bindings, lambda: picker, done, default_keybindings())
+    control = FormattedTextControl(lambda: picker.lines(app.output.get_size().columns))
     app = Application(layout=Layout(Window(control)), key_bindings=bindings, full_screen=True,
                       input=input, output=output)
     return app, outcome
 
 
-def add_picker_keys(bindings: Any, get: Callable[[], Picker | None], done: Callable[[Any], None],
-                    cancel: Callable[[], None], active: Any = None) -> None:
-    """Keys of a picker, live while ``active`` (a prompt_toolkit filter; always when None)."""
+def add_panel_keys(bindings: Any, get: Callable[[], Any], done: Callable[[Any], None], keymap: Any,
+                   active: Any = None) -> None:
+    """Send every key to the panel ``get()`` returns while ``active`` (a prompt_toolkit filter) holds."""
+    from pi_plugins.interactive.keybindings import actions_by_key
+    from pi_plugins.interactive.panel import key_name, text_of
     from prompt_toolkit.keys import Keys
 
-    kwargs = {"filter": active, "eager": True} if active is not None else {"eager": True}
+    by_key = actions_by_key(keymap)
+    # Not eager: after Escape, prompt_toolkit waits a moment to see whether it starts Alt+key.
+    kwargs: dict[str, Any] = {} if active is None else {"filter": active}
 
-    @bindings.add("up", **kwargs)
-    def _up(event: Any) -> None:
-        get().move(-1)  # type: ignore[union-attr]
+    def forward(event: Any) -> None:
+        panel = get()
+        if panel is None:
+            return
+        name = key_name(event)
+        presses = [PanelKey(name, by_key.get(name, frozenset()), text_of(event))]
+        if name.startswith("escape ") and name not in by_key:
+            # Escape and a key typed right after it arrive as one Alt+key: take them as the two keys they were.
+            rest = name.split(" ", 1)[1]
+            data = event.key_sequence[-1].data
+            text = data if isinstance(data, str) and len(data) == 1 and data.isprintable() else None
+            presses = [PanelKey("escape", by_key.get("escape", frozenset())), PanelKey(rest, by_key.get(rest, frozenset()), text)]
+        for press in presses:
+            answer = panel.handle(press)
+            if answer is not None:
+                done(answer.value)
+                return
 
-    @bindings.add("down", **kwargs)
-    def _down(event: Any) -> None:
-        get().move(1)  # type: ignore[union-attr]
-
-    @bindings.add("enter", **kwargs)
-    def _enter(event: Any) -> None:
-        done(get().result())  # type: ignore[union-attr]
-
-    @bindings.add("escape", **kwargs)
-    @bindings.add("c-c", **kwargs)
-    def _cancel(event: Any) -> None:
-        cancel()
-
-    @bindings.add("backspace", **kwargs)
-    def _backspace(event: Any) -> None:
-        get().backspace()  # type: ignore[union-attr]
-
-    @bindings.add(" ", **kwargs)
-    def _space(event: Any) -> None:
-        picker = get()
-        if picker.multi:  # type: ignore[union-attr]
-            picker.toggle()  # type: ignore[union-attr]
-        else:
-            picker.type(" ")  # type: ignore[union-attr]
-
-    @bindings.add(Keys.Any, **kwargs)
-    def _type(event: Any) -> None:
-        if event.data.isprintable():
-            get().type(event.data)  # type: ignore[union-attr]
+    bindings.add(Keys.Any, **kwargs)(forward)
+    bindings.add("escape", Keys.Any, **kwargs)(forward)
+    # Named keys too: the editor's own bindings for them (backspace, arrows) would win over Keys.Any.
+    named = {f"c-{c}" for c in "abcdefghijklmnopqrstuvwxyz"} | {f"f{n}" for n in range(13, 25)} | {
+        "up", "down", "left", "right", "home", "end", "pageup", "pagedown", "delete", "s-tab", "escape",
+        "c-left", "c-right", "c-up", "c-down", "s-up", "s-down", "s-left", "s-right"}
+    for name in sorted(named | {n for n in by_key if " " not in n}):
+        bindings.add(name, **kwargs)(forward)
+    for name in ("up", "down", "left", "right", "c-m", "backspace"):
+        bindings.add("escape", name, **kwargs)(forward)
 
 
 def pick_session(infos: list[Any], *, input: Any = None, output: Any = None) -> Path | None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pi_plugins.interactive import style as theme_style
+
 from pi_core import hookimpl
 from pi_core.render import Renderer
 
@@ -40,13 +42,25 @@ def result_details(result: Any) -> Any:
     return result.get("details") if isinstance(result, dict) else getattr(result, "details", None)
 
 
+_ROLE_OF = {"cyan": "accent", "yellow": "warning", "dim": "toolOutput", "red": "error", "green": "success",
+            "magenta": "mdCode"}
+
+
+def themed(spec: str) -> str:
+    """A style spec with its colour words ("bold cyan", "dim italic") replaced by the theme's colours."""
+    words = [theme_style.fg(_ROLE_OF[word]) if word in _ROLE_OF else word for word in spec.split()]
+    if words == ["bold"]:
+        words.append(theme_style.fg("toolTitle"))
+    return " ".join(words)
+
+
 def _title(name: str, *parts: tuple[str, str]) -> Any:
     from rich.text import Text
 
-    title = Text(name, style="bold")
+    title = Text(name, style=themed("bold"))
     for text, style in parts:
         title.append(" ")
-        title.append(text, style=style)
+        title.append(text, style=themed(style))
     return title
 
 
@@ -62,16 +76,16 @@ def _lines(text: str, expanded: bool, *, tail: bool = False, limit: int = COLLAP
         lines = lines[-limit:] if tail else lines[:limit]
     out = Text()
     if hidden and tail:
-        out.append(f"… {hidden} earlier lines (ctrl+o to expand)\n", style="dim italic")
-    out.append("\n".join(lines), style=style)
+        out.append(f"… {hidden} earlier lines (ctrl+o to expand)\n", style=themed("dim italic"))
+    out.append("\n".join(lines), style=themed(style))
     if hidden and not tail:
-        out.append(f"\n… {hidden} more lines (ctrl+o to expand)", style="dim italic")
+        out.append(f"\n… {hidden} more lines (ctrl+o to expand)", style=themed("dim italic"))
     return out
 
 
 def _error_or(result: Any, is_error: bool, expanded: bool, ok: Any) -> Any:
     if is_error:
-        return _lines(result_text(result), expanded, style="red")
+        return _lines(result_text(result), expanded, style=themed("red"))
     return ok()
 
 
@@ -86,7 +100,7 @@ def read_call(args: dict[str, Any]) -> Any:
         start = int(offset) if isinstance(offset, int) else 1
         span = f":{start}-{start + int(limit) - 1}" if isinstance(limit, int) else f":{start}-"
     title = _title("read", (path, "cyan"))
-    title.append(span, style="yellow")
+    title.append(span, style=themed("yellow"))
     return title
 
 
@@ -97,7 +111,7 @@ def read_result(result: Any, is_error: bool, expanded: bool) -> Any:
             from rich.text import Text
 
             count = len(text.rstrip("\n").split("\n")) if text.strip() else 0
-            return Text(f"{count} lines (ctrl+o to show)", style="dim")
+            return Text(f"{count} lines (ctrl+o to show)", style=themed("dim"))
         return _lines(text, True)
 
     return _error_or(result, is_error, expanded, ok)
@@ -115,14 +129,14 @@ def bash_call(args: dict[str, Any]) -> Any:
 def bash_result(result: Any, is_error: bool, expanded: bool) -> Any:
     """Also used for partial results: the live tail of a running command."""
     text = result_text(result)
-    body = _lines(text, expanded, tail=True, limit=BASH_TAIL_LINES, style="red" if is_error else "dim")
+    body = _lines(text, expanded, tail=True, limit=BASH_TAIL_LINES, style=themed("red") if is_error else "dim")
     details = result_details(result)
     full = details.get("fullOutputPath") if isinstance(details, dict) else None
     if full:
         from rich.console import Group
         from rich.text import Text
 
-        return Group(body, Text(f"Full output: {full}", style="yellow"))
+        return Group(body, Text(f"Full output: {full}", style=themed("yellow")))
     return body
 
 
@@ -147,12 +161,12 @@ def render_diff(diff: str, expanded: bool) -> Any:
         lines = lines[: COLLAPSED_LINES * 3]
     out = Text()
     for index, line in enumerate(lines):
-        style = "green" if line.startswith("+") else "red" if line.startswith("-") else "dim"
-        out.append(line, style=style)
+        role = "toolDiffAdded" if line.startswith("+") else "toolDiffRemoved" if line.startswith("-") else "toolDiffContext"
+        out.append(line, style=theme_style.fg(role))
         if index < len(lines) - 1:
             out.append("\n")
     if hidden:
-        out.append(f"\n… {hidden} more diff lines (ctrl+o to expand)", style="dim italic")
+        out.append(f"\n… {hidden} more diff lines (ctrl+o to expand)", style=themed("dim italic"))
     return out
 
 
@@ -183,17 +197,17 @@ def write_call(args: dict[str, Any]) -> Any:
     lines = content.split("\n")
     preview = "\n".join(lines[:COLLAPSED_LINES])
     lexer = Syntax.guess_lexer(path, code=preview) if "." in path else "text"
-    parts: list[Any] = [title, Syntax(preview, lexer, theme="ansi_dark", background_color="default")]
+    parts: list[Any] = [title, Syntax(preview, lexer, theme=theme_style.syntax_theme(), background_color="default")]
     if len(lines) > COLLAPSED_LINES:
         from rich.text import Text
 
-        parts.append(Text(f"… {len(lines) - COLLAPSED_LINES} more lines", style="dim italic"))
+        parts.append(Text(f"… {len(lines) - COLLAPSED_LINES} more lines", style=themed("dim italic")))
     return Group(*parts)
 
 
 def write_result(result: Any, is_error: bool, expanded: bool) -> Any:
     if is_error:
-        return _lines(result_text(result), expanded, style="red")
+        return _lines(result_text(result), expanded, style=themed("red"))
     return None  # the call already shows what was written
 
 
@@ -215,7 +229,7 @@ def ls_call(args: dict[str, Any]) -> Any:
 
 
 def listing_result(result: Any, is_error: bool, expanded: bool) -> Any:
-    return _lines(result_text(result), expanded, style="red" if is_error else "dim")
+    return _lines(result_text(result), expanded, style=themed("red") if is_error else "dim")
 
 
 # --- fallback -------------------------------------------------------------------------------------
@@ -228,10 +242,10 @@ def default_call(name: str) -> Any:
         shown = json.dumps(args, ensure_ascii=False) if args else ""
         if len(shown) > 200:
             shown = shown[:200] + "…"
-        title = Text(name, style="bold")
+        title = Text(name, style=themed("bold"))
         if shown:
             title.append(" ")
-            title.append(shown, style="dim")
+            title.append(shown, style=themed("dim"))
         return title
 
     return call

@@ -12,12 +12,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pi_plugins.interactive import style
 from pi_plugins.interactive.renderers import default_renderer
 
 from pi_core.events import AgentEvent
 from pi_core.render import Renderer
 
-PENDING_BG, OK_BG, ERROR_BG, USER_BG = "on #23232d", "on #1f2b22", "on #33201f", "on #2b2b2b"
+# Notice styles by meaning -> the theme role that colours them.
+NOTICE_ROLES = {"dim": "muted", "green": "success", "red": "error", "yellow": "warning", "cyan": "accent"}
 
 
 @dataclass
@@ -51,8 +53,8 @@ def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool) -> Any:
         body = safe_render(renderer.result, shown, block.is_error, expanded)
         if body is not None and body != "":
             parts.append(body)
-    background = (ERROR_BG if block.is_error else OK_BG) if block.done else PENDING_BG
-    return Padding(Group(*parts), (0, 1), style=background, expand=True)
+    role = ("toolErrorBg" if block.is_error else "toolSuccessBg") if block.done else "toolPendingBg"
+    return Padding(Group(*parts), (0, 1), style=style.bg(role), expand=True)
 
 
 LIVE_TAIL_CHARS = 6000  # the live area shows the end of a long reply; the whole of it goes to scrollback
@@ -80,13 +82,13 @@ def render_user(text: str) -> Any:
     from rich.padding import Padding
     from rich.text import Text
 
-    return Padding(Text(text), (0, 1), style=USER_BG, expand=True)
+    return Padding(Text(text, style=style.fg("userMessageText")), (0, 1), style=style.bg("userMessageBg"), expand=True)
 
 
-def render_notice(text: str, style: str = "dim") -> Any:
+def render_notice(text: str, kind: str = "dim") -> Any:
     from rich.text import Text
 
-    return Text(text, style=style)
+    return Text(text, style=style.fg(NOTICE_ROLES.get(kind, kind)))
 
 
 class ChatView:
@@ -94,6 +96,7 @@ class ChatView:
         self.renderers = renderers
         self.commit = commit
         self.show_thinking = True
+        self.hidden_thinking_label = "Thinking… (ctrl+t to show)"  # a plugin may set its own (ui.set_hidden_thinking_label)
         self.expanded = False
         self.current: Any = None  # the streaming AssistantMessage
         self.tools: list[ToolBlock] = []  # in the assistant's order; committed from the front
@@ -223,19 +226,19 @@ class ChatView:
     def render_assistant(self, message: Any, *, streaming: bool) -> Any:
         """Thinking (dim, or one line when hidden) and Markdown text; tool calls only while streaming."""
         from rich.console import Group
-        from rich.markdown import Markdown
         from rich.text import Text
 
         parts: list[Any] = []
         for block in message.content:
             if block.type == "thinking" and block.thinking.strip():
+                thinking_style = f"italic {style.fg('thinkingText')}"
                 if self.show_thinking:
-                    parts.append(Text(block.thinking.strip(), style="dim italic"))
+                    parts.append(Text(block.thinking.strip(), style=thinking_style))
                 else:
-                    parts.append(Text("Thinking… (ctrl+t to show)", style="dim italic"))
+                    parts.append(Text(self.hidden_thinking_label, style=thinking_style))
             elif block.type == "text" and block.text.strip():
                 text = live_tail(block.text) if streaming else block.text
-                parts.append(Markdown(text, code_theme="monokai"))
+                parts.append(style.markdown(text))
             elif block.type == "toolCall" and streaming:
                 renderer = self.renderer_for(block.name)
                 parts.append(render_tool(ToolBlock(block.id, block.name, dict(block.arguments)), renderer,
@@ -248,15 +251,16 @@ class ChatView:
         from rich.text import Text
 
         data = message.model_dump() if hasattr(message, "model_dump") else dict(message)
-        title = Text("$ " + str(data.get("command", "")), style="bold cyan")
+        title = Text("$ " + str(data.get("command", "")), style=f"bold {style.fg('bashMode')}")
         if data.get("exclude_from_context") or data.get("excludeFromContext"):
-            title.append("  (not sent)", style="dim")
-        output = Text(str(data.get("output") or "").rstrip("\n"), style="dim")
+            title.append("  (not sent)", style=style.fg("muted"))
+        output = Text(str(data.get("output") or "").rstrip("\n"), style=style.fg("toolOutput"))
         code = data.get("exit_code", data.get("exitCode"))
         parts: list[Any] = [title, output]
         if code not in (0, None):
-            parts.append(Text(f"exit code {code}", style="red"))
-        return Padding(Group(*parts), (0, 1), style=OK_BG if code in (0, None) else ERROR_BG, expand=True)
+            parts.append(Text(f"exit code {code}", style=style.fg("error")))
+        background = style.bg("toolSuccessBg" if code in (0, None) else "toolErrorBg")
+        return Padding(Group(*parts), (0, 1), style=background, expand=True)
 
     def has_live(self) -> bool:
         return bool(self.current is not None or self.tools or self.steering or self.follow_up or self.status
@@ -277,15 +281,15 @@ class ChatView:
         for block in self.tools:
             parts.append(render_tool(block, self.renderer_for(block.name), self.expanded))
         for text in self.steering:
-            parts.append(Text(f"Steering: {text}", style="dim cyan"))
+            parts.append(Text(f"Steering: {text}", style=style.fg("muted")))
         for text in self.follow_up:
-            parts.append(Text(f"Follow-up: {text}", style="dim cyan"))
+            parts.append(Text(f"Follow-up: {text}", style=style.fg("muted")))
         if self.shell is not None:
             from pi_plugins.interactive.renderers import bash_result
 
             command, tail = self.shell
-            parts.append(Text("$ " + command, style="bold cyan"))
+            parts.append(Text("$ " + command, style=f"bold {style.fg('bashMode')}"))
             parts.append(bash_result({"content": [{"type": "text", "text": tail}]}, False, False))
         if self.status:
-            parts.append(Text(self.status, style="yellow"))
+            parts.append(Text(self.status, style=style.fg("warning")))
         return Group(*parts) if parts else None

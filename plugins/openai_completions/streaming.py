@@ -52,7 +52,7 @@ def _usage(builder: MessageBuilder, data: dict[str, Any]) -> None:
 class _ChunkReader:
     def __init__(self, builder: MessageBuilder) -> None:
         self.builder = builder
-        self.deltas = DeltaStream(builder)
+        self.deltas = DeltaStream(builder, defer_ends=True)
         self.tool_index: int | None = None
         self.stop: StopReason = "stop"
         self.bad_finish: str | None = None

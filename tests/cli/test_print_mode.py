@@ -85,7 +85,7 @@ def test_json_mode_emits_header_then_events(pi: PiRunner) -> None:
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert lines[0]["type"] == "session"
     types = [line["type"] for line in lines[1:]]
-    assert types[0] == "agent_start" and types[-1] == "agent_end"
+    assert types[0] == "agent_start" and types[-2:] == ["agent_end", "agent_settled"]
     assert "message_update" in types and "turn_end" in types
     end = [line for line in lines if line["type"] == "message_end"][-1]
     assert end["message"]["role"] == "assistant"

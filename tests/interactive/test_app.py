@@ -112,18 +112,18 @@ def test_model_picker_switches_model(tmp_path: Path, pipe: Any) -> None:
 
     async def body(h: Harness) -> None:
         h.send("/model" + ENTER)
-        await h.wait_for(lambda: h.ui.picker is not None)
+        await h.wait_for(lambda: h.ui.panel is not None)
         h.send("two")
-        await h.wait_for(lambda: h.ui.picker is not None and h.ui.picker.query == "two")
+        await h.wait_for(lambda: h.ui.panel is not None and h.ui.panel.query == "two")
         h.send(ENTER)
         await h.wait_for(lambda: "Model: fake/fake-2" in h.screen())
         assert session.model == MODEL_2
         h.send("/model fake-1" + ENTER)
         await h.wait_for(lambda: session.model.id == "fake-1")
         h.send("/mo" + ENTER)  # a partial command runs its first completion
-        await h.wait_for(lambda: h.ui.picker is not None)
+        await h.wait_for(lambda: h.ui.panel is not None)
         h.send(ESC)
-        await h.wait_for(lambda: h.ui.picker is None)
+        await h.wait_for(lambda: h.ui.panel is None)
         assert session.model.id == "fake-1"
         assert await h.quit() == 0
 
@@ -238,7 +238,7 @@ def test_tools_thinking_session_and_hotkeys_commands(tmp_path: Path, pipe: Any) 
 
     async def body(h: Harness) -> None:
         h.send("/tools" + ENTER)
-        await h.wait_for(lambda: h.ui.picker is not None)
+        await h.wait_for(lambda: h.ui.panel is not None)
         h.send(" " + ENTER)  # uncheck the first (alpha)
         await h.wait_for(lambda: [t.name for t in session.active_tools] == ["beta"])
         h.send("/thinking high" + ENTER)
@@ -246,7 +246,7 @@ def test_tools_thinking_session_and_hotkeys_commands(tmp_path: Path, pipe: Any) 
         h.send("/session" + ENTER)
         await h.wait_for(lambda: "Cost" in h.screen())
         h.send("/hotkeys" + ENTER)
-        await h.wait_for(lambda: "expand or collapse tool output" in h.screen())
+        await h.wait_for(lambda: "Collapse or expand every tool output" in h.screen())
         assert await h.quit() == 0
 
     h = drive(session, pipe, body)
@@ -278,9 +278,9 @@ def test_plugin_commands_templates_and_skills_appear_as_commands(tmp_path: Path,
         assert h.ui.commands["review"].source == "template"
         assert h.ui.commands["skill:pdf"].source == "skill"
         h.send("/deploy web" + ENTER)
-        await h.wait_for(lambda: h.ui.picker is not None and h.ui.picker.title == "Deploy web where?")
+        await h.wait_for(lambda: h.ui.panel is not None and h.ui.panel.title == "Deploy web where?")
         h.send("\x1b[B" + ENTER)  # Down, Enter: production
-        await h.wait_for(lambda: h.ui.picker is not None and h.ui.picker.free_text)
+        await h.wait_for(lambda: h.ui.panel is not None and h.ui.panel.free_text)
         h.send("fixes the login" + ENTER)
         await h.wait_for(lambda: seen)
         assert seen == [("web", "production", "fixes the login")]
@@ -365,12 +365,12 @@ def test_ctrl_l_opens_the_model_picker_and_double_escape_the_tree(tmp_path: Path
 
     async def body(h: Harness) -> None:
         h.send("\x0c")  # Ctrl+L
-        await h.wait_for(lambda: h.ui.picker is not None and h.ui.picker.title == "Select model")
+        await h.wait_for(lambda: h.ui.panel is not None and h.ui.panel.title == "Select model")
         h.send(ESC)
-        await h.wait_for(lambda: h.ui.picker is None)
+        await h.wait_for(lambda: h.ui.panel is None)
         h.ui.last_escape = float("inf")  # as if Escape was just pressed: this one is the second
         h.send(ESC)  # nothing said yet: /tree says so instead of opening
-        await h.wait_for(lambda: "The session is empty" in h.screen())
+        await h.wait_for(lambda: "No entries in session" in h.screen())
         assert await h.quit() == 0
 
     drive(session, pipe, body)

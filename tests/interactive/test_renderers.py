@@ -67,7 +67,10 @@ def test_edit_draws_coloured_diff() -> None:
     assert "edit a.py (2 edits)" in text
     assert "-2 old line" in text and "+2 new line" in text
     html = console.export_html(inline_styles=True)
-    assert "color: #008000" in html and "color: #800000" in html  # green additions, red removals
+    from pi_plugins.interactive import style
+
+    added, removed = style.current().color("toolDiffAdded"), style.current().color("toolDiffRemoved")
+    assert f"color: {added}" in html and f"color: {removed}" in html  # the theme's diff colours
 
 
 def test_write_previews_content() -> None:

@@ -40,9 +40,11 @@ def test_new_resume_tree_fork_and_name(tmp_path: Path, pipe: Any) -> None:
 
         # /tree: go back to the first answer; the transcript is reloaded from there.
         h.send("/tree" + ENTER)
-        await h.wait_for(lambda: h.ui.picker is not None)
+        await h.wait_for(lambda: h.ui.panel is not None)
         h.send("first answer" + ENTER)
-        await h.wait_for(lambda: "Moved to the selected entry" in h.screen())
+        await h.wait_for(lambda: h.ui.panel is not None and h.ui.panel.title == "Summarize branch?")
+        h.send(ENTER)  # No summary
+        await h.wait_for(lambda: "Navigated to selected point" in h.screen())
         assert [m.role for m in session.messages] == ["user", "assistant"]
         assert session.messages[-1].text() == "first answer"
 
@@ -56,8 +58,8 @@ def test_new_resume_tree_fork_and_name(tmp_path: Path, pipe: Any) -> None:
 
         # /resume: back to the named session (the picker lists the other sessions).
         h.send("/resume" + ENTER)
-        await h.wait_for(lambda: h.ui.picker is not None)
-        assert [i.label for i in h.ui.picker.items] == ["my work"]
+        await h.wait_for(lambda: h.ui.panel is not None)
+        assert [row.info.name for row in h.ui.panel.items] == ["my work"]
         h.send(ENTER)
         await h.wait_for(lambda: "Resumed" in h.screen())
         assert store.session_file == first_file
@@ -65,7 +67,7 @@ def test_new_resume_tree_fork_and_name(tmp_path: Path, pipe: Any) -> None:
 
         # /fork: from the first user message; its text comes back to the editor.
         h.send("/fork" + ENTER)
-        await h.wait_for(lambda: h.ui.picker is not None)
+        await h.wait_for(lambda: h.ui.panel is not None)
         h.send("first question" + ENTER)
         await h.wait_for(lambda: "Forked to a new session" in h.screen())
         assert h.ui.buffer.text == "first question"

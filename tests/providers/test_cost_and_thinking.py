@@ -48,8 +48,10 @@ def test_clamp_thinking_level() -> None:
     assert clamp_thinking_level(model(reasoning=True, thinking_level_map={"off": None}), "off") == "minimal"
     only_low = {"off": None, "minimal": None, "medium": None, "high": None}
     assert clamp_thinking_level(model(reasoning=True, thinking_level_map=only_low), "high") == "low"
-    with pytest.raises(ValueError, match="unknown thinking level 'max'"):
-        clamp_thinking_level(reasoning, "max")
+    assert clamp_thinking_level(reasoning, "max") == "high"  # Pi 1.6.0's level, offered only when mapped
+    assert clamp_thinking_level(model(reasoning=True, thinking_level_map={"max": "max"}), "max") == "max"
+    with pytest.raises(ValueError, match="unknown thinking level 'ultra'"):
+        clamp_thinking_level(reasoning, "ultra")
 
 
 def test_supported_levels_and_mapping() -> None:

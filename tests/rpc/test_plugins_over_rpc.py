@@ -64,7 +64,8 @@ def test_plugin_command_runs_and_asks_through_the_client(rig: Rig) -> None:
 
     client.on_event(answer)
     response = client.send({"id": "g", "type": "prompt", "message": "/greet  world "})
-    assert response == {"id": "g", "type": "response", "command": "prompt", "success": True}
+    assert response == {"id": "g", "type": "response", "command": "prompt", "success": True,
+                        "data": {"disposition": "handled"}}
     assert log == ["start:startup", "greet:world", "asked:Ada"]
     assert rig.provider.contexts == []  # handled by the command: nothing went to the model
     with pytest.raises(RpcError, match=r'Extension command "/greet" cannot be queued\. Use prompt\(\) or '

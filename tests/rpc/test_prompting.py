@@ -17,7 +17,8 @@ def test_prompt_answers_success_before_agent_start_and_persists(rig: Rig) -> Non
     client = rig.start(reply("hello there"))
     events = client.prompt_and_wait("Say hello")
     response = next(r for r in client.responses if r["command"] == "prompt")
-    assert response == {"id": response["id"], "type": "response", "command": "prompt", "success": True}
+    assert response == {"id": response["id"], "type": "response", "command": "prompt", "success": True,
+                        "data": {"disposition": "started"}}
     assert events[0]["type"] == "agent_start" and events[-1]["type"] == "agent_end"
     assert client.received.index(response) < client.received.index(events[0])
     assert sum(1 for e in events if e["type"] == "message_end") >= 2

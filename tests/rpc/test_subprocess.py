@@ -121,7 +121,7 @@ def test_one_session_through_every_command(rpc: Env) -> None:
     parse = [r for r in client.responses if r["command"] == "parse"]
     assert len(parse) == 2 and all(r["error"].startswith("Failed to parse command:") for r in parse)
     unknown = next(r for r in client.responses if r["command"] == "no_such_command")
-    assert unknown["error"] == "Unknown command: no_such_command" and "id" not in unknown
+    assert unknown["error"] == "Unknown command: no_such_command" and unknown["id"] == "u1"
     assert any(r.get("id") == "crlf" and r["success"] for r in client.responses)
 
     # models and thinking

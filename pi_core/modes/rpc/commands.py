@@ -27,7 +27,7 @@ class RpcMode(Protocol):
 
     def respond(self, request_id: Any, command: str, *, data: Any = ..., error: str | None = None) -> None: ...
     async def submit_prompt(self, text: str, images: Any, behavior: str | None,
-                            respond: Callable[[], None]) -> None: ...
+                            respond: Callable[[str], None]) -> None: ...
     async def abort_run(self) -> None: ...
 
 NO_DATA: Any = object()  # a success response without a "data" key
@@ -87,7 +87,8 @@ async def prompt(mode: RpcMode, command: dict[str, Any]) -> Any:
     if behavior is not None and behavior not in STREAMING_BEHAVIORS:
         raise PiError(f'Invalid streamingBehavior "{behavior}". Valid values: steer, followUp')
     await mode.submit_prompt(command["message"], images, behavior,
-                             respond=lambda: mode.respond(command.get("id"), "prompt"))
+                             respond=lambda disposition: mode.respond(command.get("id"), "prompt",
+                                                                      data={"disposition": disposition}))
     return RESPONDED
 
 
@@ -103,18 +104,23 @@ def _refuse_plugin_command(mode: RpcMode, text: str) -> None:
 async def steer(mode: RpcMode, command: dict[str, Any]) -> Any:
     _refuse_plugin_command(mode, command["message"])
     mode.session.steer(command["message"], parse_images(command))
-    return NO_DATA
+    return {"disposition": "queued"}
 
 
 async def follow_up(mode: RpcMode, command: dict[str, Any]) -> Any:
     _refuse_plugin_command(mode, command["message"])
     mode.session.follow_up(command["message"], parse_images(command))
-    return NO_DATA
+    return {"disposition": "queued"}
 
 
 async def abort(mode: RpcMode, command: dict[str, Any]) -> Any:
     await mode.abort_run()
     return NO_DATA
+
+
+async def clear_queue(mode: RpcMode, command: dict[str, Any]) -> Any:
+    steering, follow_up = mode.ops.clear_queue()
+    return {"steering": steering, "followUp": follow_up}
 
 
 # --- state ----------------------------------------------------------------------------------------
@@ -166,6 +172,10 @@ async def get_available_models(mode: RpcMode, command: dict[str, Any]) -> Any:
 async def set_thinking_level(mode: RpcMode, command: dict[str, Any]) -> Any:
     mode.ops.set_thinking_level(command["level"])
     return NO_DATA
+
+
+async def get_available_thinking_levels(mode: RpcMode, command: dict[str, Any]) -> Any:
+    return {"levels": mode.ops.available_thinking_levels()}
 
 
 async def cycle_thinking_level(mode: RpcMode, command: dict[str, Any]) -> Any:
@@ -244,6 +254,18 @@ async def get_fork_messages(mode: RpcMode, command: dict[str, Any]) -> Any:
     return {"messages": mode.ops.fork_messages()}
 
 
+async def get_entries(mode: RpcMode, command: dict[str, Any]) -> Any:
+    from pi_core.control.entries import entries_since
+
+    return entries_since(mode.session.store, command.get("since"))
+
+
+async def get_tree(mode: RpcMode, command: dict[str, Any]) -> Any:
+    from pi_core.control.entries import session_tree
+
+    return session_tree(mode.session.store)
+
+
 async def set_session_name(mode: RpcMode, command: dict[str, Any]) -> Any:
     mode.ops.set_session_name(command["name"])
     return NO_DATA
@@ -260,6 +282,7 @@ COMMANDS: dict[str, tuple[Handler, tuple[Param, ...]]] = {
     "steer": (steer, _MESSAGE),
     "follow_up": (follow_up, _MESSAGE),
     "abort": (abort, ()),
+    "clear_queue": (clear_queue, ()),
     "new_session": (new_session, (Param("parentSession", str, required=False),)),
     "get_state": (get_state, ()),
     "get_messages": (get_messages, ()),
@@ -268,6 +291,7 @@ COMMANDS: dict[str, tuple[Handler, tuple[Param, ...]]] = {
     "get_available_models": (get_available_models, ()),
     "set_thinking_level": (set_thinking_level, (Param("level", str),)),
     "cycle_thinking_level": (cycle_thinking_level, ()),
+    "get_available_thinking_levels": (get_available_thinking_levels, ()),
     "set_steering_mode": (set_steering_mode, (Param("mode", str),)),
     "set_follow_up_mode": (set_follow_up_mode, (Param("mode", str),)),
     "compact": (compact, (Param("customInstructions", str, required=False),)),
@@ -282,6 +306,8 @@ COMMANDS: dict[str, tuple[Handler, tuple[Param, ...]]] = {
     "fork": (fork, (Param("entryId", str),)),
     "clone": (clone, ()),
     "get_fork_messages": (get_fork_messages, ()),
+    "get_entries": (get_entries, (Param("since", str, required=False),)),
+    "get_tree": (get_tree, ()),
     "get_last_assistant_text": (get_last_assistant_text, ()),
     "set_session_name": (set_session_name, (Param("name", str),)),
     "get_commands": (get_commands, ()),

@@ -85,30 +85,27 @@ class RpcMode:
 
     # --- runs -------------------------------------------------------------------------------------
 
-    async def submit_prompt(self, text: str, images: Any, behavior: str | None, respond: Callable[[], None]) -> None:
-        """Hand the prompt to the session and call ``respond`` once it is accepted: handled by a plugin
-        command, queued, or the run is starting. A rejection before that raises (the error response)."""
+    async def submit_prompt(self, text: str, images: Any, behavior: str | None,
+                            respond: Callable[[str], None]) -> None:
+        """Hand the prompt to the session and call ``respond(disposition)`` once it is accepted: handled by
+        a plugin command, queued, or the run is starting. A rejection before that raises (the error response)."""
         async with self._prompt_gate:  # one prompt at a time through preflight, so the next sees streaming
             busy = self.session.is_streaming
             if not busy:
                 self.session.release_held_back()
             responded = False
 
-            def accept() -> None:
+            def accept(disposition: str) -> None:
                 nonlocal responded
                 if not responded:
                     responded = True
-                    respond()
+                    respond(disposition)
 
             started = asyncio.Event()
             if not busy:
                 # While another run streams, its events say nothing about this prompt: then only the
                 # outcome of session.prompt (queued, or refused) counts.
-                def accept_and_start() -> None:
-                    accept()
-                    started.set()
-
-                self._on_accept = accept_and_start
+                self._on_accept = lambda: (accept("started"), started.set())
             task = self.loop.create_task(
                 self.session.prompt(text, images, streaming_behavior=behavior, source="rpc"))
             waiter = self.loop.create_task(started.wait())
@@ -120,8 +117,7 @@ class RpcMode:
             if task.done() and not responded:
                 if task.cancelled():
                     raise PiError("Prompt was aborted before it started")
-                task.result()  # raises the rejection
-                accept()
+                accept(task.result())  # raises the rejection
                 return
             self._run_task = task
             task.add_done_callback(_report_late_failure)
@@ -164,11 +160,11 @@ class RpcMode:
             self.respond(None, "parse", error='Failed to parse command: missing string field "type"')
             return
         entry = COMMANDS.get(kind)
+        request_id = parsed.get("id")
         if entry is None:
-            self.respond(None, kind, error=f"Unknown command: {kind}")
+            self.respond(request_id, kind, error=f"Unknown command: {kind}")  # with the id (Pi 0.73.1 drops it)
             return
         handler, params = entry
-        request_id = parsed.get("id")
         try:
             for param in params:
                 param.check(parsed)

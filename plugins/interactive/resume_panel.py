@@ -1,0 +1,193 @@
+"""/resume: sessions of this project, or of every project (Tab), searched by typing, sorted threaded, by recent
+activity or by match (Ctrl+S), with Ctrl+R to rename, Ctrl+D to delete and Ctrl+P to show paths."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pi_plugins.interactive import style
+from pi_plugins.interactive.fuzzy import fuzzy_filter
+from pi_plugins.interactive.panel import Done, PanelKey
+from pi_plugins.interactive.pickers import age
+
+SORTS = ("threaded", "recent", "fuzzy")
+
+
+@dataclass
+class Row:
+    info: Any  # SessionInfo
+    depth: int = 0
+
+
+def threaded(infos: list[Any]) -> list[Row]:
+    """Newest first, each fork listed under the session it came from."""
+    by_path = {str(i.path): i for i in infos}
+    children: dict[str, list[Any]] = {}
+    roots = []
+    for info in infos:
+        parent = info.parent_session_path
+        if parent and parent in by_path and parent != str(info.path):
+            children.setdefault(parent, []).append(info)
+        else:
+            roots.append(info)
+    rows: list[Row] = []
+    stack = [(info, 0) for info in sorted(roots, key=lambda i: i.modified)]
+    seen: set[str] = set()
+    while stack:
+        info, depth = stack.pop()
+        if str(info.path) in seen:
+            continue
+        seen.add(str(info.path))
+        rows.append(Row(info, depth))
+        stack.extend((c, depth + 1) for c in sorted(children.get(str(info.path), []), key=lambda i: i.modified))
+    return rows
+
+
+class ResumePanel:
+    def __init__(self, app: Any, current_file: Path | None) -> None:
+        self.app = app
+        self.current = current_file
+        self.scope = "current"
+        self.sort = "threaded"
+        self.named_only = False
+        self.show_path = False
+        self.query = ""
+        self.index = 0
+        self.message = ""
+        self.infos: list[Any] = []
+        self.load()
+
+    @property
+    def title(self) -> str:
+        return "Resume Session (Current Folder)" if self.scope == "current" else "Resume Session (All)"
+
+    def load(self) -> None:
+        from pi_core.sessions.store import list_all_sessions, list_sessions
+
+        store = self.app.session.store
+        found = list_sessions(store.cwd, store.session_dir) if self.scope == "current" else list_all_sessions()
+        self.infos = [i for i in found if self.current is None or Path(i.path) != Path(self.current)]
+
+    @property
+    def items(self) -> list[Row]:
+        infos = [i for i in self.infos if i.name] if self.named_only else list(self.infos)
+        if self.query.strip():
+            key = lambda i: f"{i.name or ''} {i.first_message} {i.cwd} {i.all_messages_text[:2000]}"
+            matched = fuzzy_filter(self.query, infos, key=key)
+            if self.sort == "recent":
+                matched.sort(key=lambda i: i.modified, reverse=True)
+            return [Row(i) for i in matched]
+        if self.sort == "threaded":
+            return threaded(infos)
+        return [Row(i) for i in sorted(infos, key=lambda i: i.modified, reverse=True)]
+
+    def selected(self) -> Any:
+        rows = self.items
+        return rows[self.index].info if rows else None
+
+    def handle(self, key: PanelKey) -> Done | None:
+        rows = self.items
+        self.message = ""
+        if key.is_("tui.select.cancel"):
+            if self.query:
+                self.query, self.index = "", 0
+                return None
+            return Done(None)
+        if key.is_("tui.select.confirm"):
+            return Done(("open", self.selected())) if rows else None
+        if key.is_("tui.input.tab"):
+            self.scope = "all" if self.scope == "current" else "current"
+            self.index = 0
+            self.load()
+        elif key.is_("app.session.toggleSort"):
+            self.sort = SORTS[(SORTS.index(self.sort) + 1) % len(SORTS)]
+            self.index = 0
+        elif key.is_("app.session.toggleNamedFilter"):
+            self.named_only = not self.named_only
+            self.index = 0
+        elif key.is_("app.session.togglePath"):
+            self.show_path = not self.show_path
+        elif key.is_("app.session.rename") and rows:
+            return Done(("rename", self.selected()))
+        elif rows and (key.is_("app.session.delete") or (key.is_("app.session.deleteNoninvasive") and not self.query)):
+            return Done(("delete", self.selected()))
+        elif key.is_("tui.select.up") and rows:
+            self.index = (self.index - 1) % len(rows)
+        elif key.is_("tui.select.down") and rows:
+            self.index = (self.index + 1) % len(rows)
+        elif key.backspace:
+            self.query, self.index = self.query[:-1], 0
+        elif key.text:
+            self.query, self.index = self.query + key.text, 0
+        return None
+
+    def lines(self, width: int) -> list[tuple[str, str]]:
+        muted, accent = style.pt("muted"), style.pt("accent")
+        nameflag = "Named" if self.named_only else "All"
+        frags: list[tuple[str, str]] = [
+            ("bold", self.title), (muted, f"  sort: {self.sort.capitalize()} · names: {nameflag}\n"),
+            ("", "> "), ("", self.query), ("reverse", " "), ("", "\n"),
+        ]
+        rows = self.items
+        height = max(3, self.app.screen_rows() - 14)
+        start = max(0, min(self.index - height // 2, len(rows) - height))
+        for position in range(start, min(len(rows), start + height)):
+            row = rows[position]
+            info = row.info
+            selected = position == self.index
+            label = (info.name or info.first_message or "(empty)").replace("\n", " ")
+            text = ("› " if selected else "  ") + "  " * row.depth + label
+            hint = f"  {age(info.modified)} · {info.message_count} msgs"
+            if self.scope == "all":
+                hint += f" · {info.cwd}"
+            room = max(10, width - len(hint) - 1)
+            frags.append((f"bold {accent}" if selected else ("bold" if info.name else ""), text[:room]))
+            frags.append((muted, hint[: max(0, width - min(len(text), room) - 1)]))
+            frags.append(("", "\n"))
+            if self.show_path:
+                frags.append((style.pt("dim"), f"    {info.path}"[:width] + "\n"))
+        if not rows:
+            hint = "  No sessions found" + (" (tab: all projects)" if self.scope == "current" else "")
+            frags.append((muted, hint + "\n"))
+        elif len(rows) > height:
+            frags.append((muted, f"  ({self.index + 1}/{len(rows)})\n"))
+        if self.message:
+            frags.append((style.pt("success"), f"  {self.message}\n"))
+        frags.append((muted, "enter open · tab scope · ctrl+s sort · ctrl+n named · ctrl+r rename · ctrl+d delete"
+                             + " · ctrl+p paths · esc close"))
+        return frags
+
+
+async def cmd_resume(ui: Any, args: str) -> None:
+    from pi_core.sessions.manager import SessionManager
+
+    store = ui.session.store
+    if store.session_dir is None:
+        ui.notify("Sessions are not saved in this run (--no-session)", "yellow")
+        return
+    panel = ResumePanel(ui, store.session_file)
+    while True:
+        answer = await ui.open_panel(panel)
+        if answer is None:
+            return
+        action, info = answer
+        path = Path(info.path)
+        if action == "open":
+            break
+        if action == "rename":
+            name = await ui.ask("Session name", prefill=info.name or "")
+            if name is not None and name.strip():
+                SessionManager.open(path).append_session_info(name.strip())
+                panel.message = f"Renamed to {name.strip()}"
+        elif action == "delete" and await ui.confirm("Delete session", f"Delete {path}? This cannot be undone."):
+            path.unlink(missing_ok=True)
+            panel.message = f"Deleted {path.name}"
+        panel.load()
+        panel.index = min(panel.index, max(0, len(panel.items) - 1))
+    if info.cwd and Path(info.cwd) != Path(ui.session.config.cwd):
+        ui.notify(f"This session belongs to {info.cwd}; it continues in {ui.session.config.cwd}", "yellow")
+    await ui.control.switch_session(str(path))
+    ui.redraw_transcript()
+    ui.notify(f"Resumed {path}", "green")
