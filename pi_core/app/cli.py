@@ -232,7 +232,7 @@ def _export_theme(args: Args, cwd: Path) -> Any:
 
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     if args.unknown_flags:
-        env = env or _load(args, cwd, rpc=args.mode == "rpc")
+        env = env or _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
         _check_flags(args, env)
     if args.export:
         from pi_core.export.html import export_html

@@ -43,7 +43,8 @@ def test_a_lone_surrogate_in_tool_arguments_is_replaced_and_the_session_goes_on(
     events = [json.loads(line) for line in first.stdout.splitlines()]  # every line is valid JSON
     ends = [e for e in events if e.get("type") == "tool_execution_end"]
     assert ends and ends[0]["result"]["content"][0]["text"] == "A\ufffdB\n"
-    assert events[-1]["type"] == "agent_end" and "codec" not in first.stdout
+    (end,) = [e for e in events if e.get("type") == "agent_end"]
+    assert end["messages"][-1]["stopReason"] == "stop" and "codec" not in first.stdout
     assert "\\ud800" not in session_text(wire) and "A\ufffdB" in session_text(wire)
     sent = json.dumps(wire.server.requests[1].body, ensure_ascii=False)
     assert "A\ufffdB" in sent
