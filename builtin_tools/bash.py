@@ -79,7 +79,8 @@ def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext]
         # Snapshots cost a tail truncation each: skip them when nobody listens.
         on_update = ctx.update if ctx.on_update is not None else None
         outcome = execute_shell(spawn.command, spawn.cwd, operations=ops, signal=ctx.signal, timeout=timeout,
-                                env=spawn.env, on_update=on_update, temp_prefix=options.temp_prefix)
+                                env=spawn.env, on_update=on_update, temp_prefix=options.temp_prefix,
+                                output_dir=ctx.settings.full_output_dir())
         return shell_tool_result(outcome, timeout)
 
     return execute

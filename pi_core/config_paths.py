@@ -1,4 +1,5 @@
-"""Where pi keeps its per-user files: the agent dir (``PI_CODING_AGENT_DIR``, default ``~/.pi/agent``)."""
+"""Where pi keeps its per-user files (the agent dir: ``PI_CODING_AGENT_DIR``, default ``~/.pi/agent``) and
+where its own documentation is."""
 
 from __future__ import annotations
 
@@ -28,3 +29,20 @@ def models_toml_path() -> Path:
 
 def sessions_dir() -> Path:
     return agent_dir() / "sessions"
+
+
+OUTPUTS_SUFFIX = ".outputs"
+
+
+def session_outputs_dir(session_file: Path) -> Path:
+    """Where the full output of a session's long commands is kept: ``<session>.outputs/`` beside its file,
+    so it lasts as long as the session can be resumed and goes with it."""
+    return session_file.with_name(session_file.stem + OUTPUTS_SUFFIX)
+
+
+def docs_root() -> Path:
+    """The folder holding pi's README.md, CONTRIBUTING.md and docs/: inside the installed package (a wheel
+    ships them as ``pi_core/_docs``), else the source checkout an editable install runs from."""
+    package = Path(__file__).resolve().parent
+    shipped = package / "_docs"
+    return shipped if (shipped / "README.md").is_file() else package.parent

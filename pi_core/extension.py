@@ -22,6 +22,11 @@ class ToolInfo(Protocol):
     description: str
 
     @property
+    def exposure(self) -> str: ...
+    @property
+    def annotations(self) -> dict[str, bool] | None: ...
+
+    @property
     def json_schema(self) -> dict[str, Any]: ...
 
 
@@ -44,8 +49,11 @@ class SessionHost(Protocol):
     def available_tools(self) -> Mapping[str, ToolInfo]: ...
     @property
     def project_trusted(self) -> bool: ...
+    def messages(self) -> list[Any]: ...
 
     def set_active_tools(self, names: list[str]) -> None: ...
+    def add_tools(self, tools: list[Any]) -> list[str]: ...
+    def remove_tools(self, names: list[str]) -> None: ...
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
     def follow_up(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None: ...
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
@@ -170,13 +178,28 @@ class ExtensionContext:
         return self.session.active_tool_names
 
     def get_all_tools(self) -> list[dict[str, Any]]:
-        return [{"name": t.name, "description": t.description, "parameters": t.json_schema}
+        return [{"name": t.name, "description": t.description, "parameters": t.json_schema,
+                 "exposure": t.exposure, "annotations": t.annotations}
                 for t in self.session.available_tools.values()]
 
     def set_active_tools(self, names: list[str]) -> None:
         """Activate exactly these tools (unknown names are ignored); effective from the next turn."""
         known = [n for n in names if n in self.session.available_tools]
         self.session.set_active_tools(known)
+
+    def add_tools(self, tools: list[Any]) -> list[str]:
+        """Add ``pi_core.tools.Tool`` objects while the session runs (tools that appear as a connection comes
+        up), replacing tools of the same name. ``--tools``/``--exclude-tools`` still apply; ``direct`` tools become active from the next
+        model request, ``deferred`` ones wait to be activated. Returns the names actually added."""
+        return self.session.add_tools(tools)
+
+    def remove_tools(self, names: list[str]) -> None:
+        """Withdraw tools added with ``add_tools``: from the next model request they are neither declared nor callable."""
+        self.session.remove_tools(names)
+
+    def get_messages(self) -> list[Any]:
+        """The conversation on the current branch, oldest first (e.g. to restore what earlier tool calls loaded)."""
+        return list(self.session.messages)
 
     # --- messages and entries ---------------------------------------------------------------------
 

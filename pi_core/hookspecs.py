@@ -101,7 +101,8 @@ def pi_before_tool_call(call: ToolCallInfo) -> BeforeToolCall | None:
 
     Return ``BeforeToolCall(block=True, reason=...)`` to refuse the call (the model reads the reason),
     or ``BeforeToolCall(args={...})`` to replace the arguments (not validated again).
-    Raising ``ToolError`` also blocks, with the error's message.
+    Raising ``ToolError`` also blocks, with the error's message. May be ``async def``: the call waits
+    for it (e.g. until a server whose tools ``call.tool`` may reach has connected, see ``Tool.reaches_tools``).
     """
 
 

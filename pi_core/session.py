@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -29,6 +29,7 @@ from pi_core.tools import (
     BeforeToolCall,
     Tool,
     ToolCallInfo,
+    ToolPolicy,
     ToolResult,
     ToolSettings,
 )
@@ -160,6 +161,7 @@ class SessionConfig:
     scoped_models: list[ScopedModel] = field(default_factory=list)  # --models / enabledModels, for cycling
     tool_settings: ToolSettings = field(default_factory=ToolSettings)
     project_trusted: bool = True  # False: the project's protected resources were skipped (docs/config.md#project-trust)
+    tool_policy: ToolPolicy | None = None  # --tools / --exclude-tools, for tools added at run time
 
 
 @dataclass
@@ -226,6 +228,7 @@ class AgentSession:
         if parts.convert_to_llm is not None:
             agent_options["convert_to_llm"] = parts.convert_to_llm
         self.agent = Agent(
+            options=StreamOptions(thinking_budgets=_thinking_budgets(parts.settings)),
             stream_fn=parts.stream_fn or provider_stream_fn(registry),
             system_prompt=config.system_prompt,
             model=config.model,
@@ -238,7 +241,8 @@ class AgentSession:
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
             cwd=config.cwd,
-            tool_settings=config.tool_settings,
+            tool_settings=config.tool_settings if config.tool_settings.output_dir is not None
+            else replace(config.tool_settings, output_dir=self.full_output_dir),
             # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
             session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
             **agent_options,
@@ -301,6 +305,7 @@ class AgentSession:
         await self.shutdown("reload")
         if self.settings is not None:
             self.settings.reload()
+            self.agent.options.thinking_budgets = _thinking_budgets(self.settings)
         if self.prompt_source is not None:
             self.prompt_source.reload()
             self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
@@ -354,10 +359,12 @@ class AgentSession:
 
     # --- hooks ------------------------------------------------------------------------------------
 
-    def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
+    async def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
         for _plugin_name, impl in self.plugins.ordered_impls("pi_before_tool_call"):
             try:
                 decision = impl.function(call=info)  # type: ignore[attr-defined]
+                if asyncio.iscoroutine(decision):
+                    decision = await decision
             except ToolError as err:
                 return BeforeToolCall(block=True, reason=str(err))
             if decision is None:
@@ -397,6 +404,14 @@ class AgentSession:
     @property
     def cwd(self) -> Path:
         return self.config.cwd
+
+    def full_output_dir(self) -> Path | None:
+        """Where the full output of long commands goes: beside the session file (it lasts as long as the
+        session), or None without one (``--no-session``: the system temp dir)."""
+        from pi_core.config_paths import session_outputs_dir
+
+        file = self.store.session_file
+        return session_outputs_dir(Path(file)) if self.store.is_persisted and file is not None else None
 
     @property
     def model(self) -> Model:
@@ -443,7 +458,47 @@ class AgentSession:
         unknown = [n for n in names if n not in self.config.all_tools]
         if unknown:
             raise PiError(f"Unknown tool(s): {', '.join(unknown)}. Known: {', '.join(self.config.all_tools)}")
-        self.agent.state.tools = [self.config.all_tools[n] for n in names]
+        policy = self.config.tool_policy
+        tools = [self.config.all_tools[n] for n in dict.fromkeys(names)]
+        self.agent.state.tools = [t for t in tools if policy is None or policy.may_declare(t)]
+        self._rebuild_prompt()
+
+    def add_tools(self, tools: list[Tool]) -> list[str]:
+        """Make tools available while the session runs, e.g. as a server connects; a tool of the same name
+        is replaced. The user's selection applies: excluded tools are skipped, and a ``direct`` tool it lets
+        be declared becomes active from the next model request. Returns the names added."""
+        policy = self.config.tool_policy
+        added: list[str] = []
+        active = list(self.agent.state.tools)
+        positions = {t.name: i for i, t in enumerate(active)}
+        for tool in tools:
+            if policy is not None and not policy.allows(tool.name):
+                continue
+            self.config.all_tools[tool.name] = tool
+            added.append(tool.name)
+            declarable = policy is None or policy.may_declare(tool)
+            if tool.name in positions:
+                if declarable:
+                    active[positions[tool.name]] = tool
+            elif tool.exposure == "direct" and declarable:
+                positions[tool.name] = len(active)
+                active.append(tool)
+        self.agent.state.tools = [t for t in active if policy is None or policy.may_declare(t)]
+        if added:
+            self._rebuild_prompt()
+        return added
+
+    def remove_tools(self, names: Iterable[str]) -> None:
+        """Withdraw tools added with ``add_tools`` (their server went away): no longer declared or callable."""
+        gone = {n for n in names if n in self.config.all_tools}
+        if not gone:
+            return
+        for name in gone:
+            del self.config.all_tools[name]
+        self.agent.state.tools = [t for t in self.agent.state.tools if t.name not in gone]
+        self._rebuild_prompt()
+
+    def _rebuild_prompt(self) -> None:
         if self.prompt_source is not None:
             self.agent.state.system_prompt = self.prompt_source.build(self.agent.state.tools)
 
@@ -567,7 +622,11 @@ class AgentSession:
     def check_ready(self) -> None:
         model = self.agent.state.model
         if model is None or model.id == "unknown":
-            raise PiError("No model selected.")
+            from pi_core.config_paths import models_toml_path
+
+            raise PiError("No model selected. Set a provider's API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) "
+                          "or use /login, or add models to "
+                          f"{models_toml_path()}; then choose one with /model.")
         self._api_key(model.provider)  # raises MissingApiKey, naming the variable to set
 
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
@@ -752,6 +811,15 @@ class AgentSession:
                 self.agent.state.model = recorded
         if context.thinking_level:
             self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)
+
+
+def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
+    """The ``thinkingBudgets`` setting: token budgets per level for budget-based thinking APIs."""
+    value = settings.get("thinkingBudgets") if settings is not None else None
+    if not isinstance(value, dict):
+        return None
+    return {level: budget for level, budget in value.items()
+            if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
 
 
 def clamp_level(model: Model | None, level: str) -> str:

@@ -8,7 +8,7 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from pi_core.signals import AbortSignal
 
@@ -49,6 +49,12 @@ class ToolSettings:
     shell_path: str | None = None
     shell_command_prefix: str | None = None
     auto_resize_images: bool | None = None  # None: the tool's own default
+    # Where full-output files go (asked when one is needed: the session file may change); None or an
+    # answer of None: the system temp dir, where they are kept past exit.
+    output_dir: Callable[[], Path | None] | None = None
+
+    def full_output_dir(self) -> Path | None:
+        return self.output_dir() if self.output_dir is not None else None
 
 
 # Keys that 0.1 passed through ``ToolContext.extras``; still read from there for one release.
@@ -132,6 +138,10 @@ class Tool:
     ``parameters`` is a JSON Schema dict (``execute`` then gets a dict) or a pydantic model class
     (``execute`` gets an instance). ``prepare_arguments`` fixes known model quirks before validation.
     ``coercion`` picks Pi's conversion table: "typebox" for the built-ins, "json" for plain schemas.
+    ``exposure`` "deferred" keeps a tool out of the model's declarations until something activates it
+    (``tool_search`` finds such tools). ``reaches_tools`` marks a tool that finds or calls other tools,
+    so plugins whose tools appear late (servers still connecting) finish adding them before it runs.
+    ``annotations`` are behaviour hints (``readOnlyHint``, ``destructiveHint``, ...) for permission plugins.
     """
 
     name: str
@@ -145,6 +155,9 @@ class Tool:
     prepare_arguments: Callable[[Any], Any] | None = None
     coercion: Literal["typebox", "json"] = "json"
     active_by_default: bool = True  # built-ins only: grep/find/ls are registered but off
+    exposure: Literal["direct", "deferred"] = "direct"
+    reaches_tools: bool = False
+    annotations: dict[str, bool] | None = None
 
     def __hash__(self) -> int:
         return id(self)
@@ -183,6 +196,18 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
 
     cleaned: dict[str, Any] = clean(raw)
     return cleaned
+
+
+class ToolPolicy(Protocol):
+    """The user's tool selection (``--tools``, ``--exclude-tools``), applied to tools added while a session runs."""
+
+    def allows(self, name: str) -> bool:
+        """Whether a tool of this name may exist in this run at all."""
+        ...
+
+    def may_declare(self, tool: Tool) -> bool:
+        """Whether the tool may be declared to the model (active), once something activates it."""
+        ...
 
 
 @dataclass

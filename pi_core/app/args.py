@@ -46,6 +46,7 @@ class Args:
     exclude_tools: list[str] | None = None
     extensions: list[str] = field(default_factory=list)
     no_extensions: bool = False
+    no_mcp: bool = False
     disable_plugins: list[str] = field(default_factory=list)
     skills: list[str] = field(default_factory=list)
     no_skills: bool = False
@@ -70,9 +71,9 @@ class Args:
     # (a message, an @file, -p/--print, --mode, --export): where a sub-command may start.
     command_at: int | None = None
 
-    def plugin_selection(self) -> tuple[tuple[str, ...], bool, tuple[str, ...], bool | None]:
+    def plugin_selection(self) -> tuple[tuple[str, ...], bool, tuple[str, ...], bool | None, bool]:
         """The options that decide which plugins load (two parses agreeing here can share one load)."""
-        return tuple(self.extensions), self.no_extensions, tuple(self.disable_plugins), self.approve
+        return tuple(self.extensions), self.no_extensions, tuple(self.disable_plugins), self.approve, self.no_mcp
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ _BOOL_FLAGS = {
     "--no-extensions": "no_extensions", "-ne": "no_extensions", "--no-skills": "no_skills", "-ns": "no_skills",
     "--no-prompt-templates": "no_prompt_templates", "-np": "no_prompt_templates", "--no-themes": "no_themes",
     "--no-context-files": "no_context_files", "-nc": "no_context_files", "--verbose": "verbose",
-    "--offline": "offline",
+    "--offline": "offline", "--no-mcp": "no_mcp",
 }
 _VALUE_FLAGS = {
     "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
@@ -240,13 +241,15 @@ Options:
   --session-dir <dir>            Where sessions are stored and looked up
   --no-session                   Keep the session in memory only
   -n, --name <name>              Set the session's display name
-  -t, --tools <a,b>              Only these tools (built-in and plugin), e.g. read,grep
+  -t, --tools <a,b>              Only these tools, e.g. read,grep; * patterns; mcp__ entries filter MCP
+                                 tools too; only +name/-name entries change the default selection
   -nt, --no-tools                No tools at all (unless --tools is given)
   -nbt, --no-builtin-tools       Start with no built-in tool active; plugin tools stay
-  -xt, --exclude-tools <a,b>     Remove these tools
+  -xt, --exclude-tools <a,b>     Remove these tools (names or * patterns, MCP tools included)
   -e, --extension <file.py>      Load a plugin file for this run (repeatable)
   -ne, --no-extensions           Skip plugin discovery (-e files still load)
   --disable-plugin <name>        Do not load this plugin (repeatable)
+  --no-mcp                       No MCP servers, MCP tools or /mcp this run
   --skill <path>                 Load a skill file or directory (repeatable)
   -ns, --no-skills               Skip skill discovery
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
@@ -273,6 +276,7 @@ Sub-commands:
   pi remove <pkg> [-l]           Uninstall a plugin package
   pi list                        Installed plugin packages
   pi update [pkg]                Upgrade plugin packages
+  pi mcp add|remove|list|login|logout   MCP servers in mcp.json (pi mcp --help)
 
 Environment:
   PI_CODING_AGENT_DIR            Config directory (default ~/.pi/agent)

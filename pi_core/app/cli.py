@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from pi_core.mode import Mode
     from pi_core.sessions.picker import Picker
 
+NO_PROMPT_TEXT = ("No prompt given. Pass one as a message (pi -p \"...\"), as @file arguments or on stdin; "
+                  "run pi in a terminal without -p for the interactive UI.")
 SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
 
 
@@ -257,27 +259,37 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
 
     if env is None:
         env = _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
-    _print_warnings(env.warnings)
     if args.list_models is not False:
         from pi_core.models.resolution import format_model_list
 
         models = boot.model_registry(env)
         models.discover(env.settings)  # local servers answer only when asked
+        _print_warnings(env.warnings)  # after the models files were read: their errors are shown too
         search = args.list_models if isinstance(args.list_models, str) else None
         _out(format_model_list(models.available_models(), search))
         return 0
 
     mode = _choose_mode(env, args)
     interactive = mode.name == "interactive"
+    # Each warning is shown once: the interactive UI lists them in its header, other modes on stderr.
+    shown = 0
+    if not interactive:
+        _print_warnings(env.warnings)
+        shown = len(env.warnings)
     stdin_text = "" if args.mode == "rpc" else boot.read_piped_stdin()
     file_text, images = boot.read_file_args(args.file_args, cwd)
-    shown = len(env.warnings)
-    session = boot.build_session(args, env, picker=_session_picker(env), interactive=interactive)
-    _print_warnings(env.warnings[shown:])
-
     prompts = list(args.messages)
     first = stdin_text + file_text + (prompts.pop(0) if prompts else "")
     messages = ([first] if first or images else []) + prompts
+    if not messages and mode.name in ("text", "json"):
+        raise PiError(NO_PROMPT_TEXT)
+    try:
+        session = boot.build_session(args, env, picker=_session_picker(env), interactive=interactive)
+    except PiError:
+        _print_warnings(env.warnings[shown:])
+        raise
+    if not interactive:
+        _print_warnings(env.warnings[shown:])
     request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose,
                           args=args)
     return _run_async(mode.run(request), session)

@@ -222,7 +222,7 @@ def _project_packages(cwd: Path, trusted: bool = True) -> tuple[Any, list[str]]:
 
     settings = Settings.load(cwd, project_trusted=trusted)
     for error in settings.drain_errors():
-        click.echo(f"Warning: (package command, {error.scope} settings) {error.message}", err=True)
+        click.echo(error.warning("package command"), err=True)
     value = settings.scope_data("project").get(SETTINGS_KEY, [])
     return settings, [str(v) for v in value] if isinstance(value, list) else []
 

@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import os
 import sys
-import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +32,8 @@ class SettingsError:
     message: str
 
     def warning(self, context: str) -> str:
-        """The startup line, e.g. ``Warning: (startup session lookup, global settings) <msg>``."""
-        return f"Warning: ({context}, {self.scope} settings) {self.message}"
+        """The startup line: ``Warning: <msg>``, the message naming the file (and line and column)."""
+        return f"Warning: {self.message}"
 
 
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
@@ -105,15 +103,17 @@ def merge_settings(global_data: dict[str, Any], project_data: dict[str, Any]) ->
 
 
 def _read_scope_file(toml_path: Path, json_path: Path) -> dict[str, Any] | None:
-    """Content of a scope (TOML first, else Pi's JSON); None if neither exists. Raises on parse errors."""
-    if toml_path.is_file():
-        with open(toml_path, "rb") as fh:
-            return tomllib.load(fh)
-    if json_path.is_file():
-        data = json.loads(json_path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict):
-            raise ValueError(f"{json_path}: expected a JSON object")
-        return data
+    """Content of a scope (TOML first, else Pi's JSON); None if neither exists. Raises SettingsFileError
+    (naming file, line and column) when it does not parse, OSError when it cannot be read."""
+    from pi_core.app.settings_schema import parse_settings_text
+
+    for path in (toml_path, json_path):
+        if path.is_file():
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError as err:
+                raise ValueError(f"Invalid settings file {path}: not UTF-8 text ({err.reason})") from err
+            return parse_settings_text(path, text)
     return None
 
 
@@ -177,7 +177,7 @@ class _ScopeState:
     def load(self, errors: list[SettingsError], keep_on_error: bool) -> None:
         try:
             content = _read_scope_file(self.toml_path, self.json_path)
-        except (OSError, ValueError, tomllib.TOMLDecodeError) as err:
+        except (OSError, ValueError) as err:
             self.broken = True
             errors.append(SettingsError(self.scope, str(err)))
             if not keep_on_error:
@@ -185,6 +185,11 @@ class _ScopeState:
             return
         self.broken = False
         self.data = migrate_legacy(content or {})
+        if content:
+            from pi_core.app.settings_schema import drop_invalid
+
+            source = self.toml_path if self.toml_path.is_file() else self.json_path
+            errors.extend(SettingsError(self.scope, problem) for problem in drop_invalid(source, self.data))
 
     def write(self, errors: list[SettingsError]) -> None:
         if self.broken or not self.modified:
@@ -194,7 +199,7 @@ class _ScopeState:
         with file_lock(self.toml_path):
             try:
                 current = migrate_legacy(_read_scope_file(self.toml_path, self.json_path) or {})
-            except (OSError, ValueError, tomllib.TOMLDecodeError) as err:
+            except (OSError, ValueError) as err:
                 errors.append(SettingsError(self.scope, f"not saved, the file does not parse: {err}"))
                 return
             for path in sorted(self.modified):

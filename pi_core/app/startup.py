@@ -71,7 +71,7 @@ def _drain_settings_errors(settings: Settings, warnings: list[str]) -> None:
 def _disabled_plugins(args: Args, settings: Settings) -> set[str]:
     listed = settings.get("disabledPlugins", []) or []
     return set(args.disable_plugins) | {str(n) for n in listed if isinstance(listed, list)} \
-        | set(settings.disabled_plugins)
+        | set(settings.disabled_plugins) | ({"mcp"} if args.no_mcp else set())
 
 
 def load_environment(args: Args, cwd: Path, *, mode: str | None = None, trust: TrustDecision | None = None,
@@ -235,6 +235,7 @@ def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -
 
     cwd = env.cwd
     session_dir = resolve_session_dir(cwd, args.session_dir, env.settings.session_dir)
+    _clean_old_outputs(session_dir)
     wanted_id = args.session_id
     if wanted_id is not None:
         check_session_id(wanted_id)
@@ -265,6 +266,16 @@ def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -
             return SessionManager.open(existing, session_dir)
         env.warnings.append(f"No project session found with id '{wanted_id}'; creating a new session with that id.")
     return SessionManager.create(cwd, session_dir, session_id=wanted_id)
+
+
+def _clean_old_outputs(session_dir: Path) -> None:
+    """Start-up housekeeping (docs/sessions.md#full-output-files): full outputs of deleted sessions after
+    a week, temp-dir ones (``--no-session``) after a day."""
+    from pi_core.sessions.outputs import clean_orphan_outputs
+    from pi_core.toolkit.tempdir import clean_old_temp_outputs
+
+    clean_orphan_outputs((session_dir,))
+    clean_old_temp_outputs()
 
 
 def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry, *,
@@ -352,9 +363,12 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     thinking = args.thinking or chosen.thinking or (context.thinking_level if has_history else None) \
         or settings.default_thinking_level or "medium"
     thinking = clamp_thinking_level(chosen.model, thinking) if chosen.model is not None else "off"
-    if chosen.model is None and args.mode != "rpc" and not interactive:
-        raise PiError("No models available. Set an API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) or add "
-                      "models to models.toml in the config directory, then try again.")
+    if chosen.model is None:
+        from pi_core.models.resolution import no_models_text
+
+        if args.mode != "rpc" and not interactive:
+            raise PiError(no_models_text())
+        env.warnings.append(no_models_text())  # the interactive header and RPC's stderr say how to fix it
 
     patterns = args.models if args.models is not None else settings.enabled_models
     scoped = []
@@ -368,7 +382,8 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
                            scoped_models=scoped, project_trusted=env.project_trusted,
                            tool_settings=ToolSettings(shell_path=settings.shell_path,
                                                       shell_command_prefix=settings.shell_command_prefix,
-                                                      auto_resize_images=settings.auto_resize_images))
+                                                      auto_resize_images=settings.auto_resize_images),
+                           tool_policy=selection.policy)
     parts = session_parts(store, env.plugins, env.registry, models=models, settings=settings, prompt=sources,
                           api_key=args.api_key,
                           expand_input=lambda text: expand_input(text, sources.resources))

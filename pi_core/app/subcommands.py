@@ -101,7 +101,7 @@ def tools_command(context: CommandContext, json_: bool, extensions: tuple[str, .
     registry = env.registry
     active = {t.name for t in select_tools(registry).active}
     rows = [{"name": name, "plugin": registry.tools.owner[name], "active": name in active,
-             "description": tool.description.split(". ")[0]} for name, tool in registry.tools.items.items()]
+             "description": tool.description.strip().splitlines()[0].lstrip("# ").split(". ")[0]} for name, tool in registry.tools.items.items()]
     if json_:
         import json
 

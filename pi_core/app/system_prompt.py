@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pi_core.config_paths import docs_root
 from pi_core.resources.context_files import (
     ContextFile,
     Warn,
@@ -33,16 +34,16 @@ PREFER_EXPLORATION_TOOLS = "Prefer grep/find/ls tools over bash for file explora
 ALWAYS_GUIDELINES = ("Be concise in your responses", "Show file paths clearly when working with files")
 EXPLORATION_TOOLS = frozenset({"grep", "find", "ls"})
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
-
-
-def docs_block(root: Path = PACKAGE_ROOT) -> str:
-    """Where the model finds pi's own documentation (only worth reading when asked about pi)."""
+def docs_block(root: Path | None = None) -> str:
+    """Where the model finds pi's own documentation (only worth reading when asked about pi): files that
+    exist in a wheel install too (``config_paths.docs_root``)."""
+    root = root if root is not None else docs_root()
     return "\n".join([
         ("pi documentation (read it only when the user asks about pi itself: its plugins, hooks, tools, "
         "providers, skills, prompt templates or configuration):"),
         f"- Overview, usage and configuration: {root / 'README.md'}",
         f"- Writing plugins (hook specifications, tools, providers, renderers): {root / 'CONTRIBUTING.md'}",
+        f"- Behaviour reference (CLI, RPC, settings, models, sessions, tools): {root / 'docs' / 'README.md'}",
         "- Read these files completely and follow their cross-references before building on pi",
     ])
 

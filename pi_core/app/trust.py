@@ -332,6 +332,11 @@ def record_decision(decision: TrustDecision) -> None:
     _DECIDED[canonical(decision.cwd)] = decision.trusted
 
 
+def current_decision(cwd: Path) -> bool | None:
+    """The decision this ``pi`` process made for ``cwd`` at start-up, or None when it made none."""
+    return _DECIDED.get(canonical(cwd))
+
+
 def project_trusted(cwd: Path, agent_dir: Path, *, approve: bool | None = None) -> bool:
     """Whether ``cwd``'s protected resources may be read now: this process's decision when it made one
     (a plugin inside ``pi``), else ``saved_trust`` (a command that cannot ask). Plugins with an

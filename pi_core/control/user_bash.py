@@ -22,7 +22,7 @@ async def run_user_command(session: AgentSession, command: str, signal: AbortSig
     prefix = settings.shell_command_prefix
     full = f"{prefix}\n{command}" if prefix else command
     return await asyncio.to_thread(run_command, full, str(session.config.cwd), shell_path=settings.shell_path,
-                                   signal=signal, on_output=on_output)
+                                   signal=signal, on_output=on_output, output_dir=session.full_output_dir())
 
 
 class BashRunner:

@@ -94,18 +94,44 @@ def _camelize(value: Any, depth: int = 0) -> Any:
 
 
 def read_models_json(path: Path) -> dict[str, Any]:
-    text = path.read_text(encoding="utf-8")
+    text = _read_text(path)
     try:
-        return json.loads(strip_json_comments(text))
+        return _shallow_enough(path, json.loads(strip_json_comments(text)))
     except json.JSONDecodeError as err:
         raise ModelsFileError(f"Failed to parse {path.name}: {err}\n\nFile: {path}") from err
+    except RecursionError as err:
+        raise _too_deep(path) from err
 
 
 def read_models_toml(path: Path) -> dict[str, Any]:
     try:
-        return _camelize(tomllib.loads(path.read_text(encoding="utf-8")))
+        return _camelize(_shallow_enough(path, tomllib.loads(_read_text(path))))
     except tomllib.TOMLDecodeError as err:
         raise ModelsFileError(f"Failed to parse {path.name}: {err}\n\nFile: {path}") from err
+    except RecursionError as err:
+        raise _too_deep(path) from err
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as err:
+        raise ModelsFileError(f"Failed to parse {path.name}: not UTF-8 text ({err.reason})\n\nFile: {path}") from err
+
+
+def _too_deep(path: Path) -> ModelsFileError:
+    from pi_core.app.settings_schema import MAX_NESTING
+
+    return ModelsFileError(f"Failed to parse {path.name}: nested more than {MAX_NESTING} levels deep\n\nFile: {path}")
+
+
+def _shallow_enough(path: Path, data: Any) -> Any:
+    """Absurd nesting is refused before anything walks it recursively."""
+    from pi_core.app.settings_schema import MAX_NESTING, nesting_depth
+
+    if nesting_depth(data) > MAX_NESTING:
+        raise _too_deep(path)
+    return data
 
 
 def write_models_toml(path: Path, config: dict[str, Any]) -> None:
@@ -234,11 +260,9 @@ def check_semantics(config: dict[str, Any], defaults: dict[str, dict[str, Any]])
             if not any(provider.get(k) for k in ("baseUrl", "headers", "compat", "modelOverrides")):
                 raise ValueError(f'Provider {name}: must specify "baseUrl", "headers", "compat", '
                                  f'"modelOverrides", or "models".')
-        elif not builtin:
-            if not provider.get("baseUrl"):
-                raise ValueError(f'Provider {name}: "baseUrl" is required when defining custom models.')
-            if not provider.get("apiKey"):
-                raise ValueError(f'Provider {name}: "apiKey" is required when defining custom models.')
+        elif not builtin and not provider.get("baseUrl"):
+            # No "apiKey" is fine (a deliberate difference: Pi requires one): local servers need none.
+            raise ValueError(f'Provider {name}: "baseUrl" is required when defining custom models.')
         for model in models:
             if not model.get("id"):
                 raise ValueError(f'Provider {name}: model missing "id"')

@@ -186,7 +186,13 @@ class ModelRegistry:
                 env.get(name) or os.environ.get(name) for name in required_env(provider)):
             return False
         return bool(provider in self.runtime_keys or self.auth.has_key(provider)
-                    or env_api_key(provider, env) or self._configured_key(provider))
+                    or env_api_key(provider, env) or self._configured_key(provider) or self.keyless(provider))
+
+    def keyless(self, provider: str) -> bool:
+        """A provider a models file defines with a base URL and models but no ``apiKey``: a local server
+        (Ollama, llama.cpp, vLLM, LM Studio...) that needs no key, whatever its name."""
+        config = self._custom.providers.get(provider) or {}
+        return bool(config.get("baseUrl") and config.get("models") and not config.get("apiKey"))
 
     def provider_env(self, provider: str) -> dict[str, str]:
         """Settings for ``provider``: its stored credential's ``env`` over the process environment's values."""
@@ -216,6 +222,8 @@ class ModelRegistry:
             if value:
                 return value
             raise PiError(f'Failed to resolve API key for provider "{provider}"')
+        if self.keyless(provider):
+            return KEYLESS_API_KEY
         raise MissingApiKey(missing_key_message(provider))
 
     def oauth_auth(self, provider: str, *, force: bool = False, min_validity_ms: float | None = None) -> Any:
@@ -263,6 +271,10 @@ class ModelRegistry:
         if config.get("authHeader") and "Authorization" not in (model.headers or {}):
             raise PiError(f'No API key found for "{model.provider}"')
         return model.headers
+
+
+# Sent to a keyless provider: the wires always send a credential header, and local servers ignore it.
+KEYLESS_API_KEY = "pi-no-key"
 
 
 def _fill(template: str, lookup: Any) -> str:

@@ -355,15 +355,22 @@ def fuzzy_match(query: str, text: str) -> bool:
     return True
 
 
-NO_MODELS_TEXT = ("No models available. Use /login to log into a provider via OAuth or API key. See:\n"
-                  "  {providers_doc}\n  {models_doc}")
+def no_models_text() -> str:
+    """What to do when no model has credentials: Pi's /login pointer, the key variables, the models file, and
+    the guides (files that exist in a wheel install too)."""
+    from pi_core.config_paths import docs_root, models_toml_path
+
+    docs = docs_root() / "docs"
+    return ("No models available. Use /login (or `pi auth login <provider>`) to log into a provider via OAuth or "
+            "API key, set the provider's key in the environment (e.g. ANTHROPIC_API_KEY, OPENAI_API_KEY, "
+            f"GEMINI_API_KEY), or add models to {models_toml_path()}. See:\n"
+            f"  {docs / 'providers.md'}\n  {docs / 'models.md'}")
 
 
-def format_model_list(models: list[Model], search: str | None = None, *,
-                      providers_doc: str = "docs/providers.md", models_doc: str = "docs/models.md") -> str:
+def format_model_list(models: list[Model], search: str | None = None) -> str:
     """The ``--list-models`` text for models *with credentials* (pass ``registry.available_models()``)."""
     if not models:
-        return NO_MODELS_TEXT.format(providers_doc=providers_doc, models_doc=models_doc)
+        return no_models_text()
     if search:
         models = [m for m in models if fuzzy_match(search, f"{m.provider} {m.id}")]
         if not models:

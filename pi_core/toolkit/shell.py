@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 from pi_core.errors import ToolError
@@ -87,10 +88,10 @@ class _Throttle:
 def execute_shell(command: str, cwd: str, *, operations: ShellOperations | None = None,
                   signal: AbortSignal | None = None, timeout: float | None = None,
                   env: Mapping[str, str] | None = None, on_update: Callable[[ToolResult], None] | None = None,
-                  temp_prefix: str = "pi-bash") -> ShellOutcome:
+                  temp_prefix: str = "pi-bash", output_dir: Path | None = None) -> ShellOutcome:
     """Run ``command`` through ``operations.exec`` and capture its output; never raises for abort/timeout."""
     ops = operations or LocalShellOperations()
-    acc = OutputAccumulator(temp_prefix=temp_prefix)
+    acc = OutputAccumulator(temp_prefix=temp_prefix, output_dir=output_dir)
     lock = threading.Lock()
     throttle = _Throttle(acc, lock, on_update) if on_update is not None else None
     if on_update is not None:
@@ -160,7 +161,7 @@ class BashResult(NamedTuple):
 def run_command(command: str, cwd: str, *, shell_path: str | None = None, signal: AbortSignal | None = None,
                 timeout: float | None = None, env: Mapping[str, str] | None = None,
                 operations: ShellOperations | None = None,
-                on_output: Callable[[str], None] | None = None) -> BashResult:
+                on_output: Callable[[str], None] | None = None, output_dir: Path | None = None) -> BashResult:
     """Run a user's shell command outside the tool loop (``!cmd``, RPC ``bash``).
 
     ``output`` is the tail-truncated text without a notice; ``exit_code`` is None when cancelled,
@@ -173,7 +174,7 @@ def run_command(command: str, cwd: str, *, shell_path: str | None = None, signal
             if partial.content:
                 on_output(partial.content[0].text)  # type: ignore[union-attr]
     outcome = execute_shell(command, cwd, operations=ops, signal=signal, timeout=timeout, env=env,
-                            on_update=on_update)
+                            on_update=on_update, output_dir=output_dir)
     snap = outcome.snapshot
     cancelled = outcome.aborted or outcome.timed_out
     return BashResult(snap.text, None if cancelled else outcome.exit_code, cancelled,

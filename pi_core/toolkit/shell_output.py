@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from pi_core.toolkit.tempdir import new_temp_path
+from pi_core.toolkit.tempdir import new_output_file
 from pi_core.toolkit.truncate import (
     DEFAULT_MAX_BYTES,
     DEFAULT_MAX_LINES,
@@ -76,10 +76,11 @@ class OutputAccumulator:
     """
 
     def __init__(self, max_lines: int = DEFAULT_MAX_LINES, max_bytes: int = DEFAULT_MAX_BYTES,
-                 temp_prefix: str = "pi-bash") -> None:
+                 temp_prefix: str = "pi-bash", output_dir: Path | None = None) -> None:
         self.max_lines = max_lines
         self.max_bytes = max_bytes
         self.temp_prefix = temp_prefix
+        self.output_dir = output_dir  # where the full output is kept (None: the system temp dir)
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._tail = ""
         self._tail_bytes = 0
@@ -163,8 +164,7 @@ class OutputAccumulator:
         self._tail_bytes = len(data) - start
 
     def _open_file(self) -> None:
-        path: Path = new_temp_path(self.temp_prefix)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd, path = new_output_file(self.temp_prefix, self.output_dir)
         self._file = os.fdopen(fd, "wb")
         for chunk in self._pending_raw:
             self._file.write(chunk)

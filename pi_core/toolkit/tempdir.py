@@ -1,8 +1,9 @@
-"""One temp directory per pi run, created on first use and removed when the process exits.
+"""Temp files: one directory per pi run for scratch files, removed when the process exits; and the
+full-output files of long commands, which outlive the run (the model and the user were given their path).
 
-Pi leaves every ``pi-bash-*.log`` behind in the system temp dir; we keep them together so a single
-``rmtree`` at exit clears them. ``atexit`` covers normal exits and ``sys.exit`` (the CLI turns
-SIGTERM/SIGHUP into one); the CLI may also call ``cleanup_run_temp_dir()`` itself.
+Full-output files go where the session keeps them (``<session>.outputs/``, see
+``pi_core.sessions.outputs``), or, without a session file, into the system temp dir as Pi does, under an
+unpredictable name; ``clean_old_temp_outputs`` removes those older than a day at start-up.
 """
 
 from __future__ import annotations
@@ -36,6 +37,45 @@ def new_temp_path(prefix: str, suffix: str = ".log") -> Path:
     import secrets
 
     return run_temp_dir() / f"{prefix}-{secrets.token_hex(8)}{suffix}"
+
+
+FULL_OUTPUT_PREFIXES = ("pi-bash", "pi-powershell")
+TEMP_OUTPUT_MAX_AGE_S = 24 * 3600
+
+
+def new_output_file(prefix: str, directory: Path | None = None) -> tuple[int, Path]:
+    """Create ``{prefix}-{random}.log`` (mode 0600, never an existing file) in ``directory`` (made 0700 if
+    needed), or in the system temp dir when None; returns the open descriptor and the path."""
+    import secrets
+    import tempfile
+
+    if directory is None:
+        fd, name = tempfile.mkstemp(prefix=f"{prefix}-", suffix=".log")
+        return fd, Path(name)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = directory / f"{prefix}-{secrets.token_hex(8)}.log"
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), path
+
+
+def clean_old_temp_outputs(max_age_s: float = TEMP_OUTPUT_MAX_AGE_S, now: float | None = None) -> list[Path]:
+    """Remove this user's full-output files in the system temp dir older than ``max_age_s`` (a day)."""
+    import tempfile
+    import time
+
+    removed: list[Path] = []
+    cutoff = (now if now is not None else time.time()) - max_age_s
+    root = Path(tempfile.gettempdir())
+    for prefix in FULL_OUTPUT_PREFIXES:
+        for path in root.glob(f"{prefix}-*.log"):
+            try:
+                info = path.lstat()
+                if path.is_symlink() or not path.is_file() or info.st_uid != os.getuid() or info.st_mtime >= cutoff:
+                    continue
+                path.unlink()
+            except OSError:
+                continue  # another pi removed it first, or it is not ours to remove
+            removed.append(path)
+    return removed
 
 
 def cleanup_run_temp_dir() -> None:

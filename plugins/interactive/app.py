@@ -357,6 +357,10 @@ class InteractiveApp:
             if command is not None and command.handler is not None:
                 self._spawn(self._run_command(command, kind.args))
                 return
+            if command is None:  # no command, template or skill: a typo is not a prompt (issue 16 item 13)
+                self.notify(f"Unknown command: /{kind.command}", "red")
+                self.set_editor_text(text)
+                return
         if kind.kind == "bash":
             self.shell_job = shell.ShellJob(self, kind.command, kind.send_output)
             self._spawn(self.shell_job.run())

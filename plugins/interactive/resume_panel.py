@@ -142,9 +142,10 @@ class ResumePanel:
             hint = f"  {age(info.modified)} · {info.message_count} msgs"
             if self.scope == "all":
                 hint += f" · {info.cwd}"
-            room = max(10, width - len(hint) - 1)
-            frags.append((f"bold {accent}" if selected else ("bold" if info.name else ""), text[:room]))
-            frags.append((muted, hint[: max(0, width - min(len(text), room) - 1)]))
+            room = max(20, width - min(len(hint), width // 2) - 1)  # the name first, then what fits of the hint
+            shown = text if len(text) <= room else text[: room - 1] + "…"
+            frags.append((f"bold {accent}" if selected else ("bold" if info.name else ""), shown))
+            frags.append((muted, hint[: max(0, width - len(shown) - 1)]))
             frags.append(("", "\n"))
             if self.show_path:
                 frags.append((style.pt("dim"), f"    {info.path}"[:width] + "\n"))
@@ -162,6 +163,7 @@ class ResumePanel:
 
 async def cmd_resume(ui: Any, args: str) -> None:
     from pi_core.sessions.manager import SessionManager
+    from pi_core.sessions.outputs import delete_session
 
     store = ui.session.store
     if store.session_dir is None:
@@ -182,7 +184,7 @@ async def cmd_resume(ui: Any, args: str) -> None:
                 SessionManager.open(path).append_session_info(name.strip())
                 panel.message = f"Renamed to {name.strip()}"
         elif action == "delete" and await ui.confirm("Delete session", f"Delete {path}? This cannot be undone."):
-            path.unlink(missing_ok=True)
+            delete_session(path)  # with the full outputs its commands left beside it
             panel.message = f"Deleted {path.name}"
         panel.load()
         panel.index = min(panel.index, max(0, len(panel.items) - 1))

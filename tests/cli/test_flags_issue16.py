@@ -79,7 +79,8 @@ def test_provider_without_model_is_an_error(tmp_path: Path) -> None:
         pi.server.add(Reply(text="default model answered"))
         command = [c for c in pi.command("-p", "hi") if c not in ("--model", "fake-model")]
         command[command.index("fake")] = "nosuch"
-        result = subprocess.run(command, capture_output=True, text=True, cwd=pi.cwd, env=pi.env(), timeout=60)
+        result = subprocess.run(command, capture_output=True, text=True, cwd=pi.cwd, env=pi.env(), timeout=60,
+                                check=False)
     assert result.returncode == 1
     assert result.stderr.strip() == \
         "Error: --provider requires --model (for example: --provider nosuch --model <pattern>)"

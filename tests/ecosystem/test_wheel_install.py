@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,7 +29,8 @@ from pi_core.testing.kit import run_pi, write_fake_models
 from tests.ecosystem.conftest import can_build_offline
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "setup.py", "README.md", "CONTRIBUTING.md", "pi_core", "plugins", "builtin_tools")
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CONTRIBUTING.md", "docs", "pi_core", "plugins",
+           "builtin_tools")
 API = "google-generative-ai"  # spoken with httpx2 alone: each pi starts quickly
 
 
@@ -148,6 +150,29 @@ def test_print_json_and_rpc_modes_answer_from_the_wheel(installed: Installed) ->
                    env=installed.env()) as client:
         client.prompt_and_wait("hello")
         assert client.get_last_assistant_text() == "rpc answer"
+
+
+def test_the_documentation_pi_names_ships_inside_the_wheel(installed: Installed, tmp_path: Path) -> None:
+    """Issue 16 item 11: the system prompt's documentation paths, and the guides the no-models text names,
+    exist after a non-editable install, inside the installed package."""
+    installed.server.add(Reply(text="ok"))
+    done = installed.pi("--provider", "fake", "--model", "fake-model", "--no-session", "-p", "hello")
+    assert done.returncode == 0, done.stderr
+    system = installed.server.requests[-1].body["systemInstruction"]["parts"][0]["text"]
+    docs = re.findall(r"^- [^:]+: (/\S+\.md)$", system, flags=re.MULTILINE)
+    assert len(docs) == 3, system
+    for doc in map(Path, docs):
+        assert doc.is_file() and installed.site in doc.parents, doc
+    shipped = installed.site / "pi_core" / "_docs"
+    for link in re.findall(r"\]\((docs/[\w-]+\.md)", (shipped / "README.md").read_text()):
+        assert (shipped / link).is_file(), link  # README's links into docs/ resolve in the wheel too
+    assert (shipped / "docs" / "cli.md").is_file() and (shipped / "docs" / "rpc.md").is_file()
+
+    empty = tmp_path / "no-models"
+    empty.mkdir()
+    listed = installed.pi("--list-models", env={"PI_CODING_AGENT_DIR": str(empty)})
+    guides = [Path(line.strip()) for line in listed.stdout.splitlines() if line.strip().endswith(".md")]
+    assert len(guides) == 2 and all(g.is_file() and installed.site in g.parents for g in guides), listed.stdout
 
 
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")

@@ -301,7 +301,9 @@ def test_errors_from_prompt_are_shown_and_the_app_keeps_running(tmp_path: Path, 
     async def body(h: Harness) -> None:
         h.send("hi" + ENTER)
         await h.wait_for(lambda: "Error: upstream exploded" in h.screen())
-        h.send("/nonexistent-thing" + ENTER)  # unknown commands go to the model, like Pi
+        h.send("/nonexistent-thing" + ENTER)  # not sent: a deliberate difference from Pi (issue 16 item 13)
+        await h.wait_for(lambda: "Unknown command: /nonexistent-thing" in h.screen())
+        h.send("\x15" + "again" + ENTER)  # the app keeps running: clear the restored text, prompt again
         await h.wait_for(lambda: "FakeProvider: no reply scripted" in h.screen())
         assert await h.quit() == 0
 

@@ -54,11 +54,13 @@ class Tmux:
     def cursor_visible(self) -> bool:
         return self.run("display-message", "-p", "-t", self.session, "#{cursor_flag}").strip() == "1"
 
-    def wait_for(self, text: str, limit: float = 30.0, *, visible: bool = False) -> str:
+    def wait_for(self, text: str, limit: float = 30.0, *, visible: bool = False, flat: bool = False) -> str:
+        """Wait until ``text`` is on screen; ``flat`` ignores whitespace (text rich wrapped over lines)."""
         deadline = time.monotonic() + limit
+        wanted = "".join(text.split()) if flat else text
         while time.monotonic() < deadline:
             screen = self.visible() if visible else self.screen()
-            if text in screen:
+            if wanted in ("".join(screen.split()) if flat else screen):
                 return screen
             time.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared on screen:\n{self.screen()}")

@@ -60,13 +60,16 @@ def test_agent_dir_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_
     assert config_paths.agent_dir() == Path.home() / ".pi" / "agent"
 
 
-def test_custom_provider_without_api_key_is_rejected_and_builtins_stay(tmp_path: Path) -> None:
-    path = write_json(tmp_path, {"providers": {"x": {"baseUrl": "http://localhost:1/v1", "api": "openai-completions",
-                                                     "models": [{"id": "m"}]}}})
+def test_custom_provider_without_api_key_is_kept_as_a_keyless_local_server(tmp_path: Path) -> None:
+    """Issue 16 item 10 (a deliberate difference: Pi requires "apiKey")."""
+    write_json(tmp_path, {"providers": {"x": {"baseUrl": "http://localhost:1/v1", "api": "openai-completions",
+                                              "models": [{"id": "m"}]}}})
     reg = registry(tmp_path)
-    assert reg.errors == [(f'Failed to load models.json: Provider x: "apiKey" is required when defining custom '
-                          f'models.\n\nFile: {path}')]
-    assert [m.id for m in reg.all_models()] == [m.id for m in BUILTIN]
+    assert reg.errors == []
+    assert [m.id for m in reg.all_models()] == [*[m.id for m in BUILTIN], "m"]
+    assert reg.has_auth("x") and reg.keyless("x")
+    model = reg.find("x", "m")
+    assert model is not None and model in reg.available_models()
 
 
 def test_comments_and_trailing_commas_are_allowed(tmp_path: Path) -> None:

@@ -118,7 +118,7 @@ def run_measured(pi: PiRunner, *args: str) -> tuple[int, int, str]:
 @pytest.mark.parametrize("size", [pytest.param("96M", id="96M"),
                                   pytest.param("1G", id="1G", marks=pytest.mark.slow)])
 def test_huge_output_keeps_memory_bounded(pi: PiRunner, marker: str, size: str) -> None:
-    pi.extra_env["TMPDIR"] = str(pi.cwd.parent)  # the full-output log lands in tmp_path, removed at exit
+    pi.extra_env["TMPDIR"] = str(pi.cwd.parent)
     command = f"yes {marker} | head -c {size}"
     pi.server.add(Reply(tool_calls=[("bash", {"command": command})]), Reply(text="seen"))
     code, peak_kib, out = run_measured(pi, "-p", "print a lot")
@@ -129,7 +129,9 @@ def test_huge_output_keeps_memory_bounded(pi: PiRunner, marker: str, size: str) 
     text = json.dumps(pi.server.requests[1].body)
     assert len(text) < 200_000  # the model gets the truncated tail, not the flood
     assert "Full output:" in text or "full output" in text.lower()
-    assert not list(pi.cwd.parent.glob("pi-run-*"))  # the log went with the run
+    # the full output is kept beside the session that names it (issue 16 item 2)
+    [log] = pi.home.glob("sessions/*/*.outputs/pi-bash-*.log")
+    assert log.stat().st_size > 90 * 1024 * 1024 and str(log) in text
     assert_no_orphans(marker)
 
 

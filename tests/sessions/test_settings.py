@@ -81,7 +81,9 @@ def test_broken_file_is_never_overwritten(agent_dir: Path, project: Path) -> Non
     s = Settings.load(project, project_trusted=True)
     errors = s.drain_errors()
     assert len(errors) == 1 and errors[0].scope == "global"
-    assert errors[0].warning("startup session lookup").startswith("Warning: (startup session lookup, global settings) ")
+    # issue 16 item 9: the warning names the file, line and column
+    assert errors[0].warning("startup session lookup") == \
+        f"Warning: Invalid settings file {agent_dir / 'settings.toml'}: Expected '=' after a key in a key/value pair (line 1, column 6)"
     assert s.drain_errors() == []  # drained once
     s.set_default_model("anthropic", "claude")
     assert (agent_dir / "settings.toml").read_text() == "this is = = not toml\n"

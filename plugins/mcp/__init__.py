@@ -1,0 +1,111 @@
+"""mcp: tools and resources of Model Context Protocol servers configured in mcp.json, plus ``pi mcp`` and ``/mcp``."""
+
+from __future__ import annotations
+
+import weakref
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_core import hookimpl
+
+if TYPE_CHECKING:
+    import click
+    from pi_plugins.mcp.manager import McpManager
+
+    from pi_core.events import AgentEvent
+    from pi_core.extension import BeforeAgentStart, ExtensionContext, SlashCommand
+    from pi_core.tools import ToolCallInfo
+
+# One manager per running session (a process may hold several, e.g. an embedding program).
+_managers: weakref.WeakKeyDictionary[Any, McpManager] = weakref.WeakKeyDictionary()
+
+
+def manager_of(ctx: ExtensionContext) -> McpManager | None:
+    return _managers.get(ctx.session)
+
+
+@hookimpl
+async def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
+    from pi_plugins.mcp.manager import McpManager
+
+    from pi_core.config_paths import agent_dir
+
+    previous = _managers.pop(ctx.session, None)
+    if previous is not None:
+        await previous.shutdown()
+    manager = McpManager(agent_dir=agent_dir(), cwd=Path(ctx.cwd))
+    _managers[ctx.session] = manager
+    manager.start(ctx)
+
+
+@hookimpl
+async def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
+    manager = _managers.pop(ctx.session, None)
+    if manager is not None:
+        await manager.shutdown()
+
+
+@hookimpl
+async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_prompt: str) -> BeforeAgentStart | None:
+    """The first prompt waits for servers with direct tools and for servers whose tools this branch loaded;
+    the ``mcp_servers`` list is added to the conversation when it changed."""
+    from pi_plugins.mcp.manager import SECTION_TYPE, startup_wait
+    from pi_plugins.tool_search import loaded_tools
+
+    from pi_core.extension import BeforeAgentStart
+
+    manager = manager_of(ctx)
+    if manager is None:
+        return None
+    first = not manager.waited_for_startup
+    await manager.wait_for_direct()
+    if first:
+        loaded = loaded_tools(ctx.get_messages())
+        if loaded:
+            await manager.wait(manager.servers_of(loaded), startup_wait())
+    section = manager.servers_section()
+    if section is None:
+        return None
+    text = f"<mcp_servers>\n{section}\n</mcp_servers>"
+    last = next((m for m in reversed(ctx.get_messages()) if getattr(m, "customType", None) == SECTION_TYPE), None)
+    if last is not None and getattr(last, "content", None) == text:
+        return None
+    return BeforeAgentStart(message={"customType": SECTION_TYPE, "content": text, "display": False})
+
+
+@hookimpl
+def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
+    """The first answer is streaming, so its request went out: start the servers that could wait until now."""
+    if event.type == "message_start":
+        manager = manager_of(ctx)
+        if manager is not None and manager.starting_later:
+            manager.start_later()
+
+
+@hookimpl
+async def pi_before_tool_call(call: ToolCallInfo) -> None:
+    """A tool that reaches other tools (tool_search) or the resource tools wait for every server to connect."""
+    from pi_core.app.tool_selection import MCP_RESOURCE_TOOLS
+
+    tool = call.tool
+    if tool is None or not (tool.reaches_tools or tool.name in MCP_RESOURCE_TOOLS):
+        return
+    for manager in list(_managers.values()):
+        await manager.wait([s for s in manager.servers if s.enabled])
+
+
+@hookimpl
+def pi_cli_commands() -> list[click.Command]:
+    from pi_plugins.mcp.commands import mcp_command
+
+    return [mcp_command]
+
+
+@hookimpl
+def pi_commands() -> list[SlashCommand]:
+    from pi_plugins.mcp.slash import run_slash_command
+
+    from pi_core.extension import SlashCommand
+
+    return [SlashCommand(name="mcp", description="Manage MCP servers: status, tools, reconnect, enable or disable, "
+                                                 "sign in or out", handler=run_slash_command)]
