@@ -6,6 +6,7 @@ Problems the user must fix raise PiError; things worth knowing are collected in 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -151,7 +152,13 @@ def model_registry(startup: Startup) -> Any:
 
 def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
     """``@file`` arguments (docs/cli.md#file-arguments-and-stdin): text inlined in <file> tags, images attached."""
-    from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type, fit_image
+    from pi_core.toolkit.images import (
+        MAX_IMAGE_FILE_BYTES,
+        SNIFF_BYTES,
+        detect_image_mime_type,
+        fit_image,
+        too_large_note,
+    )
     from pi_core.toolkit.paths import resolve_to_cwd
 
     text: list[str] = []
@@ -161,12 +168,18 @@ def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]
         if not path.is_file():
             raise PiError(f"File not found: {path}")
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as handle:
+                head = handle.read(SNIFF_BYTES)
+                mime = detect_image_mime_type(head)
+                size = os.fstat(handle.fileno()).st_size
+                if mime is not None and size > MAX_IMAGE_FILE_BYTES:
+                    text.append(f'<file name="{path}">{too_large_note(size)}</file>\n')
+                    continue
+                data = head + handle.read()
         except OSError as err:
             raise PiError(f"Could not read file {path}: {err.strerror or err}") from err
         if not data:
             continue
-        mime = detect_image_mime_type(data[:SNIFF_BYTES])
         if mime is not None:
             fitted = fit_image(data, mime)
             if fitted is None:
