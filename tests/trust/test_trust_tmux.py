@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -27,8 +28,9 @@ class Screen:
         env["TERM"] = "xterm-256color"
         self.runner, self.env = runner, env
 
-    def start(self) -> None:
+    def start(self, *args: str) -> None:
         pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()' --provider fake --model fake-model"
+        pi = " ".join([pi, *(shlex.quote(a) for a in args)])
         if self.starts:
             self.stop()
         self.starts += 1
