@@ -9,8 +9,8 @@ from the session file: exactly one result each, and no raw Python exception text
 final answer printed, no traceback.
 
 Budget (documented in CONTRIBUTING.md): the fast tier runs ``FAST_CASES`` calls per tool in one process
-(a few seconds); ``PI_SLOW_TESTS=1`` runs ``SLOW_CASES`` per tool, ``BATCH`` calls per process, about
-ten minutes on a 2-core machine.
+(about 20 s); ``PI_SLOW_TESTS=1`` runs ``SLOW_CASES`` per tool, ``BATCH`` calls per process, within 15
+minutes on a 2-core machine.
 """
 
 from __future__ import annotations
