@@ -203,13 +203,29 @@ def test_every_tool_is_fuzzed() -> None:
     assert sorted(TOOLS) == sorted(BUILTIN)
 
 
+# Cases that leaked a raw exception text once (issue 17 item 11): always in the fast tier.
+REGRESSIONS = [
+    ("bash", '{"command": "printf %s a\\u0000b"}'),
+    ("read", '{"path": "a\\u0000b"}'),
+    ("write", '{"path": "x\\u0000", "content": "c"}'),
+    ("grep", '{"pattern": "a\\u0000b"}'),
+    ("grep", '{"pattern": "a", "glob": "*\\u0000"}'),
+    ("ls", '{"path": "\\u0000"}'),
+    ("read", '{"path": "text.txt", "offset": NaN, "limit": Infinity}'),
+    ("bash", '{"command": "echo hi", "timeout": -Infinity}'),
+    ("grep", '{"pattern": "line", "path": "fifo"}'),
+]
+
+
 def test_fuzz_sample_through_the_cli(fuzz_pi: PiRunner) -> None:
-    """The fast tier: a deterministic sample of every tool, in one pi process."""
+    """The fast tier: a deterministic sample of every tool, and the known regressions, in one pi process."""
     calls = script(TOOLS, FAST_CASES, seed=17)
+    calls += [ToolUse(name, raw_arguments=raw, id=f"regression_{n}") for n, (name, raw) in enumerate(REGRESSIONS)]
     check(calls, serve(fuzz_pi, calls))
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 @pytest.mark.parametrize("tool", TOOLS)
 def test_fuzz_a_thousand_cases_per_tool_through_the_cli(tool: str, tmp_path: Path) -> None:
     total = 0
