@@ -36,6 +36,8 @@ def request_for(model: Model, options: StreamOptions, api_key: str, path: str, b
     from pi_core import __version__
     from pi_core.llm.transport import WireRequest
 
+    if model.provider == "azure":
+        return _azure_request(model, options, api_key, path, body, extra_headers)
     base = (model.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
     headers = {"authorization": f"Bearer {api_key}", "user-agent": f"pi/{__version__}"}
     organization, project = os.environ.get("OPENAI_ORG_ID"), os.environ.get("OPENAI_PROJECT_ID")
@@ -47,6 +49,28 @@ def request_for(model: Model, options: StreamOptions, api_key: str, path: str, b
     headers.update(extra_headers or {})
     headers.update(options.headers or {})
     return WireRequest(model.provider, base + path, headers, body)
+
+
+def _azure_request(model: Model, options: StreamOptions, api_key: str, path: str, body: dict[str, Any],
+                   extra_headers: dict[str, str] | None) -> WireRequest:
+    """Azure OpenAI (see ``pi_plugins._azure``): its base URL, the deployment as the model, and for the
+    Responses API the api-version and an ``api-key`` header (or the request's own Entra ID Bearer token)."""
+    from pi_plugins import _azure
+
+    from pi_core import __version__
+    from pi_core.llm.transport import WireRequest
+
+    own = {**(model.headers or {}), **(extra_headers or {}), **(options.headers or {})}
+    url = _azure.base_url(model) + path
+    headers = {"user-agent": f"pi/{__version__}"}
+    if model.api == _azure.RESPONSES_API:
+        url += f"?api-version={_azure.api_version()}"
+        if not any(name.lower() == "authorization" for name in own):
+            headers["api-key"] = api_key
+    else:  # Foundry models on Chat Completions take the key as a Bearer token, as the OpenAI client sends it
+        headers["authorization"] = f"Bearer {api_key}"
+    headers.update(own)
+    return WireRequest(model.provider, url, headers, {**body, "model": _azure.deployment(model)})
 
 
 def status_text(status: int, body: str) -> str:

@@ -280,6 +280,34 @@ class SSEStream:
         except httpx2.TransportError as err:
             raise WireError(f"Connection lost: {_detail(err)}{self.request.origin()}", retryable=True) from err
 
+    async def raw(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they arrive, for a wire whose stream is not SSE (AWS event-stream), with the
+        same abort, timeout and connection-loss handling; call ``progress()`` for every complete message so
+        the idle timeout measures messages, not bytes."""
+        import httpx2
+
+        guard = self._guard
+        chunks = self.response.aiter_bytes().__aiter__()
+        try:
+            while True:
+                try:
+                    chunk = await guard.wait(chunks.__anext__())
+                except StopAsyncIteration:
+                    return
+                yield chunk
+                guard.check()
+        except _IdleTimeout:
+            raise WireError(f"Request timed out: no complete event for {guard.idle:g} s"
+                            f"{self.request.origin()}", retryable=True) from None
+        except httpx2.TimeoutException as err:
+            raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
+        except httpx2.TransportError as err:
+            raise WireError(f"Connection lost: {_detail(err)}{self.request.origin()}", retryable=True) from err
+
+    def progress(self) -> None:
+        """A complete message arrived (``raw`` readers): the idle timeout starts again."""
+        self._guard.progress()
+
     async def aclose(self) -> None:
         import httpx2
 

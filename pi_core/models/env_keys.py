@@ -6,6 +6,8 @@
   providers authenticated by ambient credentials (Vertex ADC, AWS), or None. ``env`` (a stored
   credential's ``env`` object) wins over the process environment for that provider.
 - ``required_env(provider)``: settings a provider needs besides its key (Cloudflare's account id).
+- ``env_bearer_token(provider, env)``: a token the provider takes as ``Authorization: Bearer``
+  (``ANTHROPIC_AUTH_TOKEN``), which wins over its environment keys.
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "xiaomi-token-plan-sgp": ("XIAOMI_TOKEN_PLAN_SGP_API_KEY",),
 }
 
+# A token sent as ``Authorization: Bearer`` instead of the provider's key header (a gateway's or proxy's own
+# credential); it comes after a stored key and before the environment's keys (Pi's order).
+BEARER_ENV: dict[str, str] = {"anthropic": "ANTHROPIC_AUTH_TOKEN", "azure": "AZURE_OPENAI_AD_TOKEN"}
+
 # Besides the key, these providers need account settings (from the environment or the stored credential's
 # ``env``); without them the provider is not configured. The names also fill ``{NAME}`` in base URLs.
 REQUIRED_ENV: dict[str, tuple[str, ...]] = {
@@ -90,6 +96,12 @@ def has_required_env(provider: str, env: Mapping[str, str] | None = None) -> boo
     return all(env_value(name, env) for name in REQUIRED_ENV.get(provider, ()))
 
 
+def env_bearer_token(provider: str, env: Mapping[str, str] | None = None) -> str | None:
+    """The provider's Bearer token from the environment (``ANTHROPIC_AUTH_TOKEN``), or None."""
+    name = BEARER_ENV.get(provider)
+    return env_value(name, env) if name else None
+
+
 def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | None:
     """The provider's key from the environment, ``"<authenticated>"`` for ambient credentials, or None."""
     if not has_required_env(provider, env):
@@ -98,10 +110,12 @@ def env_api_key(provider: str, env: Mapping[str, str] | None = None) -> str | No
         value = env_value(name, env)
         if value:
             return value
-    if provider == "google-vertex" and _has_vertex_adc(env):
+    if provider in ("google-vertex", "google-vertex-anthropic") and _has_vertex_adc(env):
         return AUTHENTICATED
     if provider == "amazon-bedrock" and _has_aws_credentials(env):
         return AUTHENTICATED
+    if provider == "azure" and (env_value("AZURE_OPENAI_ENTRA_ID", env) or "").lower() in ("1", "true", "yes"):
+        return AUTHENTICATED  # an Entra ID token from azure-identity's credential chain, fetched per request
     return None
 
 

@@ -17,7 +17,12 @@ from pi_core import config_paths
 from pi_core.errors import MissingApiKey, PiError
 from pi_core.models.auth import AuthStorage, resolve_config_value, run_value_command
 from pi_core.models.custom import CustomConfig, build_models, load_custom_config
-from pi_core.models.env_keys import env_api_key, env_var_names, required_env
+from pi_core.models.env_keys import (
+    env_api_key,
+    env_bearer_token,
+    env_var_names,
+    required_env,
+)
 from pi_core.types import Model
 
 __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
@@ -185,7 +190,7 @@ class ModelRegistry:
         if self.auth.kind(provider) == "api_key" and not all(
                 env.get(name) or os.environ.get(name) for name in required_env(provider)):
             return False
-        return bool(provider in self.runtime_keys or self.auth.has_key(provider)
+        return bool(provider in self.runtime_keys or self.auth.has_key(provider) or env_bearer_token(provider, env)
                     or env_api_key(provider, env) or self._configured_key(provider) or self.keyless(provider))
 
     def keyless(self, provider: str) -> bool:
@@ -193,6 +198,12 @@ class ModelRegistry:
         (Ollama, llama.cpp, vLLM, LM Studio...) that needs no key, whatever its name."""
         config = self._custom.providers.get(provider) or {}
         return bool(config.get("baseUrl") and config.get("models") and not config.get("apiKey"))
+
+    def _bearer_token(self, provider: str) -> str | None:
+        """``ANTHROPIC_AUTH_TOKEN`` and the like, when nothing stronger (``--api-key``, auth.json) is set."""
+        if provider in self.runtime_keys or self.auth.kind(provider) is not None:
+            return None
+        return env_bearer_token(provider, self.auth.env(provider))
 
     def provider_env(self, provider: str) -> dict[str, str]:
         """Settings for ``provider``: its stored credential's ``env`` over the process environment's values."""
@@ -207,7 +218,8 @@ class ModelRegistry:
         key = override or self.runtime_keys.get(provider)
         if not key and self.auth.kind(provider) == "oauth":
             return self.oauth_auth(provider).api_key
-        key = key or self.auth.api_key(provider) or env_api_key(provider, self.auth.env(provider))
+        key = key or self.auth.api_key(provider) or self._bearer_token(provider) or \
+            env_api_key(provider, self.auth.env(provider))
         if key:
             return key
         configured = self._configured_key(provider)
@@ -224,6 +236,9 @@ class ModelRegistry:
             raise PiError(f'Failed to resolve API key for provider "{provider}"')
         if self.keyless(provider):
             return KEYLESS_API_KEY
+        if not env_var_names(provider) and provider in self.oauth_flows():
+            raise MissingApiKey(f"No API key for provider: {provider}. Sign in with `pi auth login {provider}` "
+                                f"(or /login in pi).")
         raise MissingApiKey(missing_key_message(provider))
 
     def oauth_auth(self, provider: str, *, force: bool = False, min_validity_ms: float | None = None) -> Any:
@@ -246,12 +261,16 @@ class ModelRegistry:
 
     def request_model(self, model: Model) -> Model:
         """``model`` as a request should see it: ``{NAME}`` placeholders in its base URL filled from the
-        provider's settings, and the endpoint/headers its OAuth sign-in asks for (unless a models file
-        routes the provider elsewhere)."""
+        provider's settings, the ``Authorization`` header of an environment Bearer token
+        (``ANTHROPIC_AUTH_TOKEN``), and the endpoint/headers its OAuth sign-in asks for (unless a models
+        file routes the provider elsewhere)."""
         update: dict[str, Any] = {}
         if "{" in model.base_url:
             env = self.auth.env(model.provider)
             update["base_url"] = _fill(model.base_url, lambda name: env.get(name) or os.environ.get(name))
+        bearer = self._bearer_token(model.provider)
+        if bearer and not any(name.lower() == "authorization" for name in model.headers or {}):
+            update["headers"] = {**(model.headers or {}), "Authorization": f"Bearer {bearer}"}
         if self.auth.kind(model.provider) == "oauth" and model.provider not in self.runtime_keys:
             auth = self.oauth_auth(model.provider)
             routed = bool((self._custom.providers.get(model.provider) or {}).get("baseUrl"))
@@ -287,7 +306,17 @@ def _fill(template: str, lookup: Any) -> str:
     return re.sub(r"\{([A-Za-z_][A-Za-z0-9_]*)\}", value, template)
 
 
+_AMBIENT = {
+    "amazon-bedrock": "Set AWS_PROFILE, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN), or "
+                      "AWS_BEARER_TOKEN_BEDROCK",
+    "google-vertex-anthropic": "Set GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION and sign in with "
+                               "`gcloud auth application-default login` (or GOOGLE_APPLICATION_CREDENTIALS)",
+}
+
+
 def missing_key_message(provider: str) -> str:
+    if provider in _AMBIENT:
+        return f"No credentials for provider: {provider}. {_AMBIENT[provider]}."
     names = env_var_names(provider)
     where = config_paths.models_toml_path()
     if names:

@@ -75,6 +75,7 @@ class FakeAuthServer:
     hits: Counter[str] = field(default_factory=Counter)
     issued: list[str] = field(default_factory=list)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    google_assertions: list[dict[str, Any]] = field(default_factory=list)  # claims of service-account JWTs
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -92,7 +93,8 @@ class FakeAuthServer:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
     def __enter__(self) -> Self:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True, name="fake-auth-server")
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                        daemon=True, name="fake-auth-server")
         self._thread.start()
         return self
 
@@ -132,6 +134,8 @@ class FakeAuthServer:
             token = f"tid={secrets.token_hex(8)};exp={int(time.time()) + 1800};sku=fake;proxy-ep=proxy.fake-copilot.test;"
         elif provider == "openrouter":
             token = "sk-or-v1-" + secrets.token_hex(24)
+        elif provider == "google":
+            token = "ya29.fake-" + secrets.token_hex(16)
         else:
             token = f"{provider}-access-{secrets.token_hex(12)}"
         with self._lock:
@@ -209,7 +213,7 @@ class FakeAuthServer:
         with self._lock:
             self._devices[device_code] = _Device(provider, user_code)
         return {"device_code": device_code, "user_code": user_code, "verification_uri": f"{self.url}/{page}",
-                "interval": 0, "expires_in": 600}
+                "interval": 1, "expires_in": 600}
 
     def poll_device(self, device_code: str) -> str:
         """"pending", "approved", "denied", "expired" or "unknown" for a poll of ``device_code``."""
@@ -297,6 +301,22 @@ def _meta_mint(server: FakeAuthServer, q: Any, form: Any, headers: dict[str, str
     return _json(200, {"api_key": server._new_access("meta")})
 
 
+def _google_token(server: FakeAuthServer, form: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    """Google's token endpoint: a service account's signed JWT (``jwt-bearer``) or a refresh token."""
+    if form.get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer":
+        return server.exchange("google", form)
+    parts = str(form.get("assertion", "")).split(".")
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))) if len(parts) == 3 else {}
+    except ValueError:
+        claims = {}
+    if not claims.get("iss") or "cloud-platform" not in str(claims.get("scope", "")) or not parts[2]:
+        return _json(400, {"error": "invalid_grant", "error_description": "Invalid JWT assertion"})
+    with server._lock:
+        server.google_assertions.append(claims)
+    return _json(200, {"access_token": server.access_token("google"), "expires_in": 3599, "token_type": "Bearer"})
+
+
 def _device_start(provider: str, page: str) -> Route:
     return lambda server, q, form, h: _json(200, server.start_device(provider, page))
 
@@ -323,6 +343,8 @@ _ROUTES: dict[tuple[str, str], Route] = {
     ("POST", "/auth.meta.com/oidc/device/authorization/"): _device_start("meta", "auth.meta.com/device"),
     ("POST", "/auth.meta.com/oidc/device/token/"): lambda s, q, f, h: _rfc8628(s, "meta", f),
     ("POST", "/api.meta.ai/muse-code/key"): _meta_mint,
+    # Google's token endpoint, as an ADC file's ``token_uri`` (google-auth refreshes a gcloud sign-in there)
+    ("POST", "/oauth2.googleapis.com/token"): lambda s, q, f, h: _google_token(s, f),
 }
 
 

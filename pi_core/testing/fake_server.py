@@ -5,8 +5,14 @@ for the API its path names:
 
 - ``POST /v1/messages``                                    Anthropic Messages (SSE)
 - ``POST /v1/chat/completions``                            OpenAI Chat Completions (SSE chunks)
+- ``POST /mistral/v1/chat/completions``                    Mistral's chat stream (thinking chunks)
 - ``POST /v1/responses``                                   OpenAI Responses (SSE)
-- ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``)
+- ``POST .../messages`` with a ``context`` object          Pi's own protocol (``pi-messages``, Radius)
+- ``POST /model/{model}/converse-stream``                  Amazon Bedrock ConverseStream (AWS event-stream); a
+  request whose ``Authorization`` is neither a well-formed SigV4 signature nor a Bearer token gets AWS's 403
+- ``POST /codex/responses``                                ChatGPT Codex (Responses SSE ending in ``response.done``)
+- ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``; Vertex's paths too)
+- ``POST .../publishers/anthropic/models/{model}:streamRawPredict``   Claude on Vertex AI (Anthropic's SSE)
 
 Usage::
 
@@ -46,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import socket
 import ssl
 import struct
@@ -102,12 +109,16 @@ ReplySource = Reply | Callable[[RecordedRequest], Reply]
 
 
 def wire_for_path(path: str) -> str | None:
-    if path.endswith("/messages"):
+    if path.endswith(("/messages", ":streamRawPredict")):  # the latter: Claude on Vertex AI
         return "anthropic-messages"
+    if path.endswith("/codex/responses"):
+        return "openai-codex-responses"
     if path.endswith("/chat/completions"):
-        return "openai-completions"
+        return "mistral-conversations" if path.startswith("/mistral/") else "openai-completions"
     if path.endswith("/responses"):
         return "openai-responses"
+    if path.startswith("/model/") and path.endswith("/converse-stream"):
+        return "bedrock-converse-stream"
     if ":streamGenerateContent" in path:
         return "google-generative-ai"
     return None
@@ -169,6 +180,8 @@ class FakeModelServer:
             return self.url + "/v1"
         if api.startswith("google"):
             return self.url + "/v1beta"
+        if api == "mistral-conversations":
+            return self.url + "/mistral"
         return self.url
 
     def start(self) -> Self:
@@ -257,11 +270,18 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"pending": self.owner.pending})
             return
         wire = wire_for_path(split.path)
+        if wire == "anthropic-messages" and isinstance(body, dict) and "context" in body and "messages" not in body:
+            wire = "pi-messages"  # same path, Pi's own protocol: the whole context in one object
         request = RecordedRequest("POST", split.path, {k: v[-1] for k, v in parse_qs(split.query).items()},
                                   {k.lower(): v for k, v in self.headers.items()}, body, raw, wire, arrived)
         source = self.owner._record(request)
         if wire is None:
             self._send_json(404, {"error": {"message": f"fake model server: unknown API path {split.path}"}})
+            return
+        if wire == "bedrock-converse-stream" and not _aws_authorized(request.headers):
+            self._send_json(403, {"message": "Authorization header requires 'Credential', 'SignedHeaders' and "
+                                             "'Signature' parameters (fake model server)"},
+                            {"x-amzn-errortype": "IncompleteSignatureException"})
             return
         if source is None:
             message = (f"fake model server: no reply scripted for request #{len(self.owner.requests)} "
@@ -327,7 +347,8 @@ class _Handler(BaseHTTPRequestHandler):
             frames = [frame.replace("\ufffd".encode(), b"\xff") for frame in frames]
 
         self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-type", "application/vnd.amazon.eventstream" if wire == "bedrock-converse-stream"
+                         else "text/event-stream")
         self.send_header("cache-control", "no-cache")
         self.send_header("connection", "close")
         for name, value in reply.headers.items():
@@ -370,7 +391,26 @@ class _Handler(BaseHTTPRequestHandler):
         self.connection.close()
 
 
+_SIGV4 = re.compile(r"^AWS4-HMAC-SHA256 Credential=[^/\s]+/\d{8}/[a-z0-9-]+/bedrock/aws4_request, "
+                    r"SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$")
+
+
+def _aws_authorized(headers: dict[str, str]) -> bool:
+    """A SigV4 signature in the right shape that signs host and x-amz-date (sent), or a Bearer token."""
+    value = headers.get("authorization", "")
+    if value.startswith("Bearer ") and len(value) > 7:
+        return True
+    if not _SIGV4.match(value) or "x-amz-date" not in headers:
+        return False
+    signed = value.split("SignedHeaders=", 1)[1].split(",", 1)[0].split(";")
+    return "host" in signed and "x-amz-date" in signed
+
+
 def _model_from_path(path: str) -> str:
+    if path.startswith("/model/"):  # Bedrock: /model/{id}/converse-stream
+        from urllib.parse import unquote
+
+        return unquote(path.split("/")[2])
     tail = path.rsplit("/models/", 1)[-1]
     return tail.split(":", 1)[0]
 

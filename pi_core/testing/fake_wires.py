@@ -74,6 +74,8 @@ def error_body(wire: str, status: int, message: str, error_type: str | None) -> 
     if wire == "anthropic-messages":
         kind = error_type or _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
+    if wire == "bedrock-converse-stream":
+        return {"message": message}
     if wire == "google-generative-ai":
         return {"error": {"code": status, "message": message, "status": error_type or _GOOGLE_STATUS.get(status, "UNKNOWN")}}
     kind = error_type or ("rate_limit_exceeded" if status == 429 else "server_error" if status >= 500 else "invalid_request_error")
@@ -84,9 +86,13 @@ def stream_error_frame(wire: str, message: str, error_type: str, seq: int) -> by
     """An in-band error event sent on an already-open stream (HTTP status stays 200)."""
     if wire == "anthropic-messages":
         return _event("error", {"type": "error", "error": {"type": error_type, "message": message}})
-    if wire == "openai-completions":
+    if wire == "bedrock-converse-stream":
+        return bedrock_exception(error_type, message)
+    if wire == "pi-messages":
+        return _data({"type": "error", "reason": "error", "errorMessage": message, "usage": {}})
+    if wire in ("openai-completions", "mistral-conversations"):
         return _data({"error": {"message": message, "type": error_type, "param": None, "code": error_type}})
-    if wire == "openai-responses":
+    if wire in ("openai-responses", "openai-codex-responses"):
         return _event("error", {"type": "error", "code": error_type, "message": message, "param": None,
                                 "sequence_number": seq})
     return _data({"error": {"code": 500, "message": message, "status": error_type}}, "\r\n\r\n")
@@ -94,7 +100,7 @@ def stream_error_frame(wire: str, message: str, error_type: str, seq: int) -> by
 
 def malformed_frame(wire: str) -> bytes:
     """An SSE frame whose data is cut-off JSON."""
-    if wire in ("anthropic-messages", "openai-responses"):
+    if wire in ("anthropic-messages", "openai-responses", "openai-codex-responses"):
         return b'event: content_block_delta\ndata: {"type": "content_block_delta", "index": 0, "delta": {"ty\n\n'
     return b'data: {"id": "broken", "choices": [{"delta": {"content": "x\n\n'
 
@@ -321,9 +327,157 @@ def render_google(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Ren
     return Rendering(frames, 1)
 
 
+def render_mistral(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+    """Mistral's chat stream: thinking as ``thinking`` content chunks, 9-character tool call ids, usage on
+    the chunk that carries the finish reason."""
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
+
+    base = {"id": reply.response_id or f"mistral-fake-{n}", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": model}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, usage: dict[str, Any] | None = None) -> bytes:
+        data: dict[str, Any] = {**base, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        if usage is not None:
+            data["usage"] = usage
+        return _data(data)
+
+    frames = [chunk({"role": "assistant", "content": ""})]
+    tool_index = 0
+    for index, block in enumerate(reply.content_blocks()):
+        if isinstance(block, Text):
+            frames.extend(chunk({"content": p}) for p in chunks(block.text, reply.chunk_size))
+        elif isinstance(block, Thinking):
+            frames.extend(chunk({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": p}]}]})
+                          for p in chunks(block.thinking, reply.chunk_size))
+        elif isinstance(block, RedactedThinking):
+            continue
+        else:
+            assert isinstance(block, ToolUse)
+            call_id = block.id or f"T{n:04d}{index:04d}"
+            frames.append(chunk({"tool_calls": [{"index": tool_index, "id": call_id, "type": "function",
+                                                 "function": {"name": block.name, "arguments": block.arguments_json()}}]}))
+            tool_index += 1
+    read = reply.cache_read_tokens
+    prompt = reply.input_tokens + read
+    usage = {"prompt_tokens": prompt, "completion_tokens": reply.output_tokens,
+             "total_tokens": prompt + reply.output_tokens, "prompt_tokens_details": {"cached_tokens": read}}
+    tail = [chunk({}, wire_stop_reason("openai-completions", reply), usage), b"data: [DONE]\n\n"]
+    return Rendering(frames + tail, len(tail))
+
+
+def render_pi_messages(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+    """Pi's own protocol (Radius): each frame's data is one of Pi's assistant-message events."""
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
+
+    frames = [_data({"type": "start"})]
+    index = 0
+    for block in reply.content_blocks():
+        if isinstance(block, RedactedThinking):
+            continue
+        if isinstance(block, Text):
+            frames.append(_data({"type": "text_start", "contentIndex": index}))
+            frames.extend(_data({"type": "text_delta", "contentIndex": index, "delta": p})
+                          for p in chunks(block.text, reply.chunk_size))
+            frames.append(_data({"type": "text_end", "contentIndex": index, "content": _joined(block.text)}))
+        elif isinstance(block, Thinking):
+            frames.append(_data({"type": "thinking_start", "contentIndex": index}))
+            frames.extend(_data({"type": "thinking_delta", "contentIndex": index, "delta": p})
+                          for p in chunks(block.thinking, reply.chunk_size))
+            frames.append(_data({"type": "thinking_end", "contentIndex": index, "content": _joined(block.thinking),
+                                 "contentSignature": block.signature}))
+        else:
+            assert isinstance(block, ToolUse)
+            call_id = block.id or f"call_fake_{n}_{index}"
+            frames.append(_data({"type": "toolcall_start", "contentIndex": index, "id": call_id, "toolName": block.name}))
+            frames.extend(_data({"type": "toolcall_delta", "contentIndex": index, "delta": p})
+                          for p in chunks(block.arguments_json(), reply.chunk_size))
+            frames.append(_data({"type": "toolcall_end", "contentIndex": index, "toolCall": {
+                "type": "toolCall", "id": call_id, "name": block.name, "arguments": block.arguments_object()}}))
+        index += 1
+    read = reply.cache_read_tokens
+    usage = {"input": reply.input_tokens, "output": reply.output_tokens, "cacheRead": read, "cacheWrite": 0,
+             "totalTokens": reply.input_tokens + read + reply.output_tokens,
+             "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}}
+    frames.append(_data({"type": "done", "reason": reply.effective_stop_reason(), "usage": usage,
+                         "responseId": reply.response_id or f"pi_fake_{n}"}))
+    return Rendering(frames, 1)
+
+
+def event_stream_message(headers: dict[str, str], payload: bytes) -> bytes:
+    """One AWS event-stream message: prelude (total and header lengths, CRC), string headers, payload, CRC."""
+    import struct
+    import zlib
+
+    head = b"".join(struct.pack("B", len(k)) + k.encode() + b"\x07" + struct.pack(">H", len(v.encode())) + v.encode()
+                    for k, v in headers.items())
+    prelude = struct.pack(">II", 16 + len(head) + len(payload), len(head))
+    message = prelude + struct.pack(">I", zlib.crc32(prelude)) + head + payload
+    return message + struct.pack(">I", zlib.crc32(message))
+
+
+def bedrock_event(name: str, data: dict[str, Any]) -> bytes:
+    return event_stream_message({":event-type": name, ":content-type": "application/json", ":message-type": "event"},
+                                _j(data).encode())
+
+
+def bedrock_exception(name: str, message: str) -> bytes:
+    return event_stream_message({":exception-type": name, ":content-type": "application/json",
+                                 ":message-type": "exception"}, _j({"message": message}).encode())
+
+
+def render_bedrock(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+    """Bedrock's ConverseStream answer: AWS event-stream messages (messageStart, contentBlock*, messageStop,
+    metadata), not SSE."""
+    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
+
+    frames = [bedrock_event("messageStart", {"role": "assistant"})]
+    for index, block in enumerate(reply.content_blocks()):
+        def delta(payload: dict[str, Any], i: int = index) -> bytes:
+            return bedrock_event("contentBlockDelta", {"contentBlockIndex": i, "delta": payload})
+
+        if isinstance(block, Text):
+            frames.extend(delta({"text": p}) for p in chunks(block.text, reply.chunk_size))
+        elif isinstance(block, Thinking):
+            frames.extend(delta({"reasoningContent": {"text": p}}) for p in chunks(block.thinking, reply.chunk_size))
+            if block.signature:
+                frames.append(delta({"reasoningContent": {"signature": block.signature}}))
+        elif isinstance(block, RedactedThinking):
+            import base64
+
+            frames.append(delta({"reasoningContent": {"redactedContent": base64.b64encode(block.data.encode()).decode()}}))
+        else:
+            assert isinstance(block, ToolUse)
+            frames.append(bedrock_event("contentBlockStart", {"contentBlockIndex": index, "start": {"toolUse": {
+                "toolUseId": block.id or f"tooluse_fake_{n}_{index}", "name": block.name}}}))
+            frames.extend(delta({"toolUse": {"input": p}}) for p in chunks(block.arguments_json(), reply.chunk_size))
+        frames.append(bedrock_event("contentBlockStop", {"contentBlockIndex": index}))
+    stop = {"stop": "end_turn", "length": "max_tokens", "toolUse": "tool_use"}.get(reply.effective_stop_reason(),
+                                                                                  reply.effective_stop_reason())
+    read, write = reply.cache_read_tokens, reply.cache_write_tokens
+    tail = [bedrock_event("messageStop", {"stopReason": stop}),
+            bedrock_event("metadata", {"usage": {"inputTokens": reply.input_tokens, "outputTokens": reply.output_tokens,
+                                                 "totalTokens": reply.input_tokens + reply.output_tokens + read + write,
+                                                 "cacheReadInputTokens": read, "cacheWriteInputTokens": write},
+                                       "metrics": {"latencyMs": 1}})]
+    return Rendering(frames + tail, len(tail))
+
+
+def render_openai_codex(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+    """The ChatGPT Codex endpoint: the Responses stream, ended by ``response.done`` as that backend does."""
+    rendering = render_openai_responses(reply, n, model, body)
+    last = rendering.frames[-1]
+    if last.startswith(b"event: response.completed\n"):
+        rendering.frames[-1] = last.replace(b"response.completed", b"response.done")
+    return rendering
+
+
 RENDERERS: dict[str, Callable[[Reply, int, str, dict[str, Any]], Rendering]] = {
     "anthropic-messages": render_anthropic,
     "openai-completions": render_openai_completions,
     "openai-responses": render_openai_responses,
+    "openai-codex-responses": render_openai_codex,
+    "mistral-conversations": render_mistral,
+    "pi-messages": render_pi_messages,
+    "bedrock-converse-stream": render_bedrock,
     "google-generative-ai": render_google,
 }

@@ -6,6 +6,8 @@ import json
 import os
 from typing import Any
 
+from pi_plugins._copilot import COPILOT, copilot_headers
+
 from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import transform_messages
 from pi_core.models.thinking import (
@@ -242,10 +244,22 @@ def status_text(status: int, body: str) -> str:
     return f"{status} status code (no body)"
 
 
+def has_header(name: str, *sources: dict[str, str] | None) -> bool:
+    lower = name.lower()
+    return any(key.lower() == lower for source in sources for key in (source or {}))
+
+
+def header_auth(model: Model, options: StreamOptions) -> bool:
+    """True when the request's credential is an ``Authorization`` header of its own (``ANTHROPIC_AUTH_TOKEN``,
+    models.json ``authHeader``/headers) or a Bearer token by provider (GitHub Copilot): no ``x-api-key``."""
+    return model.provider == COPILOT or has_header("authorization", model.headers, options.headers)
+
+
 def build_headers(model: Model, context: Context, options: StreamOptions, oauth: bool,
                   api_key: str) -> dict[str, str]:
-    """Credentials (``x-api-key``, or ``Authorization: Bearer`` for an OAuth token), version, betas;
-    then the model's and the request's own headers, which win."""
+    """Credentials (``x-api-key``; ``Authorization: Bearer`` for an OAuth token and for GitHub Copilot;
+    nothing when the headers bring an ``Authorization`` of their own), version, betas; then Copilot's
+    per-request headers, the model's and the request's own headers, which win."""
     from pi_core import __version__
 
     betas: list[str] = list(OAUTH_BETAS) if oauth else []
@@ -257,9 +271,9 @@ def build_headers(model: Model, context: Context, options: StreamOptions, oauth:
     headers = {"accept": "application/json", "anthropic-dangerous-direct-browser-access": "true",
                "anthropic-version": version if isinstance(version, str) and version else DEFAULT_ANTHROPIC_VERSION,
                "user-agent": f"pi/{__version__}"}
-    if oauth:
+    if oauth or model.provider == COPILOT:
         headers["authorization"] = f"Bearer {api_key}"
-    else:
+    elif not header_auth(model, options):
         headers["x-api-key"] = api_key
     if betas:
         headers["anthropic-beta"] = ",".join(betas)
@@ -267,5 +281,6 @@ def build_headers(model: Model, context: Context, options: StreamOptions, oauth:
         headers["user-agent"] = f"claude-cli/{CLAUDE_CODE_VERSION}"
         headers["x-app"] = "cli"
     headers.update(model.headers or {})
+    headers.update(copilot_headers(model, context))
     headers.update(options.headers or {})
     return headers

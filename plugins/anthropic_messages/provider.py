@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 from pi_plugins._streaming import StreamAborted, apply_payload_hook
 from pi_plugins.anthropic_messages.events import (
@@ -14,6 +15,7 @@ from pi_plugins.anthropic_messages.events import (
 from pi_plugins.anthropic_messages.payload import (
     build_headers,
     build_params,
+    header_auth,
     is_oauth_token,
     status_text,
 )
@@ -25,6 +27,7 @@ from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
+Prepare = Callable[[dict[str, Any], dict[str, str]], None]
 
 
 class AnthropicMessagesProvider:
@@ -33,16 +36,27 @@ class AnthropicMessagesProvider:
     api = "anthropic-messages"
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        async for event in self.stream_request(model, context, options):
+            yield event
+
+    async def stream_request(self, model: Model, context: Context, options: StreamOptions, *, url: str | None = None,
+                             prepare: Prepare | None = None) -> AsyncIterator[AssistantMessageEvent]:
+        """One Messages request; ``url`` and ``prepare(params, headers)`` (called last, may change both) let a
+        platform that hosts Claude elsewhere (Vertex AI) send it its own way."""
         builder = MessageBuilder(model)
         stream = None
         try:
             api_key = options.api_key or env_api_key(model.provider)
             if not api_key:
                 raise EventFailure(f"No API key for provider: {model.provider}", FailureInfo(retryable=False))
-            oauth = is_oauth_token(api_key)
-            params = apply_payload_hook(build_params(model, context, options, oauth), model, options)
-            url = (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
-            request = WireRequest(model.provider, url, build_headers(model, context, options, oauth, api_key), params)
+            oauth = is_oauth_token(api_key) and not header_auth(model, options)
+            params = build_params(model, context, options, oauth)
+            headers = build_headers(model, context, options, oauth, api_key)
+            if prepare is not None:
+                prepare(params, headers)
+            params = apply_payload_hook(params, model, options)
+            url = url or (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
+            request = WireRequest(model.provider, url, headers, params)
             stream = await open_sse(request, options, status_text)
             if options.on_response is not None:
                 options.on_response(stream.info(), model)

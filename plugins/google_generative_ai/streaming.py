@@ -131,7 +131,9 @@ async def stream_google(model: Model, context: Context, options: StreamOptions) 
         if not api_key:
             raise ProviderError(f"No API key for provider: {model.provider}")
         body = apply_payload_hook(build_body(model, context, options), model, options)
-        headers = {"x-goog-api-key": api_key, **(model.headers or {}), **(options.headers or {})}
+        own = {**(model.headers or {}), **(options.headers or {})}
+        # A Bearer credential (Vertex's ADC token, a gateway's header) is the request's key: no API key beside it.
+        headers = own if any(name.lower() == "authorization" for name in own) else {"x-goog-api-key": api_key, **own}
         stream = await open_sse(WireRequest(model.provider, _url(model), headers, body), options, status_text)
         if options.on_response is not None:
             options.on_response(stream.info(), model)

@@ -6,6 +6,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from pi_plugins._copilot import copilot_headers
 from pi_plugins._openai_common import (
     request_for,
     resolve_api_key,
@@ -127,8 +128,8 @@ async def stream_completions(model: Model, context: Context, options: StreamOpti
     try:
         api_key = resolve_api_key(model, options)
         body = apply_payload_hook(build_body(model, context, options, get_compat(model)), model, options)
-        stream = await open_sse(request_for(model, options, api_key, "/chat/completions", body), options,
-                                status_text)
+        request = request_for(model, options, api_key, "/chat/completions", body, copilot_headers(model, context))
+        stream = await open_sse(request, options, status_text)
         if options.on_response is not None:
             options.on_response(stream.info(), model)
         yield builder.start()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from typing import Any
 
 from pi_plugins._openai_common import cache_retention, long_cache_ok
@@ -112,7 +113,11 @@ def _tool_result(message: ToolResultMessage, model: Model) -> dict[str, Any]:
     return {"type": "function_call_output", "call_id": message.tool_call_id.partition("|")[0], "output": output}
 
 
-def convert_input(model: Model, context: Context) -> list[dict[str, Any]]:
+def convert_input(model: Model, context: Context,
+                  before_assistant: Callable[[AssistantMessage], list[dict[str, Any]]] | None = None,
+                  ) -> list[dict[str, Any]]:
+    """The Responses ``input`` items; ``before_assistant`` may put items ahead of a past answer's (Codex's
+    ``configuration_update``)."""
     items: list[dict[str, Any]] = []
     if context.system_prompt:
         items.append({"role": "developer" if model.reasoning else "system",
@@ -121,7 +126,10 @@ def convert_input(model: Model, context: Context) -> list[dict[str, Any]]:
         if isinstance(message, ToolResultMessage):
             items.append(_tool_result(message, model))
         elif isinstance(message, AssistantMessage):
-            items.extend(_assistant(message, model, index))
+            converted_items = _assistant(message, model, index)
+            if converted_items and before_assistant is not None:
+                items.extend(before_assistant(message))
+            items.extend(converted_items)
         else:
             converted = _user(message.content)
             if converted:

@@ -6,6 +6,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from pi_plugins._copilot import copilot_headers
 from pi_plugins._openai_common import (
     request_for,
     resolve_api_key,
@@ -49,7 +50,9 @@ class ResponsesError(Exception):
     pass
 
 
-class _EventReader:
+class EventReader:
+    """Responses stream events -> pi events (shared with the Codex wire)."""
+
     def __init__(self, builder: MessageBuilder, model: Model) -> None:
         self.builder = builder
         self.model = model
@@ -216,12 +219,13 @@ async def stream_responses(model: Model, context: Context, options: StreamOption
     try:
         api_key = resolve_api_key(model, options)
         body = apply_payload_hook(build_body(model, context, options), model, options)
-        request = request_for(model, options, api_key, "/responses", body, session_headers(model, options))
+        request = request_for(model, options, api_key, "/responses", body,
+                              {**copilot_headers(model, context), **session_headers(model, options)})
         stream = await open_sse(request, options, status_text)
         if options.on_response is not None:
             options.on_response(stream.info(), model)
         yield builder.start()
-        reader = _EventReader(builder, model)
+        reader = EventReader(builder, model)
         received = 0
         async for sse in stream:
             if sse.data.startswith("[DONE]"):

@@ -23,7 +23,9 @@ def test_exit_keeps_the_session_file_stdout_and_atexit_handlers(tmp_path: Path) 
     extension.write_text(EXTENSION.format(marker=str(marker)))
     answer = "".join(f"line {i:06d} of the final answer\n" for i in range(20_000))  # ~600 KB through a pipe
     with pi_runner(tmp_path, "openai-completions") as pi:
-        pi.server.add(Reply(tool_calls=[("bash", {"command": "echo from-the-tool"})]), Reply(text=answer))
+        # Big deltas: the pipe and the exit are under test here, not SSE parsing.
+        pi.server.add(Reply(tool_calls=[("bash", {"command": "echo from-the-tool"})]),
+                      Reply(text=answer, chunk_size=16_384))
         done = pi.run("-e", str(extension), "-p", "go")
         assert done.returncode == 0, done.stderr
         assert done.stdout == answer + "\n"

@@ -94,3 +94,27 @@ def listed_ids(output: str) -> set[tuple[str, str]]:
 def run_pi(args: list[str], env: dict[str, str], cwd: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", *args], check=False,
                           capture_output=True, text=True, env=env, cwd=cwd, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def run_pi_here(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``pi ARGS`` through the same ``main`` the ``pi`` script calls, in this process, with ``env`` as the
+    whole environment and ``cwd`` as the working directory: for quick commands (``pi auth check``,
+    ``--list-models``) that a test runs many times, without paying a process start for each."""
+    import contextlib
+    import io
+
+    from pi_core.app.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(list(args))
+    finally:
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess(args, code, out.getvalue(), err.getvalue())

@@ -19,7 +19,7 @@ import pytest
 
 from pi_core.testing.fake_auth import ACCOUNT_ID, FakeAuthServer
 from pi_core.testing.fake_server import FakeModelServer, RecordedRequest, Reply
-from tests.providers.pi16 import clean_env, run_pi
+from tests.providers.pi16 import clean_env, run_pi, run_pi_here
 from tests.providers.ptyrun import PtyPi
 
 CLAUDE = "claude-sonnet-4-6"
@@ -48,7 +48,12 @@ class World:
         return PtyPi(["auth", "login", *args], {**self.env, **env}, self.root)
 
     def pi(self, *args: str, **env: str):
+        """``pi`` as its own process: what reads the terminal, streams from a model or runs concurrently."""
         return run_pi(list(args), {**self.env, **env}, self.root)
+
+    def cli(self, *args: str, **env: str):
+        """A quick ``pi auth ...`` / ``--list-models`` through the same entry point, in this process."""
+        return run_pi_here(list(args), {**self.env, **env}, self.root)
 
     def route(self, provider: str, base: str) -> None:
         """models.json: send ``provider``'s requests to the fake model server."""
@@ -120,18 +125,18 @@ def test_anthropic_browser_sign_in_then_requests_carry_the_subscription_headers(
     assert {"claude-code-20250219", "oauth-2025-04-20"} <= set(sent.headers["anthropic-beta"].split(","))
     assert sent.body["system"][0]["text"].startswith("You are Claude Code")
 
-    check = world.pi("auth", "check", "--provider", "anthropic", "--json")
+    check = world.cli("auth", "check", "--provider", "anthropic", "--json")
     assert (check.returncode, json.loads(check.stdout)) == (0, {"status": "ready", "provider": "anthropic",
                                                                 "authType": "oauth"})
-    token = world.pi("auth", "print-bearer-token", "--provider", "anthropic")
+    token = world.cli("auth", "print-bearer-token", "--provider", "anthropic")
     assert (token.returncode, token.stdout.strip()) == (0, saved["access"])
-    key = world.pi("auth", "print-api-key", "--provider", "anthropic")
+    key = world.cli("auth", "print-api-key", "--provider", "anthropic")
     assert key.returncode == 1 and 'Provider "anthropic" is configured with OAuth, not an API key' in key.stderr
 
-    out = world.pi("auth", "logout", "anthropic")
+    out = world.cli("auth", "logout", "anthropic")
     assert (out.returncode, out.stdout.strip()) == (0, "Logged out of Anthropic.")
     assert "anthropic" not in world.stored()
-    again = world.pi("auth", "logout", "anthropic")
+    again = world.cli("auth", "logout", "anthropic")
     assert again.returncode == 0 and again.stdout.startswith("No stored credentials for Anthropic.")
 
 
@@ -197,7 +202,7 @@ def test_copilot_device_sign_in_limits_models_and_sends_copilot_headers(world: W
     assert saved["refresh"].startswith("gho_") and saved["access"].startswith("tid=")
     assert saved["availableModelIds"] == ["gpt-5.4-nano", "claude-sonnet-4.6"]  # gpt-6-sol's policy is disabled
 
-    listed = world.pi("--list-models", "github-copilot")
+    listed = world.cli("--list-models", "github-copilot")
     ids = {line.split()[1] for line in listed.stdout.splitlines()[1:] if line.startswith("github-copilot")}
     assert ids == {"gpt-5.4-nano", "claude-sonnet-4.6"}
 
@@ -263,9 +268,9 @@ def test_api_key_login_and_logout(world: World) -> None:
     assert run.wait() == 0
     assert "Saved API key for Groq." in out and "gsk-typed-secret-123456" not in out  # not echoed
     assert world.stored()["groq"] == {"type": "api_key", "key": "gsk-typed-secret-123456"}
-    printed = world.pi("auth", "print-api-key", "--provider", "groq")
+    printed = world.cli("auth", "print-api-key", "--provider", "groq")
     assert printed.stdout.strip() == "gsk-typed-secret-123456"
-    out = world.pi("auth", "logout", "groq")
+    out = world.cli("auth", "logout", "groq")
     assert out.stdout.strip() == ("Removed stored API key for Groq. Environment variables and models.json "
                                   "config are unchanged.")
 
@@ -277,10 +282,10 @@ def test_login_refusals(world: World) -> None:
     bedrock = world.login("amazon-bedrock")
     assert "Amazon Bedrock is configured outside pi (AWS credentials or bearer token)." in bedrock.expect("outside")
     assert bedrock.wait() == 1
-    piped = world.pi("auth", "login", "anthropic")
+    piped = world.cli("auth", "login", "anthropic")
     assert piped.returncode == 1
     assert '"pi auth login <provider> [--api-key] [--no-browser]" requires an interactive terminal' in piped.stderr
-    unknown = world.pi("auth", "login", "nope")
+    unknown = world.cli("auth", "login", "nope")
     assert unknown.returncode == 1 and 'Unknown provider "nope".' in unknown.stderr
     assert "anthropic, ant-ling" not in unknown.stderr and "github-copilot" in unknown.stderr
 
@@ -318,9 +323,9 @@ def test_a_revoked_refresh_token_asks_to_sign_in_again(world: World) -> None:
     assert "Run `pi auth login anthropic` to sign in again." in text and "Traceback" not in text
     assert world.stored()["anthropic"] == old  # nothing lost
     assert world.models.requests == []
-    check = world.pi("auth", "check", "--provider", "anthropic")
+    check = world.cli("auth", "check", "--provider", "anthropic")
     assert (check.returncode, check.stdout.strip()) == (2, "invalid")
-    no_refresh = world.pi("auth", "check", "--provider", "anthropic", "--no-refresh")
+    no_refresh = world.cli("auth", "check", "--provider", "anthropic", "--no-refresh")
     assert (no_refresh.returncode, no_refresh.stdout.strip()) == (0, "ready")
 
 
@@ -421,16 +426,16 @@ def test_a_dead_authorization_server_fails_at_once_naming_it(world: World) -> No
 
 
 def test_check_and_print_without_a_target_or_credentials(world: World) -> None:
-    missing = world.pi("auth", "check")
+    missing = world.cli("auth", "check")
     assert missing.returncode == 2 and "Auth checks require --provider <provider> or --model <model>" in missing.stderr
-    assert world.pi("auth", "check", "--provider", "groq").stdout.strip() == "not_ready"
-    unknown = world.pi("auth", "check", "--provider", "nope", "--json")
+    assert world.cli("auth", "check", "--provider", "groq").stdout.strip() == "not_ready"
+    unknown = world.cli("auth", "check", "--provider", "nope", "--json")
     assert (unknown.returncode, json.loads(unknown.stdout)["reason"]) == (1, "provider_not_found")
-    with_key = world.pi("auth", "check", "--model", "groq/llama-3.3-70b-versatile", "--credentials", "--json",
+    with_key = world.cli("auth", "check", "--model", "groq/llama-3.3-70b-versatile", "--credentials", "--json",
                         GROQ_API_KEY="gsk-env-0123456789")
     assert json.loads(with_key.stdout) == {"status": "ready", "provider": "groq", "authType": "api_key",
                                            "credentials": "gsk-env-0123456789"}
-    bearer = world.pi("auth", "print-bearer-token", "--provider", "groq", GROQ_API_KEY="gsk-env-0123456789")
+    bearer = world.cli("auth", "print-bearer-token", "--provider", "groq", GROQ_API_KEY="gsk-env-0123456789")
     assert bearer.returncode == 1 and 'Provider "groq" is not configured with an OAuth bearer token' in bearer.stderr
-    bad = world.pi("auth", "print-bearer-token", "--provider", "groq", "--min-expiry", "soon")
+    bad = world.cli("auth", "print-bearer-token", "--provider", "groq", "--min-expiry", "soon")
     assert bad.returncode == 1 and "--min-expiry must use a duration such as 30m or 1h" in bad.stderr

@@ -151,7 +151,8 @@ def test_list_models_table(registry: ModelRegistry, monkeypatch: pytest.MonkeyPa
                                                           ["anthropic", "claude-3-5-haiku-20241022"]]
     assert table[-1].split()[:2] == ["openai", "gpt-5.4"] and len(table) == 8
     assert format_model_list(registry.available_models(), "zzz") == 'No models matching "zzz"'
-    assert format_model_list([]).startswith("No models available. Use /login to log into a provider")
+    assert format_model_list([]).startswith("No models available. Use /login (or `pi auth login <provider>`) to log into a "
+                                            "provider")
 
 
 @pytest.mark.parametrize("count,text", [(200_000, "200K"), (1_000_000, "1M"), (1_500_000, "1.5M"), (16_384, "16.4K"),

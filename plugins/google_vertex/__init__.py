@@ -1,0 +1,138 @@
+"""google-vertex: Gemini on Google Cloud Vertex AI through the Google wire, and Claude on Vertex
+(``google-vertex-anthropic``) through the Anthropic wire; API key or Application Default Credentials."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from pi_core import hookimpl
+
+if TYPE_CHECKING:
+    from pi_core.providers import StreamOptions
+    from pi_core.types import AssistantMessageEvent, Context, Model
+
+CLAUDE_PROVIDER = "google-vertex-anthropic"
+CLAUDE_API = "google-vertex-anthropic"
+
+
+def _failed(model: Model, err: Exception) -> AssistantMessageEvent:
+    from pi_core.llm.stream import MessageBuilder
+
+    return MessageBuilder(model).error(err)
+
+
+class GoogleVertexProvider:
+    """Gemini: Vertex serves the Generative Language stream under ``.../publishers/google/models/{id}``."""
+
+    api = "google-vertex"
+
+    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        import dataclasses
+
+        from pi_plugins._delegate import stream_through
+        from pi_plugins.google_generative_ai import PROVIDER as GOOGLE
+        from pi_plugins.google_vertex.auth import target
+
+        from pi_core.errors import ProviderError
+
+        try:
+            where = await target(model, options.api_key, "google")
+        except ProviderError as err:
+            yield _failed(model, err)
+            return
+        wire_model = model.model_copy(update={"api": "google-generative-ai", "base_url": where.base})
+        sent = dataclasses.replace(options, api_key=where.api_key or "adc",
+                                   headers={**(options.headers or {}), **where.headers})
+        async for event in stream_through(GOOGLE, model, wire_model, context, sent):
+            yield event
+
+
+class VertexClaudeProvider:
+    """Claude: the Messages body without ``model``, with ``anthropic_version``, POSTed to
+    ``.../publishers/anthropic/models/{id}:streamRawPredict`` with a Google Bearer token (anthropic's
+    ``AnthropicVertex`` client's request, on pi's own Anthropic wire)."""
+
+    api = CLAUDE_API
+
+    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        import dataclasses
+        from urllib.parse import quote
+
+        from pi_plugins._delegate import stream_through
+        from pi_plugins.anthropic_messages.provider import AnthropicMessagesProvider
+        from pi_plugins.google_vertex.auth import target
+
+        from pi_core.errors import ProviderError
+
+        try:
+            where = await target(model, None, "anthropic", keys=False)
+        except ProviderError as err:
+            yield _failed(model, err)
+            return
+        url = f"{where.base}/models/{quote(model.id, safe='@')}:streamRawPredict"
+        version = _vertex_anthropic_version()
+
+        def prepare(params: dict[str, Any], headers: dict[str, str]) -> None:
+            params.pop("model", None)
+            params["anthropic_version"] = version
+            for name in ("x-api-key", "anthropic-version", "anthropic-dangerous-direct-browser-access"):
+                headers.pop(name, None)
+            headers.update(where.headers)
+
+        wire = AnthropicMessagesProvider()
+        wire_model = model.model_copy(update={"api": "anthropic-messages"})
+        sent = dataclasses.replace(options, api_key="adc")
+        inner = _Bound(wire, url, prepare)
+        async for event in stream_through(inner, model, wire_model, context, sent):
+            yield event
+
+
+class _Bound:
+    def __init__(self, wire: Any, url: str, prepare: Any) -> None:
+        self.wire, self.url, self.prepare = wire, url, prepare
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        return self.wire.stream_request(model, context, options, url=self.url, prepare=self.prepare)  # type: ignore[no-any-return]
+
+
+def _vertex_anthropic_version() -> str:
+    """The ``anthropic_version`` anthropic's Vertex client puts in the body."""
+    try:
+        from anthropic._constants import ANTHROPIC_API_VERSION
+    except ImportError:
+        return "vertex-2023-10-16"
+    return str(ANTHROPIC_API_VERSION)
+
+
+def claude_models() -> list[Model]:
+    """Anthropic's catalog models, served by Vertex AI (an addition to Pi's catalog, which has none)."""
+    from pi_plugins.catalog import catalog_data
+    from pi_plugins.google_vertex.auth import CATALOG_BASE
+
+    from pi_core.types import Model
+
+    entry = catalog_data()["providers"].get("anthropic") or {}
+    return [Model.model_validate({**raw, "name": raw.get("name") or raw["id"], "provider": CLAUDE_PROVIDER,
+                                  "api": CLAUDE_API, "baseUrl": CATALOG_BASE}) for raw in entry.get("models", [])]
+
+
+GEMINI = GoogleVertexProvider()
+CLAUDE = VertexClaudeProvider()
+
+
+@hookimpl
+def pi_providers() -> list[Any]:
+    return [GEMINI, CLAUDE]
+
+
+@hookimpl
+def pi_models() -> list[Model]:
+    return claude_models()
+
+
+@hookimpl
+def pi_provider_presets() -> dict[str, dict[str, Any]]:
+    from pi_plugins.google_vertex.auth import CATALOG_BASE
+
+    return {CLAUDE_PROVIDER: {"name": "Claude on Vertex AI", "api": CLAUDE_API, "baseUrl": CATALOG_BASE}}
