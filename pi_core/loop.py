@@ -193,7 +193,9 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
         messages = await _maybe_await(config.transform_context(messages, signal))
         if signal.aborted:
             return await _aborted_reply(context, config, emit)
-    llm_context = Context(
+    # model_construct: the history is typed messages already; validating the whole list again on every
+    # turn made a turn's cost grow with the length of the conversation.
+    llm_context = Context.model_construct(
         system_prompt=context.system_prompt,
         messages=config.convert_to_llm(messages),
         tools=[tool.definition() for tool in context.tools] or None,

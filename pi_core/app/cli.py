@@ -39,10 +39,13 @@ SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "
 
 
 HIDDEN_KEY_ENV = "PI_CLI_API_KEY"  # where a re-executed pi finds the --api-key value it was given
+_EXITING = False  # set by cli(): the process ends right after main(), so the modes may skip teardown
 
 
 def cli() -> None:
     """Console-script entry point."""
+    global _EXITING
+    _EXITING = sys.getprofile() is None and sys.gettrace() is None
     argv = sys.argv[1:]
     hide_api_key(argv)
     exit_now(main(_with_hidden_key(argv)))
@@ -342,4 +345,4 @@ def _print_warnings(warnings: list[str]) -> None:
 def _run_async(coro: object, session: object) -> int:
     from pi_core.modes.print_mode import run_with_signals
 
-    return run_with_signals(coro, session)  # type: ignore[arg-type]
+    return run_with_signals(coro, session, exiting=_EXITING)  # type: ignore[arg-type]

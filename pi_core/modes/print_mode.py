@@ -108,8 +108,12 @@ def _aborted(session: AgentSession) -> bool:
     return last is not None and last.stop_reason == "aborted"
 
 
-def run_with_signals(coro: Coroutine[Any, Any, int], session: AgentSession) -> int:
-    """Run a mode's coroutine; SIGINT/SIGTERM/SIGHUP abort the run and end with 130/143/129."""
+def run_with_signals(coro: Coroutine[Any, Any, int], session: AgentSession, *, exiting: bool = False) -> int:
+    """Run a mode's coroutine; SIGINT/SIGTERM/SIGHUP abort the run and end with 130/143/129.
+
+    ``exiting`` (the CLI, which leaves the process right after): skip the event loop's teardown of
+    the default thread pool (a thread started to join idle workers, tens of ms on a busy machine);
+    tasks are still cancelled and async generators closed, so their ``finally`` blocks run."""
 
     async def main() -> int:
         loop = asyncio.get_running_loop()
@@ -139,4 +143,15 @@ def run_with_signals(coro: Coroutine[Any, Any, int], session: AgentSession) -> i
             return codes.get(received[0], 1)
         return code
 
-    return asyncio.run(main())
+    if not exiting:
+        return asyncio.run(main())
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(main())
+    finally:
+        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())

@@ -171,7 +171,7 @@ def load_theme_file(path: Path) -> Theme:
 
 
 def builtin_themes() -> dict[str, Theme]:
-    folder = resources.files("pi_core.resources").joinpath("builtin_themes")
+    folder = resources.files("pi_core.resources.builtin_themes")
     return {name: parse_theme(json.loads(folder.joinpath(f"{name}.json").read_text()), f"built-in {name}")
             for name in BUILTIN_NAMES}
 

@@ -84,6 +84,8 @@ class InteractiveApp:
         self.hint: str | None = None  # one-line notice above the editor ("press ctrl+c again...")
         self.working_message = "Working…"  # plugins may change it (ui.set_working_message)
         self.statuses: dict[str, str] = {}  # plugins' ``ui.set_status`` texts, shown in the footer
+        self.widgets: dict[str, dict[str, list[str]]] = {"aboveEditor": {}, "belowEditor": {}}  # ui.set_widget
+        self.working_visible = True  # ui.set_working_visible
         self._pending: list[Any] = []
         self._flushing = False
         self._running = False
@@ -480,7 +482,13 @@ class InteractiveApp:
             self._live_cache = (self._version, width, ANSI(text).__pt_formatted_text__())
         return self._live_cache[2]
 
+    def _widget_fragments(self, placement: str) -> Any:
+        lines = [line for rows in self.widgets[placement].values() for line in rows]
+        return ANSI("\n".join(lines)).__pt_formatted_text__()
+
     def _status_fragments(self) -> Any:
+        if self.busy and not self.working_visible:
+            return [(style.pt("muted"), self.hint or "")]
         if self.busy:
             elapsed = int(time.monotonic() - self.started_at)
             spin = SPINNER[int(time.monotonic() * 10) % len(SPINNER)]
@@ -499,9 +507,10 @@ class InteractiveApp:
 
     def _footer_fragments(self) -> Any:
         first, second = footer_lines(self.session, self._width())
-        fragments = [(style.pt("dim"), first + "\n" + second)]
-        if self.statuses:
-            fragments.append(("", "\n" + " · ".join(self.statuses.values())[: self._width()]))
+        fragments: list[Any] = [(style.pt("dim"), first + "\n" + second)]
+        if self.statuses:  # plugins may colour their status with ANSI codes
+            fragments.append(("", "\n"))
+            fragments += ANSI(" · ".join(self.statuses.values())).__pt_formatted_text__()
         return fragments
 
     def _panel_fragments(self) -> Any:
@@ -531,7 +540,13 @@ class InteractiveApp:
             Window(FormattedTextControl(self._status_fragments), height=1),
             ConditionalContainer(Window(FormattedTextControl(self._panel_fragments), dont_extend_height=True),
                                  filter=picking),
+            ConditionalContainer(Window(FormattedTextControl(lambda: self._widget_fragments("aboveEditor")),
+                                        dont_extend_height=True),
+                                 filter=Condition(lambda: any(self.widgets["aboveEditor"].values()))),
             ConditionalContainer(editor, filter=~picking),
+            ConditionalContainer(Window(FormattedTextControl(lambda: self._widget_fragments("belowEditor")),
+                                        dont_extend_height=True),
+                                 filter=Condition(lambda: any(self.widgets["belowEditor"].values()))),
             CompletionsMenu(max_height=max(3, min(20, int(self.setting("autocompleteMaxVisible", 5) or 5))),
                             scroll_offset=1),
             Window(FormattedTextControl(self._footer_fragments), dont_extend_height=True),

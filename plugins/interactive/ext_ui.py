@@ -62,6 +62,46 @@ class InteractiveUI(UI):
     def get_editor_text(self) -> str:
         return self.app.buffer.text
 
+    def paste_to_editor(self, text: str) -> None:
+        """As if the user pasted ``text`` (an image path becomes an attachment)."""
+        self.app.paste_text(text)
+
+    def set_title(self, title: str) -> None:
+        """The terminal window's title (OSC 0)."""
+        clean = "".join(ch for ch in title if ch.isprintable())
+        output = self.app.app.output
+        output.write_raw(f"\x1b]0;{clean}\x07")
+        output.flush()
+
+    def set_working_message(self, text: str | None = None) -> None:
+        self.app.working_message = text or "Working…"
+        self.app.invalidate()
+
+    def set_working_visible(self, visible: bool) -> None:
+        self.app.working_visible = bool(visible)
+        self.app.invalidate()
+
+    def set_hidden_thinking_label(self, label: str | None = None) -> None:
+        self.app.view.hidden_thinking_label = label or "Thinking… (ctrl+t to show)"
+        self.app.invalidate()
+
+    def set_widget(self, key: str, lines: list[str] | None, placement: str = "aboveEditor") -> None:
+        """Rows (ANSI kept) above or below the editor under ``key``; None removes them."""
+        if placement not in ("aboveEditor", "belowEditor"):
+            raise ValueError(f'placement must be "aboveEditor" or "belowEditor", not {placement!r}')
+        for rows in self.app.widgets.values():
+            rows.pop(key, None)
+        if lines is not None:
+            self.app.widgets[placement][key] = [str(line) for line in lines]
+        self.app.invalidate()
+
+    def get_tools_expanded(self) -> bool:
+        return bool(self.app.view.expanded)
+
+    def set_tools_expanded(self, expanded: bool) -> None:
+        if bool(expanded) != self.app.view.expanded:
+            self.app.toggle_tool_output()
+
     def __repr__(self) -> str:
         return "InteractiveUI()"
 

@@ -119,7 +119,12 @@ def build(ui: InteractiveApp) -> KeyBindings:
 
     @on("app.editor.external")
     def _external_editor(event: Any) -> None:
-        ui.buffer.open_in_editor()  # $VISUAL / $EDITOR; prompt_toolkit suspends the app meanwhile
+        import os
+
+        command = ui.setting("externalEditor")
+        if isinstance(command, str) and command.strip():
+            os.environ["VISUAL"] = command  # prompt_toolkit reads $VISUAL first
+        ui.buffer.open_in_editor()  # else $VISUAL / $EDITOR; prompt_toolkit suspends the app meanwhile
 
     @on("app.clear")
     def _ctrl_c(event: Any) -> None:

@@ -48,7 +48,8 @@ def request_for(model: Model, options: StreamOptions, api_key: str, body: dict[s
     if caching(options) and not any(name.lower() == "x-affinity" for name in headers):
         assert options.session_id is not None
         headers["x-affinity"] = options.session_id  # keeps a session on the replica that holds its cache
-    return WireRequest(model.provider, f"{base}/v1/chat/completions", headers, body)
+    path = "/chat/completions" if base.endswith("/v1") else "/v1/chat/completions"  # a root given with /v1 too
+    return WireRequest(model.provider, f"{base}{path}", headers, body)
 
 
 class _ChunkReader:

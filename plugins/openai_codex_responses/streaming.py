@@ -126,7 +126,9 @@ def account_id(model: Model, api_key: str) -> str:
 
 
 def build_headers(model: Model, options: StreamOptions, api_key: str, account: str) -> dict[str, str]:
-    headers: dict[str, str] = {"originator": "pi"}
+    from pi_core import __version__
+
+    headers: dict[str, str] = {"originator": "pi", "user-agent": f"pi/{__version__}"}
     headers.update(model.headers or {})
     headers.update(options.headers or {})
     headers.update({"authorization": f"Bearer {api_key}", ACCOUNT_HEADER: account,

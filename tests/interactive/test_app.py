@@ -412,3 +412,23 @@ def test_quiet_startup_and_hidden_thinking_settings(tmp_path: Path, pipe: Any) -
     assert "visible answer" in screen
     assert "secret musing" not in screen
     assert "pi vtest" not in screen and "ctrl+c clear/quit" not in screen  # no start-up header
+
+
+def test_external_editor_setting_is_the_ctrl_g_editor(tmp_path: Path, pipe: Any, monkeypatch: Any) -> None:
+    from pi_core.app.settings import Settings
+
+    monkeypatch.delenv("VISUAL", raising=False)
+    editor = tmp_path / "my editor.sh"
+    editor.write_text('#!/bin/sh\nprintf "from the editor" > "$1"\n')
+    editor.chmod(0o755)
+    settings = Settings.from_dict({"externalEditor": f"'{editor}'"}, cwd=tmp_path)
+    session = make_session(FakeProvider(), tmp_path, settings=settings)
+
+    async def body(h: Harness) -> None:
+        h.send("draft")
+        await h.wait_for(lambda: h.ui.buffer.text == "draft")
+        h.send("\x07")  # Ctrl+G
+        await h.wait_for(lambda: h.ui.buffer.text.strip() == "from the editor")
+        assert await h.quit() == 0
+
+    drive(session, pipe, body)

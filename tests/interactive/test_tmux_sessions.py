@@ -83,6 +83,15 @@ def test_resume_clone_import_scoped_models_and_changelog(tmp_path: Path) -> None
         copy = (rig.cwd / "copy.jsonl").read_text()
         assert "local question" in copy and copy == next(p for p in clones if p != here).read_text()
 
+        # /export to HTML: the viewer in the theme in force, with this run's system prompt and tools.
+        rig.command("/export page.html")
+        tmux.wait_for(f"Exported to: {rig.cwd / 'page.html'}", flat=True)
+        page = (rig.cwd / "page.html").read_text()
+        from pi_core.resources.themes import builtin_themes
+
+        assert f"--exportPageBg:{builtin_themes()['dark'].export['pageBg']}" in page
+        assert "System Prompt" in page and "Available Tools" in page and "local question" in page
+
         # /import: Pi keeps the file's id and working directory; the copy lands in this project's sessions.
         rig.command(f"/import {outside}")
         tmux.wait_for("Replace current session with", visible=True)

@@ -105,3 +105,28 @@ def test_without_a_base_url_or_the_azure_extra(tmp_path: Path, pi_fake_server: F
     done = run_pi(["-p", "--model", "azure/gpt-4.1", "hi"], env, tmp_path)
     assert done.returncode == 1 and pi_fake_server.requests == []
     assert 'Azure OpenAI with Entra ID needs the azure extra: pip install "pi-harness[azure]"' in done.stderr
+
+
+def test_entra_id_through_azure_identitys_default_credential(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    """``AZURE_OPENAI_ENTRA_ID=1``: azure-identity's chain picks the Azure CLI sign-in (a fake ``az`` here)."""
+    pytest.importorskip("azure.identity", reason="the azure extra is not installed (pip install -e '.[azure]')")
+    import os
+    import sys
+    import time
+
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    calls = tmp_path / "az-calls.txt"
+    (tools / "az").write_text(f"#!{sys.executable}\nimport json, sys\n"
+                              f"open({str(calls)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n"
+                              f"print(json.dumps({{'accessToken': 'entra-from-az-cli', 'expires_on': {int(time.time()) + 3600},"
+                              f" 'tokenType': 'Bearer'}}))\n")
+    (tools / "az").chmod(0o755)
+    env = configure(tmp_path, pi_fake_server, AZURE_OPENAI_ENTRA_ID="1", AZURE_TOKEN_CREDENTIALS="AzureCliCredential",
+                    PATH=f"{tools}{os.pathsep}{os.environ['PATH']}")
+    pi_fake_server.add(Reply(text="entra via the cli"))
+    done = run_pi(["-p", "--model", "azure/gpt-4.1", "hi"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    sent = pi_fake_server.requests[0]
+    assert sent.headers["authorization"] == "Bearer entra-from-az-cli" and "api-key" not in sent.headers
+    assert "cognitiveservices.azure.com" in calls.read_text()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pi_core.testing.fake_server import FakeModelServer, RecordedRequest, Reply
-from tests.providers.pi16 import clean_env, run_pi
+from tests.providers.pi16 import clean_env, run_pi, run_pi_here
 
 pytest.importorskip("botocore", reason="the bedrock extra is not installed (pip install -e '.[bedrock]')")
 
@@ -52,7 +52,7 @@ def assert_signed(sent: RecordedRequest, access_key: str, secret: str, region: s
 def test_env_keys_sign_each_request_and_a_tool_turn_round_trips(tmp_path: Path, pi_fake_server: FakeModelServer,
                                                                 ) -> None:
     env = configure(tmp_path, pi_fake_server, **KEYS, AWS_SESSION_TOKEN="session-tok", AWS_REGION="us-west-2")
-    listed = run_pi(["--list-models", "amazon-bedrock"], env, tmp_path)
+    listed = run_pi_here(["--list-models", "amazon-bedrock"], env, tmp_path)
     assert CLAUDE in listed.stdout and "amazon.nova-pro-v1:0" in listed.stdout
     (tmp_path / "a.txt").write_text("alpha\n")
     pi_fake_server.add(Reply(thinking="look first", tool_calls=[("read", {"path": "a.txt"})]),

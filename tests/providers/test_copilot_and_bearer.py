@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pi_core.testing.fake_server import FakeModelServer, Reply
-from tests.providers.pi16 import clean_env, run_pi
+from tests.providers.pi16 import clean_env, run_pi, run_pi_here
 
 
 def route(tmp_path: Path, provider: str, base: str) -> None:
@@ -68,8 +68,8 @@ def test_anthropic_auth_token_is_a_bearer_header_and_wins_over_the_api_key(
     env = clean_env(tmp_path, {"ANTHROPIC_AUTH_TOKEN": "gateway-token-42", "ANTHROPIC_API_KEY": "sk-ant-api-key"})
     route(tmp_path, "anthropic", pi_fake_server.url)
     pi_fake_server.add(Reply(text="through the gateway"))
-    listed = run_pi(["--list-models", "claude-sonnet-4-6"], clean_env(tmp_path, {"ANTHROPIC_AUTH_TOKEN": "t"}),
-                    tmp_path)
+    listed = run_pi_here(["--list-models", "claude-sonnet-4-6"],
+                         clean_env(tmp_path, {"ANTHROPIC_AUTH_TOKEN": "t"}), tmp_path)
     assert "claude-sonnet-4-6" in listed.stdout  # the token alone makes Anthropic's models available
     done = run_pi(["-p", "--model", "anthropic/claude-sonnet-4-6", "hi"], env, tmp_path)
     assert done.returncode == 0, done.stderr

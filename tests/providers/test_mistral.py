@@ -80,3 +80,14 @@ def test_a_finish_reason_of_error_is_a_retryable_server_error(tmp_path: Path, pi
     done = run_pi(["-p", "--model", "mistral/mistral-large-latest", "hi"], env, tmp_path)
     assert done.returncode == 1
     assert "Provider stopped with: error (server error)" in done.stdout + done.stderr
+
+
+def test_the_endpoint_from_a_root_with_or_without_v1() -> None:
+    from pi_plugins.mistral_conversations.streaming import request_for
+
+    from pi_core.providers import StreamOptions
+    from pi_core.types import Model
+
+    for base in ("https://api.mistral.ai", "https://api.mistral.ai/v1/", ""):
+        model = Model(id="m", api="mistral-conversations", provider="mistral", base_url=base)
+        assert request_for(model, StreamOptions(), "k", {}).url == "https://api.mistral.ai/v1/chat/completions"

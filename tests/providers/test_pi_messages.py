@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from pi_core.testing.fake_server import FakeModelServer, Reply
-from tests.providers.pi16 import clean_env, run_pi
+from tests.providers.pi16 import clean_env, run_pi, run_pi_here
 
 
 def setup(tmp_path: Path, server: FakeModelServer) -> dict[str, str]:
@@ -24,7 +24,7 @@ def test_the_context_goes_out_as_pis_json_and_events_come_back(tmp_path: Path, p
     (tmp_path / "a.txt").write_text("alpha\n")
     pi_fake_server.add(Reply(thinking="plan", tool_calls=[("read", {"path": "a.txt"})]),
                        Reply(text="radius read alpha", input_tokens=7, output_tokens=3))
-    listed = run_pi(["--list-models", "radius"], env, tmp_path)
+    listed = run_pi_here(["--list-models", "radius"], env, tmp_path)
     assert "balanced" in listed.stdout
     done = run_pi(["-p", "--model", "radius/balanced", "--thinking", "high", "read a.txt"], env, tmp_path)
     assert done.returncode == 0, done.stderr

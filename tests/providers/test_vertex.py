@@ -12,7 +12,7 @@ import pytest
 
 from pi_core.testing.fake_auth import FakeAuthServer
 from pi_core.testing.fake_server import FakeModelServer, Reply
-from tests.providers.pi16 import clean_env, run_pi
+from tests.providers.pi16 import clean_env, run_pi, run_pi_here
 
 pytest.importorskip("google.auth", reason="the vertex extra is not installed (pip install -e '.[vertex]')")
 
@@ -56,7 +56,7 @@ def adc_env(tmp_path: Path, auth: FakeAuthServer) -> dict[str, str]:
 def test_gemini_with_application_default_credentials(tmp_path: Path, pi_fake_server: FakeModelServer,
                                                      auth: FakeAuthServer) -> None:
     env = configure(tmp_path, pi_fake_server, "google-vertex", **adc_env(tmp_path, auth))
-    listed = run_pi(["--list-models", "google-vertex"], env, tmp_path)
+    listed = run_pi_here(["--list-models", "google-vertex"], env, tmp_path)
     assert "gemini-2.5-flash" in listed.stdout  # ADC + project + location make the provider available
     (tmp_path / "a.txt").write_text("alpha\n")
     pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="vertex gemini read it"))

@@ -82,8 +82,8 @@ def test_pi_fixtures_migrate_open_build_and_append(name: str, tmp_path: Path) ->
     sm = SessionManager.open(path)
     (backup,) = tmp_path.glob(f"{name}.v*.bak")  # the original, kept before the rewrite (issue 17 item 9)
     assert backup.read_bytes() == (FIXTURES / name).read_bytes()
-    assert sm.warnings == [f"Migrated {path} from session version {original_version(name)}; the original is kept "
-                           f"as {backup}"]
+    expected = f"Migrated {path} from session version {original_version(name)}; the original is kept as {backup}"
+    assert sm.warnings == [expected]
     assert sm.cwd == "/Users/badlogic/workspaces/pi-mono"
     migrated = [json.loads(line) for line in path.read_text().splitlines()]
     assert migrated[0]["version"] == 3 and len(migrated) == len(original)

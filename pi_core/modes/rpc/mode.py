@@ -34,7 +34,7 @@ SHUTDOWN_GRACE_SECONDS = 5.0
 ACCEPTING_EVENTS = frozenset({"agent_start", "compaction_start", "message_start"})
 
 
-def _report_late_failure(task: asyncio.Task[None]) -> None:
+def _report_late_failure(task: asyncio.Task[str]) -> None:
     """Failures after a prompt was accepted are the run's business (error events), not a second
     response; anything that still escapes is a bug worth a traceback on stderr."""
     if task.cancelled():
@@ -55,7 +55,7 @@ class RpcMode:
         self.exit_code = 0
         self.stopping = asyncio.Event()
         self.shutdown_requested = False
-        self._run_task: asyncio.Task[None] | None = None
+        self._run_task: asyncio.Task[str] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._prompt_gate = asyncio.Lock()
         self._on_accept: Callable[[], None] | None = None
@@ -105,7 +105,11 @@ class RpcMode:
             if not busy:
                 # While another run streams, its events say nothing about this prompt: then only the
                 # outcome of session.prompt (queued, or refused) counts.
-                self._on_accept = lambda: (accept("started"), started.set())
+                def accept_and_start() -> None:
+                    accept("started")
+                    started.set()
+
+                self._on_accept = accept_and_start
             task = self.loop.create_task(
                 self.session.prompt(text, images, streaming_behavior=behavior, source="rpc"))
             waiter = self.loop.create_task(started.wait())
