@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core import Tool, ToolContext, ToolResult, hookimpl
+from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
 from pi_core.toolkit.procs import LocalShellOperations, ShellOperations, shell_env
 from pi_core.toolkit.shell import execute_shell, shell_tool_result
 
@@ -28,6 +28,8 @@ DESCRIPTION = (
     "An optional timeout in seconds can be set."
 )
 SNIPPET = "Run bash commands such as ls, grep or find"
+NUL_IN_COMMAND = ("The command contains a NUL character, which no shell command line can hold. Remove it; "
+                  "to produce a NUL byte, write printf '\\0'.")
 
 
 @dataclass
@@ -62,6 +64,8 @@ def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext]
     default_ops = options.backend()
 
     def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        if "\x00" in args["command"]:
+            raise ToolError(NUL_IN_COMMAND)
         ops = default_ops
         session_shell = ctx.settings.shell_path
         if session_shell and options.operations is None and options.shell_path is None:

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from pi_builtin_tools._listing import Notice, listing_result
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core.toolkit.fileops import special_file_error
 from pi_core.toolkit.procs import js_number
 from pi_core.toolkit.ripgrep import RgProcess
 from pi_core.toolkit.truncate import GREP_MAX_LINE_LENGTH, truncate_line
@@ -55,7 +56,10 @@ class GrepOperations(Protocol):
 
 class LocalGrepOperations:
     def is_directory(self, path: str) -> bool:
-        return stat.S_ISDIR(os.stat(path).st_mode)
+        mode = os.stat(path).st_mode
+        if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            raise special_file_error(path)  # rg would wait on a FIFO (or read /dev/zero) until killed
+        return stat.S_ISDIR(mode)
 
     def read_file(self, path: str) -> str:
         return Path(path).read_text(encoding="utf-8", errors="replace")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import os
 from typing import Any
 
 from pi_builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
@@ -10,7 +11,13 @@ from pi_builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
 from pi_core import hookimpl
 from pi_core.errors import ToolError
 from pi_core.toolkit.fileops import LOCAL, ReadOperations, node_error_message
-from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type, fit_image
+from pi_core.toolkit.images import (
+    MAX_IMAGE_FILE_BYTES,
+    SNIFF_BYTES,
+    detect_image_mime_type,
+    fit_image,
+    too_large_note,
+)
 from pi_core.toolkit.paths import resolve_read_path
 from pi_core.toolkit.procs import js_number
 from pi_core.toolkit.truncate import (
@@ -85,7 +92,9 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperation
         mime = detect_image_mime_type(head)
         if mime is not None:
             ctx.signal.raise_if_aborted()
-            rest = stream.read()
+            rest = stream.read(MAX_IMAGE_FILE_BYTES + 1 - len(head))  # bounded: never the whole of a huge file
+            if len(head) + len(rest) > MAX_IMAGE_FILE_BYTES:
+                return ToolResult.text(f"Read image file [{mime}]\n{too_large_note(_size_of(stream))}")
             return _image_result(head + rest, mime, ctx, auto_resize_images)
         if head.startswith((b"\xff\xfe", b"\xfe\xff")):
             raise ToolError(
@@ -161,6 +170,13 @@ def _text_result(s: TextSlice, path: str, start: int, limit: Any) -> ToolResult:
     if s.invalid_utf8:
         text += "\n\n[This file is not valid UTF-8: bytes that could not be decoded are shown as \ufffd.]"
     return ToolResult(content=[TextContent(text=text)], details=details)
+
+
+def _size_of(stream: Any) -> int | None:
+    try:
+        return os.fstat(stream.fileno()).st_size
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _image_result(data: bytes, mime: str, ctx: ToolContext, auto_resize: bool) -> ToolResult:

@@ -54,6 +54,34 @@ class BeforeAgentStart:
     system_prompt: str | None = None
 
 
+@dataclass(frozen=True)
+class ProjectTrust:
+    """Returned by ``pi_project_trust``: trust the project or not; ``remember`` saves the answer in
+    ``<agentDir>/trust.json`` for the project folder (docs/config.md#project-trust)."""
+
+    trusted: bool
+    remember: bool = False
+
+
+@dataclass(frozen=True)
+class ProjectTrustContext:
+    """What ``pi_project_trust`` gets: the project folder, what in it needs trust, and a UI to ask with.
+
+    ``resources`` names what was found (``.pi/extensions``, ``.pi/settings.toml``, ...). ``ui`` is the
+    start-up UI of the mode: interactive mode can ask (``has_ui``); print, JSON and RPC cannot, and
+    their ``notify`` writes to stderr. No session exists yet.
+    """
+
+    cwd: Path
+    mode: str  # "interactive", "text", "json", "rpc"
+    ui: UI
+    resources: tuple[str, ...] = ()
+
+    @property
+    def has_ui(self) -> bool:
+        return self.ui.has_ui
+
+
 @dataclass
 class Cancel:
     """Returned by a ``pi_session_before_*`` hook to veto the operation."""
@@ -316,6 +344,8 @@ class SessionHost(Protocol):
     @property
     def session_name(self) -> str | None: ...
     @property
+    def project_trusted(self) -> bool: ...
+    @property
     def active_tool_names(self) -> list[str]: ...
     @property
     def available_tools(self) -> Mapping[str, ToolInfo]: ...
@@ -476,8 +506,8 @@ class ExtensionContext:
         self.session.request_shutdown()
 
     def is_project_trusted(self) -> bool:
-        """Whether the user trusts this project's own configuration (project trust: issue 17; False until then)."""
-        return bool(getattr(self.session, "project_trusted", False))
+        """Whether this run loads the project's protected resources (docs/config.md#project-trust)."""
+        return self.session.project_trusted
 
     def get_system_prompt(self) -> str:
         return self.session.system_prompt

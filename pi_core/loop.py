@@ -34,12 +34,15 @@ from pi_core.types import (
     Message,
     Model,
     TextContent,
+    ThinkingContent,
     ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
+    encodable,
+    encodable_value,
 )
-from pi_core.validation import validate_tool_arguments
+from pi_core.validation import non_finite_error, validate_tool_arguments
 
 if TYPE_CHECKING:
     from pi_core.extension import ExtensionContext
@@ -224,6 +227,7 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
             stop_reason="aborted" if signal.aborted else "error",
             error_message=ABORTED_TEXT if signal.aborted else "Provider stream ended without a result",
         )
+    _make_encodable(final)
     if partial is not None:
         context.messages[-1] = final
     else:
@@ -231,6 +235,22 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
         await emit(AgentEvent("message_start", message=final))
     await emit(AgentEvent("message_end", message=final))
     return final
+
+
+def _make_encodable(message: AssistantMessage) -> None:
+    """A model may send ``"\\ud800"`` (a lone surrogate): UTF-8 cannot encode it, so the session file, the
+    next request and JSON output would fail on it forever. Replace it here, before anyone keeps it."""
+    for block in message.content:
+        if isinstance(block, TextContent):
+            block.text = encodable(block.text)
+        elif isinstance(block, ThinkingContent):
+            block.thinking = encodable(block.thinking)
+        elif isinstance(block, ToolCall):
+            block.name = encodable(block.name)
+            block.arguments = encodable_value(block.arguments)
+            block.replace_non_finite()  # NaN/Infinity: JSON has neither; validation reports them
+    if message.error_message is not None:
+        message.error_message = encodable(message.error_message)
 
 
 async def _aborted_reply(context: AgentContext, config: LoopConfig, emit: Emit) -> AssistantMessage:
@@ -320,6 +340,8 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
         if tool is None:
             raise ToolError(f"Tool {call.name} not found")
         prepared.tool = tool
+        if call.non_finite:
+            raise non_finite_error(tool, call.non_finite, call.arguments)
         raw = call.arguments
         if tool.prepare_arguments is not None:
             raw = tool.prepare_arguments(raw)
@@ -445,8 +467,8 @@ class _Updates:
 
 
 async def _emit_end(prepared: _Prepared, emit: Emit) -> None:
-    result = prepared.result
-    assert result is not None
+    assert prepared.result is not None
+    result = prepared.result = _encodable_result(prepared.result)
     await emit(AgentEvent("tool_execution_end", tool_call_id=prepared.call.id, tool_name=prepared.call.name,
                           result=_result_fields(result), is_error=prepared.is_error))
 
@@ -457,6 +479,13 @@ def _result_fields(result: ToolResult) -> dict[str, Any]:
     if result.details is not None:
         fields["details"] = result.details
     return fields
+
+
+def _encodable_result(result: ToolResult) -> ToolResult:
+    """Tool output can hold what UTF-8 cannot encode (a file name decoded with surrogateescape)."""
+    content = [block.model_copy(update={"text": encodable(block.text)}) if isinstance(block, TextContent) else block
+               for block in result.content]
+    return ToolResult(content=content, details=encodable_value(result.details), terminate=result.terminate)
 
 
 def _to_message(prepared: _Prepared) -> ToolResultMessage:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_core.session import AgentSession
     from pi_core.types import ImageContent
+    from pi_core.ui import UI
 
 
 @dataclass
@@ -37,10 +38,13 @@ class Mode:
     """A mode a plugin returns from ``pi_modes``.
 
     ``run`` serves the request and returns the exit code. ``pick_session`` lets ``pi -r`` choose among
-    sessions (newest first; None when the user cancels); the interactive UI has one.
+    sessions (newest first; None when the user cancels); the interactive UI has one. ``startup_ui``
+    builds a UI that can ask the user before any session exists (the project-trust prompt, a plugin's
+    ``pi_project_trust``); modes without one cannot ask at start-up.
     """
 
     name: str
     run: Callable[[ModeRequest], Awaitable[int]]
     description: str = ""
     pick_session: Callable[[list[Any]], Path | None] | None = None
+    startup_ui: Callable[[], UI] | None = None

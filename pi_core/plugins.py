@@ -1,4 +1,5 @@
-"""Find, load and layer plugins: built-in < installed < explicit (``-e`` files, ``.pi/extensions``).
+"""Find, load and layer plugins: built-in < installed < project (``.pi/extensions``, ``pi install -l``
+packages, loaded only once the project is trusted) < explicit (``-e`` files).
 
 One entry point per name: an installed distribution whose entry point is named like a built-in one
 replaces the built-in plugin; two installed distributions with one name raise PluginConflict unless the
@@ -80,7 +81,9 @@ def load_plugins(
     enabled: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> PluginSet:
     """Build the plugin manager for one pi run. ``extensions`` are ``-e`` values: files, package
-    directories, or ``plugin:NAME`` for an opt-in entry point; ``enabled`` names opt-in plugins to load."""
+    directories, or ``plugin:NAME`` for an opt-in entry point; ``enabled`` names opt-in plugins to load.
+    ``project_dir``'s ``.pi/extensions`` load here too; pi's start-up passes None and calls
+    ``load_project_plugins`` once the project is trusted."""
     plugins = PluginSet(pm=new_plugin_manager())
     for name in disabled:
         plugins.pm.set_blocked(name)
@@ -90,16 +93,65 @@ def load_plugins(
         _load_optional(plugins, wanted, disabled)
     elif wanted:
         _load_optional(plugins, wanted, disabled)
-    files: list[Path] = []
-    if discover_extensions:
-        for directory in (agent_dir / "extensions" if agent_dir else None,
-                          project_dir / ".pi" / "extensions" if project_dir else None):
-            if directory is not None and directory.is_dir():
-                files.extend(sorted(directory.glob("*.py")))
-    files.extend(Path(p) for p in extensions if not str(p).startswith(PLUGIN_PREFIX))
-    for path in files:
-        register_file(plugins, path, disabled)
+    if discover_extensions and agent_dir is not None:
+        for path in _extension_files(agent_dir / "extensions"):
+            register_file(plugins, path, disabled)
+    if discover_extensions and project_dir is not None:
+        load_project_plugins(plugins, project_dir, disabled, packages=False)
+    for given in extensions:
+        if not str(given).startswith(PLUGIN_PREFIX):
+            register_file(plugins, Path(given), disabled)
     return plugins
+
+
+def _extension_files(directory: Path) -> list[Path]:
+    return sorted(directory.glob("*.py")) if directory.is_dir() else []
+
+
+def load_project_plugins(plugins: PluginSet, project_dir: Path, disabled: set[str] = frozenset(),  # type: ignore[assignment]
+                         *, packages: bool = True, extensions: bool = True) -> None:
+    """Add a trusted project's plugins (layer ``project``): its ``.pi/extensions/*.py`` files and the entry
+    points of the distributions ``pi install -l`` put in ``.pi/packages`` (their folder joins the end of
+    ``sys.path`` with its ``.pth`` files, so pi's own environment wins an import-name clash)."""
+    if packages:
+        site = project_site(project_dir)
+        if site.is_dir():
+            from pi_core.discovery import entry_points
+
+            if str(site) not in sys.path:
+                import site as site_module
+
+                site_module.addsitedir(str(site))  # appends, and reads .pth files (editable installs)
+            found = sorted(entry_points("pi", paths=[str(site)]), key=lambda ep: ep.name)
+            for ep in found:
+                _load_project_entry_point(plugins, ep, disabled)
+    for path in _extension_files(project_dir / ".pi" / "extensions") if extensions else []:
+        register_file(plugins, path, disabled, layer="project")
+
+
+def project_site(project_dir: Path) -> Path:
+    """Where ``pi install -l`` puts distributions: ``.pi/packages`` is pip's ``--prefix``, and this its
+    ``site-packages`` for the running Python."""
+    import sysconfig
+
+    prefix = str(Path(project_dir) / ".pi" / "packages")
+    return Path(sysconfig.get_paths(vars={"base": prefix, "platbase": prefix})["purelib"])
+
+
+def _load_project_entry_point(plugins: PluginSet, ep: EntryPoint, disabled: set[str]) -> None:
+    if ep.name in disabled:
+        return
+    try:
+        module = ep.load()
+    except Exception as err:  # noqa: BLE001 - a broken plugin must not stop pi
+        plugins.failures.append(PluginFailure(ep.name, f"{_dist_label(ep)} (project)", f"{type(err).__name__}: {err}"))
+        return
+    replaces = plugins.info[ep.name].layer if ep.name in plugins.info else None
+    if replaces:
+        plugins.pm.unregister(name=ep.name)
+        del plugins.info[ep.name]
+    _register(plugins, module, PluginInfo(ep.name, "project", f"{_dist_label(ep)} (project)",
+                                                   replaces=replaces))
 
 
 def _load_entry_points(plugins: PluginSet, disabled: set[str]) -> None:
@@ -144,9 +196,11 @@ def _load_entry_point(plugins: PluginSet, ep: EntryPoint, info: PluginInfo, *, f
     _register(plugins, module, info)
 
 
-def register_file(plugins: PluginSet, path: Path, disabled: set[str] = frozenset()) -> None:  # type: ignore[assignment]
-    """Load a plugin from a ``.py`` file or a package directory (``-e``, ``.pi/extensions/*.py``) into the top
-    layer. A missing path or a failing import is a fatal failure."""
+def register_file(plugins: PluginSet, path: Path, disabled: set[str] = frozenset(),  # type: ignore[assignment]
+                  layer: Layer = "explicit") -> None:
+    """Load a plugin from a ``.py`` file or a package directory: ``-e`` and ``<agentDir>/extensions`` (layer
+    explicit), a trusted project's ``.pi/extensions`` (project). A missing path or a failing import is a fatal
+    failure."""
     name = path.stem if path.suffix == ".py" else path.name
     if name in disabled:
         return
@@ -163,7 +217,7 @@ def register_file(plugins: PluginSet, path: Path, disabled: set[str] = frozenset
     if replaces:
         plugins.pm.unregister(name=name)
         del plugins.info[name]
-    _register(plugins, module, PluginInfo(name, "explicit", str(path), replaces=replaces and "earlier plugin"))
+    _register(plugins, module, PluginInfo(name, layer, str(path), replaces=replaces and "earlier plugin"))
 
 
 def register_module(plugins: PluginSet, module: object, name: str, layer: Layer = "explicit") -> None:

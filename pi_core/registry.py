@@ -2,7 +2,7 @@
 
 ``PluginSet.call(hook, **kwargs)`` (and ``call_sync`` outside an event loop) runs a hook's implementations in
 order under the policy its spec declares (collect, chain, notify, first; see ``pi_core.hookspecs``). Order is
-layer (built-in < installed < explicit), then pluggy's ``tryfirst``/``trylast``, then load order. A raising
+layer (built-in < installed < project < explicit), then pluggy's ``tryfirst``/``trylast``, then load order. A raising
 implementation is reported to the error listeners (the session turns it into an ``extension_error`` event) or,
 before a session exists, recorded in ``failures``.
 
@@ -23,9 +23,11 @@ import pluggy
 
 T = TypeVar("T")
 PolicyKind = Literal["collect", "chain", "notify", "first"]
-Layer = Literal["builtin", "installed", "explicit"]
-LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "explicit": 2}
+Layer = Literal["builtin", "installed", "project", "explicit"]
+# project: a trusted project's .pi/extensions and ``pi install -l`` packages; explicit: ``-e`` files, embedding
+LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "project": 2, "explicit": 3}
 Merge = Callable[[Any, Any, dict[str, Any]], tuple[Any, bool]]  # (chained value, result, arguments) -> (value, stop)
+Accept = Callable[[str, Any], bool]  # (plugin, result) -> use it?
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,7 @@ class PluginSet:
 
     async def call(self, hook: str, /, *, merge: Merge | None = None,
                    on_error: Callable[[str, BaseException], Any] | None = None,
-                   quiet: tuple[type[BaseException], ...] = (), **kwargs: Any) -> Any:
+                   quiet: tuple[type[BaseException], ...] = (), accept: Accept | None = None, **kwargs: Any) -> Any:
         """Run ``hook`` under its policy, awaiting async implementations.
 
         collect -> list of ``Contribution(plugin, value)``; chain -> the final value of the chained argument;
@@ -157,8 +159,10 @@ class PluginSet:
         how a chain step applies (default: a non-None result replaces the value); it may update ``arguments``
         for the implementations still to come. An implementation's exception is
         reported (unless it is one of ``quiet``), then ``on_error(plugin, error)`` may supply its result.
+        ``accept(plugin, result)`` may refuse a non-None result (it then counts as None): a caller checks
+        what it got and learns who answered.
         """
-        steps = self._steps(hook, kwargs, merge, on_error, quiet)
+        steps = self._steps(hook, kwargs, merge, on_error, quiet, accept)
         try:
             pending = next(steps)
             while True:
@@ -173,10 +177,10 @@ class PluginSet:
 
     def call_sync(self, hook: str, /, *, merge: Merge | None = None,
                   on_error: Callable[[str, BaseException], Any] | None = None,
-                  quiet: tuple[type[BaseException], ...] = (), **kwargs: Any) -> Any:
+                  quiet: tuple[type[BaseException], ...] = (), accept: Accept | None = None, **kwargs: Any) -> Any:
         """``call`` for code without an event loop (start-up collection); async implementations are run to
         completion on a private loop."""
-        steps = self._steps(hook, kwargs, merge, on_error, quiet)
+        steps = self._steps(hook, kwargs, merge, on_error, quiet, accept)
         try:
             pending = next(steps)
             while True:
@@ -191,7 +195,7 @@ class PluginSet:
 
     def _steps(self, hook: str, kwargs: dict[str, Any], merge: Merge | None,
                on_error: Callable[[str, BaseException], Any] | None,
-               quiet: tuple[type[BaseException], ...]) -> Generator[Any, Any, Any]:
+               quiet: tuple[type[BaseException], ...], accept: Accept | None = None) -> Generator[Any, Any, Any]:
         """The policy, written once: yields each awaitable result to the driver, which sends it back resolved."""
         impls = self.implementations(hook)
         policy = self.policy(hook)
@@ -215,7 +219,7 @@ class PluginSet:
                 if on_error is None:
                     continue
                 result = on_error(impl.plugin, err)
-            if result is None:
+            if result is None or (accept is not None and not accept(impl.plugin, result)):
                 continue
             if policy.kind == "first":
                 return result

@@ -65,7 +65,8 @@ from pi_core.types import (
 from pi_core.ui import UI
 
 SessionListener = Callable[[AgentEvent], Any]
-_PLUGIN_SOURCES = {"builtin": ("auto", "user"), "installed": ("auto", "user"), "explicit": ("local", "temporary")}
+_PLUGIN_SOURCES = {"builtin": ("auto", "user"), "installed": ("auto", "user"), "project": ("auto", "project"),
+                   "explicit": ("local", "temporary")}
 
 
 class AgentSession:
@@ -435,6 +436,10 @@ class AgentSession:
     @property
     def available_tools(self) -> dict[str, Tool]:
         return self.config.all_tools
+
+    @property
+    def project_trusted(self) -> bool:
+        return self.config.project_trusted
 
     @property
     def messages(self) -> list[AgentMessage]:

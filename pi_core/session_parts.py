@@ -162,6 +162,7 @@ class SessionConfig:
     follow_up_mode: str = "one-at-a-time"
     scoped_models: list[ScopedModel] = field(default_factory=list)  # --models / enabledModels, for cycling
     tool_settings: ToolSettings = field(default_factory=ToolSettings)
+    project_trusted: bool = True  # False: the project's protected resources were skipped (docs/config.md#project-trust)
     tool_policy: ToolPolicy | None = None  # --tools / --exclude-tools, for tools added at run time
     flag_values: dict[str, Any] = field(default_factory=dict)  # plugin flags (pi_flags): given or default
 

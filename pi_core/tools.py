@@ -125,7 +125,13 @@ def expand_path(path: str) -> str:
 
 
 def resolve_to_cwd(path: str, cwd: str) -> str:
-    """``expand_path``, then keep an absolute path as is or resolve a relative one against ``cwd``."""
+    """``expand_path``, then keep an absolute path as is or resolve a relative one against ``cwd``.
+    A NUL character, which no file name can hold, is a ``ToolError`` (the OS would say "embedded null byte")."""
+    if "\x00" in path:
+        from pi_core.errors import ToolError
+
+        raise ToolError(f"Invalid path {path!r}: it contains a NUL character, which no file name can hold. "
+                        "Check the path and try again.")
     expanded = expand_path(path)
     if os.path.isabs(expanded):
         return expanded

@@ -6,11 +6,13 @@ key order, so files written here open in Pi and the other way round. Dump with `
 
 from __future__ import annotations
 
+import math
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 from pydantic.alias_generators import to_camel
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
@@ -22,6 +24,39 @@ _MAPPED_ONLY_LEVELS = ("xhigh", "max")
 
 def now_ms() -> int:
     return int(time.time() * 1000)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(text: str) -> str:
+    """``text`` with every lone UTF-16 surrogate (a model's ``"\\ud800"``, a file name decoded with
+    surrogateescape) replaced by U+FFFD and escaped pairs joined, so UTF-8 can always encode it."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def _finite(value: Any, path: list[str], found: dict[str, str]) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        found[".".join(path) or "root"] = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        return None
+    if isinstance(value, list):
+        return [_finite(v, [*path, str(i)], found) for i, v in enumerate(value)]
+    if isinstance(value, dict):
+        return {k: _finite(v, [*path, str(k)], found) for k, v in value.items()}
+    return value
+
+
+def encodable_value(value: Any) -> Any:
+    """``encodable`` applied to every string (keys included) of JSON-like ``value``; the rest unchanged."""
+    if isinstance(value, str):
+        return encodable(value)
+    if isinstance(value, list):
+        return [encodable_value(v) for v in value]
+    if isinstance(value, dict):
+        return {encodable_value(k): encodable_value(v) for k, v in value.items()}
+    return value
 
 
 class PiModel(BaseModel):
@@ -63,6 +98,20 @@ class ToolCall(PiModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
     thought_signature: str | None = None
+    # Where the model sent NaN or ±Infinity (JSON has neither): kept for the validation error, while
+    # ``arguments`` holds null there so the message can be stored and sent again (never serialised).
+    _non_finite: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @property
+    def non_finite(self) -> dict[str, str]:
+        """``{"offset": "NaN"}``: argument paths whose value was not a JSON number, as the model wrote it."""
+        return self._non_finite
+
+    def replace_non_finite(self) -> None:
+        """Swap NaN/±Infinity in ``arguments`` for null (what ``JSON.stringify`` does), remembering where."""
+        found: dict[str, str] = {}
+        self.arguments = _finite(self.arguments, [], found)
+        self._non_finite.update(found)
 
 
 UserContent = Annotated[TextContent | ImageContent, Field(discriminator="type")]

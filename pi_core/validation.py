@@ -63,6 +63,25 @@ def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
     )
 
 
+def non_finite_error(tool: Tool, non_finite: dict[str, str], arguments: Any) -> ValidationError:
+    """The validation error for NaN/±Infinity the model sent (``{"offset": "NaN"}``); ``arguments`` hold
+    null there (docs/loop.md#argument-validation)."""
+    lines = [f"  - {path}: must be number ({token} is not a number JSON allows)" for path, token in non_finite.items()]
+    shown = copy.deepcopy(arguments)
+    for path, token in non_finite.items():
+        *parents, last = path.split(".")
+        holder = shown
+        try:
+            for part in parents:
+                holder = holder[int(part)] if isinstance(holder, list) else holder[part]
+            holder[int(last) if isinstance(holder, list) else last] = float(token)
+        except (KeyError, IndexError, TypeError, ValueError):
+            continue  # a key with a dot in it: the line above still names the path
+    received = json.dumps(shown, indent=2, ensure_ascii=False)  # Python prints NaN/Infinity as the model did
+    return ValidationError(
+        f'Validation failed for tool "{tool.name}":\n' + "\n".join(lines) + f"\n\nReceived arguments:\n{received}")
+
+
 def _path(parts: Any) -> str:
     joined = ".".join(str(p) for p in parts)
     return joined or "root"

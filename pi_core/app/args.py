@@ -61,6 +61,7 @@ class Args:
     export: str | None = None
     verbose: bool = False
     offline: bool = False
+    approve: bool | None = None  # -a / -na: this run's project-trust decision (docs/config.md#project-trust)
     messages: list[str] = field(default_factory=list)
     file_args: list[str] = field(default_factory=list)
     unknown_flags: dict[str, Any] = field(default_factory=dict)
@@ -73,9 +74,9 @@ class Args:
     # (a message, an @file, -p/--print, --mode, --export): where a sub-command may start.
     command_at: int | None = None
 
-    def plugin_selection(self) -> tuple[tuple[str, ...], bool, tuple[str, ...], bool]:
+    def plugin_selection(self) -> tuple[tuple[str, ...], bool, tuple[str, ...], bool | None, bool]:
         """The options that decide which plugins load (two parses agreeing here can share one load)."""
-        return tuple(self.extensions), self.no_extensions, tuple(self.disable_plugins), self.no_mcp
+        return tuple(self.extensions), self.no_extensions, tuple(self.disable_plugins), self.approve, self.no_mcp
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,8 @@ def parse_args(argv: list[str]) -> Args:
         has_next = i + 1 < n
         if token in _BOOL_FLAGS:
             setattr(args, _BOOL_FLAGS[token], True)
+        elif token in ("--approve", "-a", "--no-approve", "-na"):
+            args.approve = token in ("--approve", "-a")
         elif token == "--":
             for rest in argv[i + 1:]:  # everything after "--" is a message or an @file, never a flag
                 if rest.startswith("@"):
@@ -227,7 +230,9 @@ Options:
                                  protocol), or a mode a plugin adds
   --provider <name>              Provider to search for --model (requires --model)
   --model <pattern>              Model id or pattern; provider/id and a :<thinking> suffix are accepted
-  --api-key <key>                API key for the selected model's provider (not saved)
+  --api-key <key>                API key for the selected model's provider (not saved; pi hides it from
+                                 the process list, but an environment variable such as ANTHROPIC_API_KEY
+                                 is safer: shell history and other tools see command lines)
   --thinking <level>             off, minimal, low, medium, high, xhigh, max (xhigh and max only
                                  for models that support them)
   --models <patterns>            Comma-separated models to cycle through
@@ -257,6 +262,8 @@ Options:
   --use-theme <name[/name]>      The interactive theme for this run (light/dark: by terminal)
   --no-themes                    Skip discovered and configured themes (--theme paths still load)
   -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
+  -a, --approve                  Trust this project's .pi files, packages and .agents/skills for this run
+  -na, --no-approve              Skip them for this run (no prompt, nothing saved)
   --system-prompt <text|file>    Replace the default system prompt
   --append-system-prompt <t|f>   Append to the system prompt (repeatable)
   --export <in.jsonl> [out.html] Export a session to HTML and exit

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     import click
 
     from pi_core.app.startup import Startup
+    from pi_core.app.trust import TrustDecision
     from pi_core.mode import Mode
     from pi_core.sessions.picker import Picker
 
@@ -37,6 +38,7 @@ NO_PROMPT_TEXT = ("No prompt given. Pass one as a message (pi -p \"...\"), as @f
 SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
 
 
+HIDDEN_KEY_ENV = "PI_CLI_API_KEY"  # where a re-executed pi finds the --api-key value it was given
 _EXITING = False  # set by cli(): the process ends right after main(), so the modes may skip teardown
 
 
@@ -44,7 +46,52 @@ def cli() -> None:
     """Console-script entry point."""
     global _EXITING
     _EXITING = sys.getprofile() is None and sys.gettrace() is None
-    exit_now(main(sys.argv[1:]))
+    argv = sys.argv[1:]
+    hide_api_key(argv)
+    exit_now(main(_with_hidden_key(argv)))
+
+
+def hide_api_key(argv: list[str]) -> None:
+    """``--api-key KEY`` is readable by every local user in ``ps`` and ``/proc/PID/cmdline``: run pi again
+    in this same process without it (``execv``), handing the key over in the environment, which only the
+    user can read. Does nothing when there is no key to hide, on Windows, or if the exec fails."""
+    if sys.platform == "win32" or os.environ.get(HIDDEN_KEY_ENV) is not None:
+        return
+    at = _api_key_at(argv)
+    if at is None:
+        return
+    original = list(getattr(sys, "orig_argv", []))
+    if not original or original[len(original) - len(argv):] != argv:
+        return  # started in a way we cannot reproduce: keep going with the key visible
+    command = original[:len(original) - len(argv)] + argv[:at] + argv[at + 2:]
+    env = {**os.environ, HIDDEN_KEY_ENV: argv[at + 1]}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execve(sys.executable, command, env)
+    except OSError:
+        return
+
+
+def _api_key_at(argv: list[str]) -> int | None:
+    """Where ``--api-key VALUE`` is, read the way the argument parser reads it (not inside a message, not
+    among a sub-command's own arguments)."""
+    command = split_command(argv)
+    own = command.global_argv if command is not None else argv
+    parsed = parse_args(own)
+    if parsed.api_key is None:
+        return None
+    for index in range(len(own) - 1):
+        if argv[index] == "--api-key" and argv[index + 1] == parsed.api_key:
+            return index
+    return None
+
+
+def _with_hidden_key(argv: list[str]) -> list[str]:
+    key = os.environ.pop(HIDDEN_KEY_ENV, None)
+    if key is None:
+        return argv
+    return ["--api-key", key, *argv]
 
 
 def exit_now(code: int) -> None:
@@ -134,7 +181,7 @@ def _report_parse(args: Args) -> int:
 def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
     if command is not None:
         # A bare word after pi's options may be a plugin's command: load the plugins those options choose.
-        env = _load(command.options, cwd, rpc=args.mode == "rpc")
+        env = _load(command.options, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
         found = _plugin_command(env, command.name)
         if found is not None:
             _report_parse(command.options)
@@ -149,19 +196,20 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
         if code or args.version or args.help:
             return code or _version_or_help(args, cwd)
         if args.plugin_selection() != command.options.plugin_selection():
-            env = _load(args, cwd, rpc=args.mode == "rpc")
+            env = _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args),
+                        trust=env.trust if args.approve == command.options.approve else None)
         return _run_session(args, cwd, env)
     return _run_session(args, cwd, None)
 
 
-def _load(args: Args, cwd: Path, *, rpc: bool) -> Startup:
+def _load(args: Args, cwd: Path, *, rpc: bool, mode: str, trust: TrustDecision | None = None) -> Startup:
     from pi_core.app import startup as boot
 
     if rpc:
         from pi_core.modes.rpc import protect_stdout
 
         protect_stdout()  # before plugins load: a plugin printing at import must not corrupt the protocol
-    return boot.load_environment(args, cwd)
+    return boot.load_environment(args, cwd, mode=mode, trust=trust)
 
 
 def _check_flags(args: Args, env: Startup) -> None:
@@ -174,14 +222,16 @@ def _check_flags(args: Args, env: Startup) -> None:
 def _export_theme(args: Args, cwd: Path) -> Any:
     """The page colours of ``--export``: the ``theme`` setting's theme, as Pi's export uses."""
     from pi_core.app.settings import Settings
+    from pi_core.app.trust import project_trusted
     from pi_core.config_paths import agent_dir
     from pi_core.resources.themes import active_theme, setting_theme_paths
 
-    settings = Settings.load(cwd)
+    trusted = project_trusted(cwd, agent_dir(), approve=args.approve)  # no plugins load for an export
+    settings = Settings.load(cwd, project_trusted=trusted)
     theme, _found, warnings = active_theme(
         cwd, agent_dir(), settings.get("theme"), cli_paths=[Path(p).expanduser() for p in args.themes],
         setting_paths=setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), agent_dir(), cwd),
-        no_themes=args.no_themes, project_trusted=lambda: True,  # trust: replace with the project-trust decision
+        no_themes=args.no_themes, project_trusted=lambda: trusted,
     )
     for warning in warnings:
         _err(f"Warning: {warning}")
@@ -190,7 +240,7 @@ def _export_theme(args: Args, cwd: Path) -> Any:
 
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     if args.unknown_flags:
-        env = env or _load(args, cwd, rpc=args.mode == "rpc")
+        env = env or _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
         _check_flags(args, env)
     if args.export:
         from pi_core.export.html import export_html
@@ -214,7 +264,7 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     from pi_core.mode import ModeRequest
 
     if env is None:
-        env = _load(args, cwd, rpc=args.mode == "rpc")
+        env = _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
     if args.list_models is not False:
         from pi_core.models.resolution import format_model_list
 
@@ -251,15 +301,18 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     return _run_async(mode.run(request), session)
 
 
-def _choose_mode(env: Startup, args: Args) -> Mode:
+def _mode_name(args: Args) -> str:
     """``--mode NAME``; ``-p`` is ``text``; otherwise ``interactive`` on a terminal, else ``text``."""
-    modes = env.registry.modes.items
     if args.mode:
-        name = args.mode
-    elif args.print or not (sys.stdin.isatty() and sys.stdout.isatty()):
-        name = "text"
-    else:
-        name = "interactive"
+        return args.mode
+    if args.print or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return "text"
+    return "interactive"
+
+
+def _choose_mode(env: Startup, args: Args) -> Mode:
+    modes = env.registry.modes.items
+    name = _mode_name(args)
     mode = modes.get(name)
     if mode is None:
         known = ", ".join(sorted(modes)) or "none"

@@ -108,6 +108,7 @@ def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:
 
 def _keys_to_load(args: Args, cwd: Path) -> list[str]:
     from pi_core.app.settings import Settings
+    from pi_core.app.trust import saved_trust
     from pi_core.config_paths import agent_dir
     from pi_core.plugins import (
         OPTIONAL_GROUP,
@@ -118,7 +119,7 @@ def _keys_to_load(args: Args, cwd: Path) -> list[str]:
     )
 
     directory = agent_dir()
-    settings = Settings.load(cwd, directory)
+    settings = Settings.load(cwd, directory, project_trusted=saved_trust(cwd, directory, approve=args.approve))
     disabled = set(args.disable_plugins) | set(settings.disabled_plugins)
     keys = [plugin_key(name, _dist_label(chosen_entry_point(eps)))
             for name, eps in sorted(discover_entry_points().items()) if name not in disabled]

@@ -2,8 +2,12 @@
 
 pip runs as ``sys.executable -m pip`` in a child process whose output is streamed as it arrives. What
 was installed is learned from ``importlib.metadata`` before and after each run: a failed install
-uninstalls whatever distribution appeared during it, so the environment stays as it was. ``-l`` also
-records the requirement in the project's ``.pi/settings.toml`` (key ``packages``).
+uninstalls whatever distribution appeared during it, so the environment stays as it was.
+
+``-l`` makes a package the project's own (docs/config.md#project-trust): pip installs it with
+``--prefix .pi/packages`` (what pi's environment already has is not installed again), the requirement
+is recorded in the project's ``.pi/settings.toml`` (key ``packages``), and its entry points load only in
+that project, once it is trusted. Touching a project's packages needs the project trusted (``-a``).
 
 Importing this module is cheap (click only): pip, plugins and settings load inside the commands.
 """
@@ -22,6 +26,7 @@ from typing import IO, Any
 import click
 
 from pi_core.errors import PiError
+from pi_core.plugins import project_site
 
 BUILTIN_DIST = "pi-harness"
 SETTINGS_KEY = "packages"
@@ -44,28 +49,34 @@ def normalize(name: str) -> str:
 # --- the environment ------------------------------------------------------------------------------
 
 
-def snapshot() -> Snapshot:
-    """Installed distributions of this interpreter, read fresh from disk."""
+def project_prefix(cwd: Path) -> Path:
+    return Path(cwd) / ".pi" / "packages"
+
+
+def _distributions(site: Path | None) -> Iterable[Any]:
     import importlib
     import importlib.metadata
 
     importlib.invalidate_caches()
+    if site is None:
+        return importlib.metadata.distributions()
+    return importlib.metadata.distributions(path=[str(site)]) if site.is_dir() else []
+
+
+def snapshot(site: Path | None = None) -> Snapshot:
+    """Installed distributions of this interpreter (or of a project's ``site``), read fresh from disk."""
     found: Snapshot = {}
-    for dist in importlib.metadata.distributions():
+    for dist in _distributions(site):
         name = dist.metadata["Name"] if dist.metadata else None
         if name:
             found.setdefault(normalize(name), dist.version)
     return found
 
 
-def pi_distributions() -> dict[str, dict[str, Any]]:
+def pi_distributions(site: Path | None = None) -> dict[str, dict[str, Any]]:
     """Distributions (other than pi itself) with entry points in group ``pi``: name -> version, entry points."""
-    import importlib
-    import importlib.metadata
-
-    importlib.invalidate_caches()
     found: dict[str, dict[str, Any]] = {}
-    for dist in importlib.metadata.distributions():
+    for dist in _distributions(site):
         name = dist.metadata["Name"] if dist.metadata else None
         if not name or normalize(name) == BUILTIN_DIST:
             continue
@@ -76,15 +87,56 @@ def pi_distributions() -> dict[str, dict[str, Any]]:
     return found
 
 
+def remove_from_site(site: Path, names: Iterable[str], echo: Echo) -> None:
+    """Uninstall distributions from a project's ``site`` by their RECORD (pip refuses to: the folder is
+    outside its environment). Only files under the project's ``.pi/packages`` are deleted."""
+    prefix = site.resolve()
+    while prefix.name != "packages" and prefix != prefix.parent:
+        prefix = prefix.parent
+    wanted = {normalize(n) for n in names}
+    for dist in _distributions(site):
+        name = dist.metadata["Name"] if dist.metadata else None
+        if not name or normalize(name) not in wanted:
+            continue
+        folders: set[Path] = set()
+        for entry in dist.files or []:
+            path = Path(str(dist.locate_file(entry))).resolve()
+            if prefix in path.parents and (path.is_file() or path.is_symlink()):
+                path.unlink()
+                folders.add(path.parent)
+        for folder in sorted(folders, key=lambda p: len(p.parts), reverse=True):
+            while folder != prefix and prefix in folder.parents and folder.is_dir() and not any(folder.iterdir()):
+                folder.rmdir()
+                folder = folder.parent
+        echo(f"Removed {name} {dist.version} from {prefix}", False)
+
+
+def _drop_stale_metadata(site: Path) -> None:
+    """After an upgrade in place pip leaves the old version's ``.dist-info`` beside the new one: drop it."""
+    import shutil
+
+    by_name: dict[str, list[Path]] = {}
+    for info in site.glob("*.dist-info") if site.is_dir() else []:
+        by_name.setdefault(normalize(info.name.split("-")[0]), []).append(info)
+    for folders in by_name.values():
+        newest = max(folders, key=lambda folder: folder.stat().st_mtime)
+        for stale in folders:
+            if stale != newest:
+                shutil.rmtree(stale, ignore_errors=True)
+
+
 def _pump(stream: IO[str], to_stderr: bool, echo: Echo) -> None:
     for line in iter(stream.readline, ""):
         echo(line.rstrip("\n"), to_stderr)
 
 
-def run_pip(args: Sequence[str], echo: Echo | None = None) -> int:
-    """Run ``python -m pip ARGS`` for this interpreter, streaming stdout and stderr line by line."""
+def run_pip(args: Sequence[str], echo: Echo | None = None, site: Path | None = None) -> int:
+    """Run ``python -m pip ARGS`` for this interpreter, streaming stdout and stderr line by line. With a
+    project's ``site`` pip also sees what is installed there (to upgrade or uninstall it in place)."""
     out = echo or (lambda line, err: click.echo(line, err=err))
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONUNBUFFERED": "1"}
+    if site is not None:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
     try:
         proc = subprocess.Popen([sys.executable, "-m", "pip", *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, bufsize=1, env=env)
@@ -132,10 +184,43 @@ def dist_name_of(spec: str, cwd: Path) -> str | None:
     return normalize(match.group(1)) if match else None
 
 
-def _project_packages(cwd: Path) -> tuple[Any, list[str]]:
+def project_trusted(cwd: Path, approve: bool | None = None) -> bool:
+    from pi_core.app.trust import saved_trust
+    from pi_core.config_paths import agent_dir
+
+    return saved_trust(cwd, agent_dir(), approve=approve)
+
+
+def _require_trust(cwd: Path, approve: bool | None) -> None:
+    if not project_trusted(cwd, approve):
+        raise PackageError("The project is not trusted; refusing to change its packages. Run the command with "
+                           "--approve (-a), or trust the folder in interactive pi (/trust).")
+
+
+def _has_protected(cwd: Path) -> bool:
+    from pi_core.app.trust import protected_resources
+
+    return bool(protected_resources(cwd))
+
+
+def _trust_new_project(cwd: Path, echo: Echo) -> None:
+    """The folder had nothing that needs trust until this install made it: the user's own, so trusted."""
+    from pi_core.app.trust import TrustStore, TrustStoreError, TrustUpdate, canonical
+    from pi_core.config_paths import agent_dir
+
+    store = TrustStore(agent_dir())
+    try:
+        if store.saved(cwd) is None:
+            store.save([TrustUpdate(str(cwd), True)])
+            echo(f"Trusted {canonical(cwd)} for pi: it now has project packages (saved in {store.path})", False)
+    except TrustStoreError as err:
+        echo(f"Warning: {err}", True)
+
+
+def _project_packages(cwd: Path, trusted: bool = True) -> tuple[Any, list[str]]:
     from pi_core.app.settings import Settings
 
-    settings = Settings.load(cwd)
+    settings = Settings.load(cwd, project_trusted=trusted)
     for error in settings.drain_errors():
         click.echo(error.warning("package command"), err=True)
     value = settings.scope_data("project").get(SETTINGS_KEY, [])
@@ -152,15 +237,19 @@ def _matches(entry: str, spec: str, cwd: Path) -> bool:
 # --- what a package contributes -------------------------------------------------------------------
 
 
-def contributions(dist_names: Iterable[str] | None = None) -> dict[str, dict[str, Any]]:
-    """Per pi distribution: its plugins and what each contributes, overrides of built-ins included."""
+def contributions(dist_names: Iterable[str] | None = None, project: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Per pi distribution (of pi's environment, or of a trusted ``project``'s packages): its plugins and
+    what each contributes, overrides of built-ins included."""
     from pi_core.app.plugin_report import plugin_rows
-    from pi_core.plugins import load_plugins
+    from pi_core.plugins import load_plugins, load_project_plugins
     from pi_core.registry import build_registry
 
-    dists = pi_distributions()
+    dists = pi_distributions(project_site(project) if project is not None else None)
     wanted = {normalize(n) for n in dist_names} if dist_names is not None else set(dists)
-    registry = build_registry(load_plugins(discover_extensions=False))
+    plugins = load_plugins(discover_extensions=False)
+    if project is not None:
+        load_project_plugins(plugins, project, extensions=False)
+    registry = build_registry(plugins)
     commands: dict[str, list[str]] = {}
     for plugin, values in registry.plugins.call_sync("pi_cli_commands"):
         commands[plugin] = [getattr(c, "name", None) or str(c) for c in values]
@@ -168,12 +257,12 @@ def contributions(dist_names: Iterable[str] | None = None) -> dict[str, dict[str
     report: dict[str, dict[str, Any]] = {}
     for key in sorted(wanted & set(dists)):
         dist = dists[key]
-        plugins = []
+        found: list[dict[str, Any]] = []
         for plugin in sorted(dist["entry_points"]):
             row = rows.get(plugin, {})
             label = f"{dist['name']} {dist['version']}"
-            owned = row.get("source") == label or row.get("layer") == "failed"
-            plugins.append({
+            owned = row.get("source") in (label, f"{label} (project)") or row.get("layer") == "failed"
+            found.append({
                 "plugin": plugin,
                 "tools": row.get("tools", []) if owned else [],
                 "providers": row.get("providers", []) if owned else [],
@@ -183,7 +272,7 @@ def contributions(dist_names: Iterable[str] | None = None) -> dict[str, dict[str
                 "overrides": row.get("overrides", []) if owned else [],
                 "error": row.get("error") if owned else "not loaded (another package uses this name)",
             })
-        report[key] = {"name": dist["name"], "version": dist["version"], "plugins": plugins}
+        report[key] = {"name": dist["name"], "version": dist["version"], "plugins": found}
     return report
 
 
@@ -209,38 +298,62 @@ def describe(report: dict[str, dict[str, Any]]) -> list[str]:
 # --- the operations -------------------------------------------------------------------------------
 
 
-def _rollback(before: Snapshot, echo: Echo) -> str:
+def _rollback(before: Snapshot, echo: Echo, site: Path | None = None) -> str:
     """Uninstall what appeared since ``before``; returns how the failure message should end."""
-    after = snapshot()
+    after = snapshot(site)
     appeared = sorted(set(after) - set(before))
     if appeared:
         echo(f"Rolling back: uninstalling {', '.join(appeared)}", True)
-        if run_pip(["uninstall", "-y", *appeared], echo) != 0:
+        if site is not None:
+            remove_from_site(site, appeared, echo)
+        elif run_pip(["uninstall", "-y", *appeared], echo) != 0:
             echo("Warning: the rollback did not finish; check `pip list`", True)
     changed = sorted(n for n in set(after) & set(before) if after[n] != before[n])
     for name in changed:
         echo(f"Warning: {name} changed from {before[name]} to {after[name]}; pip cannot undo this", True)
-    left = set(snapshot()) - set(before) if appeared else set()
+    left = set(snapshot(site)) - set(before) if appeared else set()
     if changed or left:
         return "some changes could not be undone (see the warnings above)"
     return "nothing was installed"
 
 
+def _prepare_prefix(cwd: Path) -> None:
+    prefix = project_prefix(cwd)
+    prefix.mkdir(parents=True, exist_ok=True)
+    ignore = prefix / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text("# installed by `pi install -l`; the requirements are in ../settings.toml\n*\n",
+                          encoding="utf-8")
+
+
 def install(spec: str, *, local: bool = False, editable: bool = False, pip_args: Sequence[str] = (),
-            cwd: Path | None = None, echo: Echo | None = None) -> dict[str, dict[str, Any]]:
-    """pip-install ``spec``; returns the contributions of the pi distributions it added or changed."""
+            cwd: Path | None = None, echo: Echo | None = None, approve: bool | None = None,
+            ) -> dict[str, dict[str, Any]]:
+    """pip-install ``spec`` (``local``: into the project's packages); returns the contributions of the pi
+    distributions it added or changed."""
     out = echo or (lambda line, err: click.echo(line, err=err))
     where = cwd or Path.cwd()
-    before = snapshot()
+    site = None
+    target: list[str] = []
+    first = False
+    if local:
+        _require_trust(where, approve)
+        first = not _has_protected(where)
+        _prepare_prefix(where)
+        site = project_site(where)
+        target = ["--prefix", str(project_prefix(where))]
+    before = snapshot(site)
     out(click.style(f"Installing {spec}...", dim=True), False)
     try:
-        code = run_pip(["install", *pip_args, *(["-e"] if editable else []), spec], out)
+        code = run_pip(["install", *target, *pip_args, *(["-e"] if editable else []), spec], out, site)
     except KeyboardInterrupt:
-        outcome = _rollback(before, out)
+        outcome = _rollback(before, out, site)
         raise PackageError(f"pip install {spec} was interrupted; {outcome}") from None
     if code != 0:
-        raise PackageError(f"pip install {spec} failed (exit code {code}); {_rollback(before, out)}")
-    after = snapshot()
+        raise PackageError(f"pip install {spec} failed (exit code {code}); {_rollback(before, out, site)}")
+    if site is not None:
+        _drop_stale_metadata(site)
+    after = snapshot(site)
     touched = {n for n, v in after.items() if before.get(n) != v}
     named = dist_name_of(spec, where)
     if named:
@@ -249,9 +362,14 @@ def install(spec: str, *, local: bool = False, editable: bool = False, pip_args:
         settings, entries = _project_packages(where)
         if not any(_matches(e, spec, where) for e in entries):
             settings.set(SETTINGS_KEY, [*entries, spec], scope="project")
+        if first:
+            _trust_new_project(where, out)
+        if named and named not in after and named in snapshot():
+            out(f"Note: {named} is installed in pi's own environment, so it loads in every project; "
+                f"`pi remove {named}` keeps it to the projects that install it with -l", True)
     out(f"Installed {spec}", False)
     try:
-        report = contributions(touched)
+        report = contributions(touched, where if local else None)
     except PiError as err:  # e.g. PluginConflict: installed, but pi will refuse to start until fixed
         out(f"Warning: {err}", True)
         return {}
@@ -259,23 +377,31 @@ def install(spec: str, *, local: bool = False, editable: bool = False, pip_args:
         out("Contributes:", False)
         for line in describe(report):
             out(line, False)
-    elif named not in pi_distributions():
+    elif named not in pi_distributions(site) and named not in pi_distributions():
         out(f"Warning: {spec} has no entry points in group 'pi'; it adds nothing to pi", True)
     return report
 
 
-def remove(spec: str, *, local: bool = False, cwd: Path | None = None, echo: Echo | None = None) -> None:
+def remove(spec: str, *, local: bool = False, cwd: Path | None = None, echo: Echo | None = None,
+           approve: bool | None = None) -> None:
+    """Uninstall ``spec`` from pi's environment, or (``local``) from the project's packages and settings."""
     out = echo or (lambda line, err: click.echo(line, err=err))
     where = cwd or Path.cwd()
     name = dist_name_of(spec, where)
     if name == BUILTIN_DIST:
         raise PackageError(f"{spec} is pi itself; uninstall it with pip if you mean to")
-    settings, entries = _project_packages(where)
+    trusted = project_trusted(where, approve)
+    if local and not trusted:
+        _require_trust(where, approve)
+    site = project_site(where) if local else None
+    settings, entries = _project_packages(where, trusted)
     recorded = [e for e in entries if _matches(e, spec, where)]
-    installed = name is not None and name in snapshot()
+    installed = name is not None and name in snapshot(site)
     if not installed and not recorded:
         raise PackageError(f"No matching package found for {spec}")
-    if installed:
+    if installed and site is not None:
+        remove_from_site(site, [name], out)  # type: ignore[list-item]
+    elif installed:
         code = run_pip(["uninstall", "-y", name], out)  # type: ignore[list-item]
         if code != 0:
             raise PackageError(f"pip uninstall {name} failed (exit code {code})")
@@ -287,8 +413,9 @@ def remove(spec: str, *, local: bool = False, cwd: Path | None = None, echo: Ech
 
 
 def update(specs: Sequence[str] = (), *, pip_args: Sequence[str] = (), cwd: Path | None = None,
-           echo: Echo | None = None) -> list[str]:
-    """Upgrade the named packages, or every installed pi package and project requirement."""
+           echo: Echo | None = None, approve: bool | None = None) -> list[str]:
+    """Upgrade the named packages, or every installed pi package and (in a trusted project) every
+    project requirement, each where it is installed."""
     out = echo or (lambda line, err: click.echo(line, err=err))
     where = cwd or Path.cwd()
     if any(s in ("self", "pi", BUILTIN_DIST) for s in specs):
@@ -296,25 +423,38 @@ def update(specs: Sequence[str] = (), *, pip_args: Sequence[str] = (), cwd: Path
     if os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes"):
         out("Offline (PI_OFFLINE): nothing updated", False)
         return []
-    _, entries = _project_packages(where)
-    targets = list(specs) or [*entries, *(d["name"] for k, d in pi_distributions().items()
-                                          if not any(dist_name_of(e, where) == k for e in entries))]
-    if not targets:
+    _, entries = _project_packages(where, project_trusted(where, approve))
+    if specs:
+        project = [s for s in specs if any(_matches(e, s, where) for e in entries)]
+        shared = [s for s in specs if s not in project]
+    else:
+        project = entries
+        shared = [d["name"] for k, d in pi_distributions().items()
+                  if not any(dist_name_of(e, where) == k for e in entries)]
+    if not project and not shared:
         out("No packages installed.", False)
         return []
-    before = snapshot()
-    code = run_pip(["install", "--upgrade", *pip_args, *targets], out)
-    if code != 0:
-        raise PackageError(f"pip install --upgrade failed (exit code {code}); {_rollback(before, out)}")
+    for group, site, target in ((project, project_site(where), ["--prefix", str(project_prefix(where))]),
+                                (shared, None, [])):
+        if not group:
+            continue
+        before = snapshot(site)
+        code = run_pip(["install", "--upgrade", *target, *pip_args, *group], out, site)
+        if code != 0:
+            raise PackageError(f"pip install --upgrade failed (exit code {code}); {_rollback(before, out, site)}")
+        if site is not None:
+            _drop_stale_metadata(site)
+    targets = [*project, *shared]
     out(f"Updated {targets[0]}" if specs and len(targets) == 1 else "Updated packages", False)
     return targets
 
 
-def list_packages(cwd: Path | None = None) -> dict[str, Any]:
-    """Installed pi packages with their contributions, and the project's recorded requirements."""
+def list_packages(cwd: Path | None = None, approve: bool | None = None) -> dict[str, Any]:
+    """Installed pi packages with their contributions, and (in a trusted project) its recorded requirements,
+    installed in its packages folder or not."""
     where = cwd or Path.cwd()
-    _, entries = _project_packages(where)
-    installed = snapshot()
+    _, entries = _project_packages(where, project_trusted(where, approve))
+    installed = snapshot(project_site(where))
     project = [{"requirement": e, "distribution": dist_name_of(e, where),
                 "installed": installed.get(dist_name_of(e, where) or "")} for e in entries]
     try:
@@ -338,34 +478,54 @@ def _source(ctx: click.Context, source: str | None, command: str) -> str:
     return source
 
 
+def _approve(ctx: click.Context, approve: bool | None) -> bool | None:
+    """``-a`` / ``-na`` after the command's name, else as given before it (``pi -a install -l ...``)."""
+    if approve is not None:
+        return approve
+    options = getattr(ctx.find_root().obj, "options", None)
+    return getattr(options, "approve", None)
+
+
+def _trust_option(command: Any) -> Any:
+    return click.option("-a/-na", "--approve/--no-approve", "approve", default=None,
+                        help="Trust (or not) the project's .pi files for this command.")(command)
+
+
 def register_package_commands(group: click.Group) -> None:
     """Add install, remove (alias uninstall), list and update to the ``pi`` sub-command group."""
     passthrough = {"ignore_unknown_options": False, "allow_extra_args": True}
 
     @group.command("install", context_settings=passthrough)
     @click.argument("source", required=False)
-    @click.option("-l", "--local", is_flag=True, help="Also record the requirement in .pi/settings.toml.")
+    @click.option("-l", "--local", is_flag=True,
+                  help="Install into this project's .pi/packages and record it in .pi/settings.toml.")
     @click.option("-e", "--editable", is_flag=True, help="Install a local path in editable mode.")
+    @_trust_option
     @click.pass_context
-    def install_command(ctx: click.Context, source: str | None, local: bool, editable: bool) -> None:
+    def install_command(ctx: click.Context, source: str | None, local: bool, editable: bool,
+                        approve: bool | None) -> None:
         """Install a tool pack with pip (name, name==1.2, a path or a git URL); pip options go after --."""
-        install(_source(ctx, source, "install"), local=local, editable=editable, pip_args=list(ctx.args))
+        install(_source(ctx, source, "install"), local=local, editable=editable, pip_args=list(ctx.args),
+                approve=_approve(ctx, approve))
 
     for command_name in ("remove", "uninstall"):
         @group.command(command_name)
         @click.argument("source", required=False)
-        @click.option("-l", "--local", is_flag=True, help="Also drop the requirement from .pi/settings.toml.")
+        @click.option("-l", "--local", is_flag=True,
+                      help="Remove it from this project's packages and .pi/settings.toml.")
+        @_trust_option
         @click.pass_context
-        def remove_command(ctx: click.Context, source: str | None, local: bool) -> None:
+        def remove_command(ctx: click.Context, source: str | None, local: bool, approve: bool | None) -> None:
             """Uninstall a tool pack (its distribution name, or the requirement it was installed with)."""
-            remove(_source(ctx, source, ctx.info_name or "remove"), local=local)
+            remove(_source(ctx, source, ctx.info_name or "remove"), local=local, approve=_approve(ctx, approve))
 
     @group.command("update", context_settings=passthrough)
     @click.argument("sources", nargs=-1)
     @click.option("--models", "models_only", is_flag=True,
                   help="Refresh the model catalog only (from Pi's model data on the npm registry).")
+    @_trust_option
     @click.pass_context
-    def update_command(ctx: click.Context, sources: tuple[str, ...], models_only: bool) -> None:
+    def update_command(ctx: click.Context, sources: tuple[str, ...], models_only: bool, approve: bool | None) -> None:
         """Upgrade the named packs, or every installed pack and project requirement."""
         if models_only:
             if sources:
@@ -374,13 +534,15 @@ def register_package_commands(group: click.Group) -> None:
 
             click.echo(refresh_cached_catalog())
             return
-        update(sources, pip_args=list(ctx.args))
+        update(sources, pip_args=list(ctx.args), approve=_approve(ctx, approve))
 
     @group.command("list")
     @click.option("--json", "json_", is_flag=True, help="Machine-readable output.")
-    def list_command(json_: bool) -> None:
+    @_trust_option
+    @click.pass_context
+    def list_command(ctx: click.Context, json_: bool, approve: bool | None) -> None:
         """Installed packs with the tools, providers, renderers and commands they add."""
-        data = list_packages()
+        data = list_packages(approve=_approve(ctx, approve))
         if json_:
             import json
 

@@ -118,7 +118,8 @@ def _read_scope_file(toml_path: Path, json_path: Path) -> dict[str, Any] | None:
 
 
 @contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``path`` + ``.lock`` between pi processes (settings, trust.json)."""
     lock_path = path.with_name(path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     with open(lock_path, "a+b") as fh:
@@ -195,7 +196,7 @@ class _ScopeState:
             return  # never clobber a file we could not read
         import tomli_w
 
-        with _file_lock(self.toml_path):
+        with file_lock(self.toml_path):
             try:
                 current = migrate_legacy(_read_scope_file(self.toml_path, self.json_path) or {})
             except (OSError, ValueError) as err:
@@ -214,7 +215,11 @@ class _ScopeState:
 
 
 class Settings:
-    """Effective settings of one working directory. Build with ``Settings.load(cwd)``."""
+    """Effective settings of one working directory. Build with ``Settings.load(cwd, project_trusted=...)``.
+
+    The project scope is read only while the project is trusted (docs/config.md#project-trust);
+    ``trust_project()`` reads it once a run has decided to.
+    """
 
     def __init__(self, cwd: str | Path, agent_dir: str | Path | None = None) -> None:
         base = Path(agent_dir) if agent_dir is not None else config_paths.agent_dir()
@@ -225,19 +230,32 @@ class Settings:
         }
         self._errors: list[SettingsError] = []
         self._merged: dict[str, Any] = {}
+        self.project_trusted = False
 
     @classmethod
-    def load(cls, cwd: str | Path, agent_dir: str | Path | None = None) -> Settings:
+    def load(cls, cwd: str | Path, agent_dir: str | Path | None = None, *, project_trusted: bool) -> Settings:
         settings = cls(cwd, agent_dir)
-        for scope in settings._scopes.values():
+        settings.project_trusted = project_trusted
+        for scope in settings._active_scopes():
             scope.load(settings._errors, keep_on_error=False)
         settings._remerge()
         return settings
+
+    def _active_scopes(self) -> list[_ScopeState]:
+        return [scope for name, scope in self._scopes.items() if name != "project" or self.project_trusted]
+
+    def trust_project(self) -> None:
+        """The run trusts the project: read its settings file too."""
+        if not self.project_trusted:
+            self.project_trusted = True
+            self._scopes["project"].load(self._errors, keep_on_error=False)
+            self._remerge()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], cwd: str | Path = ".") -> Settings:
         """Settings from a dict (tests, SDK use). Changes stay in memory; nothing is written."""
         settings = cls(cwd, agent_dir=Path(os.devnull))
+        settings.project_trusted = True
         settings._scopes["global"].data = migrate_legacy(copy.deepcopy(data))
         for scope in settings._scopes.values():
             scope.broken = True  # no file behind these values: writes stay in memory
@@ -249,7 +267,7 @@ class Settings:
 
     def reload(self) -> None:
         """Re-read both files; a file that no longer parses keeps its previous values (error recorded)."""
-        for scope in self._scopes.values():
+        for scope in self._active_scopes():
             scope.load(self._errors, keep_on_error=True)
         self._remerge()
 
@@ -280,6 +298,11 @@ class Settings:
 
     def set(self, key: str, value: Any, scope: Scope = "global") -> None:
         """Change a key (dotted for nested tables) and save that scope; None removes the key."""
+        if scope == "project" and not self.project_trusted:
+            from pi_core.errors import PiError
+
+            raise PiError(f"The project is not trusted; refusing to write {key} to its settings. "
+                          "Trust it first (--approve for one run, or /trust).")
         state = self._scopes[scope]
         path = tuple(key.split("."))
         _set_path(state.data, path, _MISSING if value is None else copy.deepcopy(value))

@@ -6,6 +6,7 @@ Problems the user must fix raise PiError; things worth knowing are collected in 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -15,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 from pi_core.app.args import Args
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
-from pi_core.plugins import PluginSet, load_plugins
+from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
 from pi_core.registry import Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level
 
 if TYPE_CHECKING:
     from pi_core.app.settings import Settings
+    from pi_core.app.trust import TrustDecision
     from pi_core.extension import SystemPromptOptions
     from pi_core.llm.retry import RetryPolicy
     from pi_core.models.registry import ModelRegistry
@@ -48,29 +50,68 @@ class Startup:
     warnings: list[str] = field(default_factory=list)
     # Names (without "--") of the CLI flags the loaded plugins register: known to the unknown-flag check.
     plugin_flags: frozenset[str] = frozenset()
+    trust: TrustDecision | None = None  # None: not decided, so nothing of the project's was loaded
+
+    @property
+    def project_trusted(self) -> bool:
+        return self.trust is not None and self.trust.trusted
 
 
 def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:
+    """The global settings; the project's join once the project is trusted (``Settings.trust_project``)."""
     from pi_core.app.settings import Settings
 
-    settings = Settings.load(cwd, directory)
-    warnings.extend(error.warning("runtime creation").removeprefix("Warning: ") for error in settings.drain_errors())
+    settings = Settings.load(cwd, directory, project_trusted=False)
+    _drain_settings_errors(settings, warnings)
     return settings
 
 
-def load_environment(args: Args, cwd: Path) -> Startup:
+def _drain_settings_errors(settings: Settings, warnings: list[str]) -> None:
+    warnings.extend(error.warning("runtime creation").removeprefix("Warning: ") for error in settings.drain_errors())
+
+
+def _disabled_plugins(args: Args, settings: Settings) -> set[str]:
+    return set(args.disable_plugins) | set(settings.disabled_plugins) | ({"mcp"} if args.no_mcp else set())
+
+
+def load_environment(args: Args, cwd: Path, *, mode: str | None = None, trust: TrustDecision | None = None,
+                     ) -> Startup:
     """Settings and plugins: enough for ``pi plugins``, ``pi tools`` and ``--list-models``.
 
-    Load failures become warnings here; ``check_plugins`` turns the fatal ones into an error before a
-    session starts."""
+    User-level and ``-e`` plugins load first and take part in the project-trust decision
+    (docs/config.md#project-trust); the project's settings and plugins load only when it is trusted.
+    ``mode`` names the mode that will run: its start-up UI, if it has one, may ask the user. ``trust``
+    is a decision this process already made (a second load never asks again).
+    """
     warnings: list[str] = []
     directory = agent_dir()
     settings = load_settings(cwd, directory, warnings)
-    disabled = set(args.disable_plugins) | set(settings.disabled_plugins) | ({"mcp"} if args.no_mcp else set())
+    disabled = _disabled_plugins(args, settings)
     extensions = [e if e.startswith("plugin:") else cwd / e for e in args.extensions]
-    plugins = load_plugins(extensions=extensions, project_dir=cwd, discover_extensions=not args.no_extensions,
+    plugins = load_plugins(extensions=extensions, project_dir=None, discover_extensions=not args.no_extensions,
                            disabled=disabled, agent_dir=directory, enabled=set(settings.enabled_plugins))
     registry = build_registry(plugins, tool_overrides=settings.tool_overrides)
+    from pi_core.app.trust import record_decision
+
+    trust = trust or _decide_trust(args, cwd, directory, registry, settings, mode)
+    record_decision(trust)
+    warnings.extend(trust.warnings)
+    if trust.trusted:
+        settings.trust_project()
+        _drain_settings_errors(settings, warnings)
+        before = dict(plugins.info)
+        project_disabled = _disabled_plugins(args, settings) - disabled
+        for name in project_disabled:
+            plugins.pm.set_blocked(name)  # also unregisters a user-level plugin the project turns off
+            plugins.info.pop(name, None)
+        if not args.no_extensions:
+            load_project_plugins(plugins, cwd, disabled | project_disabled)
+        if plugins.info != before:
+            registry = build_registry(plugins, tool_overrides=settings.tool_overrides)
+    else:
+        line = _untrusted_line(trust, mode)
+        if line:
+            warnings.append(line)
     for failure in plugins.failures:
         if not failure.fatal:
             warnings.append(f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}')
@@ -85,7 +126,30 @@ def load_environment(args: Args, cwd: Path) -> Startup:
 
     remember_flags(plugins, registry)
     return Startup(cwd=cwd, agent_dir=directory, plugins=plugins, registry=registry, settings=settings,
-                   warnings=warnings)
+                   warnings=warnings, trust=trust)
+
+
+def _decide_trust(args: Args, cwd: Path, directory: Path, registry: Registry, settings: Settings,
+                  mode: str | None) -> TrustDecision:
+    from pi_core.app.trust import DEFAULT_TRUST, resolve_trust
+
+    default = settings.get("defaultProjectTrust", "ask")
+    if default not in DEFAULT_TRUST:
+        default = "ask"
+    chosen = registry.modes.items.get(mode) if mode is not None else None
+    ui = chosen.startup_ui() if chosen is not None and chosen.startup_ui is not None else None
+    return resolve_trust(cwd, directory, override=args.approve, plugins=registry.plugins, default=default,
+                         mode=mode or "text", ui=ui)
+
+
+def _untrusted_line(trust: TrustDecision, mode: str | None) -> str | None:
+    from pi_core.app.trust import INTERACTIVE_UNTRUSTED
+
+    if not trust.skipped or trust.source == "flag":
+        return None
+    if mode == "interactive":
+        return INTERACTIVE_UNTRUSTED
+    return trust.skipped_line()
 
 
 def check_plugins(env: Startup) -> None:
@@ -110,7 +174,13 @@ def model_registry(startup: Startup) -> Any:
 
 def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
     """``@file`` arguments (docs/cli.md#file-arguments-and-stdin): text inlined in <file> tags, images attached."""
-    from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type, fit_image
+    from pi_core.toolkit.images import (
+        MAX_IMAGE_FILE_BYTES,
+        SNIFF_BYTES,
+        detect_image_mime_type,
+        fit_image,
+        too_large_note,
+    )
     from pi_core.toolkit.paths import resolve_to_cwd
 
     text: list[str] = []
@@ -120,12 +190,18 @@ def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]
         if not path.is_file():
             raise PiError(f"File not found: {path}")
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as handle:
+                head = handle.read(SNIFF_BYTES)
+                mime = detect_image_mime_type(head)
+                size = os.fstat(handle.fileno()).st_size
+                if mime is not None and size > MAX_IMAGE_FILE_BYTES:
+                    text.append(f'<file name="{path}">{too_large_note(size)}</file>\n')
+                    continue
+                data = head + handle.read()
         except OSError as err:
             raise PiError(f"Could not read file {path}: {err.strerror or err}") from err
         if not data:
             continue
-        mime = detect_image_mime_type(data[:SNIFF_BYTES])
         if mime is not None:
             fitted = fit_image(data, mime)
             if fitted is None:
@@ -175,11 +251,11 @@ class PromptSources:
                                         no_skills=args.no_skills, skill_paths=[*args.skills, *self._paths("skills")],
                                         no_prompt_templates=args.no_prompt_templates,
                                         template_paths=[*args.prompt_templates, *self._paths("prompts")],
-                                        settings=scopes)
+                                        settings=scopes, project=env.project_trusted)
         env.resources = self.resources
         env.warnings.extend(str(d) for d in self.resources.diagnostics)
         self.texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
-                                       append_system_prompt=args.append_system_prompt)
+                                       append_system_prompt=args.append_system_prompt, project=env.project_trusted)
 
     def add_resource_paths(self, owner: str, skills: list[Any], prompts: list[Any], themes: list[Any]) -> None:
         self.plugin_paths[owner] = {"skills": [str(p) for p in skills], "prompts": [str(p) for p in prompts],
@@ -381,7 +457,7 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
                            all_tools=selection.available, system_prompt=sources.build(selection.active),
                            steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
-                           scoped_models=scoped,
+                           scoped_models=scoped, project_trusted=env.project_trusted,
                            tool_settings=ToolSettings(shell_path=settings.shell_path,
                                                       shell_command_prefix=settings.shell_command_prefix,
                                                       auto_resize_images=settings.auto_resize_images),

@@ -49,19 +49,22 @@ def _plugin_options(command: click.Command) -> click.Command:
                      help="Do not load this plugin (repeatable)."),
         click.Option(["-ne", "--no-extensions", "no_extensions"], is_flag=True,
                      help="Skip plugin discovery (-e files still load)."),
+        click.Option(["-a/-na", "--approve/--no-approve", "approve"], default=None,
+                     help="Trust (or skip) the project's .pi files and packages for this command."),
     ]):
         command.params.insert(0, option)
     return command
 
 
 def _environment(context: CommandContext, extensions: tuple[str, ...], disable_plugins: tuple[str, ...],
-                 no_extensions: bool) -> Startup:
+                 no_extensions: bool, approve: bool | None) -> Startup:
     from pi_core.app.startup import load_environment
 
     given = context.options
     options = replace(given, extensions=[*given.extensions, *extensions],
                       disable_plugins=[*given.disable_plugins, *disable_plugins],
-                      no_extensions=given.no_extensions or no_extensions)
+                      no_extensions=given.no_extensions or no_extensions,
+                      approve=given.approve if approve is None else approve)
     env = load_environment(options, context.cwd)
     for warning in env.warnings:
         click.echo(f"Warning: {warning}", err=True)
@@ -72,11 +75,11 @@ def _environment(context: CommandContext, extensions: tuple[str, ...], disable_p
 @click.option("--json", "json_", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
 def plugins_command(context: CommandContext, json_: bool, extensions: tuple[str, ...],
-                    disable_plugins: tuple[str, ...], no_extensions: bool) -> None:
+                    disable_plugins: tuple[str, ...], no_extensions: bool, approve: bool | None) -> None:
     """List plugins: origin, contributed tools and providers, and overrides."""
     from pi_core.app.plugin_report import plugin_rows, render_plugin_rows
 
-    env = _environment(context, extensions, disable_plugins, no_extensions)
+    env = _environment(context, extensions, disable_plugins, no_extensions, approve)
     rows = plugin_rows(env.registry)
     if json_:
         import json
@@ -90,11 +93,11 @@ def plugins_command(context: CommandContext, json_: bool, extensions: tuple[str,
 @click.option("--json", "json_", is_flag=True, help="Machine-readable output.")
 @click.pass_obj
 def tools_command(context: CommandContext, json_: bool, extensions: tuple[str, ...],
-                  disable_plugins: tuple[str, ...], no_extensions: bool) -> None:
+                  disable_plugins: tuple[str, ...], no_extensions: bool, approve: bool | None) -> None:
     """List registered tools, who provides them, and which are active by default."""
     from pi_core.app.tool_selection import select_tools
 
-    env = _environment(context, extensions, disable_plugins, no_extensions)
+    env = _environment(context, extensions, disable_plugins, no_extensions, approve)
     registry = env.registry
     active = {t.name for t in select_tools(registry).active}
     rows = [{"name": name, "plugin": registry.tools.owner[name], "active": name in active,

@@ -161,14 +161,15 @@ def resolve_prompt_input(value: str | None, description: str, warn: Warn = stder
         return value
 
 
-def discover_system_prompt_file(cwd: Path, agent_dir: Path) -> Path | None:
-    """``.pi/SYSTEM.md`` in cwd, else ``SYSTEM.md`` in the agent dir."""
-    return _first_existing(Path(cwd) / ".pi" / "SYSTEM.md", Path(agent_dir) / "SYSTEM.md")
+def discover_system_prompt_file(cwd: Path, agent_dir: Path, *, project: bool = True) -> Path | None:
+    """``.pi/SYSTEM.md`` in cwd (when ``project``: a trusted project), else ``SYSTEM.md`` in the agent dir."""
+    return _first_existing(*([Path(cwd) / ".pi" / "SYSTEM.md"] if project else []), Path(agent_dir) / "SYSTEM.md")
 
 
-def discover_append_system_prompt_file(cwd: Path, agent_dir: Path) -> Path | None:
-    """``.pi/APPEND_SYSTEM.md`` in cwd, else ``APPEND_SYSTEM.md`` in the agent dir (one file only)."""
-    return _first_existing(Path(cwd) / ".pi" / "APPEND_SYSTEM.md", Path(agent_dir) / "APPEND_SYSTEM.md")
+def discover_append_system_prompt_file(cwd: Path, agent_dir: Path, *, project: bool = True) -> Path | None:
+    """``.pi/APPEND_SYSTEM.md`` in cwd (when ``project``), else ``APPEND_SYSTEM.md`` in the agent dir (one file)."""
+    return _first_existing(*([Path(cwd) / ".pi" / "APPEND_SYSTEM.md"] if project else []),
+                           Path(agent_dir) / "APPEND_SYSTEM.md")
 
 
 def _first_existing(*paths: Path) -> Path | None:
@@ -188,17 +189,18 @@ def load_prompt_texts(
     system_prompt: str | None = None,
     append_system_prompt: Sequence[str] = (),
     warn: Warn = stderr_warning,
+    project: bool = True,
 ) -> PromptTexts:
     """Base text: ``--system-prompt`` > ``.pi/SYSTEM.md`` > global ``SYSTEM.md`` > built-in (None).
     Append text: every ``--append-system-prompt`` value in order; without the flag the project
-    ``APPEND_SYSTEM.md``, else the global one."""
+    ``APPEND_SYSTEM.md``, else the global one. ``project=False``: the project's files are skipped (untrusted)."""
     if system_prompt is None:
-        found = discover_system_prompt_file(cwd, agent_dir)
+        found = discover_system_prompt_file(cwd, agent_dir, project=project)
         system_prompt = str(found) if found else None
     custom = resolve_prompt_input(system_prompt, "system prompt", warn)
     sources = list(append_system_prompt)
     if not sources:
-        found = discover_append_system_prompt_file(cwd, agent_dir)
+        found = discover_append_system_prompt_file(cwd, agent_dir, project=project)
         sources = [str(found)] if found else []
     append = [text for s in sources if (text := resolve_prompt_input(s, "append system prompt", warn)) is not None]
     return PromptTexts(custom=custom, append=append)

@@ -273,9 +273,11 @@ class Compactor:
         *,
         thinking_level: str | None = None,
         signal: AbortSignal | None = None,
+        retry: bool = True,
     ) -> CompactionOutcome | None:
-        """Automatic compaction for ``reason`` "threshold" or "overflow"; never raises, reports by event."""
-        will_retry = reason == "overflow"
+        """Automatic compaction for ``reason`` "threshold" or "overflow"; never raises, reports by event.
+        ``retry=False``: an overflow seen on a completed reply, which is compacted but not run again."""
+        will_retry = reason == "overflow" and retry
         self._emit(_event("compaction_start", reason=reason))
         try:
             outcome = await self._run(model, reason, thinking_level, None, signal) if model is not None else None
@@ -330,6 +332,8 @@ class Compactor:
             return None  # usage from before the latest compaction describes the old, larger context
         same_model = model is not None and message.get("provider") == model.provider and message.get("model") == model.id
         if same_model and self._overflow(message, window):
+            if message.get("stopReason") == "stop":
+                return "overflow"  # a completed reply that reports more than the window: compact, never re-run
             if self.overflow_recovery_attempted:
                 self._emit(
                     _event("compaction_end", reason="overflow", aborted=False, will_retry=False,
@@ -367,4 +371,7 @@ class Compactor:
         reason = self.auto_reason(assistant_message, model, agent_messages, skip_aborted=skip_aborted)
         if reason is None:
             return None
-        return await self.run_auto(model, reason, thinking_level=thinking_level, signal=signal)
+        # A reply that completed is the run's answer: there is nothing to retry, and continuing from an
+        # assistant message is impossible (docs/sessions.md#triggers).
+        completed = message_to_dict(assistant_message).get("stopReason") == "stop"
+        return await self.run_auto(model, reason, thinking_level=thinking_level, signal=signal, retry=not completed)

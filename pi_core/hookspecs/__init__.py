@@ -5,7 +5,7 @@ when the hook runs, how often, its policy, and what happens when an implementati
 
 - Any implementation may be ``def`` or ``async def``; pi awaits what needs awaiting.
 - An implementation declares only the arguments it uses (``def pi_tools()``, ``def pi_context(messages)``).
-- Order: layer first (built-in < installed < project/``-e``), then, inside a layer, pluggy's ``tryfirst`` /
+- Order: layer first (built-in < installed < trusted project < ``-e``), then, inside a layer, pluggy's ``tryfirst`` /
   ``trylast`` marks, then load order (entry points by name, ``-e`` files as given). Hook wrappers are refused.
 - Policies (``PluginSet.call``): **collect** gathers every non-None result in that order; **chain** passes
   each result on as the named argument of the next implementation; **notify** ignores results; **first**

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from pi_core.extension import (
         Cancel,
         ExtensionContext,
+        ProjectTrust,
+        ProjectTrustContext,
         ResourcePaths,
         TreeDecision,
         TreePreparation,
@@ -20,9 +22,22 @@ if TYPE_CHECKING:
     from pi_core.signals import AbortSignal
     from pi_core.types import CompactionPreparation, CompactionResult, Model
 
-__all__ = ["pi_model_select", "pi_resources_discover", "pi_session_before_compact", "pi_session_before_fork",
+__all__ = ["pi_model_select", "pi_project_trust", "pi_resources_discover", "pi_session_before_compact", "pi_session_before_fork",
            "pi_session_before_switch", "pi_session_before_tree", "pi_session_compact", "pi_session_shutdown",
            "pi_session_start", "pi_session_tree", "pi_thinking_level_select"]
+
+
+@spec("first")
+def pi_project_trust(ctx: ProjectTrustContext) -> ProjectTrust | None:
+    """Decide whether the project in ``ctx.cwd`` is trusted, before any of its protected resources load.
+
+    Runs once per ``pi`` start, before any session exists, only when the folder has protected resources
+    (``ctx.resources``) and no ``--approve`` / ``--no-approve`` was given; only user-level and ``-e`` plugins
+    take part, never the project's own. The first ``ProjectTrust`` decides (``remember=True`` saves it in
+    ``<agentDir>/trust.json``); None leaves it to the next plugin, then the saved decision, then
+    ``defaultProjectTrust``. ``await ctx.ui.select(...)`` asks in interactive mode. A raising implementation,
+    or one returning something else, is a start-up warning and counts as None.
+    """
 
 
 @spec("notify")

@@ -17,14 +17,16 @@ from typing import Any
 
 from pi_core.events import AgentEvent
 from pi_core.session import AgentSession
-from pi_core.types import AssistantMessage, ImageContent
+from pi_core.toolkit.redact import redact
+from pi_core.types import AssistantMessage, ImageContent, encodable
 from pi_core.ui import UI
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """One JSON-mode line: secrets redacted as in session files; what UTF-8 cannot encode replaced."""
+    return redact(encodable(json.dumps(value, ensure_ascii=False, separators=(",", ":"))))
 
 
 class Spinner:

@@ -62,17 +62,20 @@ def load_resources(
     template_paths: Iterable[str] = (),
     settings: ResourceSettings | None = None,
     warn: Warn = stderr_warning,
+    project: bool = True,
 ) -> Resources:
     """Load everything for one session. ``no_skills`` / ``no_prompt_templates`` turn off discovery
     but keep the explicit paths (``--skill``, ``--prompt-template``). ``settings`` carries the
     ``skills`` / ``prompts`` arrays of both settings scopes
     (``ResourceSettings.from_scopes(settings.scope_data("global"), settings.scope_data("project"))``). Unreadable context files are
     reported through ``warn`` at once (Pi prints them in every mode); the rest goes to ``diagnostics``.
+    ``project=False`` (an untrusted project, docs/config.md#project-trust) skips the project's skills and
+    templates; context files load either way.
     """
     skills = load_skills(cwd=cwd, agent_dir=agent_dir, skill_paths=list(skill_paths),
-                         include_defaults=not no_skills, settings=settings)
+                         include_defaults=not no_skills, settings=settings, project=project)
     templates = load_templates(cwd=cwd, agent_dir=agent_dir, template_paths=list(template_paths),
-                               include_defaults=not no_prompt_templates, settings=settings)
+                               include_defaults=not no_prompt_templates, settings=settings, project=project)
     return Resources(
         context_files=discover_context_files(cwd, agent_dir, no_context_files=no_context_files, warn=warn),
         skills=skills.skills,

@@ -197,11 +197,13 @@ def load_skills(
     include_defaults: bool = True,
     home: Path | None = None,
     settings: ResourceSettings | None = None,
+    project: bool = True,
 ) -> SkillSet:
     """Skills in precedence order: project settings entries, project discovery (``.pi/skills``,
     ``.agents/skills`` walk), user settings entries, user discovery (agent dir, ``~/.agents/skills``),
     then explicit ``--skill`` paths. ``include_defaults=False`` (``--no-skills``) keeps only the
-    explicit paths.
+    explicit paths. ``project=False`` (an untrusted project) skips the project's settings entries and
+    discovery; explicit paths still load.
 
     On a name collision the first skill wins and the later one gets a "collision" diagnostic; the
     same file reached twice (symlinks, overlapping dirs) loads once, silently.
@@ -231,7 +233,8 @@ def load_skills(
         loaded[skill.name] = skill
 
     if include_defaults:
-        for candidate in _default_candidates(cwd, project_base, user_base, home, settings or ResourceSettings()):
+        for candidate in _default_candidates(cwd, project_base, user_base, home, settings or ResourceSettings(),
+                                             project):
             base = candidate.base_dir if candidate.source == "auto" else None
             add(candidate.path, SkillOrigin(candidate.source, candidate.scope, base))
 
@@ -251,13 +254,14 @@ def load_skills(
 
 
 def _default_candidates(cwd: Path, project_base: Path, user_base: Path, home: Path,
-                        settings: ResourceSettings) -> list[Candidate]:
+                        settings: ResourceSettings, project: bool) -> list[Candidate]:
     def pi_dir(directory: Path) -> list[Path]:
         return collect_skill_files(directory, "pi")
 
-    project_entries, user_entries = settings.entries("project", "skills"), settings.entries("user", "skills")
+    project_entries = settings.entries("project", "skills") if project else []
+    user_entries = settings.entries("user", "skills")
     project_auto = pi_dir(project_base / "skills") + [
-        f for d in ancestor_agents_skill_dirs(cwd, home) for f in collect_skill_files(d, "agents")]
+        f for d in ancestor_agents_skill_dirs(cwd, home) for f in collect_skill_files(d, "agents")] if project else []
     user_auto = pi_dir(user_base / "skills") + collect_skill_files(home / ".agents" / "skills", "agents")
     return order_candidates([
         *settings_candidates(project_entries, "project", project_base, pi_dir),

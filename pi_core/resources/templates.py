@@ -191,11 +191,13 @@ def load_templates(
     template_paths: Iterable[str] = (),
     include_defaults: bool = True,
     settings: ResourceSettings | None = None,
+    project: bool = True,
 ) -> TemplateSet:
     """Templates in precedence order: project settings entries, ``.pi/prompts``, user settings
     entries, ``<agent_dir>/prompts``, then explicit paths (files or directories).
     ``include_defaults=False`` (``--no-prompt-templates``) keeps only the explicit paths.
-    First name wins; later ones get a "collision" diagnostic."""
+    First name wins; later ones get a "collision" diagnostic. ``project=False`` (an untrusted project)
+    skips the project's entries and ``.pi/prompts``."""
     cwd = Path(os.path.abspath(cwd))
     project_base, user_base = cwd / ".pi", Path(agent_dir)
     project_dir, user_dir = project_base / "prompts", user_base / "prompts"
@@ -223,11 +225,13 @@ def load_templates(
 
     if include_defaults:
         settings = settings or ResourceSettings()
-        project_entries, user_entries = settings.entries("project", "prompts"), settings.entries("user", "prompts")
+        project_entries = settings.entries("project", "prompts") if project else []
+        user_entries = settings.entries("user", "prompts")
+        project_files = collect_template_files(project_dir) if project else []
         for c in order_candidates([
             *settings_candidates(project_entries, "project", project_base, collect_markdown_tree),
             *settings_candidates(user_entries, "user", user_base, collect_markdown_tree),
-            *auto_candidates(collect_template_files(project_dir), "project", project_base, project_entries),
+            *auto_candidates(project_files, "project", project_base, project_entries),
             *auto_candidates(collect_template_files(user_dir), "user", user_base, user_entries),
         ]):
             add(c.path, SourceInfo(c.path, c.source, c.scope, base_dir=c.base_dir))

@@ -127,7 +127,26 @@ def build_session_context(
         materialize(emitted)
     for entry in emitted:
         _append(messages, entry)
-    return SessionContext(messages=messages, thinking_level=thinking or "off", model=model)
+    return SessionContext(messages=_without_orphan_results(messages), thinking_level=thinking or "off", model=model)
+
+
+def _without_orphan_results(messages: list[Message]) -> list[Message]:
+    """Drop tool results whose call is not earlier on the path (a damaged file lost it): every provider
+    refuses a tool result without its call, and the context must never start with one."""
+    calls: set[str] = set()
+    kept: list[Message] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            kept.append(message)
+            continue
+        role = message.get("role")
+        if role == "assistant":
+            calls.update(str(block.get("id")) for block in message.get("content") or []
+                         if isinstance(block, dict) and block.get("type") == "toolCall")
+        elif role == "toolResult" and str(message.get("toolCallId")) not in calls:
+            continue
+        kept.append(message)
+    return kept
 
 
 def _append(messages: list[Message], entry: Entry) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -152,8 +153,13 @@ class SessionManager(BranchingMixin):
         self._records = loaded.records
         self._session_id = str(self._records[0]["id"])
         self._session_file = path
+        version = self._records[0].get("version", 1)
         if migrate_records(self._records):
+            # The rewrite drops lines that could not be read: keep the original bytes beside it first.
+            backup = path.with_name(f"{path.name}.v{version}-{fmt.file_timestamp(fmt.iso_now())}.bak")
+            shutil.copy2(path, backup)
             write_file_atomically(path, self._records)
+            self.warnings.append(f"Migrated {path} from session version {version}; the original is kept as {backup}")
             loaded.ends_with_newline = True
         self._needs_newline = not loaded.ends_with_newline
         self._written = len(self._records)

@@ -8,6 +8,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pi_core.config_paths import agent_dir, sessions_dir
 from pi_core.sessions.format import Entry, ms_from_iso, serialize_line
@@ -76,9 +77,16 @@ def materialize(entry: Entry, pending: dict[int, str]) -> Entry:
             log.warning("Skipped an unreadable session entry %s", entry.get("id"))
             entry.pop("message", None)
             return entry
-        entry.clear()
-        entry.update(full)
+        _fill(entry, full)
     return entry
+
+
+def _fill(entry: Entry, full: Entry) -> None:
+    """A stub's links may have been repaired at load (``relink``): they win over the line's own."""
+    links: dict[str, Any] = {key: entry[key] for key in ("id", "parentId") if key in entry}
+    entry.clear()
+    entry.update(full)
+    entry.update(links)
 
 
 def materialize_many(entries: list[Entry], pending: dict[int, str]) -> None:
@@ -96,13 +104,15 @@ def materialize_many(entries: list[Entry], pending: dict[int, str]) -> None:
         return
     for entry, full in zip(stubs, parsed, strict=True):
         del pending[id(entry)]
-        entry.clear()
-        entry.update(full)
+        _fill(entry, full)
 
 
 def _parse_lines(
-    text: str, path: Path, warnings: list[str], pending: dict[int, str] | None = None
+    text: str, path: Path, warnings: list[str], pending: dict[int, str] | None = None,
+    numbers: dict[int, int] | None = None,
 ) -> list[Entry]:
+    """The records of ``text``; ``numbers`` gets ``id(record) -> line number`` (1-based)."""
+    numbers = {} if numbers is None else numbers
     records: list[Entry] = []
     lines = text.split("\n")
     last_content = len(lines) - 1
@@ -116,6 +126,7 @@ def _parse_lines(
                 stub = {"type": "message", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,
                         "message": {"role": role}}
                 pending[id(stub)] = line
+                numbers[id(stub)] = index + 1
                 records.append(stub)
                 continue
         if not line.strip():
@@ -131,6 +142,7 @@ def _parse_lines(
                 warnings.append(f"Skipped an unreadable line in {path} (line {index + 1})")
             continue
         if isinstance(record, dict):
+            numbers[id(record)] = index + 1
             records.append(record)
         else:
             warnings.append(f"Skipped a line that is not a JSON object in {path} (line {index + 1})")
@@ -151,14 +163,65 @@ def load_file(path: str | Path, lazy: bool = False) -> LoadedFile:
     loaded = LoadedFile(exists=True, ends_with_newline=(not data or data.endswith(b"\n")))
     if lazy and not _is_current_version(text):
         lazy = False  # migration rewrites messages, so they must all be parsed
-    records = _parse_lines(text, path, loaded.warnings, loaded.pending if lazy else None)
+    numbers: dict[int, int] = {}
+    records = _parse_lines(text, path, loaded.warnings, loaded.pending if lazy else None, numbers)
     if records and is_header(records[0]):
+        relink(records, numbers, path, loaded.warnings)
         loaded.records = records
     elif records:
         loaded.warnings.append(f"{path} does not start with a session header; treating it as empty")
     for warning in loaded.warnings:
-        log.warning(warning)
+        log.debug(warning)  # the caller shows them (once); a log warning would print them a second time
     return loaded
+
+
+def _explain_skip(warnings: list[str], path: Path, after: int, before: int, where: str) -> bool:
+    """A parent lost with a skipped line: say so in that line's warning instead of adding a second one."""
+    for index, text in enumerate(warnings):
+        prefix = f"Skipped an unreadable line in {path} (line "
+        if text.startswith(prefix) and text.endswith(")"):
+            skipped = int(text[len(prefix):-1])
+            if after < skipped < before:
+                warnings[index] = f"{text}; the entries after it now follow the one before it ({where})"
+                return True
+    return False
+
+
+def relink(records: list[Entry], numbers: dict[int, int], path: Path, warnings: list[str]) -> None:
+    """Rebuild the best tree a damaged file allows (docs/sessions.md#damaged-files), in file order: an entry
+    whose id repeats an earlier one gets ``{id}-L{line}`` (later references follow the newest), and an
+    entry whose parent is not in the file (a skipped line, a hand edit) is re-linked to the entry before
+    it. One warning per problem, naming the file and line."""
+    current: dict[str, str] = {}  # id as written -> the id it now stands for (the newest entry with it)
+    known: set[str] = set()
+    previous: Entry | None = None
+    for record in records[1:]:
+        entry_id = record.get("id")
+        if not isinstance(entry_id, str):
+            continue
+        line = numbers.get(id(record), 0)
+        if entry_id in known:
+            renamed = f"{entry_id}-L{line}"
+            warnings.append(f"Entry id {entry_id} in {path} (line {line}) repeats an earlier entry's; "
+                            f"both are kept, this one as {renamed}")
+            record["id"] = renamed
+            current[entry_id] = renamed
+            entry_id = renamed
+        parent = record.get("parentId")
+        if isinstance(parent, str):
+            target = current.get(parent, parent)
+            if target not in known:
+                before = previous.get("id") if previous is not None else None
+                after_line = numbers.get(id(previous), 0) if previous is not None else 0
+                where = f"line {after_line}" if previous is not None else "the start"
+                if not _explain_skip(warnings, path, after_line, line, where):
+                    warnings.append(f"Entry {entry_id} in {path} (line {line}) names a parent that is not in the "
+                                    f"file ({parent}); it now follows the entry before it ({where})")
+                target = before  # type: ignore[assignment]
+            record["parentId"] = target
+        known.add(entry_id)
+        current[entry_id] = entry_id
+        previous = record
 
 
 def write_file_atomically(path: Path, records: list[Entry]) -> None:

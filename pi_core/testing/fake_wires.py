@@ -9,6 +9,7 @@ streaming formats closely enough that the official SDKs parse them.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,8 +27,14 @@ class Rendering:
     tail: int  # number of terminal frames at the end of ``frames``
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _j(data: Any) -> str:
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON as the vendors send it: UTF-8, but a lone surrogate (a scripted hostile argument)
+    goes out as its ``\\uXXXX`` escape, which is how a real API would encode it."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text) if _SURROGATE.search(text) else text
 
 
 def _event(name: str, data: Any) -> bytes:

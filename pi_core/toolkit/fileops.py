@@ -168,10 +168,17 @@ class LocalEditOperations(LocalFileOperations, EditOperations):
 LOCAL = LocalFileOperations()
 
 
+def special_file_error(path: str) -> Exception:
+    """The ToolError for a FIFO, socket or device where a tool wanted a regular file (read, grep)."""
+    from pi_core.errors import ToolError
+
+    return ToolError(f"Not a regular file: {path}. It is a FIFO, socket or device, which would block or "
+                     "never end; use bash to read from it (e.g. head -c 1000).")
+
+
 def open_regular_file(path: str) -> BinaryIO:
     """Open a regular file for reading. A FIFO, socket or device is refused: reading one blocks forever
     (a FIFO with no writer) or never ends (``/dev/zero``), and a tool thread cannot be interrupted."""
-    from pi_core.errors import ToolError
 
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # O_NONBLOCK: opening a FIFO must not wait for a writer
     try:
@@ -179,8 +186,7 @@ def open_regular_file(path: str) -> BinaryIO:
         if stat.S_ISDIR(mode):
             raise os_error(errno.EISDIR, path)
         if not stat.S_ISREG(mode):
-            raise ToolError(f"Not a regular file: {path}. It is a FIFO, socket or device, which would block or "
-                            "never end; use bash to read from it (e.g. head -c 1000).")
+            raise special_file_error(path)
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)

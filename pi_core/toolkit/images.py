@@ -13,6 +13,9 @@ if TYPE_CHECKING:
     from PIL.Image import Image as PILImage
 
 SNIFF_BYTES = 4100
+# A file past this is never loaded to be decoded: a 1.5 GB file that starts like a PNG took 6.9 GB of
+# memory. 50 MiB holds any photo a camera makes; a 2000x2000 RGBA bitmap is 16 MB.
+MAX_IMAGE_FILE_BYTES = 50 * 1024 * 1024
 MAX_DIMENSION = 2000
 MAX_BASE64_LENGTH = 4_718_592  # 4.5 MiB of base64 text
 _JPEG_QUALITIES = (80, 85, 70, 55, 40)
@@ -148,3 +151,11 @@ def _encodings(image: PILImage) -> Iterator[tuple[bytes, str]]:
         buffer = io.BytesIO()
         rgb.save(buffer, format="JPEG", quality=quality)
         yield buffer.getvalue(), "image/jpeg"
+
+
+def too_large_note(size: int | None) -> str:
+    """``[Image omitted: ...]`` for an image file over ``MAX_IMAGE_FILE_BYTES`` (``size`` when known)."""
+    limit = MAX_IMAGE_FILE_BYTES // (1024 * 1024)
+    actual = f"{size / (1024 * 1024):.0f} MB" if size is not None else f"more than {limit} MB"
+    return (f"[Image omitted: the file is {actual}; pi decodes images up to {limit} MB. Make a smaller copy "
+            "with bash (for example: convert IN -resize 2000x2000 OUT.png) and read that.]")

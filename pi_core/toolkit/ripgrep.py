@@ -41,6 +41,10 @@ class RgProcess:
     ``finally``) and, unless the signal aborted, judge the exit code; ``failure`` gives rg's own text."""
 
     def __init__(self, args: list[str], signal: AbortSignal, cwd: str | None = None) -> None:
+        for arg in args:
+            if "\x00" in arg:  # the OS refuses it ("embedded null byte"): say what to change instead
+                raise ToolError(f"{arg!r} contains a NUL character, which cannot be passed to ripgrep. Remove it "
+                                "from the pattern or glob and try again.")
         try:
             self.proc = subprocess.Popen([require_rg(), *args], cwd=cwd, stdin=subprocess.DEVNULL,
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -14,6 +14,7 @@ from pi_plugins.interactive.header import StartupInfo
 
 from pi_core.hookspecs import hookimpl
 from pi_core.mode import Mode, ModeRequest
+from pi_core.ui import UI
 
 __all__ = ["StartupInfo", "run_interactive", "run_interactive_sync"]
 
@@ -33,9 +34,15 @@ def pick_session(infos: list[Any]) -> Path | None:
     return pick(infos)
 
 
+def startup_ui() -> UI:
+    from pi_plugins.interactive.pickers import StartupUI
+
+    return StartupUI()
+
+
 @hookimpl
 def pi_modes() -> list[Mode]:
-    return [Mode("interactive", run_mode, "The terminal UI", pick_session=pick_session)]
+    return [Mode("interactive", run_mode, "The terminal UI", pick_session=pick_session, startup_ui=startup_ui)]
 
 
 async def run_interactive(session: Any, *, initial_message: str | None = None,

@@ -1,21 +1,27 @@
 """Pickers: a filterable list (models, sessions, tree entries, tools with checkboxes).
 
 ``Picker`` is plain state driven by keys; the app draws it inline in place of the editor. For use
-before the app exists (``pi --resume``), ``pick_session`` runs one picker as its own full-screen
-application: the only full-screen takeover, like the issue asks.
+before the app exists (``pi --resume``, the project-trust prompt), ``pick_session`` and ``StartupUI``
+run one picker as its own full-screen application: the only full-screen takeovers.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.fuzzy import fuzzy_filter
 from pi_plugins.interactive.panel import Done, PanelKey
+
+from pi_core.ui import UI
+
+if TYPE_CHECKING:
+    from pi_core.signals import AbortSignal
 
 VISIBLE_ROWS = 10
 
@@ -145,6 +151,42 @@ def session_items(infos: list[Any]) -> list[PickItem]:
 
 def run_picker_app(picker: Any, *, input: Any = None, output: Any = None) -> Any:
     """Run one panel full screen and return its answer (None when cancelled)."""
+    app, outcome = _picker_application(picker, input, output)
+    app.run()
+    return outcome[0]
+
+
+async def run_picker_async(picker: Any, *, input: Any = None, output: Any = None) -> Any:
+    """``run_picker_app`` from inside an event loop."""
+    app, outcome = _picker_application(picker, input, output)
+    await app.run_async()
+    return outcome[0]
+
+
+class StartupUI(UI):
+    """Asking before the app exists (the project-trust prompt, a plugin's ``pi_project_trust``): each
+    question is one full-screen picker; ``notify`` writes to stderr, above where the app will start."""
+
+    has_ui = True
+
+    async def select(self, title: str, options: list[str], *, timeout: float | None = None,
+                     signal: AbortSignal | None = None) -> str | None:
+        return await run_picker_async(Picker(title, [PickItem(option, option) for option in options]))  # type: ignore[no-any-return]
+
+    async def confirm(self, title: str, message: str = "", *, timeout: float | None = None,
+                      signal: AbortSignal | None = None) -> bool:
+        picker = Picker(f"{title}\n{message}" if message else title, [PickItem("Yes", True), PickItem("No", False)])
+        return await run_picker_async(picker) is True
+
+    async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None,
+                    signal: AbortSignal | None = None) -> str | None:
+        return await run_picker_async(Picker(title, [], free_text=True, placeholder=placeholder))  # type: ignore[no-any-return]
+
+    def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
+        sys.stderr.write(message + "\n")
+
+
+def _picker_application(picker: Any, input: Any, output: Any) -> tuple[Any, list[Any]]:
     from pi_plugins.interactive.keybindings import default_keybindings
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings
@@ -163,8 +205,7 @@ def run_picker_app(picker: Any, *, input: Any = None, output: Any = None) -> Any
     control = FormattedTextControl(lambda: picker.lines(app.output.get_size().columns))
     app = Application(layout=Layout(Window(control)), key_bindings=bindings, full_screen=True,
                       input=input, output=output)
-    app.run()
-    return outcome[0]
+    return app, outcome
 
 
 def add_panel_keys(bindings: Any, get: Callable[[], Any], done: Callable[[Any], None], keymap: Any,

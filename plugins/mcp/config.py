@@ -123,23 +123,19 @@ def namespace(server: str) -> str:
 
 
 def project_trusted(cwd: Path, agent_dir: Path) -> bool:
-    """The project-trust decision for ``cwd`` (issue 17 builds the real one; this reads its saved decisions).
+    """Whether the project's ``.pi/mcp.json`` may be read (docs/config.md#project-trust): inside ``pi``, the
+    decision the process made at start-up (``-a``/``-na``, ``pi_project_trust``, saved, default, prompt);
+    in a command that cannot ask (``pi mcp ...``), the saved decision only, as in Pi: none means no."""
+    from pi_core.app.trust import TrustStore, TrustStoreError, current_decision
 
-    Until then: the closest saved decision for ``cwd`` or an ancestor in ``<agentDir>/trust.json``
-    (``{"/path": true}``); no decision means not trusted, so a cloned repository cannot start servers.
-    """
+    decided = current_decision(cwd)
+    if decided is not None:
+        return decided
     try:
-        data = json.loads((agent_dir / "trust.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        saved = TrustStore(agent_dir).saved(cwd)
+    except TrustStoreError:
         return False
-    if not isinstance(data, dict):
-        return False
-    decisions = {os.path.realpath(k): v for k, v in data.items() if isinstance(v, bool)}
-    current = Path(os.path.realpath(cwd))
-    for directory in (current, *current.parents):
-        if str(directory) in decisions:
-            return decisions[str(directory)]
-    return False
+    return saved is not None and saved.trusted
 
 
 # --- validation -----------------------------------------------------------------------------------

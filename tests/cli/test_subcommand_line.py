@@ -98,11 +98,12 @@ def test_plugins_and_tools_take_extension_disable_and_no_extensions(pi_anthropic
         assert result.returncode == 0, result.stderr
         return {row["name"]: row for row in json.loads(result.stdout)}
 
-    listed = tools("tools", "--json", "-e", ext)
+    listed = tools("tools", "--json", "-e", ext, "-a")  # -a: the project's own extensions need trust
     assert {"sweeptool", "foundtool", "bash"} <= set(listed)
-    assert "foundtool" not in tools("tools", "--json", "--no-extensions")
-    assert "foundtool" not in tools("tools", "--json", "-ne")
-    assert "foundtool" not in tools("--no-extensions", "tools", "--json")  # before the name works too
+    assert "foundtool" not in tools("tools", "--json", "-e", ext)
+    assert "foundtool" not in tools("tools", "--json", "--no-extensions", "-a")
+    assert "foundtool" not in tools("tools", "--json", "-ne", "-a")
+    assert "foundtool" not in tools("--no-extensions", "-a", "tools", "--json")  # before the name works too
     assert "bash" not in tools("tools", "--json", "--disable-plugin", "bash")
     assert "bash" not in tools("--disable-plugin", "bash", "tools", "--json")
     both = tools("-e", ext, "tools", "--json", "--disable-plugin", "found", "--extension", ext)

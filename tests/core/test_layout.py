@@ -163,7 +163,7 @@ def test_the_kernel_stays_small() -> None:
     total = sum(code_lines(MODULES[name]) for name in kernel)
     assert len(kernel_units()) <= 22, sorted(kernel_units())
     # Issue 15 put the whole plugin contract here (hook specs, ExtensionContext, the UI base, registrations).
-    assert total <= 3800, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    assert total <= 3900, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 @pytest.mark.parametrize("wing", ["toolkit", "models", "llm", "sessions", "compaction", "export", "modes",

@@ -112,8 +112,8 @@ def test_explicit_file_beats_installed_and_builtin(tmp_path: Path) -> None:
     ext = tmp_path / ".pi" / "extensions"
     ext.mkdir(parents=True)
     (ext / "project_read.py").write_text(READ_OVERRIDE)
-    rows = plugin_rows(run_pi(["plugins", "--json"], tmp_path, site))
-    assert rows["project_read"]["layer"] == "explicit"
+    rows = plugin_rows(run_pi(["-a", "plugins", "--json"], tmp_path, site))
+    assert rows["project_read"]["layer"] == "project"
     assert rows["project_read"]["tools"] == ["read"]
 
 
@@ -178,6 +178,6 @@ def test_plugin_cli_command_runs_as_pi_subcommand(tmp_path: Path) -> None:
         def pi_cli_commands():
             return [hello]
     '''))
-    result = run_pi(["hello", "world"], tmp_path)
+    result = run_pi(["-a", "hello", "world"], tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "hello world from a plugin\n"

@@ -79,9 +79,15 @@ class Eco:
                 "PIP_NO_BUILD_ISOLATION": "0",  # pip reads "0" here as "no isolation"
                 "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
 
-    def pi(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        return run_pi(*args, agent_dir=self.home, cwd=self.cwd, pi=self.venv / "bin" / "pi", env=self.env(),
+    def pi(self, *args: str, timeout: float = 120, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        return run_pi(*args, agent_dir=self.home, cwd=cwd or self.cwd, pi=self.venv / "bin" / "pi", env=self.env(),
                       timeout=timeout)
+
+    def project_site(self) -> Path:
+        """Where ``pi install -l`` puts the project's distributions (pip's ``--prefix .pi/packages``)."""
+        from pi_core.plugins import project_site
+
+        return project_site(self.cwd)
 
     def ask(self, *args: str) -> subprocess.CompletedProcess[str]:
         """``pi --provider fake --model fake-model -p ARGS`` against the fake server."""

@@ -34,9 +34,23 @@ def test_install_streams_pip_and_shows_contributions(eco: Eco, packs: dict[str, 
     assert "Successfully installed pi-web-tools-0.1.0" in out  # pip's own output, passed through
     assert f"Installed {packs['pi-web-tools']}" in out
     assert "plugin web_fetch" in out and "tools: web_fetch" in out and "tools: todo" in out
-    assert set(eco.pip_list()) - set(before) == {"pi-web-tools"}
+    # -l: the project's own, in .pi/packages; pi's environment is unchanged (httpx2 and pi come from it)
+    assert eco.pip_list() == before
+    site = eco.project_site()
+    assert sorted(p.name for p in site.glob("*.dist-info")) == ["pi_web_tools-0.1.0.dist-info"]
     settings = tomllib.loads((eco.cwd / ".pi" / "settings.toml").read_text())
     assert settings["packages"] == [str(packs["pi-web-tools"])]
+    assert f"Trusted {eco.cwd}" in out  # the folder had nothing to trust before: the user's own install trusts it
+
+
+def test_a_project_package_stays_in_its_project(eco: Eco, tmp_path: Path) -> None:
+    eco.server.add(Reply(text="hello"))
+    first = len(eco.server.requests)
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    result = eco.pi("--provider", "fake", "--model", "fake-model", "--no-session", "-p", "hi", cwd=other)
+    assert result.returncode == 0, result.stderr
+    assert "todo" not in eco.sent_tools(first) and "web_fetch" not in eco.sent_tools(first)
 
 
 def test_install_of_an_override_pack_names_what_it_replaces(eco: Eco, packs: dict[str, Path]) -> None:
@@ -50,10 +64,12 @@ def test_list_shows_packages_and_project_requirements(eco: Eco, packs: dict[str,
     result = eco.pi("list")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("Installed packages:\n  pi-acme-tools 0.1.0\n")
-    assert "  pi-web-tools 0.1.0\n    plugin todo\n      tools: todo\n" in result.stdout
+    assert "  pi-web-tools 0.1.0\n" not in result.stdout  # not installed for every project
     assert f"Project packages:\n  {packs['pi-web-tools']}\n    installed 0.1.0" in result.stdout
     data = json.loads(eco.pi("list", "--json").stdout)
-    assert data["installed"]["pi-web-tools"]["plugins"][1]["tools"] == ["web_fetch"]
+    assert data["installed"]["pi-acme-tools"]["plugins"][0]["tools"] == ["bash"]
+    assert data["project"] == [{"requirement": str(packs["pi-web-tools"]), "distribution": "pi-web-tools",
+                                "installed": "0.1.0"}]
 
 
 def test_the_model_receives_the_installed_tools(eco: Eco) -> None:
@@ -93,7 +109,9 @@ def test_the_packs_own_test_suites_pass_against_the_installed_packages(eco: Eco,
     result = subprocess.run([str(eco.python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                              "--import-mode=importlib", str(packs["pi-web-tools"] / "tests"),
                              str(packs["pi-acme-tools"] / "tests")],
-                            capture_output=True, text=True, cwd=eco.cwd, env=eco.env(), timeout=120, check=False)
+                            capture_output=True, text=True, cwd=eco.cwd,
+                            env={**eco.env(), "PYTHONPATH": str(eco.project_site())},  # web tools: the project's
+                            timeout=120, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     assert " passed" in result.stdout and "failed" not in result.stdout
 
@@ -140,6 +158,7 @@ def test_remove_by_path_and_local_drops_the_project_requirement(eco: Eco, packs:
     result = eco.pi("uninstall", "-l", str(packs["pi-web-tools"]))
     assert result.returncode == 0, result.stdout + result.stderr
     assert "pi-web-tools" not in eco.pip_list()
+    assert not list(eco.project_site().glob("pi_web_tools*")), result.stdout + result.stderr
     settings = tomllib.loads((eco.cwd / ".pi" / "settings.toml").read_text())
     assert settings.get("packages", []) == []
     assert eco.pi("list").stdout == "No packages installed.\n"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +15,9 @@ from click.testing import CliRunner
 
 from pi_core.app import packages
 from pi_core.app.packages import PackageError, dist_name_of
+from pi_core.plugins import project_site
+
+SITE = project_site(Path("/")).relative_to(Path("/.pi/packages"))
 
 
 @pytest.fixture(autouse=True)
@@ -32,12 +36,14 @@ class FakePip:
         self.calls: list[list[str]] = []
         self.env, self.code, self.adds = env, code, adds or {}
         monkeypatch.setattr(packages, "run_pip", self.run)
-        monkeypatch.setattr(packages, "snapshot", lambda: dict(self.env))
-        monkeypatch.setattr(packages, "contributions", lambda names=None: {})
-        monkeypatch.setattr(packages, "pi_distributions", dict)
+        self.sites: list[Path | None] = []
+        monkeypatch.setattr(packages, "snapshot", lambda site=None: dict(self.env))
+        monkeypatch.setattr(packages, "contributions", lambda names=None, project=None: {})
+        monkeypatch.setattr(packages, "pi_distributions", lambda site=None: {})
 
-    def run(self, args: list[str], echo: object = None) -> int:
+    def run(self, args: list[str], echo: object = None, site: Path | None = None) -> int:
         self.calls.append(list(args))
+        self.sites.append(site)
         if args[0] == "install":
             self.env.update(self.adds)
             return self.code
@@ -92,14 +98,37 @@ def test_install_passes_pip_options_and_editable(monkeypatch: pytest.MonkeyPatch
     assert seen[0] == ("Installing ./x...", False) and ("Installed ./x", False) in seen
 
 
-def test_local_install_records_each_requirement_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    FakePip(monkeypatch, {}, adds={"pi-x": "1.0"})
-    _, echo = lines()
+def test_local_install_records_each_requirement_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                     agent_dir: Path) -> None:
+    pip = FakePip(monkeypatch, {}, adds={"pi-x": "1.0"})
+    seen, echo = lines()
     packages.install("pi-x==1.0", local=True, cwd=tmp_path, echo=echo)
     packages.install("pi_x", local=True, cwd=tmp_path, echo=echo)  # the same distribution
     packages.install("pi-y", local=True, cwd=tmp_path, echo=echo)
     stored = tomllib.loads((tmp_path / ".pi" / "settings.toml").read_text())
     assert stored["packages"] == ["pi-x==1.0", "pi-y"]
+    prefix = tmp_path / ".pi" / "packages"
+    assert pip.calls[0] == ["install", "--prefix", str(prefix), "pi-x==1.0"]
+    assert pip.sites == [prefix / SITE] * 3  # pip sees what the project has, to upgrade it in place
+    assert (prefix / ".gitignore").read_text().endswith("\n*\n")
+    # the folder had nothing needing trust before: the user's own first install trusts it
+    assert json.loads((agent_dir / "trust.json").read_text()) == {os.path.realpath(tmp_path): True}
+    assert sum(line.startswith("Trusted ") for line, _ in seen) == 1
+
+
+def test_local_install_in_an_untrusted_project_is_refused(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                          agent_dir: Path) -> None:
+    (tmp_path / ".pi").mkdir()
+    (tmp_path / ".pi" / "settings.json").write_text('{"packages": ["evil-pack"]}')
+    pip = FakePip(monkeypatch, {}, adds={"pi-x": "1.0"})
+    _, echo = lines()
+    with pytest.raises(PackageError, match=r"not trusted; refusing to change its packages. Run the command with "
+                                           r"--approve \(-a\)"):
+        packages.install("pi-x", local=True, cwd=tmp_path, echo=echo)
+    assert pip.calls == [] and not (tmp_path / ".pi" / "packages").exists()
+    packages.install("pi-x", local=True, cwd=tmp_path, echo=echo, approve=True)
+    assert pip.calls[0][:2] == ["install", "--prefix"]
+    assert not (agent_dir / "trust.json").exists()  # -a decides for this command only
 
 
 def test_remove_local_drops_the_requirement_and_keeps_other_settings(monkeypatch: pytest.MonkeyPatch,
@@ -108,8 +137,13 @@ def test_remove_local_drops_the_requirement_and_keeps_other_settings(monkeypatch
     (tmp_path / ".pi" / "settings.toml").write_text('theme = "light"\npackages = ["pi-x==1.0", "pi-y"]\n')
     pip = FakePip(monkeypatch, {"pi-x": "1.0"})
     seen, echo = lines()
-    packages.remove("pi-x", local=True, cwd=tmp_path, echo=echo)
-    assert pip.calls == [["uninstall", "-y", "pi-x"]]
+    with pytest.raises(PackageError, match="^The project is not trusted; refusing to change its packages"):
+        packages.remove("pi-x", local=True, cwd=tmp_path, echo=echo)
+    removed: list[tuple[Path, list[str]]] = []
+    monkeypatch.setattr(packages, "remove_from_site", lambda site, names, echo: removed.append((site, list(names))))
+    packages.remove("pi-x", local=True, cwd=tmp_path, echo=echo, approve=True)
+    assert pip.calls == []  # pip refuses to uninstall outside its environment: pi removes by RECORD
+    assert removed == [(tmp_path / ".pi" / "packages" / SITE, ["pi-x"])]
     assert tomllib.loads((tmp_path / ".pi" / "settings.toml").read_text()) == {"theme": "light", "packages": ["pi-y"]}
     assert seen[-1] == ("Removed pi-x", False)
 
@@ -120,7 +154,7 @@ def test_remove_of_a_recorded_but_missing_package_only_touches_settings(monkeypa
     (tmp_path / ".pi" / "settings.toml").write_text('packages = ["pi-y"]\n')
     pip = FakePip(monkeypatch, {})
     _, echo = lines()
-    packages.remove("pi-y", local=True, cwd=tmp_path, echo=echo)
+    packages.remove("pi-y", local=True, cwd=tmp_path, echo=echo, approve=True)
     assert pip.calls == []
     assert tomllib.loads((tmp_path / ".pi" / "settings.toml").read_text()) == {"packages": []}
 
@@ -141,13 +175,16 @@ def test_update_targets_and_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: P
     assert seen == [("No packages installed.", False)]
     (tmp_path / ".pi").mkdir()
     (tmp_path / ".pi" / "settings.toml").write_text('packages = ["pi-y>=2"]\n')
-    monkeypatch.setattr(packages, "pi_distributions", lambda: {"pi-x": {"name": "pi-x"}, "pi-y": {"name": "pi-y"}})
-    assert packages.update(cwd=tmp_path, echo=echo) == ["pi-y>=2", "pi-x"]
-    assert pip.calls[-1] == ["install", "--upgrade", "pi-y>=2", "pi-x"]
+    monkeypatch.setattr(packages, "pi_distributions",
+                        lambda site=None: {"pi-x": {"name": "pi-x"}, "pi-y": {"name": "pi-y"}})
+    assert packages.update(cwd=tmp_path, echo=echo) == ["pi-x", "pi-y"]  # untrusted: the project's are not read
+    assert packages.update(cwd=tmp_path, echo=echo, approve=True) == ["pi-y>=2", "pi-x"]
+    assert pip.calls[-2:] == [["install", "--upgrade", "--prefix", str(tmp_path / ".pi" / "packages"), "pi-y>=2"],
+                              ["install", "--upgrade", "pi-x"]]
     assert seen[-1] == ("Updated packages", False)
     monkeypatch.setenv("PI_OFFLINE", "1")
     assert packages.update(cwd=tmp_path, echo=echo) == []
-    assert len(pip.calls) == 1
+    assert len(pip.calls) == 3
 
 
 def test_list_with_nothing_installed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -184,11 +221,11 @@ def test_missing_source_is_an_error_with_usage(tmp_path: Path) -> None:
 def test_list_survives_a_plugin_conflict(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from pi_core.errors import PluginConflict
 
-    def conflict(names: object = None) -> dict:
+    def conflict(names: object = None, project: object = None) -> dict:
         raise PluginConflict("plugin name 'read' is registered by several packages: a 1, b 1")
 
     monkeypatch.setattr(packages, "contributions", conflict)
-    monkeypatch.setattr(packages, "pi_distributions", lambda: {"a": {"name": "a", "version": "1",
+    monkeypatch.setattr(packages, "pi_distributions", lambda site=None: {"a": {"name": "a", "version": "1",
                                                                     "entry_points": {"read": "a.read"}}})
     data = packages.list_packages(tmp_path)
     assert data["installed"]["a"]["plugins"][0]["error"] == "not loaded: see the warning above"
@@ -222,7 +259,7 @@ def test_describe_names_overrides_commands_and_failures() -> None:
 def test_an_interrupted_install_is_rolled_back(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     pip = FakePip(monkeypatch, {"pi-harness": "0.1.0"}, adds={"half-done": "1.0"})
 
-    def interrupted(args: list[str], echo: object = None) -> int:
+    def interrupted(args: list[str], echo: object = None, site: Path | None = None) -> int:
         if args[0] == "install":
             pip.run(args)
             raise KeyboardInterrupt

@@ -69,13 +69,21 @@ def test_v2_ids_are_kept() -> None:
     assert records[1]["id"] == "abc" and records[0]["version"] == 3
 
 
+def original_version(name: str) -> int:
+    header = json.loads((FIXTURES / name).read_text().splitlines()[0])
+    return header.get("version", 1)
+
+
 @pytest.mark.parametrize("name", FIXTURE_NAMES)
 def test_pi_fixtures_migrate_open_build_and_append(name: str, tmp_path: Path) -> None:
     path = tmp_path / name
     shutil.copy(FIXTURES / name, path)
     original = [json.loads(line) for line in (FIXTURES / name).read_text().splitlines()]
     sm = SessionManager.open(path)
-    assert sm.warnings == []
+    (backup,) = tmp_path.glob(f"{name}.v*.bak")  # the original, kept before the rewrite (issue 17 item 9)
+    assert backup.read_bytes() == (FIXTURES / name).read_bytes()
+    expected = f"Migrated {path} from session version {original_version(name)}; the original is kept as {backup}"
+    assert sm.warnings == [expected]
     assert sm.cwd == "/Users/badlogic/workspaces/pi-mono"
     migrated = [json.loads(line) for line in path.read_text().splitlines()]
     assert migrated[0]["version"] == 3 and len(migrated) == len(original)

@@ -129,7 +129,7 @@ def test_labels_survive_branch_extraction_only_on_the_path(tmp_path: Path) -> No
     assert labels[0]["parentId"] == b and sm.get_label(a) == "on-path" and sm.get_label(c) is None
 
 
-def test_get_tree_orders_children_and_treats_orphans_as_roots(tmp_path: Path) -> None:
+def test_get_tree_orders_children_and_relinks_orphans(tmp_path: Path) -> None:
     path = tmp_path / "s.jsonl"
     records = [
         {"type": "session", "version": 3, "id": "sid", "timestamp": "2025-01-01T00:00:00.000Z", "cwd": "/x"},
@@ -142,9 +142,15 @@ def test_get_tree_orders_children_and_treats_orphans_as_roots(tmp_path: Path) ->
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     sm = SessionManager.open(path)
     roots = sm.get_tree()
-    assert [r.entry["id"] for r in roots] == ["a", "o", "s"]
+    # An orphan (its parent is not in the file, or is itself) follows the entry before it, so no history is
+    # cut off (docs/sessions.md#damaged-files; Pi 0.73.1 made each a root of its own).
+    assert [r.entry["id"] for r in roots] == ["a"]
     assert [c.entry["id"] for c in roots[0].children] == ["b", "c"]
+    (b,) = [c for c in roots[0].children if c.entry["id"] == "b"]
+    assert [c.entry["id"] for c in b.children] == ["o"] and [c.entry["id"] for c in b.children[0].children] == ["s"]
     assert sm.leaf_id == "s"
+    assert [w.split(" names a parent")[0] for w in sm.warnings] == [f"Entry o in {path} (line 5)",
+                                                                    f"Entry s in {path} (line 6)"]
 
 
 def test_load_entries_from_bad_files(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_defaults_without_files(agent_dir: Path, project: Path) -> None:
-    s = Settings.load(project)
+    s = Settings.load(project, project_trusted=True)
     assert s.default_provider is None and s.default_thinking_level is None
     assert s.steering_mode == "one-at-a-time" and s.follow_up_mode == "one-at-a-time"
     assert (s.compaction.enabled, s.compaction.reserve_tokens, s.compaction.keep_recent_tokens) == (True, 16384, 20000)
@@ -38,7 +38,7 @@ def test_project_wins_with_one_level_merge(agent_dir: Path, project: Path) -> No
                'enabledModels = ["a", "b"]\n[compaction]\nreserveTokens = 1000\nkeepRecentTokens = 5\n')
     write_toml(project / ".pi" / "settings.toml", 'defaultModel = "p"\nenabledModels = ["c"]\n'
                'disabled_plugins = ["bash"]\nshellPath = "/bin/zsh"\n[compaction]\nreserveTokens = 2000\n')
-    s = Settings.load(project)
+    s = Settings.load(project, project_trusted=True)
     assert s.default_model == "p" and s.default_provider == "anthropic"
     assert s.enabled_models == ["c"]  # lists are replaced
     assert (s.compaction.reserve_tokens, s.compaction.keep_recent_tokens) == (2000, 5)
@@ -50,7 +50,7 @@ def test_pi_settings_json_is_read_and_seeds_the_toml(agent_dir: Path, project: P
     (agent_dir / "settings.json").write_text(json.dumps({
         "defaultThinkingLevel": "high", "queueMode": "all", "retry": {"maxDelayMs": 5000},
         "skills": {"enableSkillCommands": False, "customDirectories": ["~/sk"]}, "websockets": True}))
-    s = Settings.load(project)
+    s = Settings.load(project, project_trusted=True)
     assert s.default_thinking_level == "high" and s.steering_mode == "all"
     assert s.retry.provider_max_retry_delay_ms == 5000 and s.get("retry.maxDelayMs") is None
     assert s.enable_skill_commands is False and s.resource_paths("skills") == ["~/sk"]
@@ -63,7 +63,7 @@ def test_pi_settings_json_is_read_and_seeds_the_toml(agent_dir: Path, project: P
 
 def test_writes_keep_external_edits_and_in_memory_wins(agent_dir: Path, project: Path) -> None:
     write_toml(agent_dir / "settings.toml", 'theme = "dark"\nshellCommandPrefix = "shopt -s expand_aliases"\n')
-    s = Settings.load(project)
+    s = Settings.load(project, project_trusted=True)
     # someone else edits the file meanwhile
     write_toml(agent_dir / "settings.toml", 'theme = "light"\nshellCommandPrefix = "shopt -s expand_aliases"\n'
                'defaultModel = "theirs"\n[compaction]\nkeepRecentTokens = 7\n')
@@ -78,7 +78,7 @@ def test_writes_keep_external_edits_and_in_memory_wins(agent_dir: Path, project:
 
 def test_broken_file_is_never_overwritten(agent_dir: Path, project: Path) -> None:
     write_toml(agent_dir / "settings.toml", "this is = = not toml\n")
-    s = Settings.load(project)
+    s = Settings.load(project, project_trusted=True)
     errors = s.drain_errors()
     assert len(errors) == 1 and errors[0].scope == "global"
     # issue 16 item 9: the warning names the file, line and column
@@ -92,7 +92,7 @@ def test_broken_file_is_never_overwritten(agent_dir: Path, project: Path) -> Non
 
 def test_reload_and_invalid_reload_keeps_old_values(agent_dir: Path, project: Path) -> None:
     write_toml(agent_dir / "settings.toml", 'defaultModel = "one"\n')
-    s = Settings.load(project)
+    s = Settings.load(project, project_trusted=True)
     write_toml(agent_dir / "settings.toml", 'defaultModel = "two"\n')
     s.reload()
     assert s.default_model == "two"
@@ -102,16 +102,16 @@ def test_reload_and_invalid_reload_keeps_old_values(agent_dir: Path, project: Pa
 
 
 def test_project_write_creates_dot_pi(agent_dir: Path, project: Path) -> None:
-    s = Settings.load(project)
+    s = Settings.load(project, project_trusted=True)
     s.set("packages", ["pip:acme", {"source": "pip:x", "skills": []}], scope="project")
     data = tomllib.loads((project / ".pi" / "settings.toml").read_text())
     assert data["packages"] == ["pip:acme", {"source": "pip:x", "skills": []}]
-    assert Settings.load(project).packages == data["packages"]
+    assert Settings.load(project, project_trusted=True).packages == data["packages"]
     s.set("packages", None, scope="project")
     assert "packages" not in tomllib.loads((project / ".pi" / "settings.toml").read_text())
 
 
 def test_wrongly_typed_values_fall_back_to_defaults(agent_dir: Path, project: Path) -> None:
     write_toml(agent_dir / "settings.toml", 'steeringMode = 3\n[compaction]\nenabled = "yes"\nreserveTokens = true\n')
-    s = Settings.load(project)
+    s = Settings.load(project, project_trusted=True)
     assert s.steering_mode == "one-at-a-time" and s.compaction.enabled is True and s.compaction.reserve_tokens == 16384
