@@ -96,10 +96,10 @@ def cmd_export(ui: Any, args: str) -> None:
 
 
 def changelog_path() -> Path | None:
-    """The package's own CHANGELOG.md (kept at the top of the source tree pi runs from)."""
-    import pi_core
+    """pi's own CHANGELOG.md: shipped inside the package, or at the top of the source tree pi runs from."""
+    from pi_core.config_paths import docs_root
 
-    candidate = Path(pi_core.__file__).resolve().parents[1] / "CHANGELOG.md"
+    candidate = docs_root() / "CHANGELOG.md"
     return candidate if candidate.is_file() else None
 
 

@@ -167,6 +167,10 @@ def test_the_documentation_pi_names_ships_inside_the_wheel(installed: Installed,
     for link in re.findall(r"\]\((docs/[\w-]+\.md)", (shipped / "README.md").read_text()):
         assert (shipped / link).is_file(), link  # README's links into docs/ resolve in the wheel too
     assert (shipped / "docs" / "cli.md").is_file() and (shipped / "docs" / "rpc.md").is_file()
+    changelog = subprocess.run([str(installed.venv / "bin" / "python"), "-c",
+                                "from pi_plugins.interactive.session_commands import changelog_path as p; print(p())"],
+                               capture_output=True, text=True, env=installed.env(), cwd=installed.cwd, check=True)
+    assert Path(changelog.stdout.strip()) == shipped / "CHANGELOG.md"  # /changelog works from a wheel too
 
     empty = tmp_path / "no-models"
     empty.mkdir()

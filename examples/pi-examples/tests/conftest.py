@@ -1,0 +1,65 @@
+"""Run the real ``pi`` with one example plugin enabled (``-e plugin:NAME``) against the fake model server.
+
+``example.run("hello", "-p", "hi")`` runs print mode; ``example.rpc("hello")`` starts ``pi --mode rpc`` and
+returns an ``RpcClient``; ``example.server`` scripts the model (``server.add(Reply(...))``) and records what
+pi sent (``server.requests``). The project folder is ``example.cwd``, the agent dir ``example.home``.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from pi_core.modes.rpc.client import RpcClient
+from pi_core.testing.fake_server import FakeModelServer
+from pi_core.testing.pi_home import write_models
+
+PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
+
+
+@dataclass
+class ExamplePi:
+    server: FakeModelServer
+    home: Path  # PI_CODING_AGENT_DIR
+    cwd: Path
+    api: str = "anthropic-messages"
+    clients: list[RpcClient] = field(default_factory=list)
+
+    def env(self, **extra: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TMUX"}
+        return {**env, "PI_CODING_AGENT_DIR": str(self.home), **extra}
+
+    def args(self, example: str | None, *args: str) -> list[str]:
+        enable = ["-e", f"plugin:{example}"] if example else []
+        return [*enable, "--provider", "fake", "--model", "fake-model", *args]
+
+    def run(self, example: str | None, *args: str, stdin: str = "", timeout: float = 60,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+        """``pi -e plugin:EXAMPLE --provider fake --model fake-model ARGS`` to the end."""
+        return subprocess.run([*PI, *self.args(example, *args)], input=stdin, capture_output=True, text=True,
+                              cwd=self.cwd, env=self.env(**(env or {})), timeout=timeout, check=False)
+
+    def rpc(self, example: str | None, *args: str, env: dict[str, str] | None = None) -> RpcClient:
+        """A started ``pi --mode rpc`` with the example enabled; stopped when the test ends."""
+        client = RpcClient(self.args(example, *args), command=PI, cwd=self.cwd,
+                           env=self.env(**(env or {}))).start()
+        self.clients.append(client)
+        return client
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Iterator[ExamplePi]:
+    with FakeModelServer() as server:
+        home, cwd = tmp_path / "agent", tmp_path / "project"
+        cwd.mkdir()
+        write_models(home, server.base_url_for("anthropic-messages"), "anthropic-messages")
+        runner = ExamplePi(server, home, cwd)
+        yield runner
+        for client in runner.clients:
+            client.stop()
