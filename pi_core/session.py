@@ -58,9 +58,8 @@ from pi_core.types import (
     ScopedModel,
     TextContent,
     UserMessage,
-    clamp_thinking_level,
+    clamp_level,
     message_from_json,
-    supported_thinking_levels,
 )
 from pi_core.ui import UI
 
@@ -89,7 +88,6 @@ class AgentSession:
         self._save_failed = False
         self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
         self._held_back: list[AgentMessage] = []  # user bash results that arrived during a run
-        self._retry_cancel: AbortSignal | None = None
         self._busy = 0  # runs being started or continued (is_idle is False meanwhile)
         self.stream_fn = parts.stream_fn or provider_stream_fn(registry)
         self.bus = EventBus(plugins)
@@ -340,7 +338,7 @@ class AgentSession:
     @property
     def is_idle(self) -> bool:
         """Nothing running: no run, retry wait, compaction or queued continuation."""
-        return not (self.is_streaming or self.is_compacting or self._busy or self._retry_cancel is not None)
+        return not (self.is_streaming or self.is_compacting or self._busy or self.agent.retrying)
 
     @property
     def active_tools(self) -> list[Tool]:
@@ -418,10 +416,7 @@ class AgentSession:
         return self.agent.has_queued_messages()
 
     def last_assistant(self) -> AssistantMessage | None:
-        for message in reversed(self.messages):
-            if isinstance(message, AssistantMessage):
-                return message
-        return None
+        return self.agent.last_assistant()
 
     def context_usage(self) -> ContextUsage | None:
         if self.compactor is None or not _has_model(self.model):
@@ -581,8 +576,7 @@ class AgentSession:
         self.agent.abort()
 
     def abort_retry(self) -> None:
-        if self._retry_cancel is not None:
-            self._retry_cancel.abort()
+        self.agent.abort_retry()
 
     async def wait_for_idle(self) -> None:
         while not self.is_idle:
@@ -592,43 +586,9 @@ class AgentSession:
     # --- runs with auto-retry and auto-compaction (docs/sessions.md#auto-retry, docs/sessions.md#triggers)
 
     async def _run_agent(self, start: Callable[[], Awaitable[None]]) -> None:
-        """Run, then retry retryable provider errors with backoff, then check for compaction."""
-        await start()
-        attempt = 0
-        while True:
-            last = self.last_assistant()
-            retry = self.retry
-            if last is None or retry is None or not retry.enabled or not retry.should_retry(last):
-                if attempt and last is not None and last.stop_reason != "error":
-                    await self.listeners.emit(AgentEvent("auto_retry_end", success=True, attempt=attempt))
-                break
-            attempt += 1
-            if attempt > retry.max_retries:
-                await self.listeners.emit(AgentEvent("auto_retry_end", success=False, attempt=retry.max_retries,
-                                            final_error=last.error_message))
-                break
-            delay_ms = retry.delay_ms(attempt)
-            await self.listeners.emit(AgentEvent("auto_retry_start", attempt=attempt, max_attempts=retry.max_retries,
-                                        delay_ms=delay_ms, error_message=last.error_message))
-            self._drop_trailing_error()
-            self._retry_cancel = cancel = AbortSignal()
-            try:
-                await asyncio.wait_for(cancel.wait(), delay_ms / 1000)
-            except TimeoutError:
-                pass
-            finally:
-                self._retry_cancel = None
-            if cancel.aborted:
-                await self.listeners.emit(AgentEvent("auto_retry_end", success=False, attempt=attempt,
-                                            final_error="Retry cancelled"))
-                return
-            await self.agent.continue_()
-        await self._check_compaction(skip_aborted=True)
-
-    def _drop_trailing_error(self) -> None:
-        messages = self.agent.state.messages
-        if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].stop_reason == "error":
-            self.agent.state.messages = messages[:-1]
+        """Run with agent-level retry (``Agent.run_retrying``), then check for compaction."""
+        if await self.agent.run_retrying(start, self.retry):
+            await self._check_compaction(skip_aborted=True)
 
     async def _check_compaction(self, *, skip_aborted: bool) -> None:
         last = self.last_assistant()
@@ -644,7 +604,7 @@ class AgentSession:
             return
         self.reload_messages()
         if skip_aborted and (outcome.will_retry or self.agent.has_queued_messages()):
-            self._drop_trailing_error()
+            self.agent.drop_trailing_error()
             await asyncio.sleep(0.1)
             await self._run_agent(self.agent.continue_)
 
@@ -697,17 +657,6 @@ class AgentSession:
         """The agent's context again from the store's current branch (after it was rewritten)."""
         self.agent.state.messages = self.store.build_session_context().typed_messages()
 
-    def restore_from_store(self) -> None:
-        """Messages, model and thinking level as the store's current branch recorded them."""
-        context = self.store.build_session_context()
-        self.reset_agent(context.typed_messages())
-        if context.model and self.models is not None:
-            recorded = self.models.find(context.model.get("provider", ""), context.model.get("modelId", ""))
-            if recorded is not None and self.models.has_auth(recorded.provider):
-                self.agent.state.model = recorded
-        if context.thinking_level:
-            self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)
-
 
 def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
     """The ``thinkingBudgets`` setting: token budgets per level for budget-based thinking APIs."""
@@ -716,17 +665,6 @@ def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
         return None
     return {level: budget for level, budget in value.items()
             if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
-
-
-def clamp_level(model: Model | None, level: str) -> str:
-    """``clamp_thinking_level``, except that no model means ``off`` and an unrecognised level becomes
-    the model's first supported one (a client or an old session file may say anything)."""
-    if not _has_model(model):
-        return "off"
-    assert model is not None
-    if level not in THINKING_LEVELS:
-        return supported_thinking_levels(model)[0]
-    return clamp_thinking_level(model, level)
 
 
 def _has_model(model: Model | None) -> bool:

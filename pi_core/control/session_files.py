@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pi_core.errors import PiError
 from pi_core.extension import Cancel
 from pi_core.signals import AbortSignal
+from pi_core.types import clamp_level
 
 if TYPE_CHECKING:
     from pi_core.session import AgentSession
@@ -57,7 +58,7 @@ class SessionFiles:
         previous = _file(session)
         await session.shutdown("resume", target)
         session.store.set_session_file(target)
-        session.restore_from_store()
+        _restore_from_store(session)
         await session.start("resume", previous)
         return True
 
@@ -69,7 +70,7 @@ class SessionFiles:
         previous = _file(session)
         result = session.store.fork(entry_id)  # validates first: a bad id changes nothing
         await session.shutdown("fork", _file(session))
-        session.restore_from_store()
+        _restore_from_store(session)
         await session.start("fork", previous)
         return result.selected_text, False
 
@@ -84,7 +85,7 @@ class SessionFiles:
         previous = _file(session)
         store.clone()
         await session.shutdown("fork", _file(session))
-        session.restore_from_store()
+        _restore_from_store(session)
         await session.start("fork", previous)
         return True
 
@@ -169,6 +170,19 @@ def _file(session: AgentSession) -> str | None:
     store = session.store
     path = store.session_file
     return str(path) if path is not None and store.is_persisted else None
+
+
+def _restore_from_store(session: AgentSession) -> None:
+    """Messages, model and thinking level as the store's current branch recorded them."""
+    context = session.store.build_session_context()
+    session.reset_agent(context.typed_messages())
+    models, state = session.models, session.agent.state
+    if context.model and models is not None:
+        recorded = models.find(context.model.get("provider", ""), context.model.get("modelId", ""))
+        if recorded is not None and models.has_auth(recorded.provider):
+            state.model = recorded
+    if context.thinking_level:
+        state.thinking_level = clamp_level(session.model, context.thinking_level)
 
 
 def _has_model(model: Any) -> bool:

@@ -29,8 +29,8 @@ from pi_core.testing.kit import run_pi, write_fake_models
 from tests.ecosystem.conftest import can_build_offline
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CONTRIBUTING.md", "docs", "pi_core", "plugins",
-           "builtin_tools")
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CONTRIBUTING.md", "CHANGELOG.md", "docs", "pi_core",
+           "plugins", "builtin_tools", "examples/pi-examples/src")
 API = "google-generative-ai"  # spoken with httpx2 alone: each pi starts quickly
 
 
