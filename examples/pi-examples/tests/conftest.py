@@ -58,6 +58,17 @@ class ExamplePi:
         system = self.server.requests[request].body.get("system") or []
         return system if isinstance(system, str) else "".join(block.get("text", "") for block in system)
 
+    def tool_results(self, request: int) -> list[str]:
+        """The texts of the tool results the ``request``-th model request carries in its last message."""
+        blocks = self.server.requests[request].body["messages"][-1]["content"]
+        texts = []
+        for block in blocks if isinstance(blocks, list) else []:
+            if block.get("type") == "tool_result":
+                content = block.get("content")
+                texts.append(content if isinstance(content, str) else
+                             "".join(part.get("text", "") for part in content or []))
+        return texts
+
     @staticmethod
     def ui_requests(client: RpcClient, method: str) -> list[dict[str, Any]]:
         """The extension-UI requests of one method (``notify``, ``setStatus``...) the client has received."""
