@@ -12,8 +12,8 @@ def test_print_mode_blocks_a_destructive_command_and_runs_harmless_ones(example)
     example.server.add(Reply(tool_calls=[RM, ("bash", {"command": "echo fine"})]), Reply(text="ok"))
     done = example.run("permission_gate", "--no-session", "-p", "clean up")
     assert done.returncode == 0, done.stderr
-    assert example.tool_result_text(1, 0) == "Dangerous command blocked (no UI for confirmation)"
-    assert example.tool_result_text(1, 1).strip() == "fine"
+    assert example.tool_results(1)[0] == "Dangerous command blocked (no UI for confirmation)"
+    assert example.tool_results(1)[1].strip() == "fine"
     assert (example.cwd / "build").is_dir()
 
 
@@ -31,7 +31,7 @@ def test_rpc_asks_and_no_blocks_the_command(example, ui) -> None:
     assert end["result"]["content"][0]["text"] == "Blocked by user"
     client.wait_for_event("agent_end", timeout=30)
     assert (example.cwd / "build").is_dir()
-    assert example.tool_result_text(1) == "Blocked by user"
+    assert example.tool_results(1)[-1] == "Blocked by user"
 
 
 def test_rpc_yes_lets_the_command_run_and_cancel_blocks(example, ui) -> None:
@@ -50,4 +50,4 @@ def test_rpc_yes_lets_the_command_run_and_cancel_blocks(example, ui) -> None:
     assert "sudo true" in ask["title"]
     client.respond_ui(ask["id"], cancelled=True)
     client.wait_for_event("agent_end", after=mark, timeout=30)
-    assert example.tool_result_text(3) == "Blocked by user"
+    assert example.tool_results(3)[-1] == "Blocked by user"

@@ -11,7 +11,7 @@ def test_print_mode_refuses_env_and_lets_other_writes_through(example) -> None:
                        Reply(text="ok"))
     done = example.run("protected_paths", "--no-session", "-p", "write")
     assert done.returncode == 0, done.stderr
-    assert example.tool_result_text(1, 0) == 'Path ".env" is protected'
+    assert example.tool_results(1)[0] == 'Path ".env" is protected'
     assert not (example.cwd / ".env").exists()
     assert (example.cwd / "src/a.py").read_text() == "x = 1\n"
 
@@ -25,9 +25,9 @@ def test_edit_in_node_modules_is_refused_and_reads_are_not(example) -> None:
                        Reply(text="ok"))
     done = example.run("protected_paths", "--no-session", "-p", "edit")
     assert done.returncode == 0, done.stderr
-    assert example.tool_result_text(1, 0) == 'Path "node_modules/x.js" is protected'
+    assert example.tool_results(1)[0] == 'Path "node_modules/x.js" is protected'
     assert (example.cwd / "node_modules/x.js").read_text() == "a\n"
-    assert "a" in example.tool_result_text(1, 1)
+    assert "a" in example.tool_results(1)[1]
 
 
 def test_rpc_warns_the_user(example, ui) -> None:
@@ -38,4 +38,4 @@ def test_rpc_warns_the_user(example, ui) -> None:
     assert notice["message"] == "Blocked write to protected path: .git/config"
     assert notice["notifyType"] == "warning"
     client.wait_for_event("agent_end", timeout=30)
-    assert example.tool_result_text(1) == 'Path ".git/config" is protected'
+    assert example.tool_results(1)[-1] == 'Path ".git/config" is protected'
