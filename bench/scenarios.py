@@ -46,8 +46,11 @@ class Step:
 
     child: Child
     replies: list[Reply] = field(default_factory=list)
-    last_request_has: str | None = None  # must occur in the JSON body of the last model request
+    last_request_has: str | tuple[str, ...] | None = None  # must occur in the JSON body of the last request
     before: Callable[[], None] | None = None  # untimed per-run set-up (e.g. restore an edited file)
+    # Run in the same round as this step (taking turns going first): the "cost" metric is this step's per-turn
+    # gap minus the baseline's, so a difference is measured side by side rather than across scenarios.
+    baseline: Step | None = None
 
 
 @dataclass
@@ -121,6 +124,31 @@ def _tool_loop(turns: int, api: str = OPENAI) -> Callable[[Workspace, Harness], 
         replies = [Reply(tool_calls=[("read", {"path": "tiny.txt"})]) for _ in range(turns)] + [Reply(text=DONE)]
         step = _print_step(ws, h, f"loop-{turns}-{api}", api, "go", replies, ["--no-session"], cwd)
         step.last_request_has = "tiny file"
+        return step
+    return build
+
+
+def _noop_plugins(count: int, turns: int = 20) -> Callable[[Workspace, Harness], Step]:
+    """The tool loop with ``count`` installed no-op plugins (issue 15), paired with the same loop without."""
+    def build(ws: Workspace, h: Harness) -> Step:
+        cwd = ws.path("cwd", "noop", h.label, "tiny.txt").parent
+        (cwd / "tiny.txt").write_text("tiny file\n")
+
+        def loop(key: str, env: dict[str, str] | None = None, home: Path | None = None) -> Step:
+            replies = [Reply(tool_calls=[("read", {"path": "tiny.txt"})]) for _ in range(turns)] + [Reply(text=DONE)]
+            step = _print_step(ws, h, key, OPENAI, "go", replies, ["--no-session"], cwd, env=env, agent_dir=home)
+            step.last_request_has = "tiny file"
+            return step
+
+        home = h.agent_dir("noop-plugins", ws.server.base_url_for(OPENAI), OPENAI)
+        env: dict[str, str] = {}
+        if h.kind == "python":
+            env["PYTHONPATH"] = str(fx.python_noop_plugins(ws.path("noop", "site", ".k").parent, count))
+        else:
+            fx.node_noop_extensions(home / "extensions", count)
+        step = loop("noop-plugins", env, home)
+        step.last_request_has = ("tiny file", f"bench_noop_{count - 1:02d}")
+        step.baseline = loop("noop-none")
         return step
     return build
 
@@ -203,6 +231,8 @@ SCENARIOS: list[Scenario] = [
     Scenario("plugins", "print mode with 50 plugins, one tool each", _plugins(50), group="startup"),
     *[Scenario(f"loop-{SHORT[api]}", f"tool loop, 20 `read` turns + answer, {name} wire", _tool_loop(20, api),
                group="loop", metrics=("gap",)) for api, name in WIRES.items()],
+    Scenario("plugins-noop", "tool loop, 20 `read` turns, 20 no-op plugins on every per-turn hook",
+             _noop_plugins(20), group="loop", metrics=("gap", "cost")),
     Scenario("drift-300", "tool loop, 300 `read` turns + answer, Chat Completions", _tool_loop(300),
              group="loop", metrics=("gap", "drift"), max_runs=2),
     Scenario("bash-seq", "bash `seq 1 3000000` (3M lines, 21 MB)", _bash_seq(3_000_000), group="tools"),
