@@ -97,8 +97,8 @@ class PluginSet:
     failures: list[PluginFailure] = field(default_factory=list)
     available: dict[str, str] = field(default_factory=dict)  # opt-in plugins (group pi.optional): name -> dist
     error_listeners: list[Callable[[ExtensionError], None]] = field(default_factory=list)
-    _order: dict[str, tuple[tuple[object, ...], tuple[_Impl, ...], Policy]] = field(default_factory=dict,
-                                                                                   repr=False)
+    _order: dict[str, tuple[tuple[int, object, list[object]], tuple[_Impl, ...], Policy]] = field(
+        default_factory=dict, repr=False)
 
     def layer_of(self, plugin_name: str) -> Layer:
         info = self.info.get(plugin_name)
@@ -121,11 +121,15 @@ class PluginSet:
         caller = getattr(self.pm.hook, hook, None)
         if caller is None:
             return (), Policy("collect")
-        raw = caller.get_hookimpls()
-        key = (len(self.info), caller.spec, *raw)
         cached = self._order.get(hook)
-        if cached is not None and cached[0] == key:
+        # pluggy keeps a caller's registrations in one list it edits in place: compare it without a copy
+        raw = getattr(caller, "_hookimpls", None)
+        if raw is None:
+            raw = caller.get_hookimpls()
+        if (cached is not None and cached[0][0] == len(self.info) and cached[0][1] is caller.spec
+                and cached[0][2] == raw):
             return cached[1], cached[2]
+        key = (len(self.info), caller.spec, list(raw))
         loaded = {name: index for index, name in enumerate(self.info)}
 
         def rank(impl: pluggy.HookImpl) -> tuple[int, int, int]:
