@@ -43,7 +43,9 @@ OURS, NEW, OLD = "pi", "pi16", "pi073"
 METRIC_LABELS = {"first": "↳ spawn → first model request", "exit": "↳ last model response → process exit",
                  "gap": "↳ **harness time per turn** (reply → next request, median)",
                  "drift": "↳ per-turn drift: turns 291-300 minus turns 6-15 (median gap)",
-                 "cost": "↳ **their cost per turn**: gap minus the same loop's without plugins (paired runs)"}
+                 "cost": "↳ **their cost per turn**: gap minus the same loop's without plugins (paired runs)",
+                 "per_unit": "↳ time per streamed delta (wall minus a one-word answer's, paired runs)",
+                 "per_unit_cpu": "↳ CPU per streamed delta (CPU minus a one-word answer's, paired runs)"}
 
 
 @dataclass
@@ -102,6 +104,10 @@ def _paired_run(ws: Workspace, step: Step, index: int) -> Sample:
         sample.ok, sample.problem = False, f"the run without plugins failed: {base.problem}"
     if "gap" in sample.metrics and "gap" in base.metrics:
         sample.metrics["cost"] = sample.metrics["gap"] - base.metrics["gap"]
+    if step.units and sample.ok and base.ok:
+        sample.metrics["per_unit"] = (sample.seconds - base.seconds) / step.units
+        if sample.cpu_seconds is not None and base.cpu_seconds is not None:
+            sample.metrics["per_unit_cpu"] = (sample.cpu_seconds - base.cpu_seconds) / step.units
     return sample
 
 
@@ -166,6 +172,8 @@ def _progress(scenario: Scenario, h: Harness, i: int, sample: Sample) -> None:
 def _fmt_s(value: float | None) -> str:
     if value is None:
         return "—"
+    if abs(value) < 0.001:
+        return f"{value * 1e6:.0f} µs"
     return f"{value * 1000:.1f} ms" if abs(value) < 0.1 else f"{value:.2f} s"
 
 

@@ -51,6 +51,7 @@ class Step:
     # Run in the same round as this step (taking turns going first): the "cost" metric is this step's per-turn
     # gap minus the baseline's, so a difference is measured side by side rather than across scenarios.
     baseline: Step | None = None
+    units: int = 0  # with a baseline: the "per_unit" metric is (wall - the baseline's wall) / units
 
 
 @dataclass
@@ -153,6 +154,20 @@ def _noop_plugins(count: int, turns: int = 20) -> Callable[[Workspace, Harness],
     return build
 
 
+def _long_answer(chars: int, chunk: int = 4) -> Callable[[Workspace, Harness], Step]:
+    """One long streamed answer (``chunk`` characters per delta), paired with a one-word answer: the
+    difference of the two runs' wall times, per delta, is what a streamed delta costs end to end."""
+    def build(ws: Workspace, h: Harness) -> Step:
+        text = ("lorem ipsum dolor sit amet " * (chars // 27 + 1))[: chars - len(DONE) - 1] + " " + DONE
+        home = h.agent_dir("stream-long", ws.server.base_url_for(OPENAI), OPENAI)
+        step = _print_step(ws, h, "stream-long", OPENAI, "hi", [Reply(text=text, chunk_size=chunk)],
+                           ["--no-session"], agent_dir=home)
+        step.baseline = _print_step(ws, h, "stream-short", OPENAI, "hi", [Reply(text=DONE)], ["--no-session"])
+        step.units = -(-len(text) // chunk)
+        return step
+    return build
+
+
 # --- tools on big inputs ----------------------------------------------------------------------------
 
 LINE = "x" * 99
@@ -229,6 +244,8 @@ SCENARIOS: list[Scenario] = [
     *[Scenario(f"print-{SHORT[api]}", f"print mode, one answer, {name} wire", _print_one(api),
                metrics=("first", "exit")) for api, name in WIRES.items()],
     Scenario("plugins", "print mode with 50 plugins, one tool each", _plugins(50), group="startup"),
+    Scenario("stream", "print mode, a 40 KB answer in 10,000 deltas, Chat Completions", _long_answer(40_000),
+             group="startup", metrics=("per_unit", "per_unit_cpu")),
     *[Scenario(f"loop-{SHORT[api]}", f"tool loop, 20 `read` turns + answer, {name} wire", _tool_loop(20, api),
                group="loop", metrics=("gap",)) for api, name in WIRES.items()],
     Scenario("plugins-noop", "tool loop, 20 `read` turns, 20 no-op plugins on every per-turn hook",
