@@ -196,6 +196,10 @@ def test_interactive_mode_answers_from_the_wheel(installed: Installed) -> None:
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "pi", "Enter"], check=True)
         screen = _wait_for_screen(socket, "interactive answer")
         assert "hello there" in screen
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "pi", "-l", "/changelog"], check=True)
+        time.sleep(0.5)  # let the completion menu settle
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "pi", "Enter"], check=True)
+        _wait_for_screen(socket, "The export is a viewer like Pi's")  # the wheel's own CHANGELOG.md, issue 21
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
 
