@@ -26,8 +26,7 @@ from pi_core.errors import PluginConflict
 from pi_core.registry import LAYER_RANK, Layer, PluginFailure, PluginInfo, PluginSet
 
 __all__ = ["BUILTIN_DIST", "LAYER_RANK", "OPTIONAL_GROUP", "Layer", "PluginFailure", "PluginInfo", "PluginSet",
-           "discover_entry_points", "load_plugins", "new_plugin_manager", "register_file", "register_module",
-           "reimport_files"]
+           "discover_entry_points", "load_plugins", "new_plugin_manager", "register_file", "register_module"]
 
 if TYPE_CHECKING:
     from pi_core.discovery import CachedEntryPoint as EntryPoint
@@ -219,32 +218,6 @@ def register_file(plugins: PluginSet, path: Path, disabled: set[str] = frozenset
         plugins.pm.unregister(name=name)
         del plugins.info[name]
     _register(plugins, module, PluginInfo(name, layer, str(path), replaces=replaces and "earlier plugin"))
-
-
-def reimport_files(plugins: PluginSet) -> list[str]:
-    """Import every plugin loaded from a file or package folder (``-e``, extension folders) again, in place,
-    so ``/reload`` picks up edits; returns the names re-imported. One that no longer imports (or now breaks
-    a rule) keeps its previous module and gets a non-fatal entry in ``failures`` saying why."""
-    done = []
-    for name, info in list(plugins.info.items()):
-        path = Path(info.source)
-        if info.layer not in ("explicit", "project") or not (path.suffix == ".py" or path.is_dir()):
-            continue
-        old = plugins.pm.get_plugin(name)
-        try:
-            module = _import_file(path)
-        except Exception as err:  # noqa: BLE001 - reported; the running version stays
-            plugins.failures.append(PluginFailure(name, str(path.resolve()), f"{type(err).__name__}: {err}"))
-            continue
-        plugins.pm.unregister(name=name)
-        failures = len(plugins.failures)
-        _register(plugins, module, info)
-        if len(plugins.failures) > failures:  # refused: keep what ran before
-            plugins.failures[-1].fatal = False
-            plugins.pm.register(old, name=name)
-            continue
-        done.append(name)
-    return done
 
 
 def register_module(plugins: PluginSet, module: object, name: str, layer: Layer = "explicit") -> None:

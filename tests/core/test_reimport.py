@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_core.plugins import load_plugins, register_file, reimport_files
+from pi_core.app.plugin_reload import reimport_files
+from pi_core.plugins import load_plugins, register_file
 
 PLUGIN = '''
 from pi_core import hookimpl

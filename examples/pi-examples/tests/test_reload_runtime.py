@@ -81,7 +81,7 @@ def test_the_command_reloads_at_once(example, tmp_path: Path) -> None:
     assert example.server.requests == []
 
 
-@pytest.mark.xfail(strict=True, reason="K6: AgentSession.reload does not call pi_core.plugins.reimport_files yet "
+@pytest.mark.xfail(strict=True, reason="K6: AgentSession.reload does not call pi_core.app.plugin_reload.reimport_files yet "
                    "(session.py is being split; notes/requests.md g3 -> kernel)")
 def test_reload_picks_up_an_edited_plugin(example, tmp_path: Path) -> None:
     plugin, log = tmp_path / "helper_plugin.py", tmp_path / "reasons.jsonl"
