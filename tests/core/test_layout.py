@@ -163,16 +163,16 @@ def test_the_kernel_stays_small() -> None:
     total = sum(code_lines(MODULES[name]) for name in kernel)
     assert len(kernel_units()) <= 22, sorted(kernel_units())
     # Issue 15 put the whole plugin contract here (hook specs, ExtensionContext, the UI base, registrations).
-    # 3,858 after the session split (session-file operations moved to pi_core.control.session_files); the
+    # 3,867 after the session split (session-file operations moved to pi_core.control.session_files); the
     # margin leaves room for small contract additions, not for a wing's work.
-    assert total <= 3880, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    assert total <= 3890, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 # Modules allowed past the per-module limit, each with its reason and its own ceiling.
 LARGE_KERNEL_MODULES = {
-    # AgentSession's public surface (SessionHost, the modes' API) plus runs, retry and auto-compaction;
-    # still being split (issue 14).
-    "pi_core.session": 600,
+    # AgentSession: 523 code lines, a third of them its public surface (SessionHost, the modes' API) as
+    # one-line properties and delegations; the rest is the input pipeline, runs and auto-compaction.
+    "pi_core.session": 530,
 }
 
 
