@@ -6,7 +6,6 @@ Names are exported lazily so ``import pi_core`` (and ``pi --help``) stays fast.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
@@ -97,8 +96,11 @@ def _renamed_prefix(fullname: str) -> str | None:
     return next((old for old in RENAMED_MODULES if fullname == old or fullname.startswith(old + ".")), None)
 
 
-class _RenamedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves an old module name with the module at its new place (the same object, so patches apply)."""
+class _RenamedModuleFinder:
+    """Serves an old module name with the module at its new place (the same object, so patches apply).
+
+    A meta path finder and loader by protocol (find_spec, create_module, exec_module): subclassing
+    importlib.abc's classes would import importlib.resources, tempfile and shutil on every start."""
 
     def __init__(self, *, last_resort: bool) -> None:
         self.last_resort = last_resort
