@@ -60,6 +60,10 @@ CONNECT_TIMEOUT_S = 5.0
 DEFAULT_IDLE_TIMEOUT_S = 300.0
 DEFAULT_MAX_RETRIES = 2
 MAX_RETRY_AFTER_S = 60.0
+# After a wire's last event, how long the rest of the body (normally just the chunked terminator) may take to
+# arrive so the connection can serve the next turn; past it, the connection is closed instead.
+RELEASE_DRAIN_S = 0.25
+RELEASE_DRAIN_BYTES = 1024 * 1024
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 # Read by the client at creation: a change (a test's monkeypatch, a settings-applied proxy) needs a new client.
 _ENV_KEYS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
@@ -251,6 +255,8 @@ class SSEStream:
         self._observed = observed  # the model whose raw events plugins watch (on_stream_event)
         self.status = response.status_code
         self.headers = response.headers
+        self._chunks: AsyncIterator[bytes] | None = None
+        self._reuse = False
 
     def info(self) -> dict[str, Any]:
         return {"status": self.status, "headers": dict(self.headers)}
@@ -260,7 +266,7 @@ class SSEStream:
 
         guard = self._guard
         decoder = SSEDecoder()
-        chunks = self.response.aiter_bytes().__aiter__()
+        chunks = self._chunks = self.response.aiter_bytes().__aiter__()
         try:
             while True:
                 try:
@@ -294,7 +300,7 @@ class SSEStream:
         import httpx2
 
         guard = self._guard
-        chunks = self.response.aiter_bytes().__aiter__()
+        chunks = self._chunks = self.response.aiter_bytes().__aiter__()
         try:
             while True:
                 try:
@@ -324,15 +330,35 @@ class SSEStream:
         if callback is not None and self._observed is not None:
             await resolved(callback(data, self._observed))
 
+    def release(self) -> None:
+        """The wire has every event it needs (it may stop reading at its end marker, such as ``[DONE]``):
+        ``aclose`` then reads what is left of the body, so the kept-alive connection serves the next turn
+        instead of a new connection (and TLS handshake) per request."""
+        self._reuse = True
+
     async def aclose(self) -> None:
         import httpx2
 
         try:
+            if self._reuse and not self.response.is_closed and not self._guard.signal.aborted:
+                await self._drain()
             # Closing a connection that already broke must not hide the error that broke it.
             with contextlib.suppress(httpx2.TransportError):
                 await self.response.aclose()
         finally:
             self._guard.close()
+
+    async def _drain(self) -> None:
+        import httpx2
+
+        chunks = self._chunks if self._chunks is not None else self.response.aiter_bytes().__aiter__()
+        left = RELEASE_DRAIN_BYTES
+        try:
+            async with asyncio.timeout(RELEASE_DRAIN_S):
+                while left > 0:
+                    left -= len(await chunks.__anext__())
+        except (StopAsyncIteration, TimeoutError, httpx2.TransportError):
+            pass  # all read (the connection is reusable), or not worth waiting for: closed below
 
 
 async def open_sse(request: WireRequest, options: StreamOptions, status_text: StatusText = default_status_text,

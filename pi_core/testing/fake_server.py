@@ -31,6 +31,10 @@ an event), malformed tool arguments via ``ToolUse(raw_arguments=...)``).
 Frame positions count SSE frames of the chosen wire; the string ``"content"`` means "right after the last
 content frame, before the stop reason/usage frames", which is the same logical spot on every wire.
 
+``FakeModelServer(keep_alive=True)`` keeps connections open between requests, as the real APIs do: streamed
+replies are sent chunked instead of ending with the connection (the bench uses it, so the harnesses' per-turn
+times hold no TCP connection set-up and no server thread start). Default: one connection per request.
+
 ``FakeModelServer(tls=context)`` serves https (``pi_core.testing.fake_proxy.make_certificates`` makes a
 CA and a certificate for 127.0.0.1). In pytest, the ``pi_fake_server`` fixture (from the ``pi`` pytest plugin) gives a started server per test;
 ``pi_core.testing.streams`` has helpers to run a provider against it and check the event protocol.
@@ -130,6 +134,12 @@ class _HTTPServer(ThreadingHTTPServer):
     owner: FakeModelServer
 
     tls: ssl.SSLContext | None = None
+    keep_alive = False
+
+    def server_bind(self) -> None:
+        super().server_bind()
+        self.open_connections: set[socket.socket] = set()
+        self.accepted = 0
 
     def get_request(self) -> tuple[socket.socket, Any]:
         conn, addr = super().get_request()
@@ -137,7 +147,21 @@ class _HTTPServer(ThreadingHTTPServer):
         conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         if self.tls is not None:
             conn = self.tls.wrap_socket(conn, server_side=True, do_handshake_on_connect=False)
+        self.open_connections.add(conn)
+        self.accepted += 1
         return conn, addr
+
+    def shutdown_request(self, request: Any) -> None:
+        self.open_connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_idle_connections(self) -> None:
+        """End kept-alive connections, so their handler threads return (``server_close`` joins them)."""
+        for conn in list(self.open_connections):
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         if self.tls is not None and isinstance(sys.exc_info()[1], (ssl.SSLError, OSError)):
@@ -150,7 +174,7 @@ class FakeModelServer:
 
     def __init__(self, replies: Iterable[ReplySource] = (), *, port: int = 0, host: str = "127.0.0.1",
                  record_path: str | Path | None = None, tls: ssl.SSLContext | None = None,
-                 responder: ReplySource | None = None) -> None:
+                 responder: ReplySource | None = None, keep_alive: bool = False) -> None:
         self._lock = threading.Lock()
         self._queue: list[ReplySource] = list(replies)
         self.responder = responder
@@ -162,6 +186,7 @@ class FakeModelServer:
         self._httpd = _HTTPServer((host, port), _Handler)
         self._httpd.owner = self
         self._httpd.tls = tls
+        self._httpd.keep_alive = keep_alive
         self._thread: threading.Thread | None = None
 
     # -- lifecycle --
@@ -174,6 +199,11 @@ class FakeModelServer:
     def url(self) -> str:
         scheme = "https" if self._httpd.tls is not None else "http"
         return f"{scheme}://127.0.0.1:{self.port}"
+
+    @property
+    def connections(self) -> int:
+        """How many TCP connections the server has accepted so far."""
+        return self._httpd.accepted
 
     def base_url_for(self, api: str) -> str:
         if api.startswith("openai") or api.endswith("openai-responses"):
@@ -197,6 +227,7 @@ class FakeModelServer:
             self._httpd.shutdown()
             self._thread.join(5)
             self._thread = None
+        self._httpd.close_idle_connections()
         self._httpd.server_close()
 
     def __enter__(self) -> Self:
@@ -307,12 +338,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("content-type", "application/json")
         self.send_header("content-length", str(len(payload)))
-        self.send_header("connection", "close")
+        if not self.server.keep_alive:
+            self.send_header("connection", "close")
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
-        self.close_connection = True
+        self.close_connection = not self.server.keep_alive
 
     def _serve(self, reply: Reply, wire: str, request: RecordedRequest) -> None:
         if reply.status != 200:
@@ -350,11 +382,12 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("content-type", "application/vnd.amazon.eventstream" if wire == "bedrock-converse-stream"
                          else "text/event-stream")
         self.send_header("cache-control", "no-cache")
-        self.send_header("connection", "close")
+        chunked = self.server.keep_alive
+        self.send_header("transfer-encoding" if chunked else "connection", "chunked" if chunked else "close")
         for name, value in reply.headers.items():
             self.send_header(name, value)
         self.end_headers()
-        self.close_connection = True
+        self.close_connection = True  # until the whole body went out (a fault ends the connection)
         try:
             self.wfile.flush()
             for index, frame in enumerate(frames + [b""]):
@@ -364,24 +397,29 @@ class _Handler(BaseHTTPRequestHandler):
                     self._reset()
                     return
                 if index == trickle_at:
-                    self._trickle(frame or b"data: ", reply.trickle_s)
+                    self._trickle(frame or b"data: ", reply.trickle_s, chunked)
                     return
                 if not frame:
                     break
                 if index and reply.chunk_delay and self.owner._stop.wait(reply.chunk_delay):
                     return
-                self.wfile.write(frame)
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(frame), frame) if chunked else frame)
                 self.wfile.flush()
+            if chunked:
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+                self.close_connection = False
         except (BrokenPipeError, ConnectionResetError):
             return  # the client went away (e.g. it aborted): nothing left to do
 
-    def _trickle(self, frame: bytes, interval: float) -> None:
+    def _trickle(self, frame: bytes, interval: float, chunked: bool = False) -> None:
         """Send ``frame`` without its end one byte per ``interval``, then keep sending spaces: bytes keep
         coming, an event never completes (until the server stops or the client hangs up)."""
         body = frame.rstrip(b"\r\n")
         index = 0
         while not self.owner._stop.wait(interval):
-            self.wfile.write(body[index:index + 1] if index < len(body) else b" ")
+            byte = body[index:index + 1] if index < len(body) else b" "
+            self.wfile.write(b"1\r\n%s\r\n" % byte if chunked else byte)
             self.wfile.flush()
             index += 1
 
@@ -424,9 +462,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--script", help="JSON file with the replies to serve, in order")
     parser.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
     parser.add_argument("--record", help="append each request as one JSON line to this file")
+    parser.add_argument("--keep-alive", action="store_true",
+                        help="keep connections open between requests (streamed replies sent chunked)")
     args = parser.parse_args(argv)
     replies = load_script(args.script) if args.script else []
-    server = FakeModelServer(replies, port=args.port, record_path=args.record)
+    server = FakeModelServer(replies, port=args.port, record_path=args.record, keep_alive=args.keep_alive)
     print(server.url, flush=True)
     try:
         server._httpd.serve_forever(poll_interval=0.05)

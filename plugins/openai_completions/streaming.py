@@ -152,6 +152,7 @@ async def stream_completions(model: Model, context: Context, options: StreamOpti
             raise StreamAborted()
         if reader.bad_finish is not None:
             raise FinishReasonError(f"Provider finish_reason: {reader.bad_finish}")
+        stream.release()
         yield builder.done(reader.stop)
     except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
         yield failure_event(builder, err, options)

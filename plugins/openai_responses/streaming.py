@@ -243,6 +243,7 @@ async def stream_responses(model: Model, context: Context, options: StreamOption
             raise StreamAborted()
         if reader.stop in ("error", "aborted"):
             raise ResponsesError(UNKNOWN_ERROR_TEXT)
+        stream.release()
         yield builder.done(reader.stop)
     except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
         yield failure_event(builder, err, options)

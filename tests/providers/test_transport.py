@@ -226,3 +226,25 @@ def test_one_event_loop_reuses_one_client_for_every_request(pi_fake_server: Fake
         return texts, len(transport._CLIENTS[asyncio.get_running_loop()])
 
     assert asyncio.run(go()) == (["one", "two"], 1)
+
+
+@pytest.mark.parametrize("wire", WIRES)
+def test_turns_share_one_kept_alive_connection(wire: str) -> None:
+    """Against a server that keeps connections open (as the real APIs do), every request of a run after the
+    first goes out on the same connection; a dropped connection is replaced by a fresh one."""
+    with FakeModelServer(keep_alive=True) as server:
+        server.add(Reply(text="one"), Reply(text="two"), Reply(text="lost", disconnect_after=1), Reply(text="four"))
+        model = model_for(server, wire)
+
+        async def go() -> list[tuple[str | None, str, int]]:
+            seen = []
+            for _ in range(4):
+                events = [e async for e in PROVIDERS[wire].stream(model, user_context(),
+                                                                  StreamOptions(api_key="k", max_retries=0))]
+                seen.append((last(events).stop_reason, last(events).text(), server.connections))
+            return seen
+
+        outcome = asyncio.run(asyncio.wait_for(go(), 30))
+    assert [(reason, conns) for reason, _text, conns in outcome] == [("stop", 1), ("stop", 1), ("error", 1),
+                                                                     ("stop", 2)]
+    assert [outcome[0][1], outcome[1][1], outcome[3][1]] == ["one", "two", "four"]

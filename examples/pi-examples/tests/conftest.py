@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -51,6 +52,27 @@ class ExamplePi:
                            env=self.env(**(env or {}))).start()
         self.clients.append(client)
         return client
+
+    def system_prompt(self, request: int) -> str:
+        """The system prompt of the ``request``-th model request (the Anthropic wire's ``system`` blocks)."""
+        system = self.server.requests[request].body.get("system") or []
+        return system if isinstance(system, str) else "".join(block.get("text", "") for block in system)
+
+    def tool_results(self, request: int) -> list[str]:
+        """The texts of the tool results the ``request``-th model request carries in its last message."""
+        blocks = self.server.requests[request].body["messages"][-1]["content"]
+        texts = []
+        for block in blocks if isinstance(blocks, list) else []:
+            if block.get("type") == "tool_result":
+                content = block.get("content")
+                texts.append(content if isinstance(content, str) else
+                             "".join(part.get("text", "") for part in content or []))
+        return texts
+
+    @staticmethod
+    def ui_requests(client: RpcClient, method: str) -> list[dict[str, Any]]:
+        """The extension-UI requests of one method (``notify``, ``setStatus``...) the client has received."""
+        return [e for e in client.events if e.get("type") == "extension_ui_request" and e.get("method") == method]
 
 
 @pytest.fixture
