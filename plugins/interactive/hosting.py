@@ -9,7 +9,6 @@ prompt_toolkit as usual.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -20,24 +19,20 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Float, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
+from pi_core.tui.width import CURSOR_MARKER
 from pi_core.ui import Component, OverlayOptions
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp
 
-ANSI_CODE = re.compile(r"\x1b\[[0-9;:?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)")
 PASS_THROUGH = {Keys.CPRResponse, Keys.Vt100MouseEvent, Keys.WindowsMouseEvent, Keys.Ignore, Keys.SIGINT}
 
 
-def visible_width(text: str) -> int:
-    from prompt_toolkit.utils import get_cwidth
-
-    return get_cwidth(ANSI_CODE.sub("", text))
-
-
 def fragments(lines: list[str]) -> Any:
-    """ANSI lines as prompt_toolkit fragments; colours never leak from one line into the next."""
-    return to_formatted_text(ANSI("\n".join(line + "\x1b[0m" for line in lines)))
+    """ANSI lines as prompt_toolkit fragments; colours never leak from one line into the next. The cursor
+    marker of focused inputs is dropped: they draw their own (reverse video) cursor."""
+    text = "\n".join(line + "\x1b[0m" for line in lines).replace(CURSOR_MARKER, "")
+    return to_formatted_text(ANSI(text))
 
 
 def render_lines(component: Any, width: int) -> list[str]:
