@@ -46,8 +46,8 @@ def test_the_palette_follows_the_system_appearance(tmp_path: Path) -> None:
         rig.start("-e", "plugin:mac_system_theme", "--no-session", env=env)
         rig.tmux.wait_for("fake-model")
         dark = settle(rig.tmux)
-        assert bins.calls("osascript")[0].argv == ["-e", 'tell application "System Events" to tell appearance '
-                                                         "preferences to return dark mode"]
+        asked = 'tell application "System Events" to tell appearance preferences to return dark mode'
+        assert bins.calls("osascript")[0].argv == ["-e", asked]
         state.write_text("false")
         deadline = time.monotonic() + 20
         while colours(rig.tmux.screen(colours=True)) == dark:
