@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_plugins.interactive.commands import MenuCommand, split_command
-from pi_plugins.interactive.fuzzy import fuzzy_filter
+
+from pi_core.tui.fuzzy import fuzzy_filter
 
 MAX_INDEXED_FILES = 20_000
 MAX_FILE_SUGGESTIONS = 20

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pi_core.tui.keys import Key, KeySyntaxError, matches_key, parse_key
+
 # (action id, default keys, what /hotkeys says); only actions this UI carries out are listed.
 ACTIONS: list[tuple[str, tuple[str, ...], str]] = [
     ("tui.input.submit", ("enter",), "Send (while working: queue a steering message)"),
@@ -69,59 +71,6 @@ ACTIONS: list[tuple[str, tuple[str, ...], str]] = [
 DEFAULTS: dict[str, tuple[str, ...]] = {action: keys for action, keys, _ in ACTIONS}
 DESCRIPTIONS: dict[str, str] = {action: text for action, _, text in ACTIONS}
 
-_MODIFIERS = ("ctrl", "shift", "alt", "super")
-_NAMED = {"escape", "esc", "enter", "return", "tab", "space", "backspace", "delete", "insert", "clear", "home", "end",
-          "pageup", "pagedown", "up", "down", "left", "right", *(f"f{n}" for n in range(1, 13))}
-_SYMBOLS = set("`-=[]\\;',./!@#$%^&*()_+|~{}:<>?")
-
-
-class KeySyntaxError(ValueError):
-    """A key description that is not in Pi's syntax."""
-
-
-@dataclass(frozen=True)
-class Key:
-    """One parsed key: its modifiers and the key name (lower-case, ``esc`` and ``return`` normalised)."""
-
-    key: str
-    ctrl: bool = False
-    shift: bool = False
-    alt: bool = False
-    super: bool = False
-
-    def label(self) -> str:
-        """How /hotkeys writes it: ``Ctrl+Shift+P``, ``Alt+Up``, ``Escape``."""
-        mods = [m.capitalize() for m in _MODIFIERS if getattr(self, m)]
-        names = {"pageup": "PageUp", "pagedown": "PageDown"}
-        return "+".join([*mods, names.get(self.key, self.key.upper() if len(self.key) == 1 else self.key.capitalize())])
-
-
-def parse_key(text: str) -> Key:
-    """``ctrl+shift+x`` -> Key; raises KeySyntaxError naming what is wrong."""
-    if not isinstance(text, str) or not text:
-        raise KeySyntaxError(f"{text!r} is not a key")
-    if text == "+":
-        mods, name = [], "+"
-    elif text.endswith("++"):  # "ctrl++": the plus key itself
-        mods, name = text[:-2].split("+"), "+"
-    else:
-        *mods, name = text.split("+")
-    flags: dict[str, bool] = {}
-    for mod in mods:
-        if mod not in _MODIFIERS:
-            raise KeySyntaxError(f"{text!r}: unknown modifier {mod!r} (use ctrl, shift, alt, super)")
-        if flags.get(mod):
-            raise KeySyntaxError(f"{text!r}: {mod} is given twice")
-        flags[mod] = True
-    lowered = name.lower() if len(name) > 1 else name
-    if len(lowered) == 1 and lowered.isalpha():
-        lowered = lowered.lower()
-    if not (lowered in _NAMED or (len(lowered) == 1 and (lowered.isalnum() or lowered in _SYMBOLS))):
-        raise KeySyntaxError(f"{text!r}: unknown key {name!r}")
-    lowered = {"esc": "escape", "return": "enter"}.get(lowered, lowered)
-    return Key(lowered, **flags)
-
-
 @dataclass
 class Keybindings:
     bindings: dict[str, list[Key]]
@@ -130,6 +79,10 @@ class Keybindings:
 
     def keys(self, action: str) -> list[Key]:
         return self.bindings.get(action, [])
+
+    def matches(self, data: str, action: str) -> bool:
+        """Whether terminal data of one key press is bound to ``action`` (what plugin components ask)."""
+        return any(matches_key(data, key) for key in self.keys(action))
 
     def labels(self, action: str) -> str:
         return ", ".join(key.label() for key in self.keys(action)) or "(unbound)"

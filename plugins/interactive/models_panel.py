@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from pi_plugins.interactive import style
-from pi_plugins.interactive.fuzzy import fuzzy_filter
 from pi_plugins.interactive.panel import Done, PanelKey
+
+from pi_core.tui.fuzzy import fuzzy_filter
 
 
 def model_key(model: Any) -> str:

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_plugins.interactive import style
-from pi_plugins.interactive.fuzzy import fuzzy_filter
 from pi_plugins.interactive.panel import Done, PanelKey
 
+from pi_core.tui.fuzzy import fuzzy_filter
 from pi_core.ui import UI
 
 if TYPE_CHECKING:

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from pi_plugins.interactive import style
-from pi_plugins.interactive.fuzzy import fuzzy_filter
 from pi_plugins.interactive.panel import Done, PanelKey
 from pi_plugins.interactive.pickers import age
+
+from pi_core.tui.fuzzy import fuzzy_filter
 
 SORTS = ("threaded", "recent", "fuzzy")
 

@@ -29,8 +29,8 @@ from pi_core.testing.kit import run_pi, write_fake_models
 from tests.ecosystem.conftest import can_build_offline
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CONTRIBUTING.md", "docs", "pi_core", "plugins",
-           "builtin_tools")
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CONTRIBUTING.md", "CHANGELOG.md", "docs", "pi_core",
+           "plugins", "builtin_tools", "examples")
 API = "google-generative-ai"  # spoken with httpx2 alone: each pi starts quickly
 
 
@@ -193,6 +193,10 @@ def test_interactive_mode_answers_from_the_wheel(installed: Installed) -> None:
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "pi", "Enter"], check=True)
         screen = _wait_for_screen(socket, "interactive answer")
         assert "hello there" in screen
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "pi", "-l", "/changelog"], check=True)
+        time.sleep(0.5)  # let the completion menu settle
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "pi", "Enter"], check=True)
+        _wait_for_screen(socket, "The export is a viewer like Pi's")  # the wheel's own CHANGELOG.md, issue 21
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
 

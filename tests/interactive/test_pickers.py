@@ -6,11 +6,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pi_plugins.interactive.fuzzy import fuzzy_filter, fuzzy_score
 from pi_plugins.interactive.pickers import Picker, PickItem, pick_session
 from prompt_toolkit.output import DummyOutput
 
 from pi_core.sessions.store import SessionInfo
+from pi_core.tui.fuzzy import fuzzy_filter, fuzzy_score
 
 
 def info(path: str, name: str | None, first: str, age_s: float) -> SessionInfo:

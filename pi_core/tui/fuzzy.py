@@ -1,4 +1,4 @@
-"""Subsequence fuzzy matching shared by the pickers and ``@`` file completion."""
+"""Subsequence fuzzy matching: pickers, `@` file completion, SelectList and SettingsList filters."""
 
 from __future__ import annotations
 
