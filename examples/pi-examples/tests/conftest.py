@@ -7,6 +7,7 @@ pi sent (``server.requests``). The project folder is ``example.cwd``, the agent 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -45,6 +46,14 @@ class ExamplePi:
         """``pi -e plugin:EXAMPLE --provider fake --model fake-model ARGS`` to the end."""
         return subprocess.run([*PI, *self.args(example, *args)], input=stdin, capture_output=True, text=True,
                               cwd=self.cwd, env=self.env(**(env or {})), timeout=timeout, check=False)
+
+    def add_model(self, model_id: str) -> None:
+        """Serve one more model, ``fake/MODEL_ID``, from the fake server (models.json)."""
+        path = self.home / "models.json"
+        models = json.loads(path.read_text())
+        entries = models["providers"]["fake"]["models"]
+        entries.append({**entries[0], "id": model_id, "name": model_id})
+        path.write_text(json.dumps(models))
 
     def rpc(self, example: str | None, *args: str, env: dict[str, str] | None = None) -> RpcClient:
         """A started ``pi --mode rpc`` with the example enabled; stopped when the test ends."""
