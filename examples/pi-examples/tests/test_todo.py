@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pi_examples.todo import Todo, TodoListComponent, render_result
+
+from pi_core import ToolResult
 from pi_core.testing.fake_script import Reply
 from pi_core.tui import strip_ansi
+from pi_core.types import TextContent
 from pi_core.ui import PlainTheme
-from pi_examples.todo import Todo, TodoListComponent, render_result
 
 
 def test_the_list_lives_in_the_session_and_comes_back_with_continue(example) -> None:
@@ -59,8 +62,6 @@ def test_the_todos_panel_counts_and_closes_on_escape() -> None:
 
 
 def test_tool_rows_say_what_changed() -> None:
-    class Result:
-        content: list[object] = []
-        details = {"action": "add", "todos": [{"id": 1, "text": "milk", "done": False}], "nextId": 2}
-
-    assert strip_ansi(render_result(Result(), False, False)) == "✓ Added #1 milk"
+    result = ToolResult(content=[TextContent(text="Added todo #1: milk")],
+                        details={"action": "add", "todos": [{"id": 1, "text": "milk", "done": False}], "nextId": 2})
+    assert strip_ansi(render_result(result, False, False)) == "✓ Added #1 milk"
