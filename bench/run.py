@@ -42,7 +42,10 @@ MIB = 1024
 OURS, NEW, OLD = "pi", "pi16", "pi073"
 METRIC_LABELS = {"first": "↳ spawn → first model request", "exit": "↳ last model response → process exit",
                  "gap": "↳ **harness time per turn** (reply → next request, median)",
-                 "drift": "↳ per-turn drift: turns 291-300 minus turns 6-15 (median gap)"}
+                 "drift": "↳ per-turn drift: turns 291-300 minus turns 6-15 (median gap)",
+                 "cost": "↳ **their cost per turn**: gap minus the same loop's without plugins (paired runs)",
+                 "per_unit": "↳ time per streamed delta (wall minus a one-word answer's, paired runs)",
+                 "per_unit_cpu": "↳ CPU per streamed delta (CPU minus a one-word answer's, paired runs)"}
 
 
 @dataclass
@@ -82,11 +85,30 @@ def run_scenario(scenario: Scenario, ws: Workspace, harnesses: list[Harness], ru
         shift = i % len(chosen) if chosen else 0
         order = chosen[shift:] + chosen[:shift]  # each harness goes first in turn
         for h in order:
-            sample = _one_run(ws, steps[h.label])
+            sample = _paired_run(ws, steps[h.label], i)
             if i >= 0:
                 outcome.samples[h.label].append(sample)
             _progress(scenario, h, i, sample)
     return outcome
+
+
+def _paired_run(ws: Workspace, step: Step, index: int) -> Sample:
+    """One run of ``step``; with a baseline, that one too (first on odd rounds) and the gap difference."""
+    if step.baseline is None:
+        return _one_run(ws, step)
+    if index % 2:
+        base, sample = _one_run(ws, step.baseline), _one_run(ws, step)
+    else:
+        sample, base = _one_run(ws, step), _one_run(ws, step.baseline)
+    if not base.ok and sample.ok:
+        sample.ok, sample.problem = False, f"the run without plugins failed: {base.problem}"
+    if "gap" in sample.metrics and "gap" in base.metrics:
+        sample.metrics["cost"] = sample.metrics["gap"] - base.metrics["gap"]
+    if step.units and sample.ok and base.ok:
+        sample.metrics["per_unit"] = (sample.seconds - base.seconds) / step.units
+        if sample.cpu_seconds is not None and base.cpu_seconds is not None:
+            sample.metrics["per_unit_cpu"] = (sample.cpu_seconds - base.cpu_seconds) / step.units
+    return sample
 
 
 def _one_run(ws: Workspace, step: Step) -> Sample:
@@ -101,12 +123,13 @@ def _one_run(ws: Workspace, step: Step) -> Sample:
             ws.server._queue.clear()
         if sample.ok:
             sample.ok, sample.problem = False, f"{left} scripted replies were never requested"
-    if sample.ok and step.last_request_has is not None:
-        last = ws.server.requests[-1].body if ws.server.requests else None
-        if step.last_request_has not in request_text(last):
-            seen = request_text((last.get("messages") or [None])[-1]) if isinstance(last, dict) else "no request"
-            sample.ok, sample.problem = False, (f"the last model request lacks {step.last_request_has!r}; "
-                                                f"its last message: {seen[:240]}")
+    needles = (step.last_request_has,) if isinstance(step.last_request_has, str) else step.last_request_has or ()
+    last = ws.server.requests[-1].body if ws.server.requests else None
+    missing = [needle for needle in needles if needle not in request_text(last)]
+    if sample.ok and missing:
+        seen = request_text((last.get("messages") or [None])[-1]) if isinstance(last, dict) else "no request"
+        sample.ok, sample.problem = False, (f"the last model request lacks {missing[0]!r}; "
+                                            f"its last message: {seen[:240]}")
     if sample.ok:
         sample.metrics = server_metrics(ws, sample)
     ws.server.requests.clear()
@@ -149,6 +172,8 @@ def _progress(scenario: Scenario, h: Harness, i: int, sample: Sample) -> None:
 def _fmt_s(value: float | None) -> str:
     if value is None:
         return "—"
+    if abs(value) < 0.001:
+        return f"{value * 1e6:.0f} µs"
     return f"{value * 1000:.1f} ms" if abs(value) < 0.1 else f"{value:.2f} s"
 
 
@@ -184,6 +209,9 @@ def targets(key: str, outcome: Outcome) -> dict[str, Check]:
         gap, gap_new = outcome.metric(OURS, "gap"), outcome.metric(NEW, "gap")
         met = None if gap is None else gap <= 0.005 and (gap_new is None or gap <= 0.5 * gap_new)
         out["gap"] = _judge("≤ 5 ms and ≤ 0.5× Pi 1.6.0", met)
+    if key == "plugins-noop":
+        cost = outcome.metric(OURS, "cost")
+        out["cost"] = _judge("≤ 1 ms", None if cost is None else cost <= 0.001)
     if key.startswith("drift-"):
         drift, serialise = outcome.metric(OURS, "drift"), outcome.metric(OURS, "serialise")
         allowance = max(0.001, 2 * (serialise or 0.0))
@@ -319,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.time()
     results: dict[str, Outcome] = {}
     try:
-        with FakeModelServer() as server:
+        with FakeModelServer(keep_alive=True) as server:
             ws = Workspace(scratch, server)
             for scenario in chosen:
                 print(f"{scenario.key}: {scenario.label}", flush=True)

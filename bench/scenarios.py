@@ -46,8 +46,12 @@ class Step:
 
     child: Child
     replies: list[Reply] = field(default_factory=list)
-    last_request_has: str | None = None  # must occur in the JSON body of the last model request
+    last_request_has: str | tuple[str, ...] | None = None  # must occur in the JSON body of the last request
     before: Callable[[], None] | None = None  # untimed per-run set-up (e.g. restore an edited file)
+    # Run in the same round as this step (taking turns going first): the "cost" metric is this step's per-turn
+    # gap minus the baseline's, so a difference is measured side by side rather than across scenarios.
+    baseline: Step | None = None
+    units: int = 0  # with a baseline: the "per_unit" metric is (wall - the baseline's wall) / units
 
 
 @dataclass
@@ -121,6 +125,45 @@ def _tool_loop(turns: int, api: str = OPENAI) -> Callable[[Workspace, Harness], 
         replies = [Reply(tool_calls=[("read", {"path": "tiny.txt"})]) for _ in range(turns)] + [Reply(text=DONE)]
         step = _print_step(ws, h, f"loop-{turns}-{api}", api, "go", replies, ["--no-session"], cwd)
         step.last_request_has = "tiny file"
+        return step
+    return build
+
+
+def _noop_plugins(count: int, turns: int = 20) -> Callable[[Workspace, Harness], Step]:
+    """The tool loop with ``count`` installed no-op plugins (issue 15), paired with the same loop without."""
+    def build(ws: Workspace, h: Harness) -> Step:
+        cwd = ws.path("cwd", "noop", h.label, "tiny.txt").parent
+        (cwd / "tiny.txt").write_text("tiny file\n")
+
+        def loop(key: str, env: dict[str, str] | None = None, home: Path | None = None) -> Step:
+            replies = [Reply(tool_calls=[("read", {"path": "tiny.txt"})]) for _ in range(turns)] + [Reply(text=DONE)]
+            step = _print_step(ws, h, key, OPENAI, "go", replies, ["--no-session"], cwd, env=env, agent_dir=home)
+            step.last_request_has = "tiny file"
+            return step
+
+        home = h.agent_dir("noop-plugins", ws.server.base_url_for(OPENAI), OPENAI)
+        env: dict[str, str] = {}
+        if h.kind == "python":
+            env["PYTHONPATH"] = str(fx.python_noop_plugins(ws.path("noop", "site", ".k").parent, count))
+        else:
+            fx.node_noop_extensions(home / "extensions", count)
+        step = loop("noop-plugins", env, home)
+        step.last_request_has = ("tiny file", f"bench_noop_{count - 1:02d}")
+        step.baseline = loop("noop-none")
+        return step
+    return build
+
+
+def _long_answer(chars: int, chunk: int = 4) -> Callable[[Workspace, Harness], Step]:
+    """One long streamed answer (``chunk`` characters per delta), paired with a one-word answer: the
+    difference of the two runs' wall times, per delta, is what a streamed delta costs end to end."""
+    def build(ws: Workspace, h: Harness) -> Step:
+        text = ("lorem ipsum dolor sit amet " * (chars // 27 + 1))[: chars - len(DONE) - 1] + " " + DONE
+        home = h.agent_dir("stream-long", ws.server.base_url_for(OPENAI), OPENAI)
+        step = _print_step(ws, h, "stream-long", OPENAI, "hi", [Reply(text=text, chunk_size=chunk)],
+                           ["--no-session"], agent_dir=home)
+        step.baseline = _print_step(ws, h, "stream-short", OPENAI, "hi", [Reply(text=DONE)], ["--no-session"])
+        step.units = -(-len(text) // chunk)
         return step
     return build
 
@@ -201,8 +244,12 @@ SCENARIOS: list[Scenario] = [
     *[Scenario(f"print-{SHORT[api]}", f"print mode, one answer, {name} wire", _print_one(api),
                metrics=("first", "exit")) for api, name in WIRES.items()],
     Scenario("plugins", "print mode with 50 plugins, one tool each", _plugins(50), group="startup"),
+    Scenario("stream", "print mode, a 40 KB answer in 10,000 deltas, Chat Completions", _long_answer(40_000),
+             group="startup", metrics=("per_unit", "per_unit_cpu")),
     *[Scenario(f"loop-{SHORT[api]}", f"tool loop, 20 `read` turns + answer, {name} wire", _tool_loop(20, api),
                group="loop", metrics=("gap",)) for api, name in WIRES.items()],
+    Scenario("plugins-noop", "tool loop, 20 `read` turns, 20 no-op plugins on every per-turn hook",
+             _noop_plugins(20), group="loop", metrics=("gap", "cost")),
     Scenario("drift-300", "tool loop, 300 `read` turns + answer, Chat Completions", _tool_loop(300),
              group="loop", metrics=("gap", "drift"), max_runs=2),
     Scenario("bash-seq", "bash `seq 1 3000000` (3M lines, 21 MB)", _bash_seq(3_000_000), group="tools"),

@@ -150,6 +150,63 @@ def node_extensions(extensions_dir: Path, count: int) -> None:
             "}\n")
 
 
+NOOP_HOOKS = (
+    "def pi_context(ctx, messages):\n    return None\n",
+    "def pi_agent_event(ctx, event):\n    return None\n",
+    "def pi_before_tool_call(ctx, call):\n    return None\n",
+    "def pi_after_tool_call(ctx, call, result, is_error):\n    return None\n",
+    "def pi_before_provider_request(ctx, payload, model):\n    return None\n",
+    "def pi_before_provider_headers(ctx, headers, model):\n    return None\n",
+    "def pi_after_provider_response(ctx, status, headers, model):\n    return None\n",
+    "def pi_before_agent_start(ctx, prompt, system_prompt):\n    return None\n",
+    "def pi_input(ctx, text, source):\n    return None\n",
+)
+# Pi's names for the same moments: every agent event (pi_agent_event sees them all) plus the hooks above.
+NODE_NOOP_EVENTS = ("context", "tool_call", "tool_result", "before_provider_request", "after_provider_response",
+                    "before_agent_start", "input", "agent_start", "agent_end", "turn_start", "turn_end",
+                    "message_start", "message_update", "message_end", "tool_execution_start",
+                    "tool_execution_update", "tool_execution_end")
+
+
+def python_noop_plugins(root: Path, count: int) -> Path:
+    """``count`` installed distributions whose plugin implements every per-turn tool, context and provider
+    hook as a no-op taking ``ctx`` (what a watching plugin costs, with none of its own work), plus one tool
+    so a request shows it loaded."""
+    if (root / ".complete").exists():
+        return root
+    root.mkdir(parents=True, exist_ok=True)
+    hooks = "".join(f"\n@hookimpl\n{hook}\n" for hook in NOOP_HOOKS)
+    for n in range(count):
+        module = f"bench_noop_{n:02d}"
+        (root / f"{module}.py").write_text(
+            "from pi_core import Tool, ToolResult, hookimpl\n\n"
+            f"TOOL = Tool(name='{module}', label='noop {n}', description='Say nothing (bench {n}).',\n"
+            "            parameters={'type': 'object', 'properties': {}},\n"
+            "            execute=lambda args, ctx: ToolResult.text(''))\n\n"
+            "@hookimpl\ndef pi_tools():\n    return [TOOL]\n" + hooks)
+        info = root / f"{module}-1.0.dist-info"
+        info.mkdir(exist_ok=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: bench-noop-{n:02d}\nVersion: 1.0\n")
+        (info / "entry_points.txt").write_text(f"[pi]\nbench_noop_{n:02d} = {module}\n")
+    (root / ".complete").write_text(str(count))
+    return root
+
+
+def node_noop_extensions(extensions_dir: Path, count: int) -> None:
+    """``count`` Pi extension files subscribing a no-op handler to the same moments (and one tool each, as the
+    Python plugins, so a request shows they loaded)."""
+    extensions_dir.mkdir(parents=True, exist_ok=True)
+    events = json.dumps(list(NODE_NOOP_EVENTS))
+    for n in range(count):
+        (extensions_dir / f"bench_noop_{n:02d}.ts").write_text(
+            "export default function (pi: any) {\n"
+            f"  pi.registerTool({{ name: 'bench_noop_{n:02d}', label: 'noop {n}', description: 'Say nothing (bench {n}).',\n"
+            "    parameters: { type: 'object', properties: {} },\n"
+            "    async execute() { return { content: [{ type: 'text', text: '' }], details: {} }; } });\n"
+            f"  for (const name of {events}) pi.on(name, () => undefined);\n"
+            "}\n")
+
+
 def fresh_copy(source: Path, target: Path) -> None:
     """Copy ``source`` over ``target`` (untimed per-run set-up for scenarios that change their input)."""
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -63,7 +63,8 @@ def make_execute(options: FindOptions) -> Callable[[dict[str, Any], ToolContext]
         if options.operations is not None:
             return _find_with_operations(options.operations, pattern, search_path, limit)
         if not os.path.isdir(search_path):
-            raise ToolError(f"Path not found: {search_path}")
+            raise ToolError(f"Not a directory: {search_path}" if os.path.lexists(search_path)
+                            else f"Path not found: {search_path}")
         paths = _local_find(pattern, search_path, limit, ctx)
         notice = f"{js_number(limit)} results limit reached. Use limit={js_number(limit * 2)} for more, or refine pattern"
         return _result(paths, limit, notice)

@@ -85,6 +85,7 @@ class _Impl:
     plugin: str
     function: Callable[..., Any]
     argnames: tuple[str, ...]
+    ctx_at: int = -1  # position of ``ctx`` in argnames (-1: takes none)
 
 
 @dataclass
@@ -96,7 +97,8 @@ class PluginSet:
     failures: list[PluginFailure] = field(default_factory=list)
     available: dict[str, str] = field(default_factory=dict)  # opt-in plugins (group pi.optional): name -> dist
     error_listeners: list[Callable[[ExtensionError], None]] = field(default_factory=list)
-    _order: dict[str, tuple[tuple[object, ...], tuple[_Impl, ...]]] = field(default_factory=dict, repr=False)
+    _order: dict[str, tuple[tuple[int, object, list[object]], tuple[_Impl, ...], Policy]] = field(
+        default_factory=dict, repr=False)
 
     def layer_of(self, plugin_name: str) -> Layer:
         info = self.info.get(plugin_name)
@@ -111,14 +113,23 @@ class PluginSet:
 
     def implementations(self, hook: str) -> tuple[_Impl, ...]:
         """The hook's implementations in call order (cached until the registrations change)."""
+        return self._plan(hook)[0]
+
+    def _plan(self, hook: str) -> tuple[tuple[_Impl, ...], Policy]:
+        """Implementations in call order and the policy: built once, checked per call against pluggy's
+        registrations (every hook call passes here, so the check is kept to a list copy and a compare)."""
         caller = getattr(self.pm.hook, hook, None)
         if caller is None:
-            return ()
-        raw = caller.get_hookimpls()
-        key = (len(self.info), *raw)
+            return (), Policy("collect")
         cached = self._order.get(hook)
-        if cached is not None and cached[0] == key:
-            return cached[1]
+        # pluggy keeps a caller's registrations in one list it edits in place: compare it without a copy
+        raw = getattr(caller, "_hookimpls", None)
+        if raw is None:
+            raw = caller.get_hookimpls()
+        if (cached is not None and cached[0][0] == len(self.info) and cached[0][1] is caller.spec
+                and cached[0][2] == raw):
+            return cached[1], cached[2]
+        key = (len(self.info), caller.spec, list(raw))
         loaded = {name: index for index, name in enumerate(self.info)}
 
         def rank(impl: pluggy.HookImpl) -> tuple[int, int, int]:
@@ -126,16 +137,16 @@ class PluginSet:
             klass = 0 if impl.tryfirst else 2 if impl.trylast else 1
             return LAYER_RANK[self.layer_of(name)], klass, loaded.get(name, len(loaded))
 
-        ordered = tuple(_Impl(impl.plugin_name, impl.function, tuple(impl.argnames))
+        ordered = tuple(_Impl(impl.plugin_name, impl.function, tuple(impl.argnames),
+                              impl.argnames.index("ctx") if "ctx" in impl.argnames else -1)
                         for impl in sorted(raw, key=rank))
-        self._order[hook] = (key, ordered)
-        return ordered
+        found = getattr(caller.spec.function, "pi_policy", None) if caller.spec is not None else None
+        policy = found if isinstance(found, Policy) else Policy("collect")
+        self._order[hook] = (key, ordered, policy)
+        return ordered, policy
 
     def policy(self, hook: str) -> Policy:
-        caller = getattr(self.pm.hook, hook, None)
-        spec = getattr(caller, "spec", None)
-        found = getattr(spec.function, "pi_policy", None) if spec is not None else None
-        return found if isinstance(found, Policy) else Policy("collect")
+        return self._plan(hook)[1]
 
     # --- errors ---------------------------------------------------------------------------------------
 
@@ -197,21 +208,31 @@ class PluginSet:
                on_error: Callable[[str, BaseException], Any] | None,
                quiet: tuple[type[BaseException], ...], accept: Accept | None = None) -> Generator[Any, Any, Any]:
         """The policy, written once: yields each awaitable result to the driver, which sends it back resolved."""
-        impls = self.implementations(hook)
-        policy = self.policy(hook)
+        impls, policy = self._plan(hook)
         collected: list[Contribution] = []
-        chained = kwargs.get(policy.chain) if policy.chain else None
+        chain = policy.chain
+        chained = kwargs.get(chain) if chain else None
         ctx = kwargs.get("ctx")
-        bind = getattr(ctx, "for_plugin", None)
+        bind = getattr(ctx, "for_plugin", None) if ctx is not None else None
         for impl in impls:
-            if policy.chain:
-                kwargs[policy.chain] = chained
-            args = {name: kwargs[name] for name in impl.argnames if name in kwargs}
-            if bind is not None and "ctx" in args:
-                args["ctx"] = bind(impl.plugin)
+            if chain:
+                kwargs[chain] = chained
             try:
-                result = impl.function(**args)
-                if inspect.isawaitable(result):
+                # pluggy's own calling convention: the declared arguments, by position
+                args = list(map(kwargs.__getitem__, impl.argnames))
+            except KeyError:  # an argument the caller left out: the implementation's default applies
+                args = None
+            try:
+                if args is None:
+                    named = {name: kwargs[name] for name in impl.argnames if name in kwargs}
+                    if bind is not None and "ctx" in named:
+                        named["ctx"] = bind(impl.plugin)
+                    result = impl.function(**named)
+                else:
+                    if bind is not None and impl.ctx_at >= 0:
+                        args[impl.ctx_at] = bind(impl.plugin)
+                    result = impl.function(*args)
+                if result is not None and inspect.isawaitable(result):
                     result = yield result
             except Exception as err:  # noqa: BLE001 - a plugin's failure is reported, never fatal
                 if not isinstance(err, quiet):

@@ -48,9 +48,12 @@ class Startup:
     models: Any = None
     resources: Any = None
     warnings: list[str] = field(default_factory=list)
-    # Names (without "--") of the CLI flags the loaded plugins register: known to the unknown-flag check.
-    plugin_flags: frozenset[str] = frozenset()
     trust: TrustDecision | None = None  # None: not decided, so nothing of the project's was loaded
+
+    @property
+    def plugin_flags(self) -> frozenset[str]:
+        """Names (without "--") of the CLI flags the loaded plugins register: known to the unknown-flag check."""
+        return frozenset(self.registry.flags.items)
 
     @property
     def project_trusted(self) -> bool:

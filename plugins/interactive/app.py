@@ -186,7 +186,7 @@ class InteractiveApp:
             cwd, self.agent_dir, name or self.setting("theme"), use_theme=None if name else getattr(args, "use_theme", None),
             cli_paths=[Path(p).expanduser() for p in getattr(args, "themes", None) or []], setting_paths=paths,
             no_themes=bool(getattr(args, "no_themes", False)),
-            project_trusted=lambda: True,  # trust: replace with the project-trust decision
+            project_trusted=lambda: self.session.project_trusted,
         )
         self.themes = found
         self.startup_notes += warnings

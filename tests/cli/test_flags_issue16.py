@@ -64,6 +64,40 @@ def test_plugin_registered_flags_count_as_known() -> None:
     assert unknown_flag_error(args, {"plan", "preset", "bogus"}) is None
 
 
+FLAG_PLUGIN = """\
+import json
+from pathlib import Path
+from pi_core import hookimpl
+from pi_core.registrations import Flag
+
+@hookimpl
+def pi_flags():
+    return [Flag("plan", "Plan before acting."), Flag("preset", "A preset name.", type="string", default="slow")]
+
+@hookimpl
+def pi_session_start(ctx, reason):
+    seen = {"plan": ctx.get_flag("plan"), "preset": ctx.get_flag("preset")}
+    Path(ctx.cwd, "flags.json").write_text(json.dumps(seen))
+"""
+
+
+def test_flags_a_plugin_registers_are_known_through_the_cli(pi_anthropic: PiRunner, tmp_path: Path) -> None:
+    plugin = tmp_path / "flagged.py"
+    plugin.write_text(FLAG_PLUGIN)
+    seen = pi_anthropic.cwd / "flags.json"
+    pi_anthropic.server.add(Reply(text="ok"), Reply(text="ok"))
+    result = pi_anthropic.run("-e", str(plugin), "--plan", "--preset", "fast", "-p", "hi")
+    assert result.returncode == 0 and result.stdout == "ok\n", result.stderr
+    assert json.loads(seen.read_text()) == {"plan": True, "preset": "fast"}
+    result = pi_anthropic.run("-e", str(plugin), "--preset=quick", "-p", "hi")
+    assert result.returncode == 0 and json.loads(seen.read_text()) == {"plan": None, "preset": "quick"}
+    result = pi_anthropic.run("-e", str(plugin), "--plan", "--bogus", "-p", "hi")  # known and unknown together
+    assert result.returncode == 1 and result.stderr.strip() == "Error: Unknown option: --bogus"
+    assert len(pi_anthropic.server.requests) == 2
+    helped = pi_anthropic.run("-e", str(plugin), "--help")
+    assert "Extension CLI Flags:" in helped.stdout and "--preset <value>" in helped.stdout
+
+
 def test_double_dash_ends_the_options(pi_anthropic: PiRunner) -> None:
     pi_anthropic.server.add(Reply(text="ok"))
     result = pi_anthropic.run("-p", "--", "--not-a-flag")

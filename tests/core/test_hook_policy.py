@@ -157,6 +157,44 @@ def test_an_implementation_declares_only_the_arguments_it_uses() -> None:
     assert asyncio.run(plugins.call("pi_input", ctx=None, text="hi", source="rpc")).text == "HI"
 
 
+def test_arguments_reach_an_implementation_by_name_in_whatever_order_it_declares_them() -> None:
+    class Ctx:
+        def __init__(self, plugin: str = "") -> None:
+            self.plugin = plugin
+
+        def for_plugin(self, plugin: str) -> Ctx:
+            return Ctx(plugin)
+
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def pi_input(source: str, ctx: Ctx, text: str) -> Any:  # the spec's order is ctx, text, source
+            from pi_core.extension import InputResult
+
+            return InputResult("transform", text=f"{ctx.plugin}/{source}/{text}")
+
+    plugins = plugin_set()
+    register_module(plugins, Plugin, "shuffled")
+    assert asyncio.run(plugins.call("pi_input", ctx=Ctx(), text="hi", source="rpc")).text == "shuffled/rpc/hi"
+
+
+def test_an_argument_the_caller_left_out_is_the_implementations_problem_reported_not_a_crash() -> None:
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def pi_session_start(reason: str, previous_session_file: str) -> None:  # the spec gives it a default
+            raise AssertionError("never called without previous_session_file")
+
+    plugins = plugin_set()
+    register_module(plugins, Plugin, "strict")
+    errors: list[ExtensionError] = []
+    plugins.error_listeners.append(errors.append)
+    asyncio.run(plugins.call("pi_session_start", ctx=None, reason="startup"))
+    assert [(e.plugin, type(e.error).__name__) for e in errors] == [("strict", "TypeError")]
+    asyncio.run(plugins.call("pi_session_start", ctx=None, reason="resume", previous_session_file="a.jsonl"))
+    assert [(e.plugin, type(e.error).__name__) for e in errors][1:] == [("strict", "AssertionError")]
+
+
 # --- P2: loud failures at load time ------------------------------------------------------------------
 
 

@@ -29,8 +29,8 @@ from pi_core.testing.kit import run_pi, write_fake_models
 from tests.ecosystem.conftest import can_build_offline
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CONTRIBUTING.md", "docs", "pi_core", "plugins",
-           "builtin_tools")
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CONTRIBUTING.md", "CHANGELOG.md", "docs", "pi_core",
+           "plugins", "builtin_tools", "examples/pi-examples/src")
 API = "google-generative-ai"  # spoken with httpx2 alone: each pi starts quickly
 
 
@@ -135,6 +135,9 @@ def test_plugins_and_tools_commands_work_from_the_wheel(installed: Installed) ->
     assert all(row["layer"] != "failed" for row in rows.values())
     tools = installed.pi("tools")
     assert tools.returncode == 0 and "read" in tools.stdout and "bash" in tools.stdout
+    assert "hello" not in tools.stdout  # the example plugins ship opt-in
+    enabled = installed.pi("-e", "plugin:hello", "tools")
+    assert enabled.returncode == 0 and "hello" in enabled.stdout, enabled.stderr
 
 
 def test_print_json_and_rpc_modes_answer_from_the_wheel(installed: Installed) -> None:
@@ -193,6 +196,10 @@ def test_interactive_mode_answers_from_the_wheel(installed: Installed) -> None:
         subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "pi", "Enter"], check=True)
         screen = _wait_for_screen(socket, "interactive answer")
         assert "hello there" in screen
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "pi", "-l", "/changelog"], check=True)
+        time.sleep(0.5)  # let the completion menu settle
+        subprocess.run(["tmux", "-L", socket, "send-keys", "-t", "pi", "Enter"], check=True)
+        _wait_for_screen(socket, "The export is a viewer like Pi's")  # the wheel's own CHANGELOG.md, issue 21
     finally:
         subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True, check=False)
 

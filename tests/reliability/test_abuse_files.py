@@ -35,6 +35,25 @@ def test_fifo_and_endless_devices_are_refused_not_waited_on(tmp_path: Path) -> N
     assert (tmp_path / "zero").is_symlink() and (tmp_path / "fifo").exists()
 
 
+def test_grep_and_find_refuse_fifos_and_devices_and_skip_them_inside_folders(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "zero").symlink_to("/dev/zero")
+    (tmp_path / "d").mkdir()
+    os.mkfifo(tmp_path / "d" / "pipe")
+    (tmp_path / "d" / "a.txt").write_text("needle\n")
+    calls = [("grep", {"pattern": "x", "path": "fifo"}), ("grep", {"pattern": "x", "path": "zero"}),
+             ("find", {"pattern": "*", "path": "fifo"}), ("find", {"pattern": "*", "path": "zero"}),
+             ("grep", {"pattern": "needle", "path": "d"}), ("grep", {"pattern": "needle", "glob": "*"}),
+             ("find", {"pattern": "*", "path": "d"})]
+    grep_fifo, grep_zero, find_fifo, find_zero, grep_dir, grep_glob, find_dir = one(calls, tmp_path)
+    for refused in (grep_fifo, grep_zero):
+        assert refused.is_error and "Not a regular file" in refused.text(), refused.text()
+    for refused in (find_fifo, find_zero):
+        assert refused.is_error and refused.text().startswith("Not a directory: "), refused.text()
+    assert grep_dir.text() == "a.txt:1: needle" and "d/a.txt:1: needle" in grep_glob.text()
+    assert "a.txt" in find_dir.text().splitlines()
+
+
 def test_symlink_loops(tmp_path: Path) -> None:
     (tmp_path / "loop").symlink_to("loop")
     (tmp_path / "d").mkdir()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -140,6 +141,30 @@ def test_aborted(ctx: ToolContext, tmp_path: Path) -> None:
     ctx.signal.abort()
     with pytest.raises(AbortedError, match="Operation aborted"):
         grep(ctx, pattern="x")
+
+
+@pytest.mark.parametrize("tool", ["grep", "find"])
+def test_an_abort_mid_run_kills_rg(tool: str, ctx: ToolContext, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """An rg that never ends (as on a FIFO or a stalled network mount) stops when the run is aborted."""
+    import threading
+    import time
+
+    from pi_builtin_tools.find import TOOL as FIND
+
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "rg").write_text(f"#!/bin/sh\necho $$ > {tmp_path / 'rg.pid'}\nexec sleep 60\n")
+    (bin_dir / "rg").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    threading.Timer(0.5, ctx.signal.abort).start()
+    started = time.monotonic()
+    with pytest.raises(AbortedError):
+        (TOOL if tool == "grep" else FIND).execute({"pattern": "x"}, ctx)
+    assert time.monotonic() - started < 5
+    pid = int((tmp_path / "rg.pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
 
 
 def test_missing_rg_is_a_clear_error(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:

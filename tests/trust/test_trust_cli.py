@@ -238,3 +238,17 @@ def test_a_project_package_loads_only_in_its_project_and_only_after_trust(pi: Pi
     listed = pi.run("-a", "plugins", "--json")
     assert "proj_pack" not in {row["name"] for row in json.loads(listed.stdout)}
     assert not (other / "PACKAGE_MARKER").exists()
+
+
+def test_project_pi_skills_and_append_system_wait_for_trust(pi: PiRunner) -> None:
+    shutil.rmtree(pi.cwd / ".pi" / "extensions")
+    skill = pi.cwd / ".pi" / "skills" / "lint"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: lint\ndescription: Lint the project.\n---\nsteps\n")
+    (pi.cwd / ".pi" / "APPEND_SYSTEM.md").write_text("PROJECT APPENDIX")
+    rc, _, err = ask(pi)
+    assert rc == 0 and err.splitlines() == [line_for(pi, ".pi/skills, .pi/APPEND_SYSTEM.md")]
+    assert "Lint the project." not in system_prompt(pi) and "PROJECT APPENDIX" not in system_prompt(pi)
+    rc, _, err = ask(pi, "-a")
+    assert rc == 0 and err == ""
+    assert "Lint the project." in system_prompt(pi) and "PROJECT APPENDIX" in system_prompt(pi)

@@ -129,3 +129,23 @@ def test_a_parent_choice_is_saved_for_the_parent(pi: PiRunner, tmp_path: Path) -
         assert json.loads((pi.home / "trust.json").read_text()) == {os.path.dirname(real): True}
     finally:
         screen.stop()
+
+
+def test_project_themes_load_only_after_trust(pi: PiRunner) -> None:
+    from pi_core.resources.themes import REQUIRED_COLORS
+
+    themes = pi.cwd / ".pi" / "themes"
+    themes.mkdir(parents=True)
+    colors = dict.fromkeys(REQUIRED_COLORS, "#aaaaaa")
+    (themes / "proj.json").write_text(json.dumps({"name": "proj", "appearance": "dark", "colors": colors}))
+    screen = Screen(pi)
+    try:
+        screen.start("-na", "--use-theme", "proj")
+        shown = screen.wait_for('Theme "proj" not found')
+        assert not marker(pi)
+        screen.start("-a", "--use-theme", "proj")
+        shown = screen.wait_for("(fake) fake-model")
+        time.sleep(0.5)
+        assert marker(pi) and "not found" not in screen.text(), shown
+    finally:
+        screen.stop()

@@ -7,10 +7,11 @@ pi sent (``server.requests``). The project folder is ``example.cwd``, the agent 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,14 @@ class ExamplePi:
         return subprocess.run([*PI, *self.args(example, *args)], input=stdin, capture_output=True, text=True,
                               cwd=self.cwd, env=self.env(**(env or {})), timeout=timeout, check=False)
 
+    def add_model(self, model_id: str) -> None:
+        """Serve one more model, ``fake/MODEL_ID``, from the fake server (models.json)."""
+        path = self.home / "models.json"
+        models = json.loads(path.read_text())
+        entries = models["providers"]["fake"]["models"]
+        entries.append({**entries[0], "id": model_id, "name": model_id})
+        path.write_text(json.dumps(models))
+
     def rpc(self, example: str | None, *args: str, env: dict[str, str] | None = None) -> RpcClient:
         """A started ``pi --mode rpc`` with the example enabled; stopped when the test ends."""
         client = RpcClient(self.args(example, *args), command=PI, cwd=self.cwd,
@@ -73,6 +82,32 @@ class ExamplePi:
     def ui_requests(client: RpcClient, method: str) -> list[dict[str, Any]]:
         """The extension-UI requests of one method (``notify``, ``setStatus``...) the client has received."""
         return [e for e in client.events if e.get("type") == "extension_ui_request" and e.get("method") == method]
+
+    def user_text(self, request: int, index: int = -1) -> str:
+        """The text of the ``index``-th user message (tool results left out) of request ``request``."""
+        texts = []
+        for message in self.server.requests[request].body["messages"]:
+            if message["role"] != "user":
+                continue
+            content = message["content"]
+            if isinstance(content, str):
+                texts.append(content)
+            elif not any(block.get("type") == "tool_result" for block in content):
+                texts.append("\n".join(block.get("text", "") for block in content if block.get("type") == "text"))
+        return texts[index]
+
+
+def ui_request(client: RpcClient, method: str, *, after: int = 0, timeout: float = 30,
+               **fields: object) -> dict[str, Any]:
+    """The first ``extension_ui_request`` of ``method`` (at event index >= ``after``) whose fields match."""
+    return client.wait_for_event(lambda e: e.get("type") == "extension_ui_request" and e.get("method") == method
+                                 and all(e.get(k) == v for k, v in fields.items()), after=after, timeout=timeout)
+
+
+@pytest.fixture
+def ui() -> Callable[..., dict[str, Any]]:
+    """``ui(client, "select", title=...)``: wait for an extension UI request over RPC (see ``ui_request``)."""
+    return ui_request
 
 
 @pytest.fixture
