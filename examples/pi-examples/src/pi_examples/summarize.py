@@ -48,10 +48,10 @@ def conversation_text(entries: list[dict[str, Any]]) -> str:
 
 
 def summary_prompt(conversation: str) -> str:
-    return "\n".join(["Summarize this conversation so I can resume it later.",
-                      "Include goals, key decisions, progress, open questions, and next steps.",
-                      "Keep it concise and structured with headings.", "", "<conversation>", conversation,
-                      "</conversation>"])
+    return ("Summarize this conversation so I can resume it later.\n"
+            "Include goals, key decisions, progress, open questions, and next steps.\n"
+            "Keep it concise and structured with headings.\n\n"
+            f"<conversation>\n{conversation}\n</conversation>")
 
 
 class SummaryPanel:
