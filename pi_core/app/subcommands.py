@@ -115,7 +115,7 @@ def tools_command(context: CommandContext, json_: bool, extensions: tuple[str, .
 _plugin_options(plugins_command)
 _plugin_options(tools_command)
 
-from pi_core.app.packages import (
+from pi_core.app.package_commands import (
     register_package_commands,  # cheap: click only, pip runs lazily
 )
 

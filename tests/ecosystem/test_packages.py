@@ -13,7 +13,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from pi_core.app import packages
+from pi_core.app import package_commands, packages
 from pi_core.app.packages import PackageError, dist_name_of
 from pi_core.plugins import project_site
 
@@ -191,7 +191,7 @@ def test_list_with_nothing_installed(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     FakePip(monkeypatch, {})
     monkeypatch.chdir(tmp_path)
     group = click.Group("pi")
-    packages.register_package_commands(group)
+    package_commands.register_package_commands(group)
     result = CliRunner().invoke(group, ["list"])
     assert result.exit_code == 0 and result.output == "No packages installed.\n"
     assert sorted(group.commands) == ["install", "list", "remove", "uninstall", "update"]

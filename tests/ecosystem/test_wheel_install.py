@@ -30,7 +30,7 @@ from tests.ecosystem.conftest import can_build_offline
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CONTRIBUTING.md", "CHANGELOG.md", "docs", "pi_core",
-           "plugins", "builtin_tools", "examples")
+           "plugins", "builtin_tools", "examples/pi-examples/src")
 API = "google-generative-ai"  # spoken with httpx2 alone: each pi starts quickly
 
 
@@ -135,6 +135,9 @@ def test_plugins_and_tools_commands_work_from_the_wheel(installed: Installed) ->
     assert all(row["layer"] != "failed" for row in rows.values())
     tools = installed.pi("tools")
     assert tools.returncode == 0 and "read" in tools.stdout and "bash" in tools.stdout
+    assert "hello" not in tools.stdout  # the example plugins ship opt-in
+    enabled = installed.pi("-e", "plugin:hello", "tools")
+    assert enabled.returncode == 0 and "hello" in enabled.stdout, enabled.stderr
 
 
 def test_print_json_and_rpc_modes_answer_from_the_wheel(installed: Installed) -> None:
