@@ -10,7 +10,10 @@ import importlib.machinery
 import importlib.util
 import sys
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 __version__ = "0.1.0"
 
@@ -121,7 +124,7 @@ class _RenamedModuleFinder:
             return None
         module = importlib.import_module(RENAMED_MODULES[old] + fullname[len(old):])
         self._real_specs[fullname] = module.__spec__
-        return importlib.util.spec_from_loader(fullname, self, is_package=hasattr(module, "__path__"))
+        return importlib.util.spec_from_loader(fullname, cast("Loader", self), is_package=hasattr(module, "__path__"))
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         real = self._real_specs[spec.name]
