@@ -87,6 +87,10 @@ class ExamplePi:
         """The extension-UI requests of one method (``notify``, ``setStatus``...) the client has received."""
         return [e for e in client.events if e.get("type") == "extension_ui_request" and e.get("method") == method]
 
+    def git(self, *args: str) -> str:
+        """git in the project folder with the tests' identity; returns stdout (see module-level ``git``)."""
+        return git(self.cwd, *args)
+
     def user_text(self, request: int, index: int = -1) -> str:
         """The text of the ``index``-th user message (tool results left out) of request ``request``."""
         texts = []
