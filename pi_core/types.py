@@ -393,6 +393,7 @@ class CompactionResult:
     first_kept_entry_id: str
     tokens_before: int
     details: Any = None
+    usage: Usage | None = None  # what producing the summary cost (a plugin's own model call)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -402,6 +403,8 @@ class CompactionResult:
         }
         if self.details is not None:
             out["details"] = self.details
+        if self.usage is not None:
+            out["usage"] = self.usage.to_json()
         return out
 
 

@@ -38,7 +38,8 @@ class Component(Protocol):
 class Theme(Protocol):
     """Colours by Pi's theme token names ("accent", "muted", "error", "success", "warning", "dim", ...)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def fg(self, color: str, text: str) -> str: ...
     def bg(self, color: str, text: str) -> str: ...

@@ -149,7 +149,8 @@ class Compactor:
         if signal.aborted:
             raise CompactionCancelled()
         self.manager.append_compaction(
-            result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_hook
+            result.summary, result.first_kept_entry_id, result.tokens_before, result.details, from_hook,
+            result.usage.to_json() if result.usage is not None else None,
         )
         entry = self.manager.leaf_entry() or {}
         return CompactionOutcome(result=result, entry=entry, from_hook=from_hook, reason=reason)
@@ -169,11 +170,14 @@ class Compactor:
         if isinstance(result, Cancel):
             raise CompactionCancelled(result.reason or "Compaction cancelled")
         if isinstance(result, dict):
+            from pi_core.types import Usage
+
             result = CompactionResult(
                 summary=result["summary"],
                 first_kept_entry_id=result["firstKeptEntryId"],
                 tokens_before=result["tokensBefore"],
                 details=result.get("details"),
+                usage=Usage.model_validate(result["usage"]) if result.get("usage") else None,
             )
         return result  # type: ignore[no-any-return]
 

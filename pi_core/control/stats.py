@@ -47,10 +47,24 @@ def session_totals(messages: list[Any]) -> Totals:
     return totals
 
 
+def add_summary_usage(totals: Totals, branch: list[dict[str, Any]]) -> None:
+    """Add what generating the branch's compaction and branch summaries cost (their entries' ``usage``)."""
+    for entry in branch:
+        usage = entry.get("usage") if entry.get("type") in ("compaction", "branch_summary") else None
+        if isinstance(usage, dict):
+            totals.input += int(usage.get("input") or 0)
+            totals.output += int(usage.get("output") or 0)
+            totals.cache_read += int(usage.get("cacheRead") or 0)
+            totals.cache_write += int(usage.get("cacheWrite") or 0)
+            cost = usage.get("cost")
+            totals.cost += float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
+
+
 def session_stats(session: AgentSession) -> dict[str, Any]:
     messages = list(session.messages)
     store = session.store
     totals = session_totals(messages)
+    add_summary_usage(totals, store.get_branch())
     tokens = {"input": totals.input, "output": totals.output, "cacheRead": totals.cache_read,
               "cacheWrite": totals.cache_write}
     data: dict[str, Any] = {}

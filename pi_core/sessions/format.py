@@ -131,6 +131,7 @@ def compaction_entry(
     tokens_before: int,
     details: Any = None,
     from_hook: bool | None = None,
+    usage: dict[str, Any] | None = None,
 ) -> Entry:
     entry = _base("compaction", entry_id, parent_id, timestamp)
     entry["summary"] = summary
@@ -138,6 +139,7 @@ def compaction_entry(
     entry["tokensBefore"] = tokens_before
     _put(entry, "details", details)
     _put(entry, "fromHook", from_hook)
+    _put(entry, "usage", usage)
     return entry
 
 

@@ -373,8 +373,11 @@ class SessionManager(BranchingMixin):
         tokens_before: int,
         details: Any = None,
         from_hook: bool | None = None,
+        usage: dict[str, Any] | None = None,
     ) -> str:
-        entry = fmt.compaction_entry(*self._next(), summary, first_kept_entry_id, tokens_before, details, from_hook)
+        """``usage``: what generating the summary cost (Usage JSON), counted in the session's totals."""
+        entry = fmt.compaction_entry(*self._next(), summary, first_kept_entry_id, tokens_before, details, from_hook,
+                                     usage)
         return self._append_entry(entry)
 
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:

@@ -12,6 +12,7 @@ from pi_core.tui.components import (
     Text,
     TruncatedText,
 )
+from pi_core.tui.custom_editor import CustomEditor, EditorHost
 from pi_core.tui.fuzzy import fuzzy_filter, fuzzy_score
 from pi_core.tui.input import Input, LineEditor
 from pi_core.tui.keys import (
@@ -45,7 +46,8 @@ from pi_core.tui.width import (
 )
 
 __all__ = [
-    "CURSOR_MARKER", "BorderedLoader", "Box", "CancellableLoader", "Container", "DynamicBorder", "Input", "Key",
+    "CURSOR_MARKER", "BorderedLoader", "Box", "CancellableLoader", "Container", "CustomEditor",
+    "DynamicBorder", "EditorHost", "Input", "Key",
     "Keybindings", "LineEditor", "Loader", "Markdown", "SelectItem", "SelectList", "SelectListTheme", "SettingItem",
     "SettingsList", "SettingsListTheme", "Spacer", "Text", "TruncatedText", "decode_key", "fuzzy_filter",
     "fuzzy_score", "key_hint", "key_id", "key_text", "matches_key", "parse_key", "render_fake_cursor",

@@ -15,10 +15,19 @@ from typing import Any
 
 from pi_plugins.interactive import attachments, ext_ui, keys, shell, style
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
+from pi_plugins.interactive.chrome import EditorHost, FooterData
 from pi_plugins.interactive.commands import MenuCommand, collect_commands, run_command
 from pi_plugins.interactive.editor import FileIndex, classify, make_completer
 from pi_plugins.interactive.footer import footer_lines
 from pi_plugins.interactive.header import StartupInfo, render_header, startup_info
+from pi_plugins.interactive.hosting import (
+    KeyRouter,
+    OverlayStack,
+    Tui,
+    dispose,
+    fragments,
+    render_lines,
+)
 from pi_plugins.interactive.keybindings import load_keybindings
 from pi_plugins.interactive.panel import Panel
 from pi_plugins.interactive.pickers import Picker
@@ -40,6 +49,19 @@ from pi_core.control.session_control import SessionControl
 from pi_core.errors import PiError
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+STARTUP_WAIT_SECONDS = 2.0  # longest the first frame waits for the plugins' session_start
+
+
+def color_depth() -> Any:
+    """24-bit colour when the terminal says it has it (COLORTERM), as rich decides for the scrollback; else
+    prompt_toolkit's own choice. Plugins' widgets and components often use truecolor codes."""
+    import os
+
+    from prompt_toolkit.output import ColorDepth
+
+    if os.environ.get("COLORTERM", "").lower() in ("truecolor", "24bit"):
+        return ColorDepth.TRUE_COLOR
+    return None
 
 
 class _Raw:
@@ -77,6 +99,8 @@ class InteractiveApp:
         self.agent_dir = agent_dir()
         self.keybindings = load_keybindings(self.agent_dir)
         self.startup_notes += self.keybindings.diagnostics
+        self.shortcuts: list[Any] = []  # plugins' (pi_shortcuts), bound by keys.build
+        self._collect_shortcuts()
         self.themes: Any = None  # the ThemeSet found by load_theme()
         self.theme_watcher = style.ThemeWatcher(self._theme_reloaded, lambda text: self.notify(text, "red"))
         self.last_ctrl_c = 0.0
@@ -84,8 +108,21 @@ class InteractiveApp:
         self.hint: str | None = None  # one-line notice above the editor ("press ctrl+c again...")
         self.working_message = "Working…"  # plugins may change it (ui.set_working_message)
         self.statuses: dict[str, str] = {}  # plugins' ``ui.set_status`` texts, shown in the footer
-        self.widgets: dict[str, dict[str, list[str]]] = {"aboveEditor": {}, "belowEditor": {}}  # ui.set_widget
+        # ui.set_widget: lines, or a component from the plugin's factory
+        self.widgets: dict[str, dict[str, Any]] = {"aboveEditor": {}, "belowEditor": {}}
         self.working_visible = True  # ui.set_working_visible
+        self.working_indicator: Any = None  # ui.set_working_indicator (None: pi's spinner)
+        self.tui = Tui(self)  # what plugins' component factories get
+        self.router = KeyRouter(self)
+        self.overlays = OverlayStack(self, [])
+        self.custom_editor: Any = None  # ui.set_editor_component
+        self.custom_editor_factory: Any = None
+        self.footer_component: Any = None  # ui.set_footer
+        self.footer_data = FooterData(self)
+        self.header_component: Any = None  # ui.set_header
+        self.autocomplete: Any = None  # the top of the ui.add_autocomplete_provider stack
+        self._intro: list[Any] | None = None  # start-up output held until the plugins' session_start returned
+        self._asked = asyncio.Event()  # a plugin opened a question or component (start-up stops waiting)
         self._pending: list[Any] = []
         self._flushing = False
         self._running = False
@@ -100,16 +137,23 @@ class InteractiveApp:
         self.files = FileIndex(session.config.cwd)
         self.buffer = Buffer(
             multiline=True, history=self.history,
-            completer=make_completer(lambda: self.commands, session.config.cwd, self.files),
+            completer=make_completer(lambda: self.commands, session.config.cwd, self.files, lambda: self.autocomplete),
             complete_while_typing=Condition(self._completing_while_typing),
         )
         self.app: Application[int] = Application(
             layout=Layout(self._layout(), focused_element=self.buffer),
-            key_bindings=keys.build(self), full_screen=False, input=input, output=output,
+            key_bindings=keys.build(self), full_screen=False, input=input, output=output, color_depth=color_depth(),
             mouse_support=False, min_redraw_interval=0.03, erase_when_done=False,
         )
         self.app.ttimeoutlen = 0.05
         self.app.timeoutlen = 0.3
+        self.router.install(self.app.input)
+        self.app.before_render += lambda app: self.overlays.arrange(self.width(), self.screen_rows())
+        from pi_plugins.interactive.custom_render import CustomRenderers, EntryWatcher
+        from pi_plugins.interactive.ext_ui import theme_for_plugins
+
+        self.view.custom = CustomRenderers(session, theme_for_plugins, self._width)
+        self.entries = EntryWatcher(session, self.view.custom, self._commit, lambda: self.view.expanded)
         self.unsubscribe = session.subscribe(self._on_event)
         self.load_theme()
         style.code_block_indent = str(self.setting("markdown.codeBlockIndent", "  "))
@@ -151,6 +195,7 @@ class InteractiveApp:
         if self.panel is not None:
             raise PiError(f"Another question is open: {self.panel.title}")
         self.panel = panel
+        self._asked.set()
         self._panel_future = asyncio.get_running_loop().create_future()
         self.invalidate()
         try:
@@ -244,6 +289,7 @@ class InteractiveApp:
             out.flush()
 
         self._pending.append(_Raw(clear))
+        self._pending.append(self.header_renderable())
         self.replay()
 
     def paste_image(self) -> None:
@@ -269,19 +315,40 @@ class InteractiveApp:
         self.app.layout = Layout(self._layout(), focused_element=self.buffer)
         self.invalidate()
 
+    def _collect_shortcuts(self) -> None:
+        from pi_plugins.interactive import shortcuts
+
+        found, warnings = shortcuts.resolve(list(self.session.plugins.call_sync("pi_shortcuts")), self.keybindings)
+        self.shortcuts = found
+        self.startup_notes += warnings
+
     def reload_ui(self) -> None:
         """/reload: keybindings.json and the theme files are read again."""
         self.keybindings = load_keybindings(self.agent_dir)
+        self._collect_shortcuts()
         self.app.key_bindings = keys.build(self)
         self.load_theme()
         for note in self.keybindings.diagnostics:
             self.notify(note, "yellow")
 
     def replay(self) -> None:
-        """Draw the session's transcript again (after /resume, /tree, /fork)."""
+        """Draw the session's transcript again (after /resume, /tree, /fork); custom entries in time order."""
+        from pi_plugins.interactive.custom_render import entry_time_ms
+
         from pi_core.events import AgentEvent
 
+        branch = getattr(self.session.store, "get_branch", None)
+        entries = [e for e in (branch() if callable(branch) else []) if e.get("type") == "custom"
+                   and e.get("customType") in self.view.custom.entries]
+
+        def entries_until(when: float) -> None:
+            while entries and entry_time_ms(entries[0]) <= when:
+                drawn = self.view.custom.entry(entries.pop(0), self.view.expanded)
+                if drawn is not None:
+                    self._commit(drawn)
+
         for message in self.session.messages:
+            entries_until(float(getattr(message, "timestamp", 0) or 0))
             role = getattr(message, "role", None)
             if role == "toolResult":
                 self.view.handle(AgentEvent("tool_execution_end", tool_call_id=message.tool_call_id,
@@ -289,13 +356,18 @@ class InteractiveApp:
                 continue
             self.view.handle(AgentEvent("message_start", message=message))
             self.view.handle(AgentEvent("message_end", message=message))
+        entries_until(float("inf"))
         self.view.handle(AgentEvent("agent_end", messages=[]))
+        self.entries.reset()
 
     # --- output -----------------------------------------------------------------------------------
 
     def _commit(self, renderable: Any) -> None:
         self._pending.append(renderable)
         self._version += 1
+        if self._intro is not None:  # start-up: printed behind the header once session_start returned
+            self.invalidate()
+            return
         if not self._running:
             self._print_pending()
         elif not self._flushing:
@@ -340,6 +412,8 @@ class InteractiveApp:
 
     def _on_event(self, event: Any) -> None:
         self.view.handle(event)
+        if event.type in ("message_end", "agent_end", "turn_end"):
+            self.entries.check()
         self.invalidate()
 
     # --- submitting -------------------------------------------------------------------------------
@@ -386,6 +460,8 @@ class InteractiveApp:
             await run_command(command, self, args)
         except PiError as err:
             self.notify(str(err), "red")
+        finally:
+            self.entries.check()
 
     async def run_prompt(self, text: str, images: list[Any] | None = None) -> None:
         self.busy, self.started_at = True, time.monotonic()
@@ -408,7 +484,7 @@ class InteractiveApp:
             ticker.cancel()
             self.invalidate()
 
-    def _show_new_changelog(self) -> None:
+    def _new_changelog(self) -> list[Any]:
         """After an update, the changelog entries newer than the version pi last ran as (once)."""
         from pi_plugins.interactive.session_commands import (
             changelog_path,
@@ -422,20 +498,23 @@ class InteractiveApp:
         last = self.setting("lastChangelogVersion")
         settings = self.session.settings
         if last == __version__ or settings is None:
-            return
+            return []
         path = changelog_path()
         sections = changelog_sections(path.read_text(encoding="utf-8")) if path is not None else []
         fresh = new_since(sections, last) if last is not None else []
-        if fresh and not self.quiet_startup:
-            self.console.print(render_notice(f"Updated to pi {__version__}. What's new:", "green"))
-            self.console.print(render_changelog(fresh, self.setting("collapseChangelog", False) is True))
         settings.set("lastChangelogVersion", __version__, "global")
+        if not fresh or self.quiet_startup:
+            return []
+        return [render_notice(f"Updated to pi {__version__}. What's new:", "green"),
+                render_changelog(fresh, self.setting("collapseChangelog", False) is True)]
 
     async def _watch_theme(self) -> None:
         """Pick up an edited theme file within a second or so."""
         while True:
             await asyncio.sleep(0.5)
             self.theme_watcher.poll()
+            self.footer_data.poll()
+            self.entries.check()
 
     async def _tick(self) -> None:
         """Redraw the working indicator (spinner, elapsed time) while a run lasts; idle costs nothing."""
@@ -458,14 +537,21 @@ class InteractiveApp:
     # --- layout -----------------------------------------------------------------------------------
 
     def _completing_while_typing(self) -> bool:
+        from pi_plugins.interactive.completion import triggers
+
         before = self.buffer.document.text_before_cursor
-        if before.startswith("/") and " " not in before:
-            return True
+        if before.startswith("/") and "\n" not in before:
+            name, space, _ = before[1:].partition(" ")
+            command = self.commands.get(name) if space else None
+            return not space or (command is not None and command.complete is not None)
         word = before.split()[-1] if before and not before[-1].isspace() else ""
-        return word.startswith("@")
+        return word.startswith("@") or any(word.startswith(t) for t in triggers(self.autocomplete))
 
     def _width(self) -> int:
         return self.app.output.get_size().columns if self._running else self.console.width
+
+    def width(self) -> int:
+        return self._width()
 
     def _live_fragments(self) -> Any:
         width, rows = self._width(), self.app.output.get_size().rows if self._running else 40
@@ -482,18 +568,34 @@ class InteractiveApp:
             self._live_cache = (self._version, width, ANSI(text).__pt_formatted_text__())
         return self._live_cache[2]
 
+    def _widget_lines(self, placement: str) -> list[str]:
+        lines: list[str] = []
+        for content in self.widgets[placement].values():
+            lines += content if isinstance(content, list) else render_lines(content, self._width())
+        return lines
+
     def _widget_fragments(self, placement: str) -> Any:
-        lines = [line for rows in self.widgets[placement].values() for line in rows]
-        return ANSI("\n".join(lines)).__pt_formatted_text__()
+        return fragments(self._widget_lines(placement))
+
+    def _indicator(self) -> list[Any]:
+        """The working row's animation: pi's spinner, or a plugin's frames (verbatim; none at all for [])."""
+        indicator = self.working_indicator
+        if indicator is None:
+            return [(style.pt("accent"), SPINNER[int(time.monotonic() * 10) % len(SPINNER)] + " ")]
+        if not indicator.frames:
+            return []
+        step = max(1, int(indicator.interval_ms)) / 1000
+        frame = indicator.frames[int(time.monotonic() / step) % len(indicator.frames)]
+        return [*fragments([frame]), ("", " ")]
 
     def _status_fragments(self) -> Any:
         if self.busy and not self.working_visible:
             return [(style.pt("muted"), self.hint or "")]
         if self.busy:
             elapsed = int(time.monotonic() - self.started_at)
-            spin = SPINNER[int(time.monotonic() * 10) % len(SPINNER)]
-            return [(style.pt("accent"), f"{spin} {self.working_message} "),
-                    (style.pt("muted"), f"({elapsed}s) · esc to interrupt")]
+            message = fragments([self.working_message]) if "\x1b" in self.working_message else [
+                (style.pt("accent"), self.working_message)]  # a plugin's message may bring its own colour
+            return [*self._indicator(), *message, ("", " "), (style.pt("muted"), f"({elapsed}s) · esc to interrupt")]
         if self.shell_job is not None and self.shell_job.running:
             return [(style.pt("accent"), "Running shell command… "), (style.pt("muted"), "esc to cancel")]
         return [(style.pt("muted"), self.hint or "")]
@@ -506,15 +608,40 @@ class InteractiveApp:
         return spaced
 
     def _footer_fragments(self) -> Any:
+        if self.footer_component is not None:
+            return fragments(render_lines(self.footer_component, self._width()))
         first, second = footer_lines(self.session, self._width())
-        fragments: list[Any] = [(style.pt("dim"), first + "\n" + second)]
+        drawn: list[Any] = [(style.pt("dim"), first + "\n" + second)]
         if self.statuses:  # plugins may colour their status with ANSI codes
-            fragments.append(("", "\n"))
-            fragments += ANSI(" · ".join(self.statuses.values())).__pt_formatted_text__()
-        return fragments
+            drawn.append(("", "\n"))
+            drawn += ANSI(" · ".join(self.statuses.values())).__pt_formatted_text__()
+        return drawn
 
     def _panel_fragments(self) -> Any:
         return self.panel.lines(self._width()) if self.panel else []
+
+    def _custom_editor_fragments(self) -> Any:
+        return fragments(render_lines(self.custom_editor, self._width())) if self.custom_editor else []
+
+    def set_custom_editor(self, factory: Any) -> None:
+        """``ui.set_editor_component``: a plugin's editor in place of pi's (None: pi's again)."""
+        if self.custom_editor is not None:
+            dispose(self.custom_editor)
+        self.custom_editor_factory, self.custom_editor = factory, None
+        if factory is not None:
+            from pi_plugins.interactive.ext_ui import theme_for_plugins
+
+            editor = factory(self.tui, theme_for_plugins(), self.keybindings)
+            editor.host = EditorHost(self)
+            self.custom_editor = editor
+        self.invalidate()
+
+    def _filler_rows(self, main: Any) -> int:
+        """While an overlay is open the app takes the whole terminal (it floats over the full height)."""
+        if not self._running or not self.overlays.visible(self._width()):
+            return 0
+        rows = self.screen_rows()
+        return max(0, rows - main.preferred_height(self._width(), rows).preferred)
 
     def _layout(self) -> Any:
         has_live = Condition(self.view.has_live)
@@ -532,9 +659,10 @@ class InteractiveApp:
                       always_hide_cursor=not hardware_cursor)
         row = VSplit([Window(width=padding), text, Window(width=padding)]) if padding else text
         has_chips = Condition(lambda: bool(self.attachments))
+        custom_editor = Condition(lambda: self.custom_editor is not None)
         editor = HSplit([rule(), ConditionalContainer(Window(FormattedTextControl(self._attachment_fragments), height=1),
                                                       filter=has_chips), row, rule()])
-        return HSplit([
+        main = HSplit([
             ConditionalContainer(Window(FormattedTextControl(self._live_fragments), wrap_lines=False,
                                         dont_extend_height=True), filter=has_live),
             Window(FormattedTextControl(self._status_fragments), height=1),
@@ -542,29 +670,65 @@ class InteractiveApp:
                                  filter=picking),
             ConditionalContainer(Window(FormattedTextControl(lambda: self._widget_fragments("aboveEditor")),
                                         dont_extend_height=True),
-                                 filter=Condition(lambda: any(self.widgets["aboveEditor"].values()))),
-            ConditionalContainer(editor, filter=~picking),
+                                 filter=Condition(lambda: bool(self.widgets["aboveEditor"]))),
+            ConditionalContainer(editor, filter=~picking & ~custom_editor),
+            ConditionalContainer(Window(FormattedTextControl(self._custom_editor_fragments), dont_extend_height=True),
+                                 filter=~picking & custom_editor),
             ConditionalContainer(Window(FormattedTextControl(lambda: self._widget_fragments("belowEditor")),
                                         dont_extend_height=True),
-                                 filter=Condition(lambda: any(self.widgets["belowEditor"].values()))),
+                                 filter=Condition(lambda: bool(self.widgets["belowEditor"]))),
             CompletionsMenu(max_height=max(3, min(20, int(self.setting("autocompleteMaxVisible", 5) or 5))),
                             scroll_offset=1),
             Window(FormattedTextControl(self._footer_fragments), dont_extend_height=True),
         ])
+        from prompt_toolkit.layout import FloatContainer
+
+        filler = Window(height=lambda: Dimension.exact(self._filler_rows(main)))
+        return FloatContainer(HSplit([filler, main]), floats=self.overlays.floats)
 
     # --- running ----------------------------------------------------------------------------------
 
-    async def run(self, initial_message: str | None = None, initial_images: list[Any] | None = None) -> int:
+    def header_renderable(self) -> Any:
+        """The header: a plugin's (``ui.set_header``) or pi's version, key hints and what was loaded."""
+        if self.header_component is not None:
+            from rich.text import Text
+
+            return Text.from_ansi("\n".join(render_lines(self.header_component, self._width())))
+        info = self.header or startup_info(self.session, self.startup)
+        listing = self.setting("quietStartup", False) != "header"  # "header": keep only the header
+        return render_header(info, self.session.config.cwd, listing=listing)
+
+    def _release_intro(self) -> None:
+        """After the plugins' session_start: the header (theirs, if one set it), then what waited behind it."""
+        if self._intro is None:
+            return
+        intro = self._intro
         if not self.quiet_startup:
-            info = self.header or startup_info(self.session, self.startup)
-            listing = self.setting("quietStartup", False) != "header"  # "header": keep only the header
-            self.console.print(render_header(info, self.session.config.cwd, listing=listing))
-        for note in self.startup_notes:
-            self.console.print(render_notice(f"Warning: {note}", "yellow"))
-        self._show_new_changelog()
+            intro.insert(0, self.header_renderable())
+        self._intro = None
+        self._pending[:0] = intro
+        if not self._pending:
+            return
+        if not self._running:
+            self._print_pending()
+        elif not self._flushing:
+            self._flushing = True
+            self._spawn(self._flush())
+        self.invalidate()
+
+    async def run(self, initial_message: str | None = None, initial_images: list[Any] | None = None) -> int:
+        self._intro = [render_notice(f"Warning: {note}", "yellow") for note in self.startup_notes]
+        self._intro += self._new_changelog()
         if self.session.messages:  # --continue / --session: show the conversation so far
             self.replay()
         ext_ui.install(self)
+        # plugins' session_start runs before the app draws, so a header it sets is the one shown; a question it
+        # asks (or a slow start) lets the app start at once, the header following when session_start returns
+        starting = self._spawn(self.session.start("startup"))
+        starting.add_done_callback(lambda task: self._release_intro())
+        asking = asyncio.ensure_future(self._asked.wait())
+        await asyncio.wait({starting, asking}, timeout=STARTUP_WAIT_SECONDS, return_when=asyncio.FIRST_COMPLETED)
+        asking.cancel()
 
         def on_first_render(app: Any) -> None:  # the prompt is on screen: now load the provider SDK
             self.app.after_render -= on_first_render
@@ -577,14 +741,10 @@ class InteractiveApp:
                 self._spawn(self._watch_theme())
 
             self.app.pre_run_callables.append(watch_theme)
-            # plugins' session_start runs once the UI can answer their questions
-            def start_plugins() -> None:
-                self._spawn(self.session.start("startup"))
 
             def send_initial() -> None:
                 self._spawn(self.run_prompt(initial_message or "", initial_images))
 
-            self.app.pre_run_callables.append(start_plugins)
             if initial_message or initial_images:
                 self.app.pre_run_callables.append(send_initial)
             code = await self._run_app()
@@ -596,6 +756,7 @@ class InteractiveApp:
                 task.cancel()
             await self.session.shutdown("quit")
             self.unsubscribe()
+            self._release_intro()
             self._print_pending()
         return self.exit_code if code is None else code
 

@@ -46,6 +46,7 @@ class MenuCommand:
     handler: Handler | None = None  # None: the text is sent as a prompt (templates, skills)
     source: str = "builtin"  # "builtin", "plugin", "template" or "skill"
     argument_hint: str = ""
+    complete: Callable[[str], Any] | None = None  # argument completions (a plugin's SlashCommand.complete)
 
 
 def _plugin_handler(command: Any, session: Any) -> Handler:
@@ -66,7 +67,8 @@ def collect_commands(builtins: list[MenuCommand], session: Any = None, resources
         table[command.name] = command
 
     for command in session.commands.values():
-        add(MenuCommand(command.name, command.description, _plugin_handler(command, session), "plugin"))
+        add(MenuCommand(command.name, command.description, _plugin_handler(command, session), "plugin",
+                        complete=getattr(command, "complete", None)))
     for template in getattr(resources, "templates", None) or []:
         add(MenuCommand(template.name, template.description or "prompt template", None, "template",
                          template.argument_hint or ""))

@@ -97,13 +97,38 @@ def path_candidates(word: str, cwd: Path) -> list[str]:
     return out
 
 
-def make_completer(commands: Callable[[], dict[str, MenuCommand]], cwd: Path, files: FileIndex) -> Any:
+def make_completer(commands: Callable[[], dict[str, MenuCommand]], cwd: Path, files: FileIndex,
+                   providers: Callable[[], Any] = lambda: None) -> Any:
+    """pi's completions, or those of the plugins' provider stack (``providers()``: its top) when there is one."""
     from prompt_toolkit.completion import CompleteEvent, Completer, Completion
     from prompt_toolkit.document import Document
 
     class PiCompleter(Completer):
         def get_completions(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
+            return self.builtin(document, complete_event)
+
+        async def get_completions_async(self, document: Document, complete_event: CompleteEvent) -> Any:
+            top = providers()
+            if top is None:
+                for completion in self.builtin(document, complete_event):
+                    yield completion
+                return
+            lines = document.text.split("\n")
+            found = await top.get_suggestions(lines, document.cursor_position_row, document.cursor_position_col, None)
+            for item in found.items if found is not None else []:
+                yield Completion(item.value, start_position=-len(found.prefix), display=item.label or item.value,
+                                 display_meta=item.description or "")
+
+        def builtin(self, document: Document, complete_event: CompleteEvent) -> Iterator[Completion]:
             before = document.text_before_cursor
+            if before.startswith("/") and " " in before and "\n" not in before:
+                name, _, prefix = before[1:].partition(" ")
+                command = commands().get(name)
+                complete = command.complete if command is not None else None
+                for item in (complete(prefix) or []) if complete is not None else []:
+                    yield Completion(item.value, start_position=-len(prefix), display=item.label or item.value,
+                                     display_meta=item.description or "")
+                return
             if before.startswith("/") and " " not in before and "\n" not in before:
                 table = commands()
                 query = before[1:]

@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+import asyncio
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
 
+from pi_plugins.interactive import style
+from pi_plugins.interactive.hosting import ComponentPanel, dispose
 from pi_plugins.interactive.pickers import PickItem
 
-from pi_core.ui import UI, ComponentFactory, WidgetPlacement, within
+from pi_core.resources.ansi_theme import AnsiTheme
+from pi_core.ui import (
+    UI,
+    AutocompleteProvider,
+    ComponentFactory,
+    OverlayHandle,
+    OverlayOptions,
+    Theme,
+    ThemeInfo,
+    ThemeResult,
+    WidgetPlacement,
+    WorkingIndicator,
+    within,
+)
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp
@@ -16,11 +34,16 @@ if TYPE_CHECKING:
 LEVEL_STYLES = {"info": "cyan", "warning": "yellow", "error": "red"}
 
 
+def theme_for_plugins() -> AnsiTheme:
+    """``ctx.ui.theme``: the theme in force, followed when the user switches (``/theme``)."""
+    return AnsiTheme(style.current)
+
+
 class InteractiveUI(UI):
     has_ui = True
 
     def __init__(self, app: InteractiveApp) -> None:
-        super().__init__()
+        super().__init__(theme_for_plugins())
         self.app = app
 
     async def select(self, title: str, options: list[str], *, timeout: float | None = None,
@@ -86,14 +109,122 @@ class InteractiveUI(UI):
         """Rows (ANSI kept) above or below the editor under ``key``; None removes them."""
         if placement not in ("aboveEditor", "belowEditor"):
             raise ValueError(f'placement must be "aboveEditor" or "belowEditor", not {placement!r}')
-        if callable(lines):
-            raise TypeError(f"set_widget({key!r}): component widgets are not supported by this terminal UI yet; "
-                            "pass a list of lines")
         for rows in self.app.widgets.values():
-            rows.pop(key, None)
-        if lines is not None:
+            old = rows.pop(key, None)
+            if old is not None and not isinstance(old, list):
+                dispose(old)
+        if callable(lines):
+            self.app.widgets[placement][key] = lines(self.app.tui, self.theme)
+        elif lines is not None:
             self.app.widgets[placement][key] = [str(line) for line in lines]
         self.app.invalidate()
+
+    async def custom(self, factory: ComponentFactory, *, overlay: bool = False,
+                     overlay_options: OverlayOptions | None = None,
+                     on_handle: Callable[[OverlayHandle], None] | None = None) -> Any:
+        """The component ``factory(tui, theme, keybindings, done)`` makes, with the keyboard, until ``done(value)``.
+
+        Inline it takes the editor's place; as an overlay it floats over the screen (``overlay_options``)."""
+        app = self.app
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        def done(value: Any = None) -> None:
+            if not answer.done():
+                answer.set_result(value)
+            if not overlay:
+                app.panel_done(value)
+
+        component = factory(app.tui, self.theme, app.keybindings, done)
+        if inspect.isawaitable(component):
+            component = await component
+        if overlay:
+            handle = app.overlays.open(component, overlay_options)
+            if on_handle is not None:
+                on_handle(handle)
+            try:
+                return await answer
+            finally:
+                handle.hide()
+        if answer.done():  # done() already called by the factory
+            dispose(component)
+            return answer.result()
+        try:
+            return await app.open_panel(ComponentPanel(component))
+        finally:
+            dispose(component)
+
+    def set_working_indicator(self, indicator: WorkingIndicator | None = None) -> None:
+        if indicator is not None and not isinstance(indicator, WorkingIndicator):
+            frames = getattr(indicator, "frames", None)
+            if frames is None and isinstance(indicator, dict):
+                frames = indicator.get("frames")
+                interval = indicator.get("interval_ms", indicator.get("intervalMs", 80))
+            else:
+                interval = getattr(indicator, "interval_ms", 80)
+            indicator = WorkingIndicator([str(f) for f in frames or []], int(interval))
+        self.app.working_indicator = indicator
+        self.app.invalidate()
+
+    def set_footer(self, factory: ComponentFactory | None) -> None:
+        if self.app.footer_component is not None:
+            dispose(self.app.footer_component)
+        self.app.footer_component = None if factory is None else factory(self.app.tui, self.theme,
+                                                                          self.app.footer_data)
+        self.app.invalidate()
+
+    def set_header(self, factory: ComponentFactory | None) -> None:
+        """A header set in ``pi_session_start`` is drawn at start-up; later, the screen is drawn again with it."""
+        if self.app.header_component is not None:
+            dispose(self.app.header_component)
+        self.app.header_component = None if factory is None else factory(self.app.tui, self.theme)
+        if self.app._intro is None:
+            self.app.redraw_transcript()
+
+    def set_editor_component(self, factory: ComponentFactory | None) -> None:
+        self.app.set_custom_editor(factory)
+
+    def get_editor_component(self) -> ComponentFactory | None:
+        return self.app.custom_editor_factory
+
+    def add_autocomplete_provider(self, factory: Callable[[AutocompleteProvider], AutocompleteProvider]) -> None:
+        from pi_plugins.interactive.completion import builtin_provider
+
+        self.app.autocomplete = factory(self.app.autocomplete or builtin_provider(self.app))
+
+    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+        handlers = self.app.router.handlers
+        handlers.append(handler)
+
+        def unsubscribe() -> None:
+            if handler in handlers:
+                handlers.remove(handler)
+
+        return unsubscribe
+
+    def get_all_themes(self) -> list[ThemeInfo]:
+        found = self.app.themes
+        themes = found.themes.values() if found is not None else []
+        return [ThemeInfo(t.name, str(t.path) if t.path else None) for t in themes]
+
+    def get_theme(self, name: str) -> Theme | None:
+        found = self.app.themes
+        theme = found.themes.get(name) if found is not None else None
+        return AnsiTheme(theme) if theme is not None else None
+
+    def set_theme(self, theme: str | Theme) -> ThemeResult:
+        from pi_core.resources.themes import Theme as ThemeData
+
+        if isinstance(theme, str):
+            found = self.app.themes.themes.get(theme) if self.app.themes is not None else None
+            if found is None:
+                return ThemeResult(False, f"Theme not found: {theme}")
+            self.app.apply_theme(found)
+            return ThemeResult(True)
+        data = getattr(theme, "theme", theme)
+        if not isinstance(data, ThemeData):
+            return ThemeResult(False, "Not a theme")
+        self.app.apply_theme(data)
+        return ThemeResult(True)
 
     def get_tools_expanded(self) -> bool:
         return bool(self.app.view.expanded)

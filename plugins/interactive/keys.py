@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pi_plugins.interactive import shortcuts
 from pi_plugins.interactive.keybindings import KeySyntaxError, to_prompt_toolkit
 from pi_plugins.interactive.pickers import add_panel_keys
 from prompt_toolkit.filters import Condition, Filter
@@ -188,4 +189,5 @@ def build(ui: InteractiveApp) -> KeyBindings:
     def _paste(event: Any) -> None:
         ui.paste_text(event.data)
 
+    shortcuts.bind(bindings, ui, ui.shortcuts, editing)  # last: a plugin's key wins over a built-in one
     return bindings

@@ -164,6 +164,8 @@ def cmd_hotkeys(ui: Any, args: str) -> None:
               ("Up / Down", "browse the prompt history")]
     for key, what in extras:
         table.add_row(key, what, "")
+    for shortcut in getattr(ui, "shortcuts", []):
+        table.add_row(shortcut.key.label(), shortcut.description, shortcut.plugin)
     if ui.keybindings.path is not None:
         table.add_row("", f"Change them in {ui.keybindings.path}", "")
     ui.show(table)

@@ -106,6 +106,7 @@ class ChatView:
         self.last_tool: ToolBlock | None = None  # for Ctrl+O re-showing the newest output
         self.shell: tuple[str, str] | None = None  # a running ``!cmd``: (command, output tail)
         self.pending_prompt: str | None = None  # submitted, waiting for the provider to finish loading
+        self.custom: Any = None  # CustomRenderers (plugins' message renderers), set by the app
 
     def renderer_for(self, name: str) -> Renderer:
         return self.renderers.get(name) or default_renderer(name)
@@ -133,6 +134,8 @@ class ChatView:
             self.current = message
         elif role == "bashExecution":
             self.commit(self.render_bash_execution(message))
+        elif role == "custom" and self.custom is not None and getattr(message, "display", True) is not False:
+            self.commit(self.custom.message(message, self.expanded))
 
     def _on_message_update(self, event: AgentEvent) -> None:
         self.current = event.message

@@ -292,3 +292,29 @@ def test_missing_ray_names_the_extra(batch: Batch, tmp_path: Path) -> None:
     assert "Error: the ray executor needs Ray, which pi installs as an extra: pip install 'pi-harness[ray]'" \
         in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_tasks_own_model_thinking_and_system_prompt_reach_its_session(batch: Batch) -> None:
+    models_file = batch.pi.home / "models.json"
+    models = json.loads(models_file.read_text())
+    (model,) = models["providers"]["fake"]["models"]
+    models["providers"]["fake"]["models"].append({**model, "id": "fake-thinker", "reasoning": True})
+    models_file.write_text(json.dumps(models))
+    batch.tasks({"id": "think", "prompt": "hello thinker", "provider": "fake", "model": "fake-thinker",
+                 "thinking": "high", "append_system_prompt": "TASK-RULES"},
+                {"id": "plain", "prompt": "hello plain"},
+                {"id": "bad", "prompt": "x", "thinking": "enormous"})
+    result = batch.run("-j", "2")
+    assert result.returncode == 1, result.stderr  # the malformed line fails the run, after the others ran
+    assert "skipped line 3: thinking must be one of" in result.stderr
+    records = batch.by_id()
+    assert set(records) == {"think", "plain"}
+    assert records["think"]["model"] == "fake/fake-thinker" and records["plain"]["model"] == "fake/fake-model"
+    bodies = {json.dumps(r.body["contents"][0]): r for r in batch.pi.server.requests}
+    think = next(r for key, r in bodies.items() if "hello thinker" in key)
+    plain = next(r for key, r in bodies.items() if "hello plain" in key)
+    assert "fake-thinker" in think.path and "fake-model" in plain.path
+    assert "TASK-RULES" in json.dumps(think.body["systemInstruction"])
+    assert "TASK-RULES" not in json.dumps(plain.body.get("systemInstruction"))
+    assert think.body["generationConfig"]["thinkingConfig"] and "thinkingConfig" not in plain.body.get(
+        "generationConfig", {})

@@ -24,6 +24,7 @@ def _mark(batch: Batch) -> str:
     return value
 
 
+@pytest.mark.timeout(300)  # as long as the run's own limit: a private Ray start takes 10-20 s and more on a busy machine
 def test_twenty_tasks_with_tool_calls_on_a_local_ray_cluster(batch: Batch) -> None:
     mark = _mark(batch)
     batch.tasks(*({"id": f"ray-{i:02d}", "prompt": f"RUN: echo ray-hello-{i}"} for i in range(20)))

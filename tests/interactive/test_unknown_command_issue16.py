@@ -55,3 +55,27 @@ def test_unknown_slash_command_is_answered_and_not_sent(tmp_path: Path) -> None:
             assert len(server.requests) == 2
         finally:
             subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=20, check=False)
+
+
+def test_first_run_without_any_key_says_what_would_fix_it(tmp_path: Path) -> None:
+    """Issue 16 item 12: no key, no models file; the start-up warning and the answer to a prompt name the fix."""
+    home, cwd = tmp_path / "agent", tmp_path / "project"
+    home.mkdir()
+    cwd.mkdir()
+    tmux = Tmux(f"pi-nokey-{os.getpid()}-{id(tmp_path)}", "pi")
+    env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_TOKEN")) and k != "TMUX"}
+    env.update(PI_CODING_AGENT_DIR=str(home), TERM="xterm-256color")
+    pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()'"
+    subprocess.run(["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "pi", "-x", str(WIDTH), "-y", str(HEIGHT),
+                    "-c", str(cwd), "bash", "-c", f"{pi}; sleep 60"], env=env, check=True, timeout=20)
+    try:
+        screen = tmux.wait_for("No models available.")
+        assert str(home / "models.toml") in "".join(screen.split())
+        tmux.type("hi")
+        tmux.keys("Enter")
+        screen = tmux.wait_for("No model selected.")
+        flat = " ".join(screen.split())
+        assert "ANTHROPIC_API_KEY" in flat and "/login" in flat and "choose one with /model" in flat
+        assert "Traceback" not in screen
+    finally:
+        subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=20, check=False)

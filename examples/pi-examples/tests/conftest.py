@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,9 @@ from pi_core.testing.fake_server import FakeModelServer
 from pi_core.testing.pi_home import write_models
 
 PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
+# Commits made by a test or by a plugin under test must not depend on the machine's git configuration.
+GIT_ENV = {"GIT_AUTHOR_NAME": "Pi Test", "GIT_AUTHOR_EMAIL": "pi@example.invalid", "GIT_COMMITTER_NAME": "Pi Test",
+           "GIT_COMMITTER_EMAIL": "pi@example.invalid", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
 
 @dataclass
@@ -35,7 +39,7 @@ class ExamplePi:
 
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TMUX"}
-        return {**env, "PI_CODING_AGENT_DIR": str(self.home), **extra}
+        return {**env, **GIT_ENV, "PI_CODING_AGENT_DIR": str(self.home), **extra}
 
     def args(self, example: str | None, *args: str) -> list[str]:
         enable = ["-e", f"plugin:{example}"] if example else []
@@ -83,6 +87,10 @@ class ExamplePi:
         """The extension-UI requests of one method (``notify``, ``setStatus``...) the client has received."""
         return [e for e in client.events if e.get("type") == "extension_ui_request" and e.get("method") == method]
 
+    def git(self, *args: str) -> str:
+        """git in the project folder with the tests' identity; returns stdout (see module-level ``git``)."""
+        return git(self.cwd, *args)
+
     def user_text(self, request: int, index: int = -1) -> str:
         """The text of the ``index``-th user message (tool results left out) of request ``request``."""
         texts = []
@@ -95,6 +103,43 @@ class ExamplePi:
             elif not any(block.get("type") == "tool_result" for block in content):
                 texts.append("\n".join(block.get("text", "") for block in content if block.get("type") == "text"))
         return texts[index]
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in ``cwd`` with the tests' identity; returns stdout, raises on failure."""
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=False,
+                          env={**os.environ, **GIT_ENV})
+    if done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)} failed: {done.stderr}")
+    return done.stdout
+
+
+def init_repo(cwd: Path) -> Path:
+    """A git repository on branch main with one commit of ``README.md``."""
+    git(cwd, "init", "-q", "-b", "main")
+    (cwd / "README.md").write_text("hello\n")
+    git(cwd, "add", "README.md")
+    git(cwd, "commit", "-q", "-m", "initial")
+    return cwd
+
+
+@pytest.fixture
+def repo(example: ExamplePi) -> Path:
+    """``example.cwd`` as a git repository with one commit (see ``init_repo``)."""
+    return init_repo(example.cwd)
+
+
+@pytest.fixture
+def git_repo() -> Callable[[Path], Path]:
+    """``git_repo(path)``: make ``path`` a repository with one commit, later in a test (see ``init_repo``)."""
+    return init_repo
+
+
+@pytest.fixture
+def background() -> Iterator[Callable[..., Future[Any]]]:
+    """``background(client.new_session)``: run a blocking RPC call on a thread while the test answers its dialogs."""
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        yield pool.submit
 
 
 def ui_request(client: RpcClient, method: str, *, after: int = 0, timeout: float = 30,

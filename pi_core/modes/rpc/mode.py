@@ -137,8 +137,12 @@ class RpcMode:
         await self.session.wait_for_idle()
 
     def request_shutdown(self) -> None:
-        """A plugin's ``ctx.shutdown()``: quit after the next command response is written."""
+        """A plugin's ``ctx.shutdown()``: quit once the current run has settled (a tool asking goes on to the
+        model's answer first), or after the command being handled when nothing runs."""
         self.shutdown_requested = True
+        run = self._run_task
+        if run is not None and not run.done():
+            run.add_done_callback(lambda _run: self.stopping.set())
 
     # --- input ------------------------------------------------------------------------------------
 

@@ -40,7 +40,7 @@ async def expand(ctx: ExtensionContext, command: str) -> tuple[Expansion, str]:
 
 @hookimpl
 async def pi_input(ctx: ExtensionContext, text: str, source: str,
-                   images: list[ImageContent] | None = None) -> InputResult | None:
+                   images: list[ImageContent] | None) -> InputResult | None:
     stripped = text.lstrip()
     if stripped.startswith("!") and not stripped.startswith("!{"):
         return None  # a whole-line ``!command`` is the user's own shell command: leave it to pi

@@ -1,0 +1,100 @@
+"""debug_provider: ``/debug-provider [on|off]`` keeps each reply's raw provider stream events as a session entry."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pi_core import hookimpl
+from pi_core.events import AgentEvent
+from pi_core.extension import CommandContext, ExtensionContext
+from pi_core.registrations import SlashCommand
+from pi_core.render import EntryRenderer, RenderOptions
+
+ENTRY_TYPE = "debug-provider-events"
+STATUS_KEY = "debug-provider"
+USAGE = "Usage: /debug-provider [on|off]"
+
+
+@dataclass
+class Capture:
+    enabled: bool = False
+    events: list[Any] | None = None  # the current turn's raw events while capturing
+    completed: dict[str, Any] | None = None  # the entry to append at turn end
+
+    def reset(self) -> None:
+        self.events, self.completed = None, None
+
+
+_capture = Capture()
+
+
+def toggle(args: str, ctx: CommandContext) -> None:
+    wanted = args.strip().lower()
+    if wanted not in ("", "on", "off"):
+        ctx.ui.notify(USAGE, "warning")
+        return
+    _capture.enabled = not _capture.enabled if wanted == "" else wanted == "on"
+    if not _capture.enabled:
+        _capture.reset()
+    ctx.ui.set_status(STATUS_KEY, "provider debug" if _capture.enabled else None)
+    ctx.ui.notify(f"Provider event capture {'enabled' if _capture.enabled else 'disabled'}", "info")
+
+
+@hookimpl
+def pi_commands() -> list[SlashCommand]:
+    return [SlashCommand(name="debug-provider", description="Toggle capture of raw provider stream events",
+                         handler=toggle)]
+
+
+@hookimpl
+def pi_session_start() -> None:
+    _capture.enabled = False
+    _capture.reset()
+
+
+@hookimpl
+def pi_provider_stream_event(data: Any) -> None:
+    if _capture.events is not None:
+        _capture.events.append(copy.deepcopy(data))
+
+
+@hookimpl
+def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
+    if event.type == "turn_start":
+        _capture.events = [] if _capture.enabled else None
+    elif event.type == "message_end":
+        message = event.message
+        if getattr(message, "role", None) != "assistant" or _capture.events is None:
+            return
+        _capture.completed = {"provider": message.provider, "api": message.api, "model": message.model,
+                              "events": _capture.events}
+        _capture.events = None
+    elif event.type == "turn_end" and _capture.completed is not None:
+        ctx.append_entry(ENTRY_TYPE, _capture.completed)
+        _capture.completed = None
+
+
+def render_entry(entry: dict[str, Any], options: RenderOptions, theme: Any) -> Any:
+    """One line naming the model and the event count; expanded, the events as indented JSON."""
+    from rich.text import Text
+
+    data = entry.get("data")
+    if not isinstance(data, dict):
+        return Text("[provider debug] Missing event data", style="yellow")
+    events = data.get("events") or []
+    count = f"{len(events)} event{'' if len(events) == 1 else 's'}"
+    text = Text.assemble(("[provider debug]", "cyan"),
+                         f" {data.get('provider')}/{data.get('model')} ({data.get('api')}) · {count}")
+    if options.expanded:
+        text.append("\n" + json.dumps(events, indent=2, ensure_ascii=False))
+    else:
+        text.append(" (ctrl+o to view events)", style="dim")
+    return text
+
+
+@hookimpl
+def pi_entry_renderers() -> list[EntryRenderer]:
+    return [EntryRenderer(ENTRY_TYPE, render_entry)]

@@ -1,0 +1,76 @@
+"""dynamic_tools: tools registered after start-up, one at session start and more with ``/add-echo-tool NAME``."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pi_core import Tool, ToolContext, ToolResult, hookimpl
+from pi_core.extension import CommandContext, ExtensionContext
+from pi_core.registrations import SlashCommand
+from pi_core.types import TextContent
+
+PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {"message": {"type": "string", "description": "Message to echo"}},
+    "required": ["message"],
+}
+TOOL_NAME = re.compile(r"[a-z0-9_]+")
+USAGE = "Usage: /add-echo-tool <tool_name> (lowercase, numbers, underscores)"
+
+_tools: dict[str, Tool] = {}
+
+
+def echo_tool(name: str, label: str, prefix: str) -> Tool:
+    def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return ToolResult(content=[TextContent(text=f"{prefix}{args['message']}")],
+                          details={"tool": name, "prefix": prefix})
+
+    return Tool(name=name, label=label, description=f"Echo a message with prefix: {prefix}",
+                parameters=PARAMETERS, execute=execute,
+                prompt_snippet=f"Echo back user-provided text with {prefix.strip()} prefix",
+                prompt_guidelines=["Use echo_session when the user asks for exact echo output."])
+
+
+async def register(ctx: ExtensionContext, name: str, label: str, prefix: str) -> bool:
+    """Add the tool and have pi collect it; False when one of that name is already registered."""
+    if name in _tools:
+        return False
+    _tools[name] = echo_tool(name, label, prefix)
+    await ctx.refresh_tools()
+    return True
+
+
+def normalize_tool_name(text: str) -> str | None:
+    name = text.strip().lower()
+    return name if TOOL_NAME.fullmatch(name) else None
+
+
+async def add_echo_tool(args: str, ctx: CommandContext) -> None:
+    name = normalize_tool_name(args)
+    if name is None:
+        ctx.ui.notify(USAGE, "warning")
+        return
+    if not await register(ctx, name, f"Echo {name}", f"[{name}] "):
+        ctx.ui.notify(f"Tool already registered: {name}", "warning")
+        return
+    ctx.ui.notify(f"Registered dynamic tool: {name}", "info")
+
+
+@hookimpl
+def pi_tools() -> list[Tool]:
+    return list(_tools.values())
+
+
+@hookimpl
+async def pi_session_start(ctx: ExtensionContext) -> None:
+    _tools.clear()  # a replaced session starts with only its own echo tool, like a freshly loaded extension
+    await register(ctx, "echo_session", "Echo Session", "[session] ")
+    ctx.ui.notify("Registered dynamic tool: echo_session", "info")
+
+
+@hookimpl
+def pi_commands() -> list[SlashCommand]:
+    return [SlashCommand(name="add-echo-tool",
+                         description="Register a new echo tool dynamically: /add-echo-tool <tool_name>",
+                         handler=add_echo_tool)]

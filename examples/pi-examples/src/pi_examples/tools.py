@@ -1,0 +1,99 @@
+"""tools: ``/tools`` switches tools on and off in a settings list; the choice is saved per session branch."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pi_core import hookimpl
+from pi_core.extension import CommandContext, ExtensionContext
+from pi_core.registrations import SlashCommand
+from pi_core.tui import Container, SettingItem, SettingsList, SettingsListTheme, Text
+
+ENTRY_TYPE = "tools-config"
+
+
+@dataclass
+class ToolsState:
+    enabled: set[str] = field(default_factory=set)
+
+
+_state = ToolsState()
+
+
+def _persist(ctx: ExtensionContext) -> None:
+    ctx.append_entry(ENTRY_TYPE, {"enabledTools": sorted(_state.enabled)})
+
+
+def restore(ctx: ExtensionContext) -> None:
+    """The last saved selection on this branch (tools that no longer exist dropped), else the active tools."""
+    saved: list[str] | None = None
+    for entry in ctx.session_manager.get_branch():
+        if entry.get("type") == "custom" and entry.get("customType") == ENTRY_TYPE:
+            data = entry.get("data")
+            if isinstance(data, dict) and isinstance(data.get("enabledTools"), list):
+                saved = [str(name) for name in data["enabledTools"]]
+    if saved is None:
+        _state.enabled = set(ctx.get_active_tools())
+        return
+    known = {tool.name for tool in ctx.get_all_tools()}
+    _state.enabled = {name for name in saved if name in known}
+    ctx.set_active_tools(sorted(_state.enabled))
+
+
+@hookimpl
+def pi_session_start(ctx: ExtensionContext) -> None:
+    restore(ctx)
+
+
+@hookimpl
+def pi_session_tree(ctx: ExtensionContext) -> None:
+    restore(ctx)
+
+
+class ToolsPanel:
+    """"Tool Configuration" over a settings list with one enabled/disabled row per tool."""
+
+    def __init__(self, ctx: ExtensionContext, tui: Any, theme: Any, keybindings: Any,
+                 done: Callable[[Any], None]) -> None:
+        self.ctx, self.tui = ctx, tui
+        tools = ctx.get_all_tools()
+        items = [SettingItem(t.name, t.name, "enabled" if t.name in _state.enabled else "disabled",
+                             ["enabled", "disabled"]) for t in tools]
+        self.list = SettingsList(items, min(len(items) + 2, 15), SettingsListTheme.from_theme(theme), self._changed,
+                                 lambda: done(None), keybindings=keybindings)
+        self.container = Container(Text(theme.fg("accent", theme.bold("Tool Configuration")) + "\n", 0, 0),
+                                   self.list)
+
+    def _changed(self, name: str, value: str) -> None:
+        if value == "enabled":
+            _state.enabled.add(name)
+        else:
+            _state.enabled.discard(name)
+        self.ctx.set_active_tools(sorted(_state.enabled))
+        _persist(self.ctx)
+
+    def render(self, width: int) -> list[str]:
+        return self.container.render(width)
+
+    def invalidate(self) -> None:
+        self.container.invalidate()
+
+    def handle_input(self, data: str) -> None:
+        self.list.handle_input(data)
+        request = getattr(self.tui, "request_render", None)
+        if callable(request):
+            request()
+
+
+async def configure(args: str, ctx: CommandContext) -> None:
+    if ctx.mode != "interactive":
+        ctx.ui.notify("/tools requires TUI mode", "error")
+        return
+    await ctx.ui.custom(lambda tui, theme, keybindings, done: ToolsPanel(ctx, tui, theme, keybindings, done))
+
+
+@hookimpl
+def pi_commands() -> list[SlashCommand]:
+    return [SlashCommand(name="tools", description="Enable/disable tools", handler=configure)]
