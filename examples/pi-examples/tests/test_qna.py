@@ -1,0 +1,92 @@
+"""qna: /qna asks the model for the last reply's questions and loads them into the editor as Q:/A: lines."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from pi_examples.qna import LastReplyError, last_assistant_text, qna
+
+from pi_core.tui import strip_ansi
+from pi_core.types import AssistantMessage, TextContent
+from pi_core.ui import PlainTheme
+
+
+def reply(text: str, stop: str = "stop") -> dict[str, Any]:
+    return {"type": "message", "message": {"role": "assistant", "stopReason": stop,
+                                           "content": [{"type": "text", "text": text}]}}
+
+
+class UI:
+    """ctx.ui of the interactive mode as far as /qna uses it; ``keys`` are pressed once the loader shows."""
+
+    def __init__(self, keys: tuple[str, ...] = ()) -> None:
+        self.keys, self.notices, self.editor, self.screens = keys, [], "", []
+
+    async def custom(self, factory: Any, **_: Any) -> Any:
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        component = factory(None, PlainTheme(), None, lambda v: answer.done() or answer.set_result(v))
+        self.screens.append([strip_ansi(line) for line in component.render(50)])
+        for key in self.keys:
+            component.handle_input(key)
+        return await answer
+
+    def notify(self, message: str, level: str = "info") -> None:
+        self.notices.append((message, level))
+
+    def set_editor_text(self, text: str) -> None:
+        self.editor = text
+
+
+class Models:
+    def __init__(self, answer: str, delay: float = 0.0) -> None:
+        self.answer, self.delay, self.calls = answer, delay, []
+
+    async def complete(self, model: Any, messages: list[Any], **kw: Any) -> AssistantMessage:
+        self.calls.append((messages, kw))
+        signal = kw["signal"]
+        for _ in range(int(self.delay * 100)):
+            if signal.aborted:
+                return AssistantMessage(content=[], stop_reason="aborted")
+            await asyncio.sleep(0.01)
+        return AssistantMessage(content=[TextContent(text=self.answer)], stop_reason="stop")
+
+
+def run(branch: list[dict[str, Any]], models: Models, ui: UI, mode: str = "interactive") -> None:
+    ctx = SimpleNamespace(mode=mode, model=SimpleNamespace(id="fake-model"), ui=ui, model_registry=models,
+                          session_manager=SimpleNamespace(get_branch=lambda: branch))
+    asyncio.run(qna("", ctx))  # type: ignore[arg-type]
+
+
+def test_questions_land_in_the_editor() -> None:
+    ui, models = UI(), Models("Q: Which DB?\nA: ")
+    run([reply("Which DB? Which language?")], models, ui)
+    assert ui.editor == "Q: Which DB?\nA: "
+    assert ui.notices == [("Questions loaded. Edit and submit when ready.", "info")]
+    messages, options = models.calls[0]
+    assert messages == ["Which DB? Which language?"]
+    assert options["system_prompt"].startswith("You are a question extractor.")
+    assert any("Extracting questions using fake-model..." in line for line in ui.screens[0])
+
+
+def test_escape_during_the_extraction_cancels() -> None:
+    ui = UI(keys=("\x1b",))
+    run([reply("Which DB?")], Models("Q: x", delay=5), ui)
+    assert ui.editor == "" and ui.notices == [("Cancelled", "info")]
+
+
+def test_an_aborted_reply_is_refused() -> None:
+    ui = UI()
+    run([reply("Which DB?", stop="aborted")], Models("unused"), ui)
+    assert ui.notices == [("Last assistant message incomplete (aborted)", "error")]
+    with pytest.raises(LastReplyError, match="No assistant messages found"):
+        last_assistant_text([{"type": "message", "message": {"role": "user", "content": "hi"}}])
+
+
+def test_other_modes_are_told_it_needs_the_interactive_ui(example) -> None:
+    client = example.rpc("qna", "--no-session")
+    client.request("prompt", message="/qna")
+    notice = client.wait_for_event(lambda e: e.get("method") == "notify")
+    assert notice["message"] == "qna requires interactive mode" and notice["notifyType"] == "error"
