@@ -183,7 +183,7 @@ def test_no_kernel_module_is_over_500_code_lines() -> None:
 
 
 @pytest.mark.parametrize("wing", ["toolkit", "models", "llm", "sessions", "compaction", "export", "modes",
-                                  "control", "app", "resources", "testing"])
+                                  "control", "app", "resources", "testing", "tui"])
 def test_every_wing_is_a_documented_package(wing: str) -> None:
     init = CORE / wing / "__init__.py"
     assert init.is_file()
