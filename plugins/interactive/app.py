@@ -52,6 +52,18 @@ SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 STARTUP_WAIT_SECONDS = 2.0  # longest the first frame waits for the plugins' session_start
 
 
+def color_depth() -> Any:
+    """24-bit colour when the terminal says it has it (COLORTERM), as rich decides for the scrollback; else
+    prompt_toolkit's own choice. Plugins' widgets and components often use truecolor codes."""
+    import os
+
+    from prompt_toolkit.output import ColorDepth
+
+    if os.environ.get("COLORTERM", "").lower() in ("truecolor", "24bit"):
+        return ColorDepth.TRUE_COLOR
+    return None
+
+
 class _Raw:
     """Something to do at its turn in the scrollback queue instead of printing (clearing the screen)."""
 
@@ -130,7 +142,7 @@ class InteractiveApp:
         )
         self.app: Application[int] = Application(
             layout=Layout(self._layout(), focused_element=self.buffer),
-            key_bindings=keys.build(self), full_screen=False, input=input, output=output,
+            key_bindings=keys.build(self), full_screen=False, input=input, output=output, color_depth=color_depth(),
             mouse_support=False, min_redraw_interval=0.03, erase_when_done=False,
         )
         self.app.ttimeoutlen = 0.05
@@ -581,8 +593,9 @@ class InteractiveApp:
             return [(style.pt("muted"), self.hint or "")]
         if self.busy:
             elapsed = int(time.monotonic() - self.started_at)
-            return [*self._indicator(), (style.pt("accent"), f"{self.working_message} "),
-                    (style.pt("muted"), f"({elapsed}s) · esc to interrupt")]
+            message = fragments([self.working_message]) if "\x1b" in self.working_message else [
+                (style.pt("accent"), self.working_message)]  # a plugin's message may bring its own colour
+            return [*self._indicator(), *message, ("", " "), (style.pt("muted"), f"({elapsed}s) · esc to interrupt")]
         if self.shell_job is not None and self.shell_job.running:
             return [(style.pt("accent"), "Running shell command… "), (style.pt("muted"), "esc to cancel")]
         return [(style.pt("muted"), self.hint or "")]

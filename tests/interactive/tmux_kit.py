@@ -9,70 +9,16 @@ import os
 import shlex
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from pi_core.testing.fake_server import FakeModelServer
+from pi_core.testing.tmux import HEIGHT, WIDTH, Tmux
 
-WIDTH, HEIGHT = 110, 40
+__all__ = ["HEIGHT", "WIDTH", "Rig", "Tmux", "pi_rig", "write_models"]
 
-
-class Tmux:
-    def __init__(self, socket: str, session: str) -> None:
-        self.socket, self.session = socket, session
-
-    def run(self, *args: str) -> str:
-        done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20, check=False)
-        return done.stdout
-
-    def keys(self, *keys: str) -> None:
-        self.run("send-keys", "-t", self.session, *keys)
-
-    def type(self, text: str) -> None:
-        self.run("send-keys", "-t", self.session, "-l", text)
-
-    def raw(self, data: str) -> None:
-        """Bytes as a terminal would send them (escape sequences of keys tmux has no name for)."""
-        self.run("send-keys", "-t", self.session, "-H", *(f"{b:02x}" for b in data.encode()))
-
-    def paste(self, text: str) -> None:
-        """A bracketed paste, as when a file is dropped on the terminal."""
-        self.run("set-buffer", "-b", "pi-test", text)
-        self.run("paste-buffer", "-p", "-d", "-b", "pi-test", "-t", self.session)
-
-    def screen(self, colours: bool = False) -> str:
-        args = ["capture-pane", "-p", "-J", "-S", "-500", "-t", self.session]
-        return self.run(*args[:2], "-e", *args[2:]) if colours else self.run(*args)
-
-    def visible(self) -> str:
-        """Only what is on screen now (no scrollback)."""
-        return self.run("capture-pane", "-p", "-J", "-t", self.session)
-
-    def cursor_visible(self) -> bool:
-        return self.run("display-message", "-p", "-t", self.session, "#{cursor_flag}").strip() == "1"
-
-    def wait_for(self, text: str, limit: float = 30.0, *, visible: bool = False, flat: bool = False) -> str:
-        """Wait until ``text`` is on screen; ``flat`` ignores whitespace (text rich wrapped over lines)."""
-        deadline = time.monotonic() + limit
-        wanted = "".join(text.split()) if flat else text
-        while time.monotonic() < deadline:
-            screen = self.visible() if visible else self.screen()
-            if wanted in ("".join(screen.split()) if flat else screen):
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} never appeared on screen:\n{self.screen()}")
-
-    def wait_gone(self, text: str, limit: float = 30.0) -> str:
-        deadline = time.monotonic() + limit
-        while time.monotonic() < deadline:
-            screen = self.visible()
-            if text not in screen:
-                return screen
-            time.sleep(0.1)
-        raise AssertionError(f"{text!r} stayed on screen:\n{self.visible()}")
 
 
 def write_models(home: Path, base_url: str) -> None:

@@ -1,0 +1,59 @@
+"""custom_footer: ``/footer`` swaps pi's footer for one line of tokens, cost, model and git branch (and back)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pi_core import hookimpl
+from pi_core.extension import CommandContext
+from pi_core.registrations import SlashCommand
+from pi_core.tui import truncate_to_width, visible_width
+
+enabled = False
+
+
+def compact(n: int) -> str:
+    return str(n) if n < 1000 else f"{n / 1000:.1f}k"
+
+
+class Footer:
+    def __init__(self, tui: Any, theme: Any, data: Any, ctx: CommandContext) -> None:
+        self.theme, self.data, self.ctx = theme, data, ctx
+        self.dispose: Callable[[], None] = data.on_branch_change(lambda branch: tui.request_render())
+
+    def render(self, width: int) -> list[str]:
+        tokens_in = tokens_out = 0
+        cost = 0.0
+        for entry in self.ctx.session_manager.get_branch():
+            message = entry.get("message") if entry.get("type") == "message" else None
+            if isinstance(message, dict) and message.get("role") == "assistant":
+                usage = message.get("usage") or {}
+                tokens_in += int(usage.get("input") or 0)
+                tokens_out += int(usage.get("output") or 0)
+                cost += float((usage.get("cost") or {}).get("total") or 0)
+        branch = self.data.git_branch()
+        left = self.theme.fg("dim", f"↑{compact(tokens_in)} ↓{compact(tokens_out)} ${cost:.3f}")
+        model = self.ctx.model.id if self.ctx.model is not None else "no-model"
+        right = self.theme.fg("dim", model + (f" ({branch})" if branch else ""))
+        pad = " " * max(1, width - visible_width(left) - visible_width(right))
+        return [truncate_to_width(left + pad + right, width)]
+
+    def invalidate(self) -> None:
+        """Nothing cached."""
+
+
+def footer(args: str, ctx: CommandContext) -> None:
+    global enabled
+    enabled = not enabled
+    if enabled:
+        ctx.ui.set_footer(lambda tui, theme, data: Footer(tui, theme, data, ctx))
+        ctx.ui.notify("Custom footer enabled", "info")
+    else:
+        ctx.ui.set_footer(None)
+        ctx.ui.notify("Default footer restored", "info")
+
+
+@hookimpl
+def pi_commands() -> list[SlashCommand]:
+    return [SlashCommand("footer", "Toggle custom footer", footer)]
