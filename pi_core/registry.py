@@ -12,7 +12,6 @@ layer the first implementation wins and the clash is recorded in ``conflicts`` (
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import threading
 from collections.abc import Callable, Generator
@@ -258,6 +257,7 @@ class PluginSet:
 def run_blocking(awaitable: Any) -> Any:
     """Resolve an awaitable from synchronous code: on a fresh loop, or in a helper thread when this thread
     already runs one (a sync caller inside async code must not deadlock its own loop)."""
+    import asyncio  # here: ``pi --help`` reads plugin entry points without an event loop
 
     async def wait() -> Any:
         return await awaitable
