@@ -367,10 +367,9 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     from pi_core.compaction.plan import CompactionSettings
     from pi_core.compaction.summarize import llm_summarizer
     from pi_core.llm.retry import stream_with_retry
+    from pi_core.models.registry import ModelRegistry
     from pi_core.session import SessionParts, provider_stream_fn
     from pi_core.sessions.messages import llm_converter
-
-    from pi_core.models.registry import ModelRegistry
 
     if stream_fn is None:
         policy = _retry_policy(settings)

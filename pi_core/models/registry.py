@@ -29,8 +29,8 @@ __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
 
 if TYPE_CHECKING:
     from pi_core.models.oauth import OAuthProvider
-    from pi_core.providers import VirtualModel
     from pi_core.plugins import PluginSet
+    from pi_core.providers import VirtualModel
 
 DISCOVERY_TIMEOUT_S = 0.8
 VIRTUAL_API = "pi-virtual"  # the ``api`` of a virtual model's catalog entry: never sent to a wire

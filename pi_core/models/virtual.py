@@ -82,7 +82,7 @@ def routed_stream(registry: ModelRegistry, store: SessionManager | None, inner: 
             if registry.virtual_model(route.model) is not None:
                 raise PiError(f"Virtual model {virtual.provider}/{virtual.id} routed to another virtual model")
             key = await asyncio.to_thread(registry.api_key_for, route.model)
-        except Exception as err:  # a router's failure ends this request with an error response
+        except Exception as err:  # noqa: BLE001 - a router's failure ends this request with an error response
             yield MessageBuilder(model).error(err if isinstance(err, PiError) else PiError(
                 f"Virtual model {virtual.provider}/{virtual.id} failed to route: {err}"))
             return
