@@ -2,28 +2,25 @@
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 
 from pi_core.testing.fake_script import Reply
-from tests.interactive.tmux_kit import pi_rig
+from pi_core.testing.tmux import tmux_available, tmux_pi
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux")
+pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 
 
-def test_new_asks_and_no_keeps_the_transcript(tmp_path: Path) -> None:
-    with pi_rig(tmp_path, "confirm-destructive") as rig:
-        rig.server.add(Reply(text="the first answer"))
-        rig.start("-e", "plugin:confirm_destructive")
-        rig.tmux.wait_for("fake-model")
-        rig.command("hello")
-        rig.tmux.wait_for("the first answer")
-        rig.command("/new")
-        screen = rig.tmux.wait_for("Clear session?")
+def test_new_asks_and_no_keeps_the_transcript(example) -> None:
+    example.server.add(Reply(text="the first answer"))
+    with tmux_pi(example, "confirm-destructive") as tui:
+        tui.start("confirm_destructive")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("hello")
+        tui.tmux.wait_for("the first answer")
+        tui.command("/new")
+        screen = tui.tmux.wait_for("Clear session?", visible=True)
         assert "This will delete all messages in the current session." in screen
-        rig.tmux.keys("Down")  # Yes, No
-        rig.tmux.keys("Enter")
-        rig.tmux.wait_for("Clear cancelled")
-        assert "the first answer" in rig.tmux.visible()
+        tui.tmux.keys("Down")  # Yes, No
+        tui.tmux.keys("Enter")
+        tui.tmux.wait_for("Clear cancelled")
+        assert "the first answer" in tui.tmux.visible()
