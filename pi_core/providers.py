@@ -62,38 +62,16 @@ class ApiProvider(Protocol):
         ...
 
 
-@dataclass
-class ModelRouteRequest:
-    """One request made with a virtual model. ``reason``: "user" (first request after a user message),
-    "continuation" (after tool results) or "direct" (outside the agent loop: compaction, plugins).
-    ``state`` is the router state last stored on this session branch (None for "direct")."""
-
-    model: Model
-    thinking_level: str
-    reason: str
-    messages: list[Any]
-    find: Callable[[str, str], Model | None]  # a catalog model by provider and id
-    state: Any = None
-    signal: AbortSignal = field(default_factory=AbortSignal)
-
-
-@dataclass
-class ModelRoute:
-    """A physical model and thinking level for one request; ``state`` (JSON) is stored when not None."""
-
-    model: Model
-    thinking_level: str = "off"
-    state: Any = None
-
 
 @dataclass
 class VirtualModel:
-    """A selectable model (``pi_virtual_models``) whose ``route`` picks a physical model for every request."""
+    """A selectable model (``pi_virtual_models``); ``route(ModelRouteRequest)`` returns a ``ModelRoute`` (or an
+    awaitable of one) naming the physical model for each request (pi_core.models.virtual)."""
 
     provider: str
     id: str
     name: str
-    route: Callable[[ModelRouteRequest], Any]  # a ModelRoute, or an awaitable of one
+    route: Callable[[Any], Any]
     thinking_levels: list[str] = field(default_factory=lambda: ["off"])
     context_window: int = 128_000
     max_tokens: int = 16_384

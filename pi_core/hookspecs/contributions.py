@@ -55,8 +55,7 @@ def pi_models() -> list[Model] | None:
 
 @spec("collect")
 def pi_virtual_models() -> list[VirtualModel] | None:
-    """Return virtual models: catalog entries whose ``route`` picks a physical model for each request
-    (docs/virtual-models.md). Called at start-up; a later one with the same provider and id replaces one."""
+    """Return virtual models, whose ``route`` picks a physical model per request (docs/models.md#virtual-models)."""
 
 
 @spec("collect")

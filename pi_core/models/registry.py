@@ -23,6 +23,7 @@ from pi_core.models.env_keys import (
     env_var_names,
     required_env,
 )
+from pi_core.models.virtual import VIRTUAL_API, catalog_entry
 from pi_core.types import Model
 
 __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
@@ -33,7 +34,6 @@ if TYPE_CHECKING:
     from pi_core.providers import VirtualModel
 
 DISCOVERY_TIMEOUT_S = 0.8
-VIRTUAL_API = "pi-virtual"  # the ``api`` of a virtual model's catalog entry: never sent to a wire
 
 
 @dataclass
@@ -110,8 +110,6 @@ class ModelRegistry:
         found = [m for m in self.sources.discovered if (m.provider, m.id) not in known]
         self._models = build_models(self.sources.builtin + found, self._custom.providers, defaults)
         if self.sources.virtual:
-            from pi_core.models.virtual import catalog_entry
-
             entries = {(v.provider, v.id): catalog_entry(v) for v in self.sources.virtual}  # the later one wins
             self._models = [m for m in self._models if (m.provider, m.id) not in entries] + list(entries.values())
 
@@ -200,7 +198,7 @@ class ModelRegistry:
     def has_auth(self, provider: str) -> bool:
         if all(m.api == VIRTUAL_API for m in self._models if m.provider == provider) and any(
                 v.provider == provider for v in self.sources.virtual):
-            return True  # only virtual models under this id: always available (docs/virtual-models.md)
+            return True  # only virtual models under this id: always available (docs/models.md#virtual-models)
         env = self.auth.env(provider)
         if self.auth.kind(provider) == "api_key" and not all(
                 env.get(name) or os.environ.get(name) for name in required_env(provider)):

@@ -1,4 +1,4 @@
-"""Virtual models (docs/virtual-models.md): catalog entries a plugin routes to a physical model per request.
+"""Virtual models (docs/models.md#virtual-models): catalog entries a plugin routes to a physical model per request.
 
 ``catalog_entry`` lists a ``VirtualModel`` in the catalog (``--model``, ``--list-models``);
 ``routed_stream`` wraps the session's stream function: a request made with a virtual model asks its router for
@@ -12,26 +12,57 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.errors import PiError
-from pi_core.providers import ModelRoute, ModelRouteRequest, VirtualModel
+from pi_core.providers import VirtualModel
+from pi_core.signals import AbortSignal
 from pi_core.types import THINKING_LEVELS, Model
 
 if TYPE_CHECKING:
-    from pi_core.models.registry import ModelRegistry
     from pi_core.providers import StreamOptions
     from pi_core.sessions.manager import SessionManager
     from pi_core.types import AssistantMessageEvent, Context
 
 STATE_ENTRY = "pi.virtual-model-state"
+VIRTUAL_API = "pi-virtual"  # the ``api`` of a virtual model's catalog entry: never sent to a wire
 StreamFn = Callable[..., AsyncIterator["AssistantMessageEvent"]]
 
 
-def catalog_entry(virtual: VirtualModel) -> Model:
-    from pi_core.models.registry import VIRTUAL_API
+@dataclass
+class ModelRouteRequest:
+    """One request made with a virtual model. ``reason``: "user" (first request after a user message),
+    "continuation" (after tool results) or "direct" (outside the agent loop: compaction, plugins).
+    ``state`` is the router state last stored on this session branch (None for "direct")."""
 
+    model: Model
+    thinking_level: str
+    reason: str
+    messages: list[Any]
+    find: Callable[[str, str], Model | None]  # a catalog model by provider and id
+    state: Any = None
+    signal: AbortSignal = field(default_factory=AbortSignal)
+
+
+@dataclass
+class ModelRoute:
+    """A physical model and thinking level for one request; ``state`` (JSON) is stored when not None."""
+
+    model: Model
+    thinking_level: str = "off"
+    state: Any = None
+
+
+class Catalog(Protocol):
+    """What routing needs of the model registry."""
+
+    def virtual_model(self, model: Model) -> VirtualModel | None: ...
+    def find(self, provider: str, model_id: str) -> Model | None: ...
+    def api_key_for(self, model: Model, override: str | None = None) -> str: ...
+
+
+def catalog_entry(virtual: VirtualModel) -> Model:
     levels = {level: (level if level in virtual.thinking_levels else None) for level in THINKING_LEVELS}
     return Model(id=virtual.id, name=virtual.name, api=VIRTUAL_API, provider=virtual.provider,
                  reasoning=virtual.thinking_levels != ["off"], thinking_level_map=levels,
@@ -61,7 +92,7 @@ async def _route(virtual: VirtualModel, request: ModelRouteRequest) -> ModelRout
     return route
 
 
-def routed_stream(registry: ModelRegistry, store: SessionManager | None, inner: StreamFn, *,
+def routed_stream(registry: Catalog, store: SessionManager | None, inner: StreamFn, *,
                   direct: bool = False) -> StreamFn:
     """``inner`` with virtual models resolved; ``direct`` marks requests made outside the agent loop."""
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from pi_core import hookimpl
 from pi_core.errors import PiError
-from pi_core.providers import ModelRoute, ModelRouteRequest, VirtualModel
+from pi_core.models.virtual import ModelRoute, ModelRouteRequest
+from pi_core.providers import VirtualModel
 from pi_core.types import ToolResultMessage
 
 PROVIDER = "openai-codex"
