@@ -6,12 +6,14 @@ Names are exported lazily so ``import pi_core`` (and ``pi --help``) stays fast.
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import importlib.machinery
 import importlib.util
 import sys
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
 
 __version__ = "0.1.0"
 
@@ -97,8 +99,11 @@ def _renamed_prefix(fullname: str) -> str | None:
     return next((old for old in RENAMED_MODULES if fullname == old or fullname.startswith(old + ".")), None)
 
 
-class _RenamedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves an old module name with the module at its new place (the same object, so patches apply)."""
+class _RenamedModuleFinder:
+    """Serves an old module name with the module at its new place (the same object, so patches apply).
+
+    A meta path finder and loader by protocol (find_spec, create_module, exec_module): subclassing
+    importlib.abc's classes would import importlib.resources, tempfile and shutil on every start."""
 
     def __init__(self, *, last_resort: bool) -> None:
         self.last_resort = last_resort
@@ -119,7 +124,7 @@ class _RenamedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             return None
         module = importlib.import_module(RENAMED_MODULES[old] + fullname[len(old):])
         self._real_specs[fullname] = module.__spec__
-        return importlib.util.spec_from_loader(fullname, self, is_package=hasattr(module, "__path__"))
+        return importlib.util.spec_from_loader(fullname, cast("Loader", self), is_package=hasattr(module, "__path__"))
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         real = self._real_specs[spec.name]

@@ -68,6 +68,7 @@ class Args:
     # Where the word an unknown ``--flag`` took as its value sat among the messages (a plugin's boolean
     # flag gives it back: pi_core.app.flags.parse_plugin_flags).
     unknown_flag_positions: dict[str, int] = field(default_factory=dict)
+    plugin_flag_values: dict[str, Any] | None = None  # parse_plugin_flags' result, once plugins are loaded
     warnings: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     # Index in argv of the first bare word, when nothing that starts a prompt came before it

@@ -265,6 +265,9 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
 
     if env is None:
         env = _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
+    from pi_core.app.flags import parse_plugin_flags
+
+    parse_plugin_flags(args, env.registry)  # before the messages are read: a boolean flag gives back its word
     if args.list_models is not False:
         from pi_core.models.resolution import format_model_list
 

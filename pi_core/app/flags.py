@@ -27,7 +27,10 @@ def parse_plugin_flags(args: Args, registry: Registry) -> dict[str, Any]:
 
     A boolean flag that swallowed the next word (``--plan "fix it"``) gives the word back as a message; a
     string flag needs a value (Pi's error text). Names no plugin registered stay in ``args.unknown_flags``.
+    Parsed once per ``args``: later calls return the first result.
     """
+    if args.plugin_flag_values is not None:
+        return args.plugin_flag_values
     values: dict[str, Any] = {}
     for name, flag in registry.flags.items.items():
         values[name] = flag.default
@@ -43,6 +46,7 @@ def parse_plugin_flags(args: Args, registry: Registry) -> dict[str, Any]:
             values[name] = given
         else:
             raise PiError(f'Extension flag "--{name}" requires a value')
+    args.plugin_flag_values = values
     return values
 
 

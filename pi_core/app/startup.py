@@ -359,8 +359,8 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
                   expand_input: Callable[[str], str] | None = None, stream_fn: StreamFn | None = None,
                   ) -> SessionParts:
     """The standard collaborators of a session over ``store``: provider dispatch with request-level retry,
-    the compactor (with the plugins' compaction hooks), ``ctx.exec``, agent-level retry and the message
-    converter, per ``settings`` (defaults when None). ``stream_fn`` replaces the provider dispatch (tests
+    the compactor (with the plugins' compaction hooks), ``ctx.exec``, agent-level retry, the message
+    converter and the session-file operations, per ``settings`` (defaults when None). ``stream_fn`` replaces the provider dispatch (tests
     pass a fake provider's). Embedders and tests build sessions with it too."""
     from pi_core.app.settings import RetrySettings
     from pi_core.compaction.compactor import Compactor
@@ -384,6 +384,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     def key_for(model: Model) -> str | None:
         return api_key or (models.api_key_for(model) if models is not None else None)
 
+    from pi_core.control.session_files import SessionFiles
     from pi_core.models.access import SessionModels
     from pi_core.toolkit.exec import run_program
 
@@ -394,7 +395,8 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
                         compactor=compactor, retry=settings.retry if settings is not None else RetrySettings(),
                         messages=store.build_session_context().typed_messages(), expand_input=expand_input,
                         convert_to_llm=llm_converter(settings.block_images if settings is not None else False),
-                        exec=run_program, model_access=SessionModels(models, stream_fn, lambda: api_key))
+                        exec=run_program, model_access=SessionModels(models, stream_fn, lambda: api_key),
+                        files=SessionFiles())
 
 
 def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,

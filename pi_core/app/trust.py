@@ -12,19 +12,20 @@ a start-up UI and otherwise skips the resources, with one stderr line saying so.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pi_core.errors import PiError
-from pi_core.extension import ProjectTrust, ProjectTrustContext
-from pi_core.registry import PluginSet
-from pi_core.ui import UI
+
+if TYPE_CHECKING:  # the saved-decision reads (``pi --help``'s plugin flags) need neither asyncio nor plugins
+    from pi_core.extension import ProjectTrust, ProjectTrustContext
+    from pi_core.registry import PluginSet
+    from pi_core.ui import UI
 
 TRUST_FILE = "trust.json"
 PROJECT_PACKAGES = "packages"  # <project>/.pi/packages: where ``pi install -l`` puts distributions
@@ -210,10 +211,12 @@ def resolve_trust(cwd: Path, agent_dir: Path, *, override: bool | None, plugins:
     Saving and hook problems never stop pi: they are returned as ``warnings``; a decision that cannot be
     made safely falls back to not trusting.
     """
-    return _run(_resolve(Path(cwd), Path(agent_dir), override, plugins, default, mode, ui or StderrUI()))
+    return _run(_resolve(Path(cwd), Path(agent_dir), override, plugins, default, mode, ui or stderr_ui()))
 
 
 def _run(coro: object) -> TrustDecision:
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -252,6 +255,8 @@ async def _resolve(cwd: Path, agent_dir: Path, override: bool | None, plugins: P
         entry = saved()
         return decided(entry.trusted if entry else True, "not-needed")
     if plugins is not None:
+        from pi_core.extension import ProjectTrustContext
+
         context = ProjectTrustContext(cwd=cwd, mode=mode, ui=ui, resources=found)
         answer = await _ask_plugins(plugins, context, warnings)
         if answer is not None:
@@ -280,6 +285,8 @@ async def _resolve(cwd: Path, agent_dir: Path, override: bool | None, plugins: P
 
 async def _ask_plugins(plugins: PluginSet, ctx: ProjectTrustContext,
                        warnings: list[str]) -> tuple[str, ProjectTrust] | None:
+    from pi_core.extension import ProjectTrust
+
     deciding: list[str] = []
 
     def failed(plugin: str, err: BaseException) -> None:  # a broken plugin must not decide, nor stop pi
@@ -297,11 +304,15 @@ async def _ask_plugins(plugins: PluginSet, ctx: ProjectTrustContext,
     return (deciding[0], verdict) if verdict is not None else None
 
 
-class StderrUI(UI):
+def stderr_ui() -> UI:
     """The start-up UI of a mode that cannot ask: defaults, and ``notify`` on stderr."""
+    from pi_core.ui import UI
 
-    def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
-        sys.stderr.write(message + "\n")
+    class StderrUI(UI):
+        def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
+            sys.stderr.write(message + "\n")
+
+    return StderrUI()
 
 
 def saved_trust(cwd: Path, agent_dir: Path, *, approve: bool | None = None) -> bool:

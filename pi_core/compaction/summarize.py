@@ -20,7 +20,7 @@ from pi_core.sessions.messages import Message, convert_to_llm
 if TYPE_CHECKING:
     from pi_core.providers import StreamOptions
     from pi_core.signals import AbortSignal
-    from pi_core.types import AssistantMessage, Context, Model
+    from pi_core.types import AssistantMessage, Context, Model, Usage
 
 Summarize = Callable[["Model", "Context", "StreamOptions"], Awaitable["AssistantMessage"]]
 
@@ -163,6 +163,19 @@ async def _call(
     signal: AbortSignal | None,
     failure: str,
 ) -> str:
+    text, _usage = await _call_with_usage(summarize, model, prompt, max_tokens, reasoning, signal, failure)
+    return text
+
+
+async def _call_with_usage(
+    summarize: Summarize,
+    model: Model,
+    prompt: str,
+    max_tokens: int,
+    reasoning: str | None,
+    signal: AbortSignal | None,
+    failure: str,
+) -> tuple[str, Usage | None]:
     from pi_core.errors import AbortedError
     from pi_core.providers import StreamOptions
     from pi_core.signals import AbortSignal as Signal
@@ -173,12 +186,29 @@ async def _call(
         messages=[UserMessage(content=[TextContent(text=prompt)])],
     )
     options = StreamOptions(signal=signal or Signal(), max_tokens=max_tokens, reasoning=reasoning)
+    from pi_core.types import Usage
+
     reply = message_to_dict(await summarize(model, context, options))
     if reply.get("stopReason") == "aborted":
         raise AbortedError("Compaction cancelled")
     if reply.get("stopReason") == "error":
         raise SessionError(f"{failure}: {reply.get('errorMessage') or 'Unknown error'}")
-    return "\n".join(b.get("text", "") for b in reply.get("content") or [] if b.get("type") == "text")
+    text = "\n".join(b.get("text", "") for b in reply.get("content") or [] if b.get("type") == "text")
+    usage = reply.get("usage")
+    return text, Usage.model_validate(usage) if isinstance(usage, dict) else None
+
+
+def add_usage(first: Usage | None, second: Usage | None) -> Usage | None:
+    """Two summariser calls' usage as one (a split turn asks twice); None when neither reported any."""
+    if first is None or second is None:
+        return first or second
+    merged = first.model_copy(deep=True)
+    for name in ("input", "output", "cache_read", "cache_write"):
+        setattr(merged, name, getattr(first, name) + getattr(second, name))
+        setattr(merged.cost, name, getattr(first.cost, name) + getattr(second.cost, name))
+    merged.total_tokens = (first.total_tokens or 0) + (second.total_tokens or 0) or None
+    merged.cost.total = first.cost.total + second.cost.total
+    return merged
 
 
 async def generate_summary(
@@ -193,6 +223,24 @@ async def generate_summary(
     thinking_level: str | None = None,
 ) -> str:
     """Summarise ``messages`` (merging into ``previous_summary`` when given)."""
+    text, _usage = await generate_summary_with_usage(
+        messages, model, reserve_tokens, summarize, signal=signal, custom_instructions=custom_instructions,
+        previous_summary=previous_summary, thinking_level=thinking_level)
+    return text
+
+
+async def generate_summary_with_usage(
+    messages: list[Message],
+    model: Model,
+    reserve_tokens: int,
+    summarize: Summarize,
+    *,
+    signal: AbortSignal | None = None,
+    custom_instructions: str | None = None,
+    previous_summary: str | None = None,
+    thinking_level: str | None = None,
+) -> tuple[str, Usage | None]:
+    """``generate_summary`` and what the summariser call cost."""
     instructions = UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT
     if custom_instructions:
         instructions += f"\n\nAdditional focus: {custom_instructions}"
@@ -200,7 +248,7 @@ async def generate_summary(
     if previous_summary:
         prompt += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
     prompt += instructions
-    return await _call(
+    return await _call_with_usage(
         summarize, model, prompt, int(0.8 * reserve_tokens), reasoning_for(model, thinking_level), signal,
         "Summarization failed",
     )
@@ -214,10 +262,10 @@ async def generate_turn_prefix_summary(
     *,
     signal: AbortSignal | None = None,
     thinking_level: str | None = None,
-) -> str:
+) -> tuple[str, Usage | None]:
     conversation = serialize_conversation(convert_to_llm(messages))
     prompt = f"<conversation>\n{conversation}\n</conversation>\n\n{TURN_PREFIX_SUMMARIZATION_PROMPT}"
-    return await _call(
+    return await _call_with_usage(
         summarize, model, prompt, int(0.5 * reserve_tokens), reasoning_for(model, thinking_level), signal,
         "Turn prefix summarization failed",
     )
@@ -242,12 +290,13 @@ async def compact(
     }
     if preparation.is_split_turn and preparation.turn_prefix_messages:
 
-        async def history() -> str:
+        async def history() -> tuple[str, Usage | None]:
             if not preparation.messages_to_summarize:
-                return "No prior history."
-            return await generate_summary(preparation.messages_to_summarize, model, reserve, summarize, **history_kwargs)
+                return "No prior history.", None
+            return await generate_summary_with_usage(preparation.messages_to_summarize, model, reserve, summarize,
+                                                     **history_kwargs)
 
-        history_text, prefix_text = await asyncio.gather(
+        (history_text, history_usage), (prefix_text, prefix_usage) = await asyncio.gather(
             history(),
             generate_turn_prefix_summary(
                 preparation.turn_prefix_messages, model, reserve, summarize, signal=signal,
@@ -255,8 +304,10 @@ async def compact(
             ),
         )
         summary = f"{history_text}\n\n---\n\n**Turn Context (split turn):**\n\n{prefix_text}"
+        usage = add_usage(history_usage, prefix_usage)
     else:
-        summary = await generate_summary(preparation.messages_to_summarize, model, reserve, summarize, **history_kwargs)
+        summary, usage = await generate_summary_with_usage(preparation.messages_to_summarize, model, reserve,
+                                                           summarize, **history_kwargs)
     read_files, modified_files = preparation.file_ops.file_lists()
     summary += format_file_operations(read_files, modified_files)
     return CompactionResult(
@@ -264,6 +315,7 @@ async def compact(
         first_kept_entry_id=preparation.first_kept_entry_id,
         tokens_before=preparation.tokens_before,
         details={"readFiles": read_files, "modifiedFiles": modified_files},
+        usage=usage,
     )
 
 

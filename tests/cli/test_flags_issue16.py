@@ -94,6 +94,12 @@ def test_flags_a_plugin_registers_are_known_through_the_cli(pi_anthropic: PiRunn
     result = pi_anthropic.run("-e", str(plugin), "--plan", "--bogus", "-p", "hi")  # known and unknown together
     assert result.returncode == 1 and result.stderr.strip() == "Error: Unknown option: --bogus"
     assert len(pi_anthropic.server.requests) == 2
+    pi_anthropic.server.add(Reply(text="ok"))
+    result = pi_anthropic.run("-e", str(plugin), "--plan", "fix it", "-p")  # a boolean flag gives its word back
+    assert result.returncode == 0 and json.loads(seen.read_text())["plan"] is True, result.stderr
+    assert "fix it" in json.dumps(pi_anthropic.server.requests[-1].body["messages"][-1])
+    result = pi_anthropic.run("-e", str(plugin), "--preset", "-p", "hi")
+    assert result.returncode == 1 and result.stderr.strip() == 'Error: Extension flag "--preset" requires a value'
     helped = pi_anthropic.run("-e", str(plugin), "--help")
     assert "Extension CLI Flags:" in helped.stdout and "--preset <value>" in helped.stdout
 

@@ -151,7 +151,7 @@ def test_hook_that_raises_is_recorded_against_its_plugin(pi_pm) -> None:
 
 def test_help_imports_no_heavy_module() -> None:
     code = ("import sys; from pi_core.app.cli import main; main(['--help']); "
-            "heavy = [m for m in ('anthropic', 'openai', 'rich', 'prompt_toolkit', 'pydantic', 'jsonschema') "
+            "heavy = [m for m in ('anthropic', 'openai', 'rich', 'prompt_toolkit', 'pydantic', 'jsonschema', 'asyncio') "
             "if m in sys.modules]; print('HEAVY', heavy)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert "HEAVY []" in result.stdout, result.stdout

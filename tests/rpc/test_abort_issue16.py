@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pi_core.testing.fake_provider import reply
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.runner import pi_runner
@@ -59,7 +61,8 @@ def test_abort_while_a_tool_ignores_it_makes_no_further_request(rig: Rig) -> Non
     assert len(rig.provider.contexts) == 2
 
 
-def test_ctrl_c_in_print_mode_during_a_tool_makes_no_further_request(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", [("-p",), ("--mode", "json")])
+def test_ctrl_c_in_print_mode_during_a_tool_makes_no_further_request(tmp_path: Path, mode: tuple[str, ...]) -> None:
     with pi_runner(tmp_path) as pi:
         (pi.cwd / "ext.py").write_text(
             "import time\nfrom pi_core import Tool, hookimpl\n"
@@ -72,7 +75,7 @@ def test_ctrl_c_in_print_mode_during_a_tool_makes_no_further_request(tmp_path: P
             "    return [Tool(name='stubborn', description='Ignores aborts.', parameters={'type': 'object'},\n"
             "                 execute=execute)]\n")
         pi.server.add(Reply(tool_calls=[("stubborn", {})]), Reply(text="must never be asked"))
-        process = pi.popen("-e", "ext.py", "-p", "go")
+        process = pi.popen("-e", "ext.py", *mode, "go")
         deadline = time.monotonic() + 60
         while not (pi.cwd / "started").exists():
             assert time.monotonic() < deadline and process.poll() is None, process.communicate()

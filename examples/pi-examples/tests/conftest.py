@@ -135,6 +135,29 @@ def git_repo() -> Callable[[Path], Path]:
     return init_repo
 
 
+FRESH = """
+from pi_core import hookimpl
+from pi_core.registrations import SlashCommand
+
+async def fresh(args, ctx):
+    change = await ctx.new_session()
+    print("cancelled" if change.cancelled else "replaced", flush=True)
+
+@hookimpl
+def pi_commands():
+    return [SlashCommand(name="fresh", description="start a new session", handler=fresh)]
+"""
+
+
+@pytest.fixture
+def fresh_command(tmp_path: Path) -> Path:
+    """A plugin file for ``-e``: ``/fresh`` asks for a new session and prints "replaced" or "cancelled", so print
+    mode (which has no /new) can show what a ``pi_session_before_switch`` plugin decides without a UI."""
+    path = tmp_path / "fresh.py"
+    path.write_text(FRESH)
+    return path
+
+
 @pytest.fixture
 def background() -> Iterator[Callable[..., Future[Any]]]:
     """``background(client.new_session)``: run a blocking RPC call on a thread while the test answers its dialogs."""

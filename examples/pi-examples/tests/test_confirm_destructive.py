@@ -58,3 +58,9 @@ def test_clear_switch_and_fork_are_confirmed(example, ui, background) -> None:
     client.respond_ui(ui(client, "select", after=mark)["id"], value="Yes, create fork")
     assert pending.result(30)["cancelled"] is False
     assert client.get_state()["sessionFile"] not in (first, second)
+
+
+def test_without_a_ui_nothing_is_asked_or_vetoed(example, fresh_command) -> None:
+    done = example.run("confirm_destructive", "-e", str(fresh_command), "--no-session", "-p", "/fresh")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "replaced"

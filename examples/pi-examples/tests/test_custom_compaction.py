@@ -54,7 +54,7 @@ def test_compact_uses_the_flash_model_and_stores_its_summary(example) -> None:
 def test_when_the_flash_call_fails_pi_summarises_itself(example) -> None:
     (example.home / "settings.toml").write_text(KEEP_LITTLE)  # the catalog has gemini-2.5-flash, but no key
     example.server.add(Reply(text="first answer"), Reply(text="second answer"),
-                       Reply(text="pi's own summary"))
+                       Reply(text="pi's own summary", input_tokens=777))
     client = example.rpc("custom_compaction")
     client.prompt_and_wait("write a parser")
     client.prompt_and_wait(LONG)
@@ -62,6 +62,7 @@ def test_when_the_flash_call_fails_pi_summarises_itself(example) -> None:
     assert example.server.requests[2].wire == "anthropic-messages"
     compaction = [e for e in entries(client.get_state()["sessionFile"]) if e["type"] == "compaction"][-1]
     assert not compaction.get("fromHook")
+    assert compaction["usage"]["input"] == 777  # pi's own summary call is on the books too
     notes = [n["message"] for n in example.ui_requests(client, "notify")]
     assert notes[0] == "Custom compaction extension triggered"
     assert notes[2].startswith("Compaction failed: No API key for provider: google.")

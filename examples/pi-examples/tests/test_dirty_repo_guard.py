@@ -47,23 +47,8 @@ def test_clean_repo_and_plain_folder_are_not_guarded(example, git_repo) -> None:
 
 
 
-HELPER = """
-from pi_core import hookimpl
-from pi_core.registrations import SlashCommand
-
-async def fresh(args, ctx):
-    change = await ctx.new_session()
-    print("cancelled" if change.cancelled else "replaced", flush=True)
-
-@hookimpl
-def pi_commands():
-    return [SlashCommand(name="fresh", description="start a new session", handler=fresh)]
-"""
-
-
-def test_without_a_ui_a_dirty_repo_vetoes(example, repo) -> None:
-    helper = example.cwd.parent / "fresh.py"
-    helper.write_text(HELPER)
+def test_without_a_ui_a_dirty_repo_vetoes(example, repo, fresh_command) -> None:
+    helper = fresh_command
     (repo / "notes.txt").write_text("draft\n")
     done = example.run("dirty_repo_guard", "-e", str(helper), "--no-session", "-p", "/fresh")
     assert done.returncode == 0, done.stderr

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pi_core.testing.fake_script import Reply
+from pi_core.testing.tmux import tmux_available, tmux_pi
 
 RM = ("bash", {"command": "rm -rf build"})
 
@@ -51,3 +54,27 @@ def test_rpc_yes_lets_the_command_run_and_cancel_blocks(example, ui) -> None:
     client.respond_ui(ask["id"], cancelled=True)
     client.wait_for_event("agent_end", after=mark, timeout=30)
     assert example.tool_results(3)[-1] == "Blocked by user"
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_in_the_terminal_no_blocks_the_command_and_yes_runs_it(example) -> None:
+    (example.cwd / "build").mkdir()
+    example.server.add(Reply(tool_calls=[RM]), Reply(text="kept it"), Reply(tool_calls=[RM]), Reply(text="removed it"))
+    with tmux_pi(example, "permission-gate") as tui:
+        tui.start("permission_gate", "--no-session")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("clean up")
+        shown = tui.tmux.wait_for("Allow?", visible=True)
+        assert "Dangerous command:" in shown and "rm -rf build" in shown
+        tui.tmux.keys("Down")
+        tui.tmux.keys("Enter")  # "No"
+        tui.tmux.wait_for("kept it")
+        tui.tmux.wait_gone("Allow?")
+        assert "Blocked by user" in tui.tmux.screen()
+        assert (example.cwd / "build").is_dir() and example.tool_results(1)[-1] == "Blocked by user"
+
+        tui.command("clean up, really")
+        tui.tmux.wait_for("Allow?", visible=True)
+        tui.tmux.keys("Enter")  # "Yes"
+        tui.tmux.wait_for("removed it")
+        assert not (example.cwd / "build").exists()
