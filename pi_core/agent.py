@@ -37,6 +37,7 @@ from pi_core.types import (
 
 if TYPE_CHECKING:
     from pi_core.extension import ExtensionContext
+    from pi_core.session_parts import AutoRetry
 
 Listener = Callable[[AgentEvent, AbortSignal | None], Awaitable[None] | None]
 QueueMode = Literal["one-at-a-time", "all"]
@@ -103,6 +104,7 @@ class Agent:
         self._steering: list[AgentMessage] = []
         self._follow_up: list[AgentMessage] = []
         self._signal: AbortSignal | None = None
+        self._retry_cancel: AbortSignal | None = None
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -231,6 +233,59 @@ class Agent:
                 return
             raise RuntimeError("Cannot continue from message role: assistant")
         await self._run(None)
+
+    # --- agent-level retry (docs/sessions.md#auto-retry) -------------------------------------------
+
+    async def run_retrying(self, start: Callable[[], Awaitable[None]], retry: AutoRetry | None) -> bool:
+        """Run ``start``, then retry retryable provider errors with ``retry``'s backoff, announcing each attempt
+        (``auto_retry_start`` / ``auto_retry_end``). False when ``abort_retry`` cancelled a wait."""
+        await start()
+        attempt = 0
+        while True:
+            last = self.last_assistant()
+            if last is None or retry is None or not retry.enabled or not retry.should_retry(last):
+                if attempt and last is not None and last.stop_reason != "error":
+                    await self._emit(AgentEvent("auto_retry_end", success=True, attempt=attempt))
+                return True
+            attempt += 1
+            if attempt > retry.max_retries:
+                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=retry.max_retries,
+                                            final_error=last.error_message))
+                return True
+            delay_ms = retry.delay_ms(attempt)
+            await self._emit(AgentEvent("auto_retry_start", attempt=attempt, max_attempts=retry.max_retries,
+                                        delay_ms=delay_ms, error_message=last.error_message))
+            self.drop_trailing_error()
+            self._retry_cancel = cancel = AbortSignal()
+            try:
+                await asyncio.wait_for(cancel.wait(), delay_ms / 1000)
+            except TimeoutError:
+                pass
+            finally:
+                self._retry_cancel = None
+            if cancel.aborted:
+                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=attempt,
+                                            final_error="Retry cancelled"))
+                return False
+            await self.continue_()
+
+    @property
+    def retrying(self) -> bool:
+        """Waiting before a retry (``abort_retry`` cancels the wait)."""
+        return self._retry_cancel is not None
+
+    def abort_retry(self) -> None:
+        if self._retry_cancel is not None:
+            self._retry_cancel.abort()
+
+    def last_assistant(self) -> AssistantMessage | None:
+        return next((m for m in reversed(self.state.messages) if isinstance(m, AssistantMessage)), None)
+
+    def drop_trailing_error(self) -> None:
+        """Take a failed reply off the end of the transcript (before a retry or a continue after compaction)."""
+        messages = self.state.messages
+        if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].stop_reason == "error":
+            self.state.messages = messages[:-1]
 
     def current_session_id(self) -> str | None:
         """The prompt-cache/session id sent with each request; a callable follows the session file (``/new``)."""

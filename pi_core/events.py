@@ -1,7 +1,10 @@
-"""Agent events (docs/loop.md#events) and their JSON form (docs/cli.md#json-event-lines), for JSON mode and RPC."""
+"""Agent events (docs/loop.md#events), their JSON form (docs/cli.md#json-event-lines, for JSON mode and RPC) and
+the listeners a session fans them out to."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import BaseModel
@@ -53,3 +56,55 @@ class AgentEvent:
 
     def __repr__(self) -> str:
         return f"AgentEvent({self.type!r}, {', '.join(self.fields)})"
+
+
+Listener = Callable[[AgentEvent], Any]
+
+
+class Listeners:
+    """Who hears a session's events, in order: its listeners, then the work ``forward`` returns for the event
+    (the plugins' ``pi_agent_event``; None when no plugin listens). Extension errors are not forwarded, so a
+    failing plugin cannot loop. Work scheduled from synchronous code is kept until done (shutdown waits)."""
+
+    def __init__(self, forward: Callable[[AgentEvent], Awaitable[Any] | None] = lambda _event: None) -> None:
+        self._listeners: list[Listener] = []
+        self._forward = forward
+        self.background: set[asyncio.Task[Any]] = set()
+
+    def __len__(self) -> int:
+        return len(self._listeners)
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    async def emit(self, event: AgentEvent) -> None:
+        for listener in list(self._listeners):
+            outcome = listener(event)
+            if asyncio.iscoroutine(outcome):
+                await outcome
+        work = self._forward(event) if event.type != "extension_error" else None
+        if work is not None:
+            await work
+
+    def emit_later(self, event: AgentEvent) -> None:
+        """Emit from synchronous code: listeners run now; async ones (and ``forward``) are scheduled."""
+        for listener in list(self._listeners):
+            outcome = listener(event)
+            if asyncio.iscoroutine(outcome):
+                self.later(outcome)
+        work = self._forward(event) if event.type != "extension_error" else None
+        if work is not None:
+            self.later(work)
+
+    def later(self, work: Awaitable[Any]) -> asyncio.Task[Any] | None:
+        """Schedule ``work`` on the running loop and keep it until done; None (work dropped) without a loop."""
+        try:
+            task = asyncio.ensure_future(work)
+        except RuntimeError:
+            if asyncio.iscoroutine(work):
+                work.close()  # no loop running: nobody can be listening
+            return None
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+        return task

@@ -323,8 +323,9 @@ class SessionHost(Protocol):
     """What a context needs of its session (``pi_core.session.AgentSession`` is the one pi has)."""
 
     plugins: PluginSet
-    commands: dict[str, SlashCommand]
 
+    @property
+    def commands(self) -> dict[str, SlashCommand]: ...
     @property
     def cwd(self) -> Path: ...
     @property

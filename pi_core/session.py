@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.agent import Agent
-from pi_core.errors import PiError, ToolError
-from pi_core.events import AgentEvent
+from pi_core.errors import PiError
+from pi_core.events import AgentEvent, Listener, Listeners
 from pi_core.extension import (
-    Cancel,
     CommandContext,
     ContextUsage,
     EventBus,
@@ -30,9 +29,10 @@ from pi_core.extension import (
     SystemPromptOptions,
 )
 from pi_core.loop import default_convert_to_llm
+from pi_core.loop_hooks import LoopHooks, custom_message
 from pi_core.providers import StreamOptions
 from pi_core.registrations import CommandInfo, SlashCommand
-from pi_core.registry import ExtensionError, PluginSet, Registry, keyed
+from pi_core.registry import ExtensionError, PluginCommands, PluginSet, Registry, keyed
 from pi_core.session_parts import (  # noqa: F401 - re-exported: their home before session_parts
     AutoRetry,
     Compaction,
@@ -40,6 +40,7 @@ from pi_core.session_parts import (  # noqa: F401 - re-exported: their home befo
     PromptSource,
     RebuiltContext,
     SessionConfig,
+    SessionFileOps,
     SessionParts,
     SessionStore,
     SettingsStore,
@@ -47,26 +48,22 @@ from pi_core.session_parts import (  # noqa: F401 - re-exported: their home befo
     provider_stream_fn,
 )
 from pi_core.signals import AbortSignal
-from pi_core.tools import AfterToolCall, BeforeToolCall, Tool, ToolCallInfo, ToolResult
+from pi_core.tools import Tool, choose_tools, merge_tools
 from pi_core.types import (
     THINKING_LEVELS,
     AgentMessage,
     AssistantMessage,
-    CustomMessage,
     ImageContent,
     Model,
     ScopedModel,
     TextContent,
     UserMessage,
-    clamp_thinking_level,
+    clamp_level,
     message_from_json,
-    supported_thinking_levels,
 )
 from pi_core.ui import UI
 
-SessionListener = Callable[[AgentEvent], Any]
-_PLUGIN_SOURCES = {"builtin": ("auto", "user"), "installed": ("auto", "user"), "project": ("auto", "project"),
-                   "explicit": ("local", "temporary")}
+SessionListener = Listener
 
 
 class AgentSession:
@@ -80,20 +77,22 @@ class AgentSession:
         self.prompt_source = parts.prompt
         self.compactor = parts.compactor
         self.retry = parts.retry
+        self.files = parts.files
         self.expand_input = parts.expand_input or (lambda text: text)
         self._exec = parts.exec
         self.auto_compaction = True
         self.is_compacting = False
-        self._listeners: list[SessionListener] = []
+        self.listeners = Listeners(self._to_plugins)
         self._shutdown_requests: list[Callable[[], None]] = []
         self._queue_texts: tuple[list[str], list[str]] = ([], [])
         self._save_failed = False
         self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
         self._held_back: list[AgentMessage] = []  # user bash results that arrived during a run
-        self._retry_cancel: AbortSignal | None = None
         self._busy = 0  # runs being started or continued (is_idle is False meanwhile)
-        self._background: set[asyncio.Task[Any]] = set()
         self.stream_fn = parts.stream_fn or provider_stream_fn(registry)
+        self.bus = EventBus(plugins)
+        self.ext = ExtensionContext(self, bus=self.bus)
+        self.hooks = hooks = LoopHooks(plugins, self.ext)
         self.agent = Agent(
             stream_fn=self.stream_fn,
             system_prompt=config.system_prompt,
@@ -101,13 +100,13 @@ class AgentSession:
             thinking_level=config.thinking_level,
             tools=config.tools,
             messages=parts.messages,
-            before_tool_call=self._before_tool_call,
-            after_tool_call=self._after_tool_call,
-            transform_context=self._transform_context,
+            before_tool_call=hooks.before_tool_call,
+            after_tool_call=hooks.after_tool_call,
+            transform_context=hooks.transform_context,
             get_api_key=self._api_key,
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
-            options=StreamOptions(thinking_budgets=_thinking_budgets(parts.settings), **self._wire_hooks()),
+            options=StreamOptions(thinking_budgets=_thinking_budgets(parts.settings), **hooks.stream_options()),
             cwd=config.cwd,
             tool_settings=config.tool_settings if config.tool_settings.output_dir is not None
             else replace(config.tool_settings, output_dir=self.full_output_dir),
@@ -116,17 +115,13 @@ class AgentSession:
             session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
         )
         self.agent.subscribe(self._on_agent_event)
-        self.bus = EventBus(plugins)
-        self.ext = ExtensionContext(self, bus=self.bus)
         self.agent.extension = self.ext
         plugins.error_listeners.append(self._on_extension_error)
-        self.commands: dict[str, SlashCommand] = {}
-        self._command_owner: dict[str, str] = {}
-        self._collect_commands()
+        self.plugin_commands = PluginCommands(plugins)
         self.model_access = parts.model_access or NoModels()
         if self.compactor is not None:
             self.compactor.subscribe(self.emit_later)
-            self.compactor.use_hook(self._before_compact)
+            self.compactor.use_hook(hooks.before_compact)
 
     def set_ui(self, ui: UI, mode: str | None = None) -> None:
         """Install the mode's UI (interactive, RPC client) and name the mode (``ctx.mode``)."""
@@ -145,23 +140,18 @@ class AgentSession:
     async def _call(self, hook: str, /, **kwargs: Any) -> Any:
         return await self.plugins.call(hook, ctx=self.ext, **kwargs)
 
-    def _collect_commands(self) -> None:
-        found = keyed(self.plugins, self.plugins.call_sync("pi_commands"), "command", "name")
-        self.commands, self._command_owner = found.items, found.owner
-
     def _on_extension_error(self, error: ExtensionError) -> None:
         self.emit_later(AgentEvent("extension_error", extension_path=error.source, plugin=error.plugin,
                                    event=error.hook.removeprefix("pi_"), error=error.text,
                                    error_type=type(error.error).__name__))
 
+    @property
+    def commands(self) -> dict[str, SlashCommand]:
+        return self.plugin_commands.items
+
     def command_infos(self) -> list[CommandInfo]:
         """``ctx.get_commands()`` / RPC ``get_commands``: plugin commands, then templates, then skills."""
-        infos = []
-        for name, command in self.commands.items():
-            plugin = self._command_owner.get(name, "")
-            source, scope = _PLUGIN_SOURCES[self.plugins.layer_of(plugin)]
-            infos.append(CommandInfo(name, command.description, "extension", {
-                "path": self.plugins.source_of(plugin), "source": source, "scope": scope, "origin": "top-level"}))
+        infos = self.plugin_commands.infos()
         resources = self.resources
         for template in getattr(resources, "templates", None) or []:
             infos.append(CommandInfo(template.name, template.description, "prompt", template.source_info.to_json()))
@@ -170,20 +160,9 @@ class AgentSession:
         return infos
 
     async def run_command(self, name: str, args: str) -> bool:
-        """Run plugin command ``/name`` with a CommandContext; False when no plugin has it. A raising handler
-        is reported as an extension error (hook ``command:<name>``)."""
-        command = self.commands.get(name)
-        if command is None:
-            return False
-        plugin = self._command_owner.get(name, "")
-        ctx = self.ext.for_plugin(plugin).as_command_context()
-        try:
-            outcome = command.handler(args, ctx)
-            if asyncio.iscoroutine(outcome):
-                await outcome
-        except Exception as err:  # noqa: BLE001 - a plugin command's failure is reported, not fatal
-            self.plugins.report(ExtensionError(plugin, self.plugins.source_of(plugin), f"command:{name}", err))
-        return True
+        """Run plugin command ``/name``; False when no plugin has it (``PluginCommands.run``)."""
+        return await self.plugin_commands.run(name, args,
+                                              lambda plugin: self.ext.for_plugin(plugin).as_command_context())
 
     async def start(self, reason: str = "startup", previous_session_file: str | None = None) -> None:
         if reason == "startup":
@@ -196,8 +175,8 @@ class AgentSession:
 
     async def shutdown(self, reason: str = "quit", target_session_file: str | None = None) -> None:
         await self._call("pi_session_shutdown", reason=reason, target_session_file=target_session_file)
-        if reason == "quit" and self._background:
-            await asyncio.wait(set(self._background), timeout=5)
+        if reason == "quit" and self.listeners.background:
+            await asyncio.wait(set(self.listeners.background), timeout=5)
 
     async def _discover_resources(self, reason: str) -> None:
         found = await self._call("pi_resources_discover", cwd=self.cwd, reason=reason)
@@ -215,7 +194,7 @@ class AgentSession:
             self.agent.options.thinking_budgets = _thinking_budgets(self.settings)
         if self.prompt_source is not None:
             self.prompt_source.reload()
-        self._collect_commands()
+        self.plugin_commands.collect()
         await self.refresh_tools()
         self._rebuild_prompt()
         await self.start("reload")
@@ -241,6 +220,11 @@ class AgentSession:
             self.agent.state.system_prompt = self.prompt_source.build(tools) if options is None else \
                 self.prompt_source.build(tools, options)
 
+    def _prompt_for(self, options: SystemPromptOptions) -> str | None:
+        tools = self.config.all_tools
+        return self.prompt_source.build([tools[n] for n in options.selected_tools if n in tools], options) \
+            if self.prompt_source is not None else None
+
     def system_prompt_options(self) -> SystemPromptOptions:
         if self.prompt_source is None:
             return SystemPromptOptions(selected_tools=self.active_tool_names, cwd=str(self.cwd))
@@ -249,8 +233,10 @@ class AgentSession:
     # --- events -----------------------------------------------------------------------------------
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        return self.listeners.subscribe(listener)
+
+    def _to_plugins(self, event: AgentEvent) -> Awaitable[Any] | None:
+        return self._call("pi_agent_event", event=event) if self.plugins.has("pi_agent_event") else None
 
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
         if event.type == "message_end":
@@ -258,8 +244,8 @@ class AgentSession:
         if event.type == "message_start" and isinstance(event.message, UserMessage):
             update = self._queue_event()  # a queued message is being delivered: the queue shrinks first
             if update is not None:
-                await self._emit(update)
-        await self._emit(event)
+                await self.listeners.emit(update)
+        await self.listeners.emit(event)
 
     def _save(self, message: AgentMessage | dict[str, Any]) -> None:
         """Append to the session file; a full disk must not cost the user the answer on screen."""
@@ -271,109 +257,9 @@ class AgentSession:
                 sys.stderr.write(f"Warning: could not save the session ({err.strerror or err}); "
                                  "the conversation goes on but is not being recorded\n")
 
-    async def _emit(self, event: AgentEvent) -> None:
-        for listener in list(self._listeners):
-            outcome = listener(event)
-            if asyncio.iscoroutine(outcome):
-                await outcome
-        if event.type != "extension_error" and self.plugins.has("pi_agent_event"):
-            await self._call("pi_agent_event", event=event)
-
     def emit_later(self, event: AgentEvent) -> None:
         """Emit from synchronous code: listeners run now; async ones (and plugins) are scheduled, not awaited."""
-        for listener in list(self._listeners):
-            outcome = listener(event)
-            if asyncio.iscoroutine(outcome):
-                self._later(outcome)
-        if event.type != "extension_error" and self.plugins.has("pi_agent_event"):
-            self._later(self._call("pi_agent_event", event=event))
-
-    def _later(self, work: Awaitable[Any]) -> None:
-        try:
-            task = asyncio.ensure_future(work)
-        except RuntimeError:
-            if asyncio.iscoroutine(work):
-                work.close()  # no loop running: nobody can be listening
-            return
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-
-    # --- hooks around the loop --------------------------------------------------------------------
-
-    async def _before_tool_call(self, info: ToolCallInfo, signal: AbortSignal) -> BeforeToolCall | None:
-        if not self.plugins.has("pi_before_tool_call"):
-            return None
-        decision: list[BeforeToolCall] = []
-
-        def step(call: ToolCallInfo, result: BeforeToolCall, _args: dict[str, Any]) -> tuple[ToolCallInfo, bool]:
-            if result.block:
-                decision.append(result)
-                return call, True
-            if result.args is not None:
-                call.args = result.args
-            return call, False
-
-        def failed(plugin: str, err: BaseException) -> BeforeToolCall:
-            if isinstance(err, ToolError):
-                return BeforeToolCall(block=True, reason=str(err))
-            return BeforeToolCall(block=True, reason=f'Tool call blocked: plugin "{plugin}" failed while checking '
-                                                     "it (the user sees the error).")
-
-        await self.plugins.call("pi_before_tool_call", ctx=self.ext, call=info, merge=step, on_error=failed,
-                                quiet=(ToolError,))
-        return decision[0] if decision else None
-
-    async def _after_tool_call(self, info: ToolCallInfo, result: ToolResult, is_error: bool,
-                               signal: AbortSignal) -> AfterToolCall | None:
-        if not self.plugins.has("pi_after_tool_call"):
-            return None
-        state = {"is_error": is_error}
-
-        def step(current: ToolResult, change: AfterToolCall, args: dict[str, Any]) -> tuple[ToolResult, bool]:
-            if change.is_error is not None:
-                args["is_error"] = state["is_error"] = change.is_error
-            return ToolResult(
-                content=change.content if change.content is not None else current.content,
-                details=change.details if change.details is not None else current.details,
-                terminate=change.terminate if change.terminate is not None else current.terminate), False
-
-        final = await self.plugins.call("pi_after_tool_call", ctx=self.ext, call=info, result=result,
-                                        is_error=is_error, merge=step)
-        return AfterToolCall(content=final.content, details=final.details, is_error=state["is_error"],
-                             terminate=final.terminate)
-
-    async def _transform_context(self, messages: list[AgentMessage], signal: AbortSignal) -> list[AgentMessage]:
-        if not self.plugins.has("pi_context"):
-            return messages
-        return await self._call("pi_context", messages=list(messages))  # type: ignore[no-any-return]
-
-    def _wire_hooks(self) -> dict[str, Any]:
-        """The StreamOptions callbacks for the provider hooks some plugin implements (none: no cost)."""
-        hooks = {"on_payload": ("pi_before_provider_request", self._on_payload),
-                 "on_headers": ("pi_before_provider_headers", self._on_headers),
-                 "on_response": ("pi_after_provider_response", self._on_response),
-                 "on_stream_event": ("pi_provider_stream_event", self._on_stream_event)}
-        return {option: callback for option, (hook, callback) in hooks.items() if self.plugins.has(hook)}
-
-    async def _on_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any] | None:
-        replaced = await self._call("pi_before_provider_request", payload=payload, model=model)
-        return None if replaced is payload else replaced
-
-    async def _on_headers(self, headers: dict[str, str | None], model: Model) -> None:
-        await self._call("pi_before_provider_headers", headers=headers, model=model)
-
-    async def _on_response(self, info: dict[str, Any], model: Model) -> None:
-        await self._call("pi_after_provider_response", status=info.get("status", 0),
-                         headers=dict(info.get("headers") or {}), model=model)
-
-    async def _on_stream_event(self, data: Any, model: Model) -> None:
-        await self._call("pi_provider_stream_event", data=data, model=model)
-
-    async def _before_compact(self, preparation: Any, branch_entries: list[dict[str, Any]],
-                              custom_instructions: str | None, reason: str, signal: AbortSignal) -> Any:
-        return await self._call("pi_session_before_compact", preparation=preparation, branch_entries=branch_entries,
-                                custom_instructions=custom_instructions, reason=reason,
-                                will_retry=reason == "overflow", signal=signal)
+        self.listeners.emit_later(event)
 
     def _api_key(self, provider: str) -> str | None:
         if self.config.api_key:
@@ -452,42 +338,21 @@ class AgentSession:
     @property
     def is_idle(self) -> bool:
         """Nothing running: no run, retry wait, compaction or queued continuation."""
-        return not (self.is_streaming or self.is_compacting or self._busy or self._retry_cancel is not None)
+        return not (self.is_streaming or self.is_compacting or self._busy or self.agent.retrying)
 
     @property
     def active_tools(self) -> list[Tool]:
         return list(self.agent.state.tools)
 
     def set_active_tools(self, names: list[str]) -> None:
-        unknown = [n for n in names if n not in self.config.all_tools]
-        if unknown:
-            raise PiError(f"Unknown tool(s): {', '.join(unknown)}. Known: {', '.join(self.config.all_tools)}")
-        policy = self.config.tool_policy
-        tools = [self.config.all_tools[n] for n in dict.fromkeys(names)]
-        self.agent.state.tools = [t for t in tools if policy is None or policy.may_declare(t)]
+        self.agent.state.tools = choose_tools(self.config.all_tools, names, self.config.tool_policy)
         self._rebuild_prompt()
 
     def add_tools(self, tools: list[Tool]) -> list[str]:
-        """Make tools available while the session runs, e.g. as a server connects; a tool of the same name
-        is replaced. The user's selection applies: excluded tools are skipped, and a ``direct`` tool it lets
-        be declared becomes active from the next model request. Returns the names added."""
-        policy = self.config.tool_policy
-        added: list[str] = []
-        active = list(self.agent.state.tools)
-        positions = {t.name: i for i, t in enumerate(active)}
-        for tool in tools:
-            if policy is not None and not policy.allows(tool.name):
-                continue
-            self.config.all_tools[tool.name] = tool
-            added.append(tool.name)
-            declarable = policy is None or policy.may_declare(tool)
-            if tool.name in positions:
-                if declarable:
-                    active[positions[tool.name]] = tool
-            elif tool.exposure == "direct" and declarable:
-                positions[tool.name] = len(active)
-                active.append(tool)
-        self.agent.state.tools = [t for t in active if policy is None or policy.may_declare(t)]
+        """Make tools available while the session runs, e.g. as a server connects (``merge_tools``); a tool of
+        the same name is replaced. Returns the names added."""
+        self.agent.state.tools, added = merge_tools(self.agent.state.tools, self.config.all_tools, tools,
+                                                    self.config.tool_policy)
         if added:
             self._rebuild_prompt()
         return added
@@ -508,7 +373,7 @@ class AgentSession:
         self.agent.state.model = model
         self.store.append_model_change(model.provider, model.id)
         if self.plugins.has("pi_model_select"):
-            self._later(self._call("pi_model_select", model=model, source=source,
+            self.listeners.later(self._call("pi_model_select", model=model, source=source,
                                    previous_model=previous if _has_model(previous) else None))
 
     async def select_model(self, model: Model, *, source: str = "set") -> bool:
@@ -529,7 +394,7 @@ class AgentSession:
             return
         self.store.append_thinking_level_change(level)
         if self.plugins.has("pi_thinking_level_select"):
-            self._later(self._call("pi_thinking_level_select", level=level, previous_level=previous))
+            self.listeners.later(self._call("pi_thinking_level_select", level=level, previous_level=previous))
 
     def set_session_name(self, name: str) -> None:
         name = name.strip()
@@ -551,10 +416,7 @@ class AgentSession:
         return self.agent.has_queued_messages()
 
     def last_assistant(self) -> AssistantMessage | None:
-        for message in reversed(self.messages):
-            if isinstance(message, AssistantMessage):
-                return message
-        return None
+        return self.agent.last_assistant()
 
     def context_usage(self) -> ContextUsage | None:
         if self.compactor is None or not _has_model(self.model):
@@ -587,24 +449,11 @@ class AgentSession:
             name, _, rest = text[1:].partition(" ")
             if await self.run_command(name, rest.strip()):
                 return "handled"
-        if self.plugins.has("pi_input"):
-            state: dict[str, Any] = {"images": images, "handled": False}
-
-            def step(current: str, result: Any, args: dict[str, Any]) -> tuple[str, bool]:
-                if result.action == "handled":
-                    state["handled"] = True
-                    return current, True
-                if result.action == "transform" and result.text is not None:
-                    if result.images is not None:
-                        args["images"] = state["images"] = result.images
-                    return result.text, False
-                return current, False
-
-            text = await self._call("pi_input", text=text, source=source, images=images, merge=step,
-                                    streaming_behavior=streaming_behavior if self.is_streaming else None)
-            if state["handled"]:
-                return "handled"
-            images = state["images"]
+        outcome = await self.hooks.input(text, images, source=source,
+                                         streaming_behavior=streaming_behavior if self.is_streaming else None)
+        if outcome is None:
+            return "handled"
+        text, images = outcome
         if expand:
             text = self.expand_input(text)
         if self.is_streaming:
@@ -628,23 +477,9 @@ class AgentSession:
             self._next_turn = []
             base_prompt = self.agent.state.system_prompt
             if self.plugins.has("pi_before_agent_start"):
-                extra: list[AgentMessage] = []
-                options = self.system_prompt_options()
-                before = _snapshot(options)
-
-                def step(current: str, result: Any, _args: dict[str, Any]) -> tuple[str, bool]:
-                    if result.message:
-                        extra.append(_custom(result.message))
-                    return result.system_prompt or current, False
-
-                chosen = await self._call("pi_before_agent_start", prompt=prompt, system_prompt=base_prompt,
-                                          images=images, message_type=message_type,
-                                          message=first if message_type == "custom" else None, options=options,
-                                          merge=step)
-                if chosen == base_prompt and _snapshot(options) != before and self.prompt_source is not None:
-                    chosen = self.prompt_source.build(
-                        [self.config.all_tools[n] for n in options.selected_tools if n in self.config.all_tools],
-                        options)
+                chosen, extra = await self.hooks.before_agent_start(
+                    first, prompt=prompt, system_prompt=base_prompt, images=images, message_type=message_type,
+                    options=self.system_prompt_options(), rebuild=self._prompt_for)
                 messages.extend(extra)
                 self.agent.state.system_prompt = chosen
             self.release_held_back()
@@ -661,20 +496,20 @@ class AgentSession:
         finally:
             self.agent.state.system_prompt = base_prompt
             self._busy -= 1
-            await self._emit(AgentEvent("agent_settled", aborted=_aborted(self.last_assistant())))
+            await self.listeners.emit(AgentEvent("agent_settled", aborted=_aborted(self.last_assistant())))
 
     def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
                             deliver_as: str | None = None, trigger_turn: bool = False) -> None:
         """A plugin's message (docs/plugins.md#messages-from-plugins): queued, kept for the next prompt, or
         recorded; with ``trigger_turn`` an idle session starts a run from it."""
-        message = _custom({"customType": custom_type, "content": content, "display": display, "details": details})
+        message = custom_message({"customType": custom_type, "content": content, "display": display, "details": details})
         if deliver_as == "nextTurn":
             self._next_turn.append(message)
         elif self.is_streaming or self._busy:
             (self.agent.follow_up if deliver_as == "followUp" else self.agent.steer)(message)
             self.queue_changed()
         elif trigger_turn:
-            self._later(self._start_run(message, message_type="custom"))
+            self.listeners.later(self._start_run(message, message_type="custom"))
         else:
             self.agent.state.messages.append(message)
             self.store.append_custom_message_entry(custom_type, content, display, details)
@@ -728,7 +563,7 @@ class AgentSession:
         """Announce the queues (``queue_update``) if they changed; front ends call it after clearing them."""
         event = self._queue_event()
         if event is not None:
-            self._later(self._emit(event))
+            self.listeners.later(self.listeners.emit(event))
 
     async def abort(self) -> None:
         self.abort_retry()
@@ -741,8 +576,7 @@ class AgentSession:
         self.agent.abort()
 
     def abort_retry(self) -> None:
-        if self._retry_cancel is not None:
-            self._retry_cancel.abort()
+        self.agent.abort_retry()
 
     async def wait_for_idle(self) -> None:
         while not self.is_idle:
@@ -752,43 +586,9 @@ class AgentSession:
     # --- runs with auto-retry and auto-compaction (docs/sessions.md#auto-retry, docs/sessions.md#triggers)
 
     async def _run_agent(self, start: Callable[[], Awaitable[None]]) -> None:
-        """Run, then retry retryable provider errors with backoff, then check for compaction."""
-        await start()
-        attempt = 0
-        while True:
-            last = self.last_assistant()
-            retry = self.retry
-            if last is None or retry is None or not retry.enabled or not retry.should_retry(last):
-                if attempt and last is not None and last.stop_reason != "error":
-                    await self._emit(AgentEvent("auto_retry_end", success=True, attempt=attempt))
-                break
-            attempt += 1
-            if attempt > retry.max_retries:
-                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=retry.max_retries,
-                                            final_error=last.error_message))
-                break
-            delay_ms = retry.delay_ms(attempt)
-            await self._emit(AgentEvent("auto_retry_start", attempt=attempt, max_attempts=retry.max_retries,
-                                        delay_ms=delay_ms, error_message=last.error_message))
-            self._drop_trailing_error()
-            self._retry_cancel = cancel = AbortSignal()
-            try:
-                await asyncio.wait_for(cancel.wait(), delay_ms / 1000)
-            except TimeoutError:
-                pass
-            finally:
-                self._retry_cancel = None
-            if cancel.aborted:
-                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=attempt,
-                                            final_error="Retry cancelled"))
-                return
-            await self.agent.continue_()
-        await self._check_compaction(skip_aborted=True)
-
-    def _drop_trailing_error(self) -> None:
-        messages = self.agent.state.messages
-        if messages and isinstance(messages[-1], AssistantMessage) and messages[-1].stop_reason == "error":
-            self.agent.state.messages = messages[:-1]
+        """Run with agent-level retry (``Agent.run_retrying``), then check for compaction."""
+        if await self.agent.run_retrying(start, self.retry):
+            await self._check_compaction(skip_aborted=True)
 
     async def _check_compaction(self, *, skip_aborted: bool) -> None:
         last = self.last_assistant()
@@ -802,168 +602,60 @@ class AgentSession:
             self.is_compacting = False
         if outcome is None:
             return
-        self.agent.state.messages = self.store.build_session_context().typed_messages()
+        self.reload_messages()
         if skip_aborted and (outcome.will_retry or self.agent.has_queued_messages()):
-            self._drop_trailing_error()
+            self.agent.drop_trailing_error()
             await asyncio.sleep(0.1)
             await self._run_agent(self.agent.continue_)
 
-    async def compact(self, custom_instructions: str | None = None) -> Any:
-        """Manual compaction (``/compact``, RPC ``compact``): stops the run, summarises, reloads the context."""
-        if self.compactor is None:
-            raise PiError("Compaction is not available in this session")
-        await self.abort()
-        self.is_compacting = True
-        try:
-            outcome = await self.compactor.compact(self.model if self.model.id != "unknown" else None,
-                                                   thinking_level=self.agent.state.thinking_level,
-                                                   custom_instructions=custom_instructions)
-        finally:
-            self.is_compacting = False
-        self.agent.state.messages = self.store.build_session_context().typed_messages()
-        return outcome.result
+    # --- the session file: new, switch, fork, clone, tree, compact (pi_core.control.session_files) ----
 
-    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], Any] | None,
-                      on_error: Callable[[BaseException], Any] | None) -> asyncio.Task[Any]:
-        """``ctx.compact``: compaction as a task; the callbacks report its outcome."""
-
-        async def run() -> Any:
-            try:
-                result = await self.compact(custom_instructions)
-            except Exception as err:
-                if on_error is None:
-                    raise
-                on_error(err)
-                return None
-            if on_complete is not None:
-                on_complete(result)
-            return result
-
-        task = asyncio.ensure_future(run())
-        self._background.add(task)
-        task.add_done_callback(self._background.discard)
-        return task
-
-    # --- the session file: new, switch, fork, clone, tree (docs/sessions.md#session-operations) -----
-
-    async def _stop_run(self) -> None:
-        self.release_held_back()
-        if self.is_streaming:
-            await self.abort()
-
-    async def _vetoed(self, hook: str, **kwargs: Any) -> bool:
-        return isinstance(await self._call(hook, **kwargs), Cancel)
-
-    def _file(self) -> str | None:
-        path = self.store.session_file
-        return str(path) if path is not None and self.store.is_persisted else None
+    def _files(self) -> SessionFileOps:
+        if self.files is None:
+            raise PiError("Session-file operations are not available in this session")
+        return self.files
 
     async def new_session(self, parent_session: str | None = None, *,
                           setup: Callable[[Any], Any] | None = None) -> bool:
-        """Start an empty session; False when a plugin vetoed (``pi_session_before_switch``)."""
-        if await self._vetoed("pi_session_before_switch", reason="new"):
-            return False
-        await self._stop_run()
-        previous = self._file()
-        await self.shutdown("new")
-        self.store.new_session(parent_session=parent_session)
-        self._reset_agent([])
-        if _has_model(self.model):
-            self.store.append_model_change(self.model.provider, self.model.id)
-        self.store.append_thinking_level_change(self.agent.state.thinking_level)
-        if setup is not None:
-            outcome = setup(self.store)
-            if asyncio.iscoroutine(outcome):
-                await outcome
-            self.agent.state.messages = self.store.build_session_context().typed_messages()
-        await self.start("new", previous)
-        return True
+        return await self._files().new_session(self, parent_session, setup=setup)
 
     async def switch_session(self, session_path: str) -> bool:
-        path = Path(session_path).expanduser()
-        if not path.is_absolute():
-            path = Path(self.config.cwd) / path
-        target = str(path.resolve())
-        if await self._vetoed("pi_session_before_switch", reason="resume", target_session_file=target):
-            return False
-        await self._stop_run()
-        previous = self._file()
-        await self.shutdown("resume", target)
-        self.store.set_session_file(target)
-        self._restore_from_store()
-        await self.start("resume", previous)
-        return True
+        return await self._files().switch_session(self, session_path)
 
     async def fork(self, entry_id: str) -> tuple[str, bool]:
-        """Fork before ``entry_id``; returns the user text to edit and whether a plugin vetoed."""
-        if await self._vetoed("pi_session_before_fork", entry_id=entry_id, position="before"):
-            return "", True
-        await self._stop_run()
-        previous = self._file()
-        result = self.store.fork(entry_id)  # validates first: a bad id changes nothing
-        await self.shutdown("fork", self._file())
-        self._restore_from_store()
-        await self.start("fork", previous)
-        return result.selected_text, False
+        return await self._files().fork(self, entry_id)
 
     async def clone(self) -> bool:
-        """Copy the current branch into a new session; False when a plugin vetoed."""
-        if self.store.leaf_id is None:
-            raise PiError("Cannot clone session: no current entry selected")
-        if await self._vetoed("pi_session_before_fork", entry_id=self.store.leaf_id, position="at"):
-            return False
-        await self._stop_run()
-        previous = self._file()
-        self.store.clone()
-        await self.shutdown("fork", self._file())
-        self._restore_from_store()
-        await self.start("fork", previous)
-        return True
+        return await self._files().clone(self)
 
     async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,
                             custom_instructions: str | None = None, replace_instructions: bool = False,
                             label: str | None = None) -> Any:
-        """Move the leaf (``/tree``): ``pi_session_before_tree`` may veto or supply the summary; returns the
-        compactor's NavigationResult (``editor_text`` for the editor), or None when vetoed or cancelled."""
-        if not self.is_idle:
-            raise PiError("Cannot navigate the session tree while the agent is working")
-        if self.compactor is None:
-            raise PiError("Tree navigation is not available in this session")
-        preparation = self.compactor.prepare_tree(target_id, summarize=summarize,
-                                                  custom_instructions=custom_instructions,
-                                                  replace_instructions=replace_instructions, label=label)
-        signal = AbortSignal()
-        decision = await self._call("pi_session_before_tree", preparation=preparation, signal=signal)
-        if decision is not None and decision.cancel:
-            return None
-        for name in ("custom_instructions", "replace_instructions", "label"):
-            if decision is not None and getattr(decision, name) is not None:
-                setattr(preparation, name, getattr(decision, name))
-        summary = decision.summary if decision is not None else None
-        result = await self.compactor.navigate(preparation, self.model if _has_model(self.model) else None,
-                                               summary=summary, details=getattr(decision, "details", None),
-                                               signal=signal)
-        if result.cancelled:
-            return None
-        self.agent.state.messages = self.store.build_session_context().typed_messages()
-        await self._call("pi_session_tree", new_leaf_id=result.new_leaf_id, old_leaf_id=result.old_leaf_id,
-                         summary_entry=result.summary_entry, from_plugin=summary is not None)
-        return result
+        return await self._files().navigate_tree(self, target_id, summarize=summarize,
+                                                 custom_instructions=custom_instructions,
+                                                 replace_instructions=replace_instructions, label=label)
 
-    def _reset_agent(self, messages: list[AgentMessage]) -> None:
+    async def compact(self, custom_instructions: str | None = None) -> Any:
+        return await self._files().compact(self, custom_instructions)
+
+    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], Any] | None,
+                      on_error: Callable[[BaseException], Any] | None) -> asyncio.Task[Any]:
+        return self._files().compact_later(self, custom_instructions, on_complete, on_error)
+
+    async def stop_run(self) -> None:
+        """Before the session file changes: held-back bash results join the context, a run is aborted."""
+        self.release_held_back()
+        if self.is_streaming:
+            await self.abort()
+
+    def reset_agent(self, messages: list[AgentMessage]) -> None:
         self.agent.reset()
         self.agent.state.messages = messages
         self._held_back.clear()
 
-    def _restore_from_store(self) -> None:
-        context = self.store.build_session_context()
-        self._reset_agent(context.typed_messages())
-        if context.model and self.models is not None:
-            recorded = self.models.find(context.model.get("provider", ""), context.model.get("modelId", ""))
-            if recorded is not None and self.models.has_auth(recorded.provider):
-                self.agent.state.model = recorded
-        if context.thinking_level:
-            self.agent.state.thinking_level = clamp_level(self.model, context.thinking_level)
+    def reload_messages(self) -> None:
+        """The agent's context again from the store's current branch (after it was rewritten)."""
+        self.agent.state.messages = self.store.build_session_context().typed_messages()
 
 
 def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
@@ -975,33 +667,12 @@ def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
             if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
 
 
-def clamp_level(model: Model | None, level: str) -> str:
-    """``clamp_thinking_level``, except that no model means ``off`` and an unrecognised level becomes
-    the model's first supported one (a client or an old session file may say anything)."""
-    if not _has_model(model):
-        return "off"
-    assert model is not None
-    if level not in THINKING_LEVELS:
-        return supported_thinking_levels(model)[0]
-    return clamp_thinking_level(model, level)
-
-
 def _has_model(model: Model | None) -> bool:
     return model is not None and model.id != "unknown"
 
 
 def _aborted(message: AssistantMessage | None) -> bool:
     return message is not None and message.stop_reason == "aborted"
-
-
-def _snapshot(options: SystemPromptOptions) -> tuple[Any, ...]:
-    return (list(options.selected_tools), dict(options.sections), list(options.append_system_prompt),
-            options.custom_prompt)
-
-
-def _custom(data: dict[str, Any]) -> AgentMessage:
-    fields = {k: v for k, v in data.items() if v is not None}
-    return CustomMessage(role="custom", **fields)
 
 
 __all__ = ["AgentSession", "CommandContext", "SessionConfig", "SessionParts", "clamp_level",

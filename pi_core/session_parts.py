@@ -2,11 +2,12 @@
 
 The kernel only declares what it needs of each (Protocols); ``pi_core.app.startup.session_parts`` wires the
 real ones from the wings (the JSONL store, the model registry, settings, the prompt builder, the compactor,
-the retry policy, the process runner behind ``ctx.exec``).
+the retry policy, the process runner behind ``ctx.exec``, the session-file operations).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -149,6 +150,23 @@ class AutoRetry(Protocol):
     def delay_ms(self, attempt: int) -> int: ...
 
 
+class SessionFileOps(Protocol):
+    """New, resume, fork, clone, tree navigation and manual compaction over the session passed first
+    (``pi_core.control.session_files.SessionFiles``); ``AgentSession`` delegates its methods of these names."""
+
+    async def new_session(self, session: Any, parent_session: str | None = None, *,
+                          setup: Callable[[Any], Any] | None = None) -> bool: ...
+    async def switch_session(self, session: Any, session_path: str) -> bool: ...
+    async def fork(self, session: Any, entry_id: str) -> tuple[str, bool]: ...
+    async def clone(self, session: Any) -> bool: ...
+    async def navigate_tree(self, session: Any, target_id: str | None, *, summarize: bool = False,
+                            custom_instructions: str | None = None, replace_instructions: bool = False,
+                            label: str | None = None) -> Any: ...
+    async def compact(self, session: Any, custom_instructions: str | None = None) -> Any: ...
+    def compact_later(self, session: Any, custom_instructions: str | None, on_complete: Callable[[Any], Any] | None,
+                      on_error: Callable[[BaseException], Any] | None) -> asyncio.Task[Any]: ...
+
+
 @dataclass
 class SessionConfig:
     cwd: Path
@@ -170,7 +188,8 @@ class SessionConfig:
 @dataclass
 class SessionParts:
     """The collaborators a session is built from. Only the store is required; the rest default to
-    "not available" (no key lookup, no settings file, no compaction, no agent-level retry, no ``ctx.exec``)."""
+    "not available" (no key lookup, no settings file, no compaction, no agent-level retry, no ``ctx.exec``,
+    no session-file operations)."""
 
     store: SessionStore
     stream_fn: StreamFn | None = None  # default: the provider plugin serving ``model.api``, no retry
@@ -184,6 +203,7 @@ class SessionParts:
     convert_to_llm: Callable[[list[AgentMessage]], list[Any]] | None = None
     exec: ExecFn | None = None  # ``ctx.exec``: pi_core.toolkit.exec.run_program
     model_access: ModelAccess | None = None  # ``ctx.model_registry``: pi_core.models.access.SessionModels
+    files: SessionFileOps | None = None  # new/resume/fork/clone/tree/compact: pi_core.control.session_files
 
 
 def provider_stream_fn(registry: Registry, request: RequestFn | None = None) -> StreamFn:

@@ -221,6 +221,39 @@ class ToolPolicy(Protocol):
         ...
 
 
+def choose_tools(available: dict[str, Tool], names: list[str], policy: ToolPolicy | None) -> list[Tool]:
+    """The tools to declare for exactly ``names`` (in that order); an unknown name raises PiError."""
+    unknown = [n for n in names if n not in available]
+    if unknown:
+        from pi_core.errors import PiError
+
+        raise PiError(f"Unknown tool(s): {', '.join(unknown)}. Known: {', '.join(available)}")
+    return [t for t in (available[n] for n in dict.fromkeys(names)) if policy is None or policy.may_declare(t)]
+
+
+def merge_tools(active: list[Tool], available: dict[str, Tool], tools: list[Tool],
+                policy: ToolPolicy | None) -> tuple[list[Tool], list[str]]:
+    """Tools made available at run time: each joins ``available`` (replacing one of the same name) unless the
+    user's selection excludes it; a ``direct`` one the selection lets be declared becomes active. Returns the
+    new active list and the names added."""
+    added: list[str] = []
+    active = list(active)
+    positions = {t.name: i for i, t in enumerate(active)}
+    for tool in tools:
+        if policy is not None and not policy.allows(tool.name):
+            continue
+        available[tool.name] = tool
+        added.append(tool.name)
+        declarable = policy is None or policy.may_declare(tool)
+        if tool.name in positions:
+            if declarable:
+                active[positions[tool.name]] = tool
+        elif tool.exposure == "direct" and declarable:
+            positions[tool.name] = len(active)
+            active.append(tool)
+    return [t for t in active if policy is None or policy.may_declare(t)], added
+
+
 @dataclass
 class ToolCallInfo:
     """What before/after-tool-call hooks see: the raw call, the validated args, the tool and context."""

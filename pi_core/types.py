@@ -294,6 +294,16 @@ def clamp_thinking_level(model: Model, level: str) -> str:
     return "off"
 
 
+def clamp_level(model: Model | None, level: str) -> str:
+    """``clamp_thinking_level``, except that no model means ``off`` and an unrecognised level becomes
+    the model's first supported one (a client or an old session file may say anything)."""
+    if model is None or model.id == "unknown":
+        return "off"
+    if level not in THINKING_LEVELS:
+        return supported_thinking_levels(model)[0]
+    return clamp_thinking_level(model, level)
+
+
 @dataclass
 class ScopedModel:
     """One entry of ``--models`` / ``enabledModels``: a model to cycle to, with its own thinking level."""

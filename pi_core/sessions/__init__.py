@@ -1,4 +1,5 @@
-"""Sessions in Pi's JSONL format: the entry tree, its files, context building, compaction and export.
+"""Sessions in Pi's JSONL format: the entry tree, its files, context building
+(compaction and export have their own wings).
 
 Public names are imported lazily (``from pi_core.sessions import SessionManager``) so that importing
 the package costs nothing until a session is used.

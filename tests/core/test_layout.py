@@ -163,11 +163,27 @@ def test_the_kernel_stays_small() -> None:
     total = sum(code_lines(MODULES[name]) for name in kernel)
     assert len(kernel_units()) <= 22, sorted(kernel_units())
     # Issue 15 put the whole plugin contract here (hook specs, ExtensionContext, the UI base, registrations).
-    assert total <= 3900, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # 3,867 after the session split (session-file operations moved to pi_core.control.session_files); the
+    # margin leaves room for small contract additions, not for a wing's work.
+    assert total <= 3890, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+
+
+# Modules allowed past the per-module limit, each with its reason and its own ceiling.
+LARGE_KERNEL_MODULES = {
+    # AgentSession: 523 code lines, a third of them its public surface (SessionHost, the modes' API) as
+    # one-line properties and delegations; the rest is the input pipeline, runs and auto-compaction.
+    "pi_core.session": 530,
+}
+
+
+def test_no_kernel_module_is_over_500_code_lines() -> None:
+    sizes = {name: code_lines(MODULES[name]) for name in kernel_modules()}
+    over = {name: size for name, size in sizes.items() if size > LARGE_KERNEL_MODULES.get(name, 500)}
+    assert over == {}, over
 
 
 @pytest.mark.parametrize("wing", ["toolkit", "models", "llm", "sessions", "compaction", "export", "modes",
-                                  "control", "app", "resources", "testing"])
+                                  "control", "app", "resources", "testing", "tui"])
 def test_every_wing_is_a_documented_package(wing: str) -> None:
     init = CORE / wing / "__init__.py"
     assert init.is_file()

@@ -71,7 +71,7 @@ def test_an_error_while_running_ends_the_app_with_code_1(tmp_path: Path, pipe: A
                                                    console=Console(file=io.StringIO())))
         for _ in range(1000):
             await asyncio.sleep(0.01)
-            if session._listeners:
+            if len(session.listeners):
                 break
         original = app_module.footer_lines
 
@@ -87,4 +87,4 @@ def test_an_error_while_running_ends_the_app_with_code_1(tmp_path: Path, pipe: A
 
     assert asyncio.run(main()) == 1
     assert "ValueError: footer exploded" in capsys.readouterr().err
-    assert session._listeners == []  # the app unsubscribed on the way out
+    assert len(session.listeners) == 0  # the app unsubscribed on the way out

@@ -1,0 +1,82 @@
+"""preset: --preset / /preset NAME set the model, tools and instructions; the selector lists the presets."""
+
+from __future__ import annotations
+
+import json
+
+from pi_examples import preset as example_preset
+
+from pi_core.testing.fake_script import Reply
+from pi_core.tui import strip_ansi
+from pi_core.ui import PlainTheme
+
+PLAN = {"provider": "fake", "model": "fake-model-2", "thinkingLevel": "low", "tools": ["read", "grep", "nope"],
+        "instructions": "PLAN-X"}
+
+
+def setup(example) -> None:
+    path = example.home / "models.json"
+    models = json.loads(path.read_text())
+    second = dict(models["providers"]["fake"]["models"][0], id="fake-model-2", name="Fake Model 2")
+    models["providers"]["fake"]["models"].append(second)
+    path.write_text(json.dumps(models))
+    (example.home / "presets.json").write_text(json.dumps({"plan": PLAN, "other": {"instructions": "global"}}))
+    (example.cwd / ".pi").mkdir()
+    (example.cwd / ".pi" / "presets.json").write_text(json.dumps({"other": {"instructions": "PROJECT-WINS"}}))
+
+
+def test_the_preset_flag_sets_model_tools_and_instructions(example) -> None:
+    setup(example)
+    example.server.add(Reply(text="planned"))
+    done = example.run("preset", "--no-session", "-p", "--preset", "plan", "make a plan")
+    assert done.returncode == 0, done.stderr
+    body = example.server.requests[0].body
+    assert body["model"] == "fake-model-2"
+    assert sorted(t["name"] for t in body["tools"]) == ["grep", "read"]
+    assert example.system_prompt(0).endswith("\n\nPLAN-X")
+
+
+def test_preset_command_over_rpc(example) -> None:
+    setup(example)
+    client = example.rpc("preset", "--no-session")
+    client.request("prompt", message="/preset other")
+    client.wait_for_event(lambda e: e.get("message") == 'Preset "other" activated')
+    client.request("prompt", message="/preset plan")
+    client.wait_for_event(lambda e: e.get("message") == 'Preset "plan" activated')
+    warnings = [e["message"] for e in example.ui_requests(client, "notify")]
+    assert 'Preset "plan": Unknown tools: nope' in warnings
+    assert client.get_state()["model"]["id"] == "fake-model-2"
+    status = example.ui_requests(client, "setStatus")[-1]
+    assert status["statusKey"] == "preset" and "preset:plan" in status["statusText"]
+    example.server.add(Reply(text="ok"))
+    client.prompt_and_wait("go")
+    assert example.system_prompt(0).endswith("PLAN-X")
+    client.request("prompt", message="/preset missing")
+    notice = client.wait_for_event(lambda e: str(e.get("message", "")).startswith('Unknown preset "missing"'))
+    assert notice["message"] == 'Unknown preset "missing". Available: plan, other'
+
+
+def test_the_project_file_wins_and_an_unknown_flag_warns(example) -> None:
+    setup(example)
+    example.server.add(Reply(text="ok"))
+    client = example.rpc("preset", "--no-session", "--preset", "other")
+    client.prompt_and_wait("hi")
+    assert example.system_prompt(0).endswith("PROJECT-WINS")
+    bad = example.rpc("preset", "--no-session", "--preset", "zzz")
+    notice = bad.wait_for_event(lambda e: e.get("method") == "notify")
+    assert notice["message"] == 'Unknown preset "zzz". Available: plan, other' and notice["notifyType"] == "warning"
+
+
+def test_the_selector_lists_presets_and_none() -> None:
+    example_preset._state.presets = {"plan": PLAN}
+    example_preset._state.active = "plan"
+    chosen: list[object] = []
+    selector = example_preset.PresetSelector(PlainTheme(), None, chosen.append)
+    lines = [strip_ansi(line).rstrip() for line in selector.render(100)]
+    assert lines[0] == "─" * 100 and " Select Preset" in lines
+    row = next(line for line in lines if line.startswith("→ plan (active)"))
+    assert 'fake/fake-model-2 | thinking:low | tools:read,grep,nope | "PLAN-X"' in row
+    assert any(line.startswith("  (none)") and "Clear active preset, restore defaults" in line for line in lines)
+    selector.handle_input("\x1b[B")
+    selector.handle_input("\r")
+    assert chosen == ["(none)"]
