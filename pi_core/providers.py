@@ -60,3 +60,18 @@ class ApiProvider(Protocol):
 
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         ...
+
+
+
+@dataclass
+class VirtualModel:
+    """A selectable model (``pi_virtual_models``); ``route(ModelRouteRequest)`` returns a ``ModelRoute`` (or an
+    awaitable of one) naming the physical model for each request (pi_core.models.virtual)."""
+
+    provider: str
+    id: str
+    name: str
+    route: Callable[[Any], Any]
+    thinking_levels: list[str] = field(default_factory=lambda: ["off"])
+    context_window: int = 128_000
+    max_tokens: int = 16_384

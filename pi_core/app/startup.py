@@ -367,6 +367,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     from pi_core.compaction.plan import CompactionSettings
     from pi_core.compaction.summarize import llm_summarizer
     from pi_core.llm.retry import stream_with_retry
+    from pi_core.models.registry import ModelRegistry
     from pi_core.session import SessionParts, provider_stream_fn
     from pi_core.sessions.messages import llm_converter
 
@@ -374,12 +375,16 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
         policy = _retry_policy(settings)
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
-        from pi_core.models.registry import ModelRegistry
-
         if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
             from pi_core.models.authorized import authorized_stream
 
             stream_fn = authorized_stream(models, stream_fn)
+    direct_fn = stream_fn  # requests outside the agent loop (compaction, ctx.model_registry)
+    if isinstance(models, ModelRegistry) and models.sources.virtual:
+        from pi_core.models.virtual import routed_stream
+
+        direct_fn = routed_stream(models, store, stream_fn, direct=True)
+        stream_fn = routed_stream(models, store, stream_fn)
 
     def key_for(model: Model) -> str | None:
         return api_key or (models.api_key_for(model) if models is not None else None)
@@ -388,14 +393,14 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     from pi_core.models.access import SessionModels
     from pi_core.toolkit.exec import run_program
 
-    compactor = Compactor(store, llm_summarizer(stream_fn, key_for),
+    compactor = Compactor(store, llm_summarizer(direct_fn, key_for),
                           settings=(lambda: settings.compaction) if settings is not None else CompactionSettings(),
                           plugins=plugins)
     return SessionParts(store=store, stream_fn=stream_fn, models=models, settings=settings, prompt=prompt,
                         compactor=compactor, retry=settings.retry if settings is not None else RetrySettings(),
                         messages=store.build_session_context().typed_messages(), expand_input=expand_input,
                         convert_to_llm=llm_converter(settings.block_images if settings is not None else False),
-                        exec=run_program, model_access=SessionModels(models, stream_fn, lambda: api_key),
+                        exec=run_program, model_access=SessionModels(models, direct_fn, lambda: api_key),
                         files=SessionFiles())
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import click
 
     from pi_core.mode import Mode
-    from pi_core.providers import ApiProvider
+    from pi_core.providers import ApiProvider, VirtualModel
     from pi_core.registrations import Flag, Shortcut, SlashCommand
     from pi_core.render import EntryRenderer, MessageRenderer, Renderer
     from pi_core.tools import Tool
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
 
 __all__ = ["pi_cli_commands", "pi_commands", "pi_discover_models", "pi_entry_renderers", "pi_event_handlers", "pi_flags",
            "pi_message_renderers", "pi_models", "pi_modes", "pi_oauth_providers", "pi_prompt_guidelines",
-           "pi_prompt_snippets", "pi_provider_presets", "pi_providers", "pi_renderers", "pi_shortcuts", "pi_tools"]
+           "pi_prompt_snippets", "pi_provider_presets", "pi_providers", "pi_renderers", "pi_shortcuts", "pi_tools",
+           "pi_virtual_models"]
 
 
 @spec("collect")
@@ -50,6 +51,11 @@ def pi_providers() -> list[ApiProvider] | None:
 @spec("collect")
 def pi_models() -> list[Model] | None:
     """Return models to add to the catalog (id, api, provider, base URL, costs, limits). Called at start-up."""
+
+
+@spec("collect")
+def pi_virtual_models() -> list[VirtualModel] | None:
+    """Return virtual models, whose ``route`` picks a physical model per request (docs/models.md#virtual-models)."""
 
 
 @spec("collect")

@@ -23,6 +23,7 @@ from pi_core.models.env_keys import (
     env_var_names,
     required_env,
 )
+from pi_core.models.virtual import VIRTUAL_API, catalog_entry
 from pi_core.types import Model
 
 __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
@@ -30,6 +31,7 @@ __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
 if TYPE_CHECKING:
     from pi_core.models.oauth import OAuthProvider
     from pi_core.plugins import PluginSet
+    from pi_core.providers import VirtualModel
 
 DISCOVERY_TIMEOUT_S = 0.8
 
@@ -42,6 +44,7 @@ class ModelSources:
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     custom_files: list[Path] = field(default_factory=list)
     discovered: list[Model] = field(default_factory=list)  # what running local servers listed
+    virtual: list[VirtualModel] = field(default_factory=list)  # pi_virtual_models: routed per request
 
 
 def collect_plugin_models(plugins: PluginSet) -> tuple[list[Model], dict[str, dict[str, Any]], list[str]]:
@@ -92,6 +95,9 @@ class ModelRegistry:
             ModelSources(builtin, presets, [base / "models.json", base / "models.toml"]),
             AuthStorage.load(base / "auth.json"), plugins,
         )
+        if hasattr(plugins.pm.hook, "pi_virtual_models"):
+            registry.sources.virtual = [v for _plugin, values in plugins.call_sync("pi_virtual_models") for v in values]
+            registry.refresh()
         registry.errors[:0] = problems
         return registry
 
@@ -103,6 +109,9 @@ class ModelRegistry:
         known = {(m.provider, m.id) for m in self.sources.builtin}
         found = [m for m in self.sources.discovered if (m.provider, m.id) not in known]
         self._models = build_models(self.sources.builtin + found, self._custom.providers, defaults)
+        if self.sources.virtual:
+            entries = {(v.provider, v.id): catalog_entry(v) for v in self.sources.virtual}  # the later one wins
+            self._models = [m for m in self._models if (m.provider, m.id) not in entries] + list(entries.values())
 
     def discover(self, settings: Any = None, timeout_s: float = DISCOVERY_TIMEOUT_S) -> None:
         """Ask ``pi_discover_models`` plugins (local servers) what they serve now, and rebuild the list."""
@@ -181,7 +190,15 @@ class ModelRegistry:
         return (self._custom.providers.get(provider) or {}).get("apiKey") or \
             (self.sources.presets.get(provider) or {}).get("apiKey")
 
+    def virtual_model(self, model: Model) -> VirtualModel | None:
+        """The router behind ``model`` when it is a virtual model (``pi_virtual_models``)."""
+        return next((v for v in reversed(self.sources.virtual) if (v.provider, v.id) == (model.provider, model.id)
+                     and model.api == VIRTUAL_API), None)
+
     def has_auth(self, provider: str) -> bool:
+        if all(m.api == VIRTUAL_API for m in self._models if m.provider == provider) and any(
+                v.provider == provider for v in self.sources.virtual):
+            return True  # only virtual models under this id: always available (docs/models.md#virtual-models)
         env = self.auth.env(provider)
         if self.auth.kind(provider) == "api_key" and not all(
                 env.get(name) or os.environ.get(name) for name in required_env(provider)):
@@ -210,6 +227,8 @@ class ModelRegistry:
 
         A stored OAuth credential is refreshed first when it is about to expire.
         """
+        if self.virtual_model(model) is not None:
+            return ""  # a virtual model's requests carry the key of the model they are routed to
         provider = model.provider
         key = override or self.runtime_keys.get(provider)
         if not key and self.auth.kind(provider) == "oauth":

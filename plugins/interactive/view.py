@@ -38,9 +38,16 @@ def safe_render(draw: Callable[..., Any], *args: Any) -> Any:
     from rich.text import Text
 
     try:
-        return draw(*args)
+        drawn = draw(*args)
     except Exception as err:  # noqa: BLE001 - plugin code; the error is shown, not swallowed
         return Text(f"renderer failed: {type(err).__name__}: {err}", style="red")
+    if isinstance(drawn, str):  # plugins colour their text with ANSI codes (theme.fg), not rich markup
+        return Text.from_ansi(drawn) if "\x1b" in drawn else Text(drawn)
+    if drawn is not None and callable(getattr(drawn, "render", None)) and not hasattr(drawn, "__rich_console__"):
+        from pi_plugins.interactive.custom_render import as_renderable
+
+        return as_renderable(drawn, 200)
+    return drawn
 
 
 def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool) -> Any:
@@ -53,6 +60,8 @@ def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool) -> Any:
         body = safe_render(renderer.result, shown, block.is_error, expanded)
         if body is not None and body != "":
             parts.append(body)
+    if renderer.render_shell == "self":  # the renderer draws its own frame
+        return Group(*parts)
     role = ("toolErrorBg" if block.is_error else "toolSuccessBg") if block.done else "toolPendingBg"
     return Padding(Group(*parts), (0, 1), style=style.bg(role), expand=True)
 

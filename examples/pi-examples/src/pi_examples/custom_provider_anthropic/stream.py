@@ -99,7 +99,8 @@ class CustomAnthropicProvider:
         builder = MessageBuilder(model)
         sse = None
         try:
-            if not options.api_key:
+            # The preset names the variable; unset, pi hands over the name itself: that is no key.
+            if not options.api_key or options.api_key == "CUSTOM_ANTHROPIC_API_KEY":
                 raise RuntimeError(f"No API key for provider: {model.provider}")
             body = payload(model, context, options)
             if options.on_payload is not None:
