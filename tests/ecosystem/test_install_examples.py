@@ -16,8 +16,8 @@ from pi_core.testing.fake_server import Reply
 
 from .conftest import Eco, copy_example
 
-# One worker runs the whole file (pytest-xdist --dist loadgroup): each test builds on the one before.
-pytestmark = [pytest.mark.venv, pytest.mark.xdist_group("install-examples")]
+# One worker runs the whole file (pytest-xdist --dist loadfile): each test builds on the one before.
+pytestmark = pytest.mark.venv
 
 
 @pytest.fixture(scope="module")
