@@ -181,7 +181,7 @@ class InteractiveUI(UI):
         if self.app.header_component is not None:
             dispose(self.app.header_component)
         self.app.header_component = None if factory is None else factory(self.app.tui, self.theme)
-        if self.app._intro is None:
+        if self.app.scrollback.intro is None:
             self.app.redraw_transcript()
 
     def set_editor_component(self, factory: ComponentFactory | None) -> None:
