@@ -48,19 +48,19 @@ class InteractiveUI(UI):
 
     async def select(self, title: str, options: list[str], *, timeout: float | None = None,
                      signal: AbortSignal | None = None) -> str | None:
-        return await within(self.app.pick(title, [PickItem(o, o) for o in options]), None, timeout=timeout,
-                            signal=signal)
+        return await within(self.app.pick(title, [PickItem(o, o) for o in options], timeout=timeout), None,
+                            timeout=timeout, signal=signal)
 
     async def confirm(self, title: str, message: str = "", *, timeout: float | None = None,
                       signal: AbortSignal | None = None) -> bool:
         heading = f"{title}\n{message}" if message else title
-        answer = await within(self.app.pick(heading, [PickItem("Yes", True), PickItem("No", False)]), None,
-                              timeout=timeout, signal=signal)
+        answer = await within(self.app.pick(heading, [PickItem("Yes", True), PickItem("No", False)],
+                                            timeout=timeout), None, timeout=timeout, signal=signal)
         return answer is True
 
     async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None,
                     signal: AbortSignal | None = None) -> str | None:
-        return await within(self.app.ask(title, placeholder), None, timeout=timeout, signal=signal)
+        return await within(self.app.ask(title, placeholder, timeout=timeout), None, timeout=timeout, signal=signal)
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
         return await self.app.ask(title, prefill=prefill)
@@ -120,7 +120,7 @@ class InteractiveUI(UI):
         self.app.invalidate()
 
     async def custom(self, factory: ComponentFactory, *, overlay: bool = False,
-                     overlay_options: OverlayOptions | None = None,
+                     overlay_options: OverlayOptions | Callable[[], OverlayOptions] | None = None,
                      on_handle: Callable[[OverlayHandle], None] | None = None) -> Any:
         """The component ``factory(tui, theme, keybindings, done)`` makes, with the keyboard, until ``done(value)``.
 
@@ -138,7 +138,11 @@ class InteractiveUI(UI):
         if inspect.isawaitable(component):
             component = await component
         if overlay:
-            handle = app.overlays.open(component, overlay_options)
+            if answer.done():  # done() already called by the factory: never shown
+                dispose(component)
+                return answer.result()
+            options = overlay_options() if callable(overlay_options) else overlay_options
+            handle = app.overlays.open(component, options)
             if on_handle is not None:
                 on_handle(handle)
             try:
