@@ -87,13 +87,13 @@ class Listeners:
         if work is not None:
             await work
 
-    def emit_later(self, event: AgentEvent) -> None:
-        """Emit from synchronous code: listeners run now; async ones (and ``forward``) are scheduled."""
+    def emit_later(self, event: AgentEvent, *, forward: bool = True) -> None:
+        """Emit from synchronous code: listeners run now; async ones (and ``forward``, unless False) are scheduled."""
         for listener in list(self._listeners):
             outcome = listener(event)
             if asyncio.iscoroutine(outcome):
                 self.later(outcome)
-        work = self._forward(event) if event.type != "extension_error" else None
+        work = self._forward(event) if forward and event.type != "extension_error" else None
         if work is not None:
             self.later(work)
 

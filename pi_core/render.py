@@ -23,16 +23,20 @@ class RenderOptions:
 
 @dataclass
 class Renderer:
-    """Draws one tool. ``call`` gets the (possibly partial) arguments, ``result`` the ToolResult.
+    """Draws one tool. ``call`` gets the (possibly partial) arguments, ``result`` the ToolResult (or, while the
+    tool streams, its partial result).
 
-    Both return a rich renderable or a plain string. ``expanded`` is toggled by Ctrl+O in the UI.
+    Both return a rich renderable, a plain string or a component. ``expanded`` is toggled by Ctrl+O in the UI.
     ``render_shell="self"`` means the renderer draws its own frame instead of pi's box around call and result.
+    ``with_context=True`` calls them as Pi's renderCall / renderResult: ``call(args, theme, context)`` and
+    ``result(result, options, theme, context)`` (``RenderOptions``; ``pi_core.tui.ToolRenderContext``).
     """
 
     tool_name: str
-    call: Callable[[dict[str, Any]], Any]
-    result: Callable[[Any, bool, bool], Any] | None = None  # (result, is_error, expanded)
+    call: Callable[..., Any]  # (args) or, with_context, (args, theme, context)
+    result: Callable[..., Any] | None = None  # (result, is_error, expanded) or (result, options, theme, context)
     render_shell: Literal["default", "self"] = "default"
+    with_context: bool = False
 
 
 @dataclass

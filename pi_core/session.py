@@ -537,6 +537,8 @@ class AgentSession:
         else:
             self.agent.state.messages.append(message)
             self.store.append_custom_message_entry(custom_type, content, display, details)
+            for kind in ("message_start", "message_end"):  # the modes show it now; plugins are not told (as Pi)
+                self.listeners.emit_later(AgentEvent(kind, message=message), forward=False)
 
     def record_user_bash(self, message: dict[str, Any]) -> None:
         """A user's own ``!cmd`` result joins the context now, or after the run when the agent is streaming

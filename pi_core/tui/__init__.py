@@ -35,6 +35,7 @@ from pi_core.tui.lists import (
 )
 from pi_core.tui.loader import BorderedLoader, CancellableLoader, Loader
 from pi_core.tui.markdown import Markdown
+from pi_core.tui.tool_render import ToolRenderContext, draw_call, draw_result
 from pi_core.tui.width import (
     CURSOR_MARKER,
     render_fake_cursor,
@@ -49,7 +50,8 @@ __all__ = [
     "CURSOR_MARKER", "BorderedLoader", "Box", "CancellableLoader", "Container", "CustomEditor",
     "DynamicBorder", "EditorHost", "Input", "Key",
     "Keybindings", "LineEditor", "Loader", "Markdown", "SelectItem", "SelectList", "SelectListTheme", "SettingItem",
-    "SettingsList", "SettingsListTheme", "Spacer", "Text", "TruncatedText", "decode_key", "fuzzy_filter",
+    "SettingsList", "SettingsListTheme", "Spacer", "Text", "ToolRenderContext", "TruncatedText", "decode_key",
+    "draw_call", "draw_result", "fuzzy_filter",
     "fuzzy_score", "key_hint", "key_id", "key_text", "matches_key", "parse_key", "render_fake_cursor",
     "slice_by_column", "strip_ansi", "truncate_to_width", "visible_width", "wrap_ansi",
 ]

@@ -67,7 +67,7 @@ class InteractiveApp:
         self.console = console or Console(highlight=False)
         self.scrollback = Scrollback(self)
         self.screen = Screen(self)
-        self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self.show)
+        self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self.show, str(session.cwd))
         if session.settings is not None and session.settings.get("hideThinkingBlock", False) is True:
             self.view.show_thinking = False  # Ctrl+T shows it again
         self.commands: dict[str, MenuCommand] = {}

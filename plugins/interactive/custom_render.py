@@ -88,7 +88,8 @@ class CustomRenderers:
 
 
 class EntryWatcher:
-    """Draws the custom entries and idle custom messages appended to the session since the last look."""
+    """Draws the custom entries (``ctx.append_entry``) appended to the session since the last look. Custom
+    messages are not looked for: they come as ``message_start`` events, also when sent while idle."""
 
     def __init__(self, session: Any, renderers: CustomRenderers, commit: Callable[[Any], None],
                  expanded: Callable[[], bool]) -> None:
@@ -119,11 +120,6 @@ class EntryWatcher:
         kind = entry.get("type")
         if kind == "custom":
             return self.renderers.entry(entry, self.expanded())
-        if kind == "custom_message" and entry.get("display", True):
-            from pi_core.types import CustomMessage
-
-            fields = {k: v for k, v in entry.items() if k in ("customType", "content", "display", "details")}
-            return self.renderers.message(CustomMessage(role="custom", **fields), self.expanded())
         return None
 
 

@@ -9,7 +9,7 @@ below the scrollback on every update.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi_plugins.interactive import style
@@ -31,6 +31,7 @@ class ToolBlock:
     partial: Any = None
     is_error: bool = False
     done: bool = False
+    state: dict[str, Any] = field(default_factory=dict)  # the renderer's row state (ToolRenderContext.state)
 
 
 def safe_render(draw: Callable[..., Any], *args: Any) -> Any:
@@ -50,14 +51,21 @@ def safe_render(draw: Callable[..., Any], *args: Any) -> Any:
     return drawn
 
 
-def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool) -> Any:
+def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool, cwd: str = "") -> Any:
     from rich.console import Group
     from rich.padding import Padding
 
-    parts = [safe_render(renderer.call, block.args)]
+    from pi_core.resources.ansi_theme import AnsiTheme
+    from pi_core.tui.tool_render import ToolRenderContext, draw_call, draw_result
+
     shown = block.result if block.done else block.partial
+    context = ToolRenderContext(block.args, block.call_id, cwd, execution_started=block.done or shown is not None,
+                                is_partial=not block.done and shown is not None, expanded=expanded,
+                                is_error=block.is_error, state=block.state)
+    theme = AnsiTheme(style.current)
+    parts = [safe_render(draw_call, renderer, theme, context)]
     if shown is not None and renderer.result is not None:
-        body = safe_render(renderer.result, shown, block.is_error, expanded)
+        body = safe_render(draw_result, renderer, shown, theme, context)
         if body is not None and body != "":
             parts.append(body)
     if renderer.render_shell == "self":  # the renderer draws its own frame
@@ -101,9 +109,10 @@ def render_notice(text: str, kind: str = "dim") -> Any:
 
 
 class ChatView:
-    def __init__(self, renderers: dict[str, Renderer], commit: Callable[[Any], None]) -> None:
+    def __init__(self, renderers: dict[str, Renderer], commit: Callable[[Any], None], cwd: str = "") -> None:
         self.renderers = renderers
         self.commit = commit
+        self.cwd = cwd  # the tool renderers' ToolRenderContext.cwd
         self.show_thinking = True
         self.hidden_thinking_label = "Thinking… (ctrl+t to show)"  # a plugin may set its own (ui.set_hidden_thinking_label)
         self.expanded = False
@@ -189,7 +198,7 @@ class ChatView:
         while self.tools and (self.tools[0].done or force):
             block = self.tools.pop(0)
             self.last_tool = block
-            self.commit(render_tool(block, self.renderer_for(block.name), self.expanded))
+            self.commit(render_tool(block, self.renderer_for(block.name), self.expanded, self.cwd))
 
     def _on_agent_end(self, event: AgentEvent) -> None:
         self._flush_tools(force=True)
@@ -254,7 +263,7 @@ class ChatView:
             elif block.type == "toolCall" and streaming:
                 renderer = self.renderer_for(block.name)
                 parts.append(render_tool(ToolBlock(block.id, block.name, dict(block.arguments)), renderer,
-                                         self.expanded))
+                                         self.expanded, self.cwd))
         return Group(*parts) if parts else None
 
     def render_bash_execution(self, message: Any) -> Any:
@@ -291,7 +300,7 @@ class ChatView:
             if body is not None:
                 parts.append(body)
         for block in self.tools:
-            parts.append(render_tool(block, self.renderer_for(block.name), self.expanded))
+            parts.append(render_tool(block, self.renderer_for(block.name), self.expanded, self.cwd))
         for text in self.steering:
             parts.append(Text(f"Steering: {text}", style=style.fg("muted")))
         for text in self.follow_up:

@@ -115,3 +115,27 @@ def test_a_message_sent_from_agent_settled_starts_its_own_run(tmp_path: Path) ->
 
     asyncio.run(run())
     assert [user_texts(provider, i)[-1] for i in range(2)] == ["go", "next task"]
+
+
+def test_a_custom_message_sent_while_idle_is_announced_to_the_modes_not_to_plugins(tmp_path: Path) -> None:
+    heard: list[str] = []
+
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def pi_commands() -> list[SlashCommand]:
+            return [SlashCommand("note", "a custom message", lambda args, ctx: ctx.send_message("note", args))]
+
+        @staticmethod
+        @hookimpl
+        def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
+            heard.append(event.type)
+
+    session = make_session(Plugin, FakeProvider(), tmp_path)
+    seen: list[AgentEvent] = []
+    session.subscribe(seen.append)
+    assert asyncio.run(session.prompt("/note saved")) == "handled"
+    assert [e.type for e in seen] == ["message_start", "message_end"]
+    assert {(e.message.role, e.message.customType, e.message.content) for e in seen} == {("custom", "note", "saved")}
+    assert heard == []  # Pi tells the modes only; a plugin reacting to message_end cannot loop on its own message
+    assert session.store.get_entries()[-1]["type"] == "custom_message"

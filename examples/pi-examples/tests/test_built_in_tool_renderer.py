@@ -31,3 +31,18 @@ def test_compact_tool_rows(example) -> None:
         assert (example.cwd / "notes.txt").read_text() == "alpha line\ngamma line\n"  # pi's tools ran
         tmux.keys("C-o")  # expanded: the transcript is drawn again with the lines
         tmux.wait_for("alpha line")
+
+
+def test_a_running_tool_is_drawn_as_partial(example) -> None:
+    gated = "echo started; while [ ! -f gate ]; do sleep 0.05; done"
+    with tmux_pi(example, "tool-renderer-partial") as tui:
+        tmux = tui.tmux
+        tui.start("built_in_tool_renderer")
+        tmux.wait_for("(fake) fake-model")
+        example.server.add(Reply(tool_calls=[("bash", {"command": gated})]), Reply(text="finished"))
+        tui.command("run it")
+        screen = tmux.wait_for("Running...")  # the partial result (its "started" output) gets the partial text
+        assert f"$ {gated}" in screen and "done (" not in screen
+        (example.cwd / "gate").write_text("")
+        screen = tmux.wait_for("finished")
+        assert "done (1 lines)" in screen and "Running..." not in screen

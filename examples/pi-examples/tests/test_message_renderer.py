@@ -20,7 +20,8 @@ def test_status_messages(example) -> None:
         tui.command("/status warn disk almost full")
         tui.tmux.wait_for("[WARN] disk almost full")
         tui.command("/status all good")
-        tui.tmux.wait_for("[INFO] all good")
+        screen = tui.tmux.wait_for("[INFO] all good")
+        assert screen.count("[WARN] disk almost full") == 1  # drawn once, from its message event
         assert "38;2;" in tui.tmux.screen(colours=True)
         tui.tmux.keys("C-d")
         tui.tmux.wait_for("EXITED=0")

@@ -1,8 +1,10 @@
 """built_in_tool_renderer: compact drawings of read, bash, edit and write; the tools themselves are pi's.
 
 read shows "N lines" (the first 15 when expanded with Ctrl+O), bash "done (N lines)" or "exit N", edit
-"+A / -R" (the diff when expanded), write "Written". pi keeps tools and renderers apart, so only renderers are
-contributed here: they win over the built-in ones by tool name.
+"+A / -R" (the diff when expanded), write "Written"; while a tool still streams, "Reading...", "Running...",
+"Editing..." or "Writing...". pi keeps tools and renderers apart, so only renderers are contributed here: they
+win over the built-in ones by tool name. They are drawn as Pi's renderCall / renderResult (``with_context``):
+the UI's theme and the partial flag come with every call.
 """
 
 from __future__ import annotations
@@ -11,18 +13,10 @@ import re
 from typing import Any
 
 from pi_core import hookimpl
-from pi_core.extension import ExtensionContext
-from pi_core.render import Renderer
-from pi_core.ui import PlainTheme
+from pi_core.render import Renderer, RenderOptions
+from pi_core.tui import ToolRenderContext
 
-theme: Any = PlainTheme()
 EXIT = re.compile(r"exit(?:ed with)? code:? (\d+)")
-
-
-@hookimpl
-def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
-    global theme
-    theme = ctx.ui.theme
 
 
 def _content(result: Any) -> list[Any]:
@@ -46,17 +40,19 @@ def _first(result: Any) -> tuple[str, str]:
     return str(kind or ""), str(text or "")
 
 
-def title(name: str, path: str) -> str:
+def title(theme: Any, name: str, path: str) -> str:
     return theme.fg("toolTitle", theme.bold(name)) + theme.fg("accent", path)
 
 
-def read_call(args: dict[str, Any]) -> str:
-    text = title("read ", str(args.get("path", "")))
+def read_call(args: dict[str, Any], theme: Any, context: ToolRenderContext) -> str:
+    text = title(theme, "read ", str(args.get("path", "")))
     parts = [f"{key}={args[key]}" for key in ("offset", "limit") if args.get(key)]
     return text + (theme.fg("dim", f" ({', '.join(parts)})") if parts else "")
 
 
-def read_result(result: Any, is_error: bool, expanded: bool) -> str:
+def read_result(result: Any, options: RenderOptions, theme: Any, context: ToolRenderContext) -> str:
+    if options.is_partial:
+        return theme.fg("warning", "Reading...")
     kind, text = _first(result)
     if kind == "image":
         return theme.fg("success", "Image loaded")
@@ -67,30 +63,32 @@ def read_result(result: Any, is_error: bool, expanded: bool) -> str:
     truncation = _details(result).get("truncation") or {}
     if truncation.get("truncated"):
         shown += theme.fg("warning", f" (truncated from {truncation.get('totalLines')})")
-    if expanded:
+    if options.expanded:
         shown += "".join("\n" + theme.fg("dim", line) for line in lines[:15])
         if len(lines) > 15:
             shown += "\n" + theme.fg("muted", f"... {len(lines) - 15} more lines")
     return shown
 
 
-def bash_call(args: dict[str, Any]) -> str:
+def bash_call(args: dict[str, Any], theme: Any, context: ToolRenderContext) -> str:
     command = str(args.get("command", ""))
     text = theme.fg("toolTitle", theme.bold("$ ")) + theme.fg("accent", command[:77] + "..." if len(command) > 80
                                                               else command)
     return text + (theme.fg("dim", f" (timeout: {args['timeout']}s)") if args.get("timeout") else "")
 
 
-def bash_result(result: Any, is_error: bool, expanded: bool) -> str:
+def bash_result(result: Any, options: RenderOptions, theme: Any, context: ToolRenderContext) -> str:
+    if options.is_partial:
+        return theme.fg("warning", "Running...")
     _, output = _first(result)
     found = EXIT.search(output)
-    code = int(found.group(1)) if found else (1 if is_error else None)
+    code = int(found.group(1)) if found else (1 if options.is_error else None)
     count = len([line for line in output.split("\n") if line.strip()])
     shown = theme.fg("success", "done") if code in (0, None) else theme.fg("error", f"exit {code}")
     shown += theme.fg("dim", f" ({count} lines)")
     if (_details(result).get("truncation") or {}).get("truncated"):
         shown += theme.fg("warning", " [truncated]")
-    if expanded:
+    if options.expanded:
         lines = output.split("\n")
         shown += "".join("\n" + theme.fg("dim", line) for line in lines[:20])
         if len(lines) > 20:
@@ -98,13 +96,15 @@ def bash_result(result: Any, is_error: bool, expanded: bool) -> str:
     return shown
 
 
-def edit_call(args: dict[str, Any]) -> str:
-    return title("edit ", str(args.get("path", "")))
+def edit_call(args: dict[str, Any], theme: Any, context: ToolRenderContext) -> str:
+    return title(theme, "edit ", str(args.get("path", "")))
 
 
-def edit_result(result: Any, is_error: bool, expanded: bool) -> str:
+def edit_result(result: Any, options: RenderOptions, theme: Any, context: ToolRenderContext) -> str:
+    if options.is_partial:
+        return theme.fg("warning", "Editing...")
     _, text = _first(result)
-    if is_error or text.startswith("Error"):
+    if options.is_error or text.startswith("Error"):
         return theme.fg("error", text.split("\n")[0])
     diff = _details(result).get("diff")
     if not diff:
@@ -113,7 +113,7 @@ def edit_result(result: Any, is_error: bool, expanded: bool) -> str:
     added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
     removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
     shown = theme.fg("success", f"+{added}") + theme.fg("dim", " / ") + theme.fg("error", f"-{removed}")
-    if expanded:
+    if options.expanded:
         for line in lines[:30]:
             role = "success" if line.startswith("+") and not line.startswith("+++") else (
                 "error" if line.startswith("-") and not line.startswith("---") else "dim")
@@ -123,21 +123,22 @@ def edit_result(result: Any, is_error: bool, expanded: bool) -> str:
     return shown
 
 
-def write_call(args: dict[str, Any]) -> str:
+def write_call(args: dict[str, Any], theme: Any, context: ToolRenderContext) -> str:
     lines = str(args.get("content", "")).split("\n")
-    return title("write ", str(args.get("path", ""))) + theme.fg("dim", f" ({len(lines)} lines)")
+    return title(theme, "write ", str(args.get("path", ""))) + theme.fg("dim", f" ({len(lines)} lines)")
 
 
-def write_result(result: Any, is_error: bool, expanded: bool) -> str:
+def write_result(result: Any, options: RenderOptions, theme: Any, context: ToolRenderContext) -> str:
+    if options.is_partial:
+        return theme.fg("warning", "Writing...")
     _, text = _first(result)
-    if is_error or text.startswith("Error"):
+    if options.is_error or text.startswith("Error"):
         return theme.fg("error", text.split("\n")[0])
     return theme.fg("success", "Written")
 
 
 @hookimpl
 def pi_renderers() -> list[Renderer]:
-    return [Renderer("read", read_call, read_result, render_shell="self"),
-            Renderer("bash", bash_call, bash_result, render_shell="self"),
-            Renderer("edit", edit_call, edit_result, render_shell="self"),
-            Renderer("write", write_call, write_result, render_shell="self")]
+    return [Renderer(name, call, result, render_shell="self", with_context=True) for name, call, result in (
+        ("read", read_call, read_result), ("bash", bash_call, bash_result), ("edit", edit_call, edit_result),
+        ("write", write_call, write_result))]
