@@ -8,6 +8,7 @@ tools, the working indicator, the editor (or a picker), completions and the foot
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,10 @@ from pi_core.control.session_control import SessionControl
 from pi_core.errors import PiError
 
 STARTUP_WAIT_SECONDS = lifecycle.STARTUP_WAIT_SECONDS
+
+
+def _deadline(timeout: float | None) -> float | None:
+    return time.monotonic() + timeout if timeout is not None and timeout > 0 else None
 
 
 class InteractiveApp:
@@ -159,13 +164,18 @@ class InteractiveApp:
             self.app.exit(result=code)
 
     async def pick(self, title: str, items: list[Any], *, multi: bool = False,
-                   checked: set[int] | None = None, index: int = 0) -> Any:
-        """Show a picker in place of the editor; the chosen value, or None when cancelled."""
-        return await self.open_panel(Picker(title, items, multi=multi, checked=set(checked or ()), index=index))
+                   checked: set[int] | None = None, index: int = 0, timeout: float | None = None) -> Any:
+        """Show a picker in place of the editor; the chosen value, or None when cancelled.
 
-    async def ask(self, title: str, placeholder: str = "", prefill: str = "") -> str | None:
+        ``timeout`` (seconds) only counts down in the title; the caller closes the picker when it runs out."""
+        return await self.open_panel(Picker(title, items, multi=multi, checked=set(checked or ()), index=index,
+                                            deadline=_deadline(timeout)))
+
+    async def ask(self, title: str, placeholder: str = "", prefill: str = "", *,
+                  timeout: float | None = None) -> str | None:
         """One line of text from the user (a plugin's ``ui.input``), or None when cancelled."""
-        return await self.open_panel(Picker(title, [], free_text=True, query=prefill, placeholder=placeholder))
+        return await self.open_panel(Picker(title, [], free_text=True, query=prefill, placeholder=placeholder,
+                                            deadline=_deadline(timeout)))
 
     async def open_panel(self, panel: Panel) -> Any:
         """Show ``panel`` in place of the editor until it answers; returns its answer."""
@@ -175,10 +185,19 @@ class InteractiveApp:
         self.asked.set()
         self._panel_future = asyncio.get_running_loop().create_future()
         self.invalidate()
+        ticking = self.spawn(self._tick_countdown()) if getattr(panel, "deadline", None) is not None else None
         try:
             return await self._panel_future
         finally:
+            if ticking is not None:
+                ticking.cancel()
             self.panel, self._panel_future = None, None
+            self.invalidate()
+
+    async def _tick_countdown(self) -> None:
+        """Redraw a timed dialog's title as its seconds go down."""
+        while True:
+            await asyncio.sleep(0.2)
             self.invalidate()
 
     def panel_done(self, value: Any) -> None:
