@@ -48,19 +48,19 @@ class InteractiveUI(UI):
 
     async def select(self, title: str, options: list[str], *, timeout: float | None = None,
                      signal: AbortSignal | None = None) -> str | None:
-        return await within(self.app.pick(title, [PickItem(o, o) for o in options]), None, timeout=timeout,
-                            signal=signal)
+        return await within(self.app.pick(title, [PickItem(o, o) for o in options], timeout=timeout), None,
+                            timeout=timeout, signal=signal)
 
     async def confirm(self, title: str, message: str = "", *, timeout: float | None = None,
                       signal: AbortSignal | None = None) -> bool:
         heading = f"{title}\n{message}" if message else title
-        answer = await within(self.app.pick(heading, [PickItem("Yes", True), PickItem("No", False)]), None,
-                              timeout=timeout, signal=signal)
+        answer = await within(self.app.pick(heading, [PickItem("Yes", True), PickItem("No", False)],
+                                            timeout=timeout), None, timeout=timeout, signal=signal)
         return answer is True
 
     async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None,
                     signal: AbortSignal | None = None) -> str | None:
-        return await within(self.app.ask(title, placeholder), None, timeout=timeout, signal=signal)
+        return await within(self.app.ask(title, placeholder, timeout=timeout), None, timeout=timeout, signal=signal)
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
         return await self.app.ask(title, prefill=prefill)
@@ -177,7 +177,7 @@ class InteractiveUI(UI):
         if self.app.header_component is not None:
             dispose(self.app.header_component)
         self.app.header_component = None if factory is None else factory(self.app.tui, self.theme)
-        if self.app._intro is None:
+        if self.app.scrollback.intro is None:
             self.app.redraw_transcript()
 
     def set_editor_component(self, factory: ComponentFactory | None) -> None:

@@ -320,7 +320,7 @@ def test_footer_shows_cwd_model_usage_and_context(tmp_path: Path, pipe: Any) -> 
     async def body(h: Harness) -> None:
         h.send("hi" + ENTER)
         await h.wait_for(lambda: "ok" in h.screen() and not h.ui.busy)
-        first, second = h.ui._footer_fragments()[0][1].split("\n")
+        first, second = h.ui.screen.footer_fragments()[0][1].split("\n")
         assert first == str(tmp_path)
         assert second.startswith("↑120 ↓30 R50 $0.012 0.2%/100k")
         assert second.rstrip().endswith("(fake) fake-1")
