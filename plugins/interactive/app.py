@@ -35,6 +35,7 @@ from pi_plugins.interactive.pickers import Picker
 from pi_plugins.interactive.preload import Preloader
 from pi_plugins.interactive.renderers import resolve_renderers
 from pi_plugins.interactive.scrollback import Scrollback
+from pi_plugins.interactive.text_dialog import TextDialog
 from pi_plugins.interactive.view import ChatView, render_notice
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -78,6 +79,7 @@ class InteractiveApp:
         self.shell_job: shell.ShellJob | None = None
         self.panel: Panel | None = None  # a picker, /tree, /settings ... shown in place of the editor
         self._panel_future: asyncio.Future[Any] | None = None
+        self.text_dialog: TextDialog | None = None  # a plugin's ui.editor: the editor holds its text meanwhile
         self.startup_notes: list[str] = []  # problems found while starting (themes, keybindings)
         self.attachments: list[attachments.Attachment] = []  # images waiting in the editor as chips
         from pi_core.config_paths import agent_dir

@@ -63,7 +63,9 @@ class InteractiveUI(UI):
         return await within(self.app.ask(title, placeholder, timeout=timeout), None, timeout=timeout, signal=signal)
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
-        return await self.app.ask(title, prefill=prefill)
+        from pi_plugins.interactive import text_dialog
+
+        return await text_dialog.edit(self.app, title, prefill)
 
     def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
         self.app.notify(message, LEVEL_STYLES.get(level, "cyan"))

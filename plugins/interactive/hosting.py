@@ -314,7 +314,7 @@ class KeyRouter:
             target = overlay.component
         elif isinstance(app.panel, ComponentPanel):
             target = app.panel.component
-        elif app.panel is None and app.custom_editor is not None:
+        elif app.panel is None and app.custom_editor is not None and app.text_dialog is None:
             earlier = out[:]
             out.clear()
             self._process(earlier)  # keys before this one, in order
