@@ -221,6 +221,9 @@ class InteractiveUI(UI):
             if found is None:
                 return ThemeResult(False, f"Theme not found: {theme}")
             self.app.apply_theme(found)
+            settings = self.app.session.settings
+            if settings is not None and settings.get("theme") != theme:  # as Pi: a theme chosen by name is kept
+                settings.set("theme", theme, "global")
             return ThemeResult(True)
         data = getattr(theme, "theme", theme)
         if not isinstance(data, ThemeData):
