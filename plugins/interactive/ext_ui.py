@@ -122,7 +122,7 @@ class InteractiveUI(UI):
         self.app.invalidate()
 
     async def custom(self, factory: ComponentFactory, *, overlay: bool = False,
-                     overlay_options: OverlayOptions | None = None,
+                     overlay_options: OverlayOptions | Callable[[], OverlayOptions] | None = None,
                      on_handle: Callable[[OverlayHandle], None] | None = None) -> Any:
         """The component ``factory(tui, theme, keybindings, done)`` makes, with the keyboard, until ``done(value)``.
 
@@ -140,7 +140,11 @@ class InteractiveUI(UI):
         if inspect.isawaitable(component):
             component = await component
         if overlay:
-            handle = app.overlays.open(component, overlay_options)
+            if answer.done():  # done() already called by the factory: never shown
+                dispose(component)
+                return answer.result()
+            options = overlay_options() if callable(overlay_options) else overlay_options
+            handle = app.overlays.open(component, options)
             if on_handle is not None:
                 on_handle(handle)
             try:
