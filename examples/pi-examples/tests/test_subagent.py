@@ -123,6 +123,7 @@ def test_parallel_tasks_return_every_output(example: Any) -> None:
     route(example, [Reply(tool_calls=[("subagent", {"tasks": nine})]),
                     Reply(tool_calls=[("subagent", {"agent": "scout", "task": "x", "tasks": two})]),
                     Reply(tool_calls=[("subagent", {"tasks": two})]),
+                    Reply(tool_calls=[("subagent", {"agent": "scout", "task": "lost", "cwd": "missing"})]),
                     Reply(text="done")],
           {"SCOUT-7": lambda request: Reply(text=last_user_text(request).removeprefix("Task: ").upper() + "-OUT")})
 
@@ -137,6 +138,9 @@ def test_parallel_tasks_return_every_output(example: Any) -> None:
     assert example.tool_results(parent[3]) == [("Parallel: 2/2 succeeded\n\n### [scout] completed\n\nALPHA-OUT"
                                                "\n\n---\n\n### [scout] completed\n\nBETA-OUT")]
     assert sorted(last_user_text(c) for c in children) == ["Task: alpha", "Task: beta"]
+    missing = example.cwd / "missing"  # a task cwd that does not exist: the spawn error, not a traceback
+    assert example.tool_results(parent[4]) == [(f"Agent failed: Error: Failed to spawn subagent: "
+                                               f"No such file or directory: {missing}")]
 
 
 def test_chain_passes_previous_and_stops_at_a_failing_step(example: Any) -> None:
