@@ -155,7 +155,7 @@ def test_chain_passes_previous_and_stops_at_a_failing_step(example: Any) -> None
            "PLANNER-9": lambda request: Reply(text="PLAN <" + last_user_text(request) + ">")})
 
     # The shipped workflow prompt arrives as a prompt template while the plugin is on.
-    done = example.run("subagent", "-p", "/scout-and-plan the login flow", timeout=120)
+    done = example.run("subagent", "--mode", "json", "-p", "/scout-and-plan the login flow", timeout=120)
 
     assert done.returncode == 0, done.stderr
     parent, children = split_requests(example, "SCOUT-7", "PLANNER-9")
@@ -164,6 +164,11 @@ def test_chain_passes_previous_and_stops_at_a_failing_step(example: Any) -> None
     assert "{previous}" in expanded and "$@" not in expanded
     assert [last_user_text(c) for c in children] == ["Task: look at auth", "Task: plan from: auth lives in auth.py"]
     assert example.tool_results(parent[1]) == ["PLAN <Task: plan from: auth lives in auth.py>"]
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    steps = [[(r["step"], r["agent"], r["status"]) for r in e["partialResult"]["details"]["results"]]
+             for e in events if e["type"] == "tool_execution_update"]
+    assert steps[0] == [(1, "scout", "running")]
+    assert [(1, "scout", "completed"), (2, "planner", "running")] in steps  # later steps stream with the earlier
     assert example.tool_results(parent[2]) == [('Chain stopped at step 1 (ghost): Error: Unknown agent: "ghost". '
                                                'Available agents: "planner", "scout".')]
 
