@@ -9,108 +9,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from pi_core.modes.rpc.client import RpcError
 from pi_core.testing.fake_script import Reply
 from pi_core.testing.fakebin import FakeBin
 
-FAKE_BRIDGE = r'''
-import base64, errno, os, signal, subprocess, threading
-requests_log = os.path.join(os.path.dirname(sys.argv[0]), "gondolin.requests.jsonl")
-mode = os.environ.get("FAKE_GONDOLIN_MODE", "")
-out_lock = threading.Lock()
-mounts = {}
-procs = {}
-
-def send(message):
-    with out_lock:
-        sys.stdout.write(json.dumps(message) + "\n")
-        sys.stdout.flush()
-
-def host(path):
-    for guest, local in mounts.items():
-        if path == guest or path.startswith(guest + "/"):
-            return local + path[len(guest):]
-    return path
-
-def to_host_text(text):
-    for guest, local in mounts.items():
-        text = text.replace(guest, local)
-    return text
-
-def to_guest_bytes(data):
-    for guest, local in mounts.items():
-        data = data.replace(local.encode(), guest.encode())
-    return data
-
-def pump(call_id, stream, pipe):
-    for line in iter(pipe.readline, b""):
-        send({"id": call_id, "stream": stream, "data": base64.b64encode(to_guest_bytes(line)).decode()})
-
-def run(call_id, request):
-    env = {**os.environ, **(request.get("env") or {})}
-    proc = subprocess.Popen([to_host_text(a) for a in request["argv"]], cwd=host(request["cwd"]), env=env,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    procs[call_id] = proc
-    pumps = [threading.Thread(target=pump, args=(call_id, name, pipe))
-             for name, pipe in (("stdout", proc.stdout), ("stderr", proc.stderr))]
-    for thread in pumps:
-        thread.start()
-    for thread in pumps:
-        thread.join()
-    code = proc.wait()
-    send({"id": call_id, "ok": True, "result": {"exitCode": None if code < 0 else code}})
-
-def answer(request):
-    op, path = request["op"], host(request.get("path", ""))
-    if op == "start":
-        mounts.update(request["mounts"])
-        return {"id": "f00dfeed-0000-4000-8000-gondolinfake"}
-    if op == "readFile":
-        with open(path, "rb") as handle:
-            return {"data": base64.b64encode(handle.read()).decode()}
-    if op == "writeFile":
-        with open(path, "wb") as handle:
-            handle.write(base64.b64decode(request["data"]))
-        return {}
-    if op == "stat":
-        st = os.stat(path)
-        kind = "directory" if os.path.isdir(path) else "file" if os.path.isfile(path) else "other"
-        return {"type": kind, "size": st.st_size}
-    if op == "listDir":
-        return {"entries": os.listdir(path)}
-    if op == "mkdir":
-        os.makedirs(path, exist_ok=True)
-        return {}
-    if op == "access":
-        os.stat(path)
-        return {}
-    if op == "signal":
-        os.killpg(procs[request["target"]].pid, signal.SIGKILL)
-        return {}
-    raise ValueError("unknown op " + op)
-
-for line in sys.stdin:
-    request = json.loads(line)
-    with open(requests_log, "a") as log:
-        log.write(json.dumps(request) + "\n")
-    if mode == "garbage":
-        sys.stdout.write("qemu-system-x86_64: -accel kvm: not JSON at all\n")
-        sys.stdout.flush()
-        continue
-    if mode == "die-on-write" and request["op"] == "writeFile":
-        sys.stderr.write("qemu-system-x86_64: guest panicked\n")
-        sys.exit(3)
-    if request["op"] == "exec":
-        threading.Thread(target=run, args=(request["id"], request)).start()
-        continue
-    try:
-        send({"id": request["id"], "ok": True, "result": answer(request)})
-    except OSError as err:
-        send({"id": request["id"], "ok": False,
-              "error": {"code": errno.errorcode.get(err.errno, "EIO"), "message": str(err)}})
-    if request["op"] == "close":
-        break
-'''
+FAKE_BRIDGE = (Path(__file__).parent / "fake_gondolin_bridge.py").read_text()
 
 
 class Bridge:
@@ -193,6 +98,10 @@ def test_user_bash_and_the_command_over_rpc(example, tmp_path: Path) -> None:
                          "Guest workspace: /workspace"]
     assert re.fullmatch(r"Shell: /\S*bash", lines[3]), "the shell the start-up probe found in the guest"
     assert len(bridge.requests("start")) == 1, "one VM for the whole session"
+    mark = len(client.events)
+    client.new_session()
+    client.wait_for_event(lambda e: e.get("method") == "notify" and "ready" in e["message"], after=mark)
+    assert [r["op"] for r in bridge.requests() if r["op"] in ("start", "close")] == ["start", "close", "start"]
     client.stop()
     assert bridge.requests()[-1]["op"] == "close"
 
@@ -209,16 +118,26 @@ def test_a_missing_bridge_is_a_clear_error(example, tmp_path: Path) -> None:
     assert not list(example.cwd.iterdir()), "nothing ran on the host"
 
 
-def test_garbage_from_the_bridge_is_reported(example, tmp_path: Path) -> None:
+def test_garbage_from_the_bridge_is_reported_to_the_user_and_the_model(example, tmp_path: Path) -> None:
     bridge = Bridge(tmp_path)
+    program = bridge.bins.directory / "gondolin"
+    client = example.rpc("gondolin", "--no-session", "--gondolin-bridge", str(program),
+                         env={"FAKE_GONDOLIN_MODE": "garbage"})
+    broke = (f"Gondolin bridge '{program}' broke the JSON-lines protocol: "
+             "it sent 'qemu-system-x86_64: -accel kvm: not JSON at all', which is not JSON")
+    error = client.wait_for_event(lambda e: e.get("type") == "extension_error")
+    assert error["event"] == "session_start" and broke in error["error"]
+    status = client.wait_for_event(lambda e: e.get("method") == "setStatus" and "unavailable" in e["statusText"])
+    assert "Gondolin: unavailable" in status["statusText"]
+    with pytest.raises(RpcError) as refused:
+        client.bash("touch made-on-the-host")
+    assert 'Plugin "gondolin" failed on this command (pi_user_bash): ' + broke in str(refused.value)
+    assert not (example.cwd / "made-on-the-host").exists(), "a failed VM never falls back to the host"
     example.server.add(Reply(tool_calls=[("read", {"path": "x"})]), Reply(text="done"))
-    done = example.run("gondolin", "--no-session", "-p", "--gondolin-bridge", str(bridge.bins.directory / "gondolin"),
-                       "read", env={"FAKE_GONDOLIN_MODE": "garbage"})
-    assert done.returncode == 0, done.stderr
-    result = example.tool_results(1)[0]
-    assert result.startswith(f"Gondolin bridge '{bridge.bins.directory / 'gondolin'}' broke the JSON-lines protocol: "
-                             "it sent 'qemu-system-x86_64: -accel kvm: not JSON at all'")
-    assert "Traceback" not in done.stderr
+    client.prompt_and_wait("read x")
+    assert example.tool_results(1)[0] == broke
+    assert bridge.requests()[0]["op"] == "start", "the flag chose the bridge"
+    assert "Traceback" not in client.stderr
 
 
 def test_a_bridge_that_dies_fails_the_call_with_its_last_words(example, tmp_path: Path) -> None:

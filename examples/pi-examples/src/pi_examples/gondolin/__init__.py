@@ -26,7 +26,8 @@ line); stderr is free text, and its last lines are quoted when the bridge fails.
 - ``stat`` ``{"path"}`` -> ``{"type": "file" | "directory" | "other", "size": INT}`` (symlinks followed).
 - ``listDir`` ``{"path"}`` -> ``{"entries": [NAME, ...]}`` (no ``.``/``..``).
 - ``mkdir`` ``{"path", "recursive": true}`` -> ``{}``; ``access`` ``{"path"}`` -> ``{}`` if it exists.
-- ``close`` ``{}`` -> ``{}``, then the bridge stops the VM and exits (pi kills it after 5 s).
+- ``close`` ``{}`` -> ``{}``, then the bridge stops the VM and exits (pi kills it after 5 s). End of input on
+  stdin means pi is gone: stop the VM and exit. An exec told to stop (``signal``) must answer within 5 s.
 
 The VM starts at session start and stops at session end; a failed start is reported and retried by the next
 tool call. ``/gondolin`` shows the VM id, the two workspaces and the guest shell.

@@ -94,11 +94,11 @@ class _BadMessage(Exception):
 
 def _decode(data: Any) -> bytes:
     if not isinstance(data, str):
-        raise _BadMessage("data is not a base64 string")
+        raise _BadMessage("whose data is not a base64 string")
     try:
         return base64.b64decode(data, validate=True)
     except binascii.Error as err:
-        raise _BadMessage(f"data is not valid base64 ({err})") from err
+        raise _BadMessage(f"whose data is not valid base64 ({err})") from err
 
 
 def _encode(data: bytes) -> str:
@@ -123,6 +123,7 @@ class BridgeClient:
         self._next_id = 0
         self._calls: dict[int, _Call] = {}
         self._failure: GondolinError | None = None
+        self._closing = False
         self._stderr: deque[str] = deque(maxlen=_STDERR_LINES)
         try:
             self._proc = subprocess.Popen(argv, cwd=host_cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -149,6 +150,7 @@ class BridgeClient:
 
     def close(self) -> None:
         """Ask the bridge to stop the VM and exit; kill it if it does not within ``CLOSE_TIMEOUT`` seconds."""
+        self._closing = True
         try:
             if self._failure is None:
                 self._request("close", {}, timeout=CLOSE_TIMEOUT)
@@ -170,13 +172,18 @@ class BridgeClient:
              signal: AbortSignal | None = None) -> int | None:
         call = _Call(on_stdout, on_stderr)
         call_id = self._send("exec", {"argv": argv, "cwd": cwd, "env": dict(env) if env is not None else None}, call)
-        stop: Callable[[], None] = lambda: None
-        if signal is not None:
-            stop = signal.add_callback(lambda: self._notify_signal(call_id))
+        stopped = threading.Event()
+
+        def stop_exec() -> None:
+            stopped.set()
+            self._notify_signal(call_id)
+
+        unlink = signal.add_callback(stop_exec) if signal is not None else (lambda: None)
         try:
-            result = self._wait(call_id, call, None)
+            # Unbounded while the command runs; once it is told to stop, the bridge has CLOSE_TIMEOUT to answer.
+            result = self._wait(call_id, call, None, stopped)
         finally:
-            stop()
+            unlink()
         code = result.get("exitCode")
         if code is not None and not isinstance(code, int):
             raise self._protocol_error(f"exec answered a non-integer exitCode {code!r}")
@@ -187,7 +194,7 @@ class BridgeClient:
         try:
             return _decode(result.get("data"))
         except _BadMessage as err:
-            raise self._protocol_error(f"readFile answer for {path}: {err}") from err
+            raise self._protocol_error(f"it answered readFile {path} {err}") from err
 
     def write_file(self, path: str, data: bytes) -> None:
         self._request("writeFile", {"path": path, "data": _encode(data)})
@@ -242,9 +249,21 @@ class BridgeClient:
         except GondolinError:
             pass  # the bridge is gone, so the exec fails on its own
 
-    def _wait(self, call_id: int, call: _Call, timeout: float | None) -> dict[str, Any]:
+    def _wait(self, call_id: int, call: _Call, timeout: float | None,
+              stopped: threading.Event | None = None) -> dict[str, Any]:
         try:
-            message = call.inbox.get(timeout=timeout)
+            if stopped is None:
+                message = call.inbox.get(timeout=timeout)
+            else:
+                while True:
+                    try:
+                        message = call.inbox.get(timeout=0.2)
+                        break
+                    except queue.Empty:
+                        if stopped.is_set():
+                            timeout = CLOSE_TIMEOUT
+                            message = call.inbox.get(timeout=timeout)
+                            break
         except queue.Empty:
             raise GondolinError(f"Gondolin bridge did not answer within {timeout:g}s") from None
         finally:
@@ -265,17 +284,20 @@ class BridgeClient:
             if not raw.strip():
                 continue
             try:
-                message = json.loads(raw)
+                try:
+                    message = json.loads(raw)
+                except ValueError:
+                    raise _BadMessage("which is not JSON") from None
                 if not isinstance(message, dict) or not isinstance(message.get("id"), int):
-                    raise _BadMessage("not an object with an integer id")
+                    raise _BadMessage("which is not an object with an integer id")
                 self._route(message)
-            except (ValueError, _BadMessage) as err:
+            except _BadMessage as err:
                 text = raw.decode("utf-8", "replace").strip()
-                self._fail(self._protocol_error(f"it sent {text[:200]!r} ({err})"))
+                self._fail(self._protocol_error(f"it sent {text[:200]!r}, {err}"))
                 self._proc.kill()
                 return
         self._proc.wait()
-        self._fail(self._exit_error())
+        self._fail(GondolinError("Gondolin VM is closed") if self._closing else self._exit_error())
 
     def _route(self, message: dict[str, Any]) -> None:
         with self._lock:
@@ -287,7 +309,7 @@ class BridgeClient:
             call.inbox.put(message)
             return
         if stream not in call.streams:
-            raise _BadMessage(f"unknown stream {stream!r}")
+            raise _BadMessage(f"which names an unknown stream {stream!r}")
         on_data = call.streams[stream]
         chunk = _decode(message.get("data"))
         if on_data is not None:
