@@ -391,7 +391,7 @@ class KeyRouter:
         target: Any = app.overlays.target()
         if target is None and isinstance(app.panel, ComponentPanel):
             target = app.panel.component
-        elif target is None and app.panel is None and app.custom_editor is not None:
+        elif target is None and app.panel is None and app.custom_editor is not None and app.text_dialog is None:
             earlier = out[:]
             out.clear()
             self._process(earlier)  # keys before this one, in order

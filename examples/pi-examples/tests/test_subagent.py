@@ -103,8 +103,9 @@ def test_single_agent_streams_and_returns_the_child_reply(example: Any) -> None:
     assert (details["mode"], details["isError"], first["status"], first["exitCode"]) == ("single", False, "completed", 0)
     assert first["usage"]["turns"] == 1 and first["usage"]["input"] == 10 and first["usage"]["output"] == 5
 
+    # The renderer gets the final result as the end event carries it (a dict) and partials as ToolResults.
+    collapsed = strip_ansi(render.render_result(end["result"], False, False))
     result = ToolResult(content=[TextContent(text=end["result"]["content"][0]["text"])], details=details)
-    collapsed = strip_ansi(render.render_result(result, False, False))
     assert collapsed.splitlines()[0] == "✓ scout (user)"
     assert collapsed.splitlines()[-1] == "1 turn ↑10 ↓5 $0.0001 ctx:15 fake/fake-model"
     expanded = [strip_ansi(line).strip() for line in render.render_result(result, False, True).render(80)]
