@@ -124,7 +124,8 @@ def test_garbage_from_the_bridge_is_reported_to_the_user_and_the_model(example, 
     client = example.rpc("gondolin", "--no-session", "--gondolin-bridge", str(program),
                          env={"FAKE_GONDOLIN_MODE": "garbage"})
     broke = (f"Gondolin bridge '{program}' broke the JSON-lines protocol: "
-             "it sent 'qemu-system-x86_64: -accel kvm: not JSON at all', which is not JSON")
+             "it sent 'qemu-system-x86_64: -accel kvm: not JSON at all', which is not JSON (is it a pi bridge? "
+             "The Gondolin CLI itself is not one; see --gondolin-bridge or PI_GONDOLIN_BRIDGE)")
     error = client.wait_for_event(lambda e: e.get("type") == "extension_error")
     assert error["event"] == "session_start" and broke in error["error"]
     status = client.wait_for_event(lambda e: e.get("method") == "setStatus" and "unavailable" in e["statusText"])

@@ -343,7 +343,10 @@ class BridgeClient:
         return GondolinError(f"Gondolin bridge {self.argv[0]!r} exited with code {code}{self._stderr_tail()}")
 
     def _protocol_error(self, what: str) -> GondolinError:
-        return GondolinError(f"Gondolin bridge {self.argv[0]!r} broke the JSON-lines protocol: {what}"
+        # The npm package's own CLI is also called gondolin and prints its usage: say what pi expected instead.
+        hint = "" if self.id else (" (is it a pi bridge? The Gondolin CLI itself is not one; see --gondolin-bridge "
+                                   f"or {BRIDGE_ENV})")
+        return GondolinError(f"Gondolin bridge {self.argv[0]!r} broke the JSON-lines protocol: {what}{hint}"
                              f"{self._stderr_tail()}")
 
     def _stderr_tail(self) -> str:
