@@ -102,6 +102,7 @@ def test_single_agent_streams_and_returns_the_child_reply(example: Any) -> None:
     first = details["results"][0]
     assert (details["mode"], details["isError"], first["status"], first["exitCode"]) == ("single", False, "completed", 0)
     assert first["usage"]["turns"] == 1 and first["usage"]["input"] == 10 and first["usage"]["output"] == 5
+    assert first["stderr"] == "" and first["model"] == "fake/fake-model"
 
     # The renderer gets the final result as the end event carries it (a dict) and partials as ToolResults.
     collapsed = strip_ansi(render.render_result(end["result"], False, False))
