@@ -56,11 +56,27 @@ def _plugin_handler(command: Any, session: Any) -> Handler:
     return run
 
 
+# Pi's own interactive commands: a plugin command of one of these names is skipped, as in Pi. The other
+# built-ins (/tools, /theme, /exit) are pi's alone and give way to a plugin's command.
+PI_BUILTIN_NAMES = frozenset({
+    "settings", "model", "tree", "thinking", "scoped-models", "export", "import", "share", "bug", "copy", "name",
+    "session", "changelog", "hotkeys", "fork", "clone", "trust", "login", "logout", "new", "compact", "resume",
+    "reload", "quit"})
+
+
 def collect_commands(builtins: list[MenuCommand], session: Any = None, resources: Any = None,
                      warn: Callable[[str], None] = lambda text: None) -> dict[str, MenuCommand]:
     table = {c.name: c for c in builtins}
 
     def add(command: MenuCommand) -> None:
+        holder = table.get(command.name)
+        if command.source == "plugin" and holder is not None and holder.source == "builtin":
+            if command.name in PI_BUILTIN_NAMES:
+                warn(f"Extension command '/{command.name}' conflicts with built-in interactive command. "
+                     "Skipping in autocomplete.")
+                return
+            table[command.name] = command
+            return
         if command.name in table:
             warn(f"/{command.name} from {command.source} ignored: the name is taken by {table[command.name].source}")
             return
