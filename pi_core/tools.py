@@ -153,6 +153,8 @@ class Tool:
     (``tool_search`` finds such tools). ``reaches_tools`` marks a tool that finds or calls other tools,
     so plugins whose tools appear late (servers still connecting) finish adding them before it runs.
     ``annotations`` are behaviour hints (``readOnlyHint``, ``destructiveHint``, ...) for permission plugins.
+    ``quick(args, ctx)`` True says this call of a synchronous ``execute`` is over at once (the read of a small
+    local file): it runs on the event loop instead of a worker thread, whose hand-off can cost milliseconds.
     """
 
     name: str
@@ -169,6 +171,7 @@ class Tool:
     exposure: Literal["direct", "deferred"] = "direct"
     reaches_tools: bool = False
     annotations: dict[str, bool] | None = None
+    quick: Callable[[Any, ToolContext], bool] | None = None
 
     def __hash__(self) -> int:
         return id(self)

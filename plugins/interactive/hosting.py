@@ -20,7 +20,6 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Float, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
-from pi_core.tui.width import CURSOR_MARKER
 from pi_core.ui import Component, OverlayOptions
 
 if TYPE_CHECKING:
@@ -29,11 +28,16 @@ if TYPE_CHECKING:
 PASS_THROUGH = {Keys.CPRResponse, Keys.Vt100MouseEvent, Keys.WindowsMouseEvent, Keys.Ignore, Keys.SIGINT}
 
 
+# OSC and APC strings (hyperlinks, the cursor marker): prompt_toolkit's ANSI parser would print their bodies
+# as text, and its screen diffing cannot keep a hyperlink's open and close together, so they are dropped.
+TERMINAL_STRINGS = re.compile(r"\x1b[\]_][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
 def fragments(lines: list[str]) -> Any:
     """ANSI lines as prompt_toolkit fragments; colours never leak from one line into the next. The cursor
-    marker of focused inputs is dropped: they draw their own (reverse video) cursor."""
-    text = "\n".join(line + "\x1b[0m" for line in lines).replace(CURSOR_MARKER, "")
-    return to_formatted_text(ANSI(text))
+    marker of focused inputs is dropped (they draw their own reverse-video cursor), and so are hyperlinks."""
+    text = "\n".join(line + "\x1b[0m" for line in lines)
+    return to_formatted_text(ANSI(TERMINAL_STRINGS.sub("", text) if "\x1b" in text else text))
 
 
 def render_lines(component: Any, width: int) -> list[str]:

@@ -3,8 +3,10 @@ does them: the arithmetic of OverlayOptions, and who gets the keys as overlays o
 
 from __future__ import annotations
 
-from pi_plugins.interactive.hosting import OverlayStack
+from pi_plugins.interactive.hosting import OverlayStack, fragments
+from prompt_toolkit.formatted_text import fragment_list_to_text
 
+from pi_core.tui import CURSOR_MARKER
 from pi_core.ui import OverlayOptions
 
 
@@ -111,3 +113,11 @@ def test_closing_passes_the_keyboard_down_the_stack() -> None:
     assert stack.target() is first
     one.hide()
     assert stack.target() is None
+
+
+def test_hyperlinks_and_markers_are_not_drawn_as_text() -> None:
+    lines = ["\x1b]8;;file:///a/b.ts\x07▶ read: b.ts\x1b]8;;\x07 \x1b[31mred\x1b[0m" + CURSOR_MARKER + "!",
+             "a\x1b]8;;https://example.invalid\x1b\\link\x1b]8;;\x1b\\"]
+    drawn = fragments(lines)
+    assert fragment_list_to_text(drawn) == "▶ read: b.ts red!\nalink"
+    assert ("ansired", "r") in drawn  # colours still parsed

@@ -34,6 +34,11 @@ class Bridge:
         return [r for r in map(json.loads, lines) if op is None or r["op"] == op]
 
 
+def events_call(events: list[dict[str, Any]], index: int) -> str:
+    """The tool-call id of the ``index``-th tool execution (1-based) in JSON-mode events."""
+    return [e["toolCallId"] for e in events if e["type"] == "tool_execution_start"][index - 1]
+
+
 def test_the_model_s_tools_run_in_the_vm(example, tmp_path: Path) -> None:
     bridge = Bridge(tmp_path)
     (example.cwd / "src").mkdir()
@@ -51,8 +56,8 @@ def test_the_model_s_tools_run_in_the_vm(example, tmp_path: Path) -> None:
         Reply(tool_calls=[("read", {"path": "missing.txt"})]),
         Reply(tool_calls=[("bash", {"command": "echo started; sleep 30", "timeout": 1})]),
         Reply(text="done"))
-    done = example.run("gondolin", "--no-session", "-p", "--tools", "read,bash,edit,write,grep,find,ls", "go",
-                       env=bridge.env())
+    done = example.run("gondolin", "--no-session", "--mode", "json", "--tools", "read,bash,edit,write,grep,find,ls",
+                       "go", env=bridge.env())
     assert done.returncode == 0, done.stderr
     assert example.tool_results(1)[0] == "/workspace\nto-stderr\n"
     assert (example.cwd / "a.txt").read_text() == "bye vm\n", "writes land in the host folder through the mount"
@@ -64,6 +69,9 @@ def test_the_model_s_tools_run_in_the_vm(example, tmp_path: Path) -> None:
     assert example.tool_results(7)[0].split("\n") == ["a.txt", "node_modules/", "src/"]
     assert example.tool_results(8)[0] == "ENOENT: no such file or directory, access '/workspace/missing.txt'"
     assert example.tool_results(9)[0] == "started\n\n\nCommand timed out after 1 seconds"
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    partial = [e for e in events if e["type"] == "tool_execution_update" and e["toolCallId"] == events_call(events, 9)]
+    assert any("started" in json.dumps(e["partialResult"]) for e in partial), "guest output reaches the partial results"
     sleeper = next(r for r in bridge.requests("exec") if "sleep 30" in r["argv"][-1])
     assert [r["target"] for r in bridge.requests("signal")] == [sleeper["id"]]
     prompt = example.system_prompt(0)

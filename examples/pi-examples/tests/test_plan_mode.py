@@ -103,12 +103,16 @@ def test_plan_then_execute_with_progress_over_rpc_and_resume(example, ui) -> Non
     assert progress["message"] == f"Plan Progress:\n1. ✓ {STEP1}\n2. ○ {STEP2}"
     client.stop()
 
-    # A resumed session restores the execution from the "plan-mode" entries.
-    entries = [json.loads(line) for path in (example.home / "sessions").rglob("*.jsonl")
-               for line in path.read_text().splitlines()]
-    saved = [e["data"] for e in entries if e.get("type") == "custom" and e.get("customType") == "plan-mode"]
-    assert saved[-1] == {"enabled": False, "executing": True, "todos": [
+    # A resumed session restores the execution from the last "plan-mode" entry...
+    [session] = (example.home / "sessions").rglob("*.jsonl")
+    entries = [json.loads(line) for line in session.read_text().splitlines()]
+    assert entries[-1]["type"] == "custom" and entries[-1]["customType"] == "plan-mode"
+    assert entries[-1]["data"] == {"enabled": False, "executing": True, "todos": [
         {"step": 1, "text": STEP1, "completed": True}, {"step": 2, "text": STEP2, "completed": False}]}
+    # ...and reads the replies since the execute message again: a state saved before a [DONE:n] was seen (the
+    # process died in between) still comes back with that step ticked.
+    entries[-1]["data"]["todos"][0]["completed"] = False
+    session.write_text("".join(json.dumps(entry) + "\n" for entry in entries))
     example.server.add(Reply(text="Fixed it. [DONE:2]"), Reply(text="anything else"))
     resumed = example.rpc("plan_mode", "--continue")
     resumed.request("prompt", message="/todos")
@@ -134,6 +138,19 @@ def test_plan_then_execute_with_progress_over_rpc_and_resume(example, ui) -> Non
     assert example.user_text(4, -2) == "thanks"
     resumed.request("prompt", message="/todos")
     ui(resumed, "notify", message="No todos. Create a plan first with /plan")
+
+    # A new session does not inherit plan mode, nor its tools (pi keeps the active tools across sessions).
+    mark = resumed.event_count()
+    resumed.request("prompt", message="/plan")
+    ui(resumed, "setStatus", after=mark, statusKey="plan-mode", statusText="⏸ plan")
+    mark = resumed.event_count()
+    assert resumed.new_session() == {"cancelled": False}
+    ui(resumed, "setStatus", after=mark, statusKey="plan-mode", statusText=None)
+    example.server.add(Reply(text="fresh"))
+    mark = resumed.event_count()
+    resumed.prompt("hello again")
+    settled(resumed, mark)
+    assert tools(example, 5) == ["read", "bash", "edit", "write"] and MARKER not in texts(example, 5)
 
 
 def test_stay_refine_and_toggling_off(example, ui) -> None:
@@ -171,6 +188,9 @@ def test_stay_refine_and_toggling_off(example, ui) -> None:
     mark = client.event_count()
     client.prompt("hello")
     settled(client, mark)
-    last = len(example.server.requests) - 1
-    assert tools(example, last) == ["read", "bash", "edit", "write"]
-    assert MARKER not in texts(example, last)
+    assert tools(example, 4) == ["read", "bash", "edit", "write"] and MARKER not in texts(example, 4)
+
+    # With --plan every new session starts in plan mode again, as in Pi.
+    mark = client.event_count()
+    assert client.new_session() == {"cancelled": False}
+    ui(client, "setStatus", after=mark, statusKey="plan-mode", statusText="⏸ plan")

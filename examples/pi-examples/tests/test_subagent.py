@@ -123,6 +123,7 @@ def test_parallel_tasks_return_every_output(example: Any) -> None:
     route(example, [Reply(tool_calls=[("subagent", {"tasks": nine})]),
                     Reply(tool_calls=[("subagent", {"agent": "scout", "task": "x", "tasks": two})]),
                     Reply(tool_calls=[("subagent", {"tasks": two})]),
+                    Reply(tool_calls=[("subagent", {"agent": "scout", "task": "lost", "cwd": "missing"})]),
                     Reply(text="done")],
           {"SCOUT-7": lambda request: Reply(text=last_user_text(request).removeprefix("Task: ").upper() + "-OUT")})
 
@@ -137,6 +138,9 @@ def test_parallel_tasks_return_every_output(example: Any) -> None:
     assert example.tool_results(parent[3]) == [("Parallel: 2/2 succeeded\n\n### [scout] completed\n\nALPHA-OUT"
                                                "\n\n---\n\n### [scout] completed\n\nBETA-OUT")]
     assert sorted(last_user_text(c) for c in children) == ["Task: alpha", "Task: beta"]
+    missing = example.cwd / "missing"  # a task cwd that does not exist: the spawn error, not a traceback
+    assert example.tool_results(parent[4]) == [(f"Agent failed: Error: Failed to spawn subagent: "
+                                               f"No such file or directory: {missing}")]
 
 
 def test_chain_passes_previous_and_stops_at_a_failing_step(example: Any) -> None:
@@ -151,7 +155,7 @@ def test_chain_passes_previous_and_stops_at_a_failing_step(example: Any) -> None
            "PLANNER-9": lambda request: Reply(text="PLAN <" + last_user_text(request) + ">")})
 
     # The shipped workflow prompt arrives as a prompt template while the plugin is on.
-    done = example.run("subagent", "-p", "/scout-and-plan the login flow", timeout=120)
+    done = example.run("subagent", "--mode", "json", "-p", "/scout-and-plan the login flow", timeout=120)
 
     assert done.returncode == 0, done.stderr
     parent, children = split_requests(example, "SCOUT-7", "PLANNER-9")
@@ -160,6 +164,11 @@ def test_chain_passes_previous_and_stops_at_a_failing_step(example: Any) -> None
     assert "{previous}" in expanded and "$@" not in expanded
     assert [last_user_text(c) for c in children] == ["Task: look at auth", "Task: plan from: auth lives in auth.py"]
     assert example.tool_results(parent[1]) == ["PLAN <Task: plan from: auth lives in auth.py>"]
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    steps = [[(r["step"], r["agent"], r["status"]) for r in e["partialResult"]["details"]["results"]]
+             for e in events if e["type"] == "tool_execution_update"]
+    assert steps[0] == [(1, "scout", "running")]
+    assert [(1, "scout", "completed"), (2, "planner", "running")] in steps  # later steps stream with the earlier
     assert example.tool_results(parent[2]) == [('Chain stopped at step 1 (ghost): Error: Unknown agent: "ghost". '
                                                'Available agents: "planner", "scout".')]
 
