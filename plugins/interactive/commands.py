@@ -50,8 +50,10 @@ class MenuCommand:
 
 
 def _plugin_handler(command: Any, session: Any) -> Handler:
-    def run(ui: CommandUI, args: str) -> Any:
-        return command.handler(args, session.ext)
+    """The plugin's handler through the session: it gets a CommandContext (new_session, fork, wait_for_idle...),
+    and a failure is reported as that plugin's extension error."""
+    async def run(ui: CommandUI, args: str) -> None:
+        await session.run_command(command.name, args)
 
     return run
 
