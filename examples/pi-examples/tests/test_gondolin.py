@@ -1,5 +1,5 @@
 """gondolin: the tools and the user's ``!`` commands go to a VM through the JSON-lines bridge. No QEMU here: a fake
-``gondolin`` bridge on PATH plays the VM, mapping /workspace onto the host project folder (in file requests, in
+``gondolin-bridge`` on PATH plays the VM, mapping /workspace onto the host project folder (in file requests, in
 exec argv and cwd, and back in exec output) and logging every request it gets."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class Bridge:
 
     def __init__(self, tmp_path: Path) -> None:
         self.bins = FakeBin(tmp_path / "bin")
-        self.bins.add("gondolin", FAKE_BRIDGE)
+        self.bins.add("gondolin-bridge", FAKE_BRIDGE)
 
     def env(self, **extra: str) -> dict[str, str]:
         return {"PATH": self.bins.env()["PATH"], **extra}
@@ -128,7 +128,7 @@ def test_a_missing_bridge_is_a_clear_error(example, tmp_path: Path) -> None:
 
 def test_garbage_from_the_bridge_is_reported_to_the_user_and_the_model(example, tmp_path: Path) -> None:
     bridge = Bridge(tmp_path)
-    program = bridge.bins.directory / "gondolin"
+    program = bridge.bins.directory / "gondolin-bridge"
     client = example.rpc("gondolin", "--no-session", "--gondolin-bridge", str(program),
                          env={"FAKE_GONDOLIN_MODE": "garbage"})
     broke = (f"Gondolin bridge '{program}' broke the JSON-lines protocol: "
@@ -155,7 +155,7 @@ def test_a_bridge_that_dies_fails_the_call_with_its_last_words(example, tmp_path
                        Reply(tool_calls=[("bash", {"command": "pwd"})]), Reply(text="done"))
     done = example.run("gondolin", "--no-session", "-p", "write", env=bridge.env(FAKE_GONDOLIN_MODE="die-on-write"))
     assert done.returncode == 0, done.stderr
-    died = "Gondolin bridge 'gondolin' exited with code 3: qemu-system-x86_64: guest panicked"
+    died = "Gondolin bridge 'gondolin-bridge' exited with code 3: qemu-system-x86_64: guest panicked"
     assert example.tool_results(1) == [died]
     assert example.tool_results(2) == [died]
     assert not (example.cwd / "a.txt").exists()

@@ -35,7 +35,7 @@ def project(tmp_path: Path) -> Path:
 
 def connect(tmp_path: Path, project: Path, mode: str = "") -> BridgeClient:
     bins = FakeBin(tmp_path / "bin")
-    program = bins.add("gondolin", FAKE_BRIDGE)
+    program = bins.add("gondolin-bridge", FAKE_BRIDGE)
     if mode:
         program.write_text(program.read_text().replace('os.environ.get("FAKE_GONDOLIN_MODE", "")', repr(mode)))
     client = BridgeClient([str(program)], str(project))

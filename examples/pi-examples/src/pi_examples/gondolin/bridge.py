@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 from pi_core.errors import PiError
 from pi_core.signals import AbortSignal
 
-DEFAULT_BRIDGE = "gondolin"
+DEFAULT_BRIDGE = "gondolin-bridge"
 BRIDGE_ENV = "PI_GONDOLIN_BRIDGE"
 CLOSE_TIMEOUT = 5.0
 _STDERR_LINES = 20
@@ -77,7 +77,8 @@ class VmClient(Protocol):
 
 def bridge_command(configured: str | None = None) -> list[str]:
     """The bridge's argv: ``configured`` (the ``--gondolin-bridge`` flag), else ``$PI_GONDOLIN_BRIDGE``, else
-    ``gondolin``; a value with spaces is split like a shell command line (``node bridge.mjs``)."""
+    ``gondolin-bridge`` (not ``gondolin``: the npm package's own CLI has that name); a value with spaces is
+    split like a shell command line (``node bridge.mjs``)."""
     text = configured or os.environ.get(BRIDGE_ENV) or DEFAULT_BRIDGE
     try:
         argv = shlex.split(text)
