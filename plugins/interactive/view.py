@@ -17,6 +17,7 @@ from pi_plugins.interactive.renderers import default_renderer
 
 from pi_core.events import AgentEvent
 from pi_core.render import Renderer
+from pi_core.tools import ToolResult
 
 # Notice styles by meaning -> the theme role that colours them.
 NOTICE_ROLES = {"dim": "muted", "green": "success", "red": "error", "yellow": "warning", "cyan": "accent"}
@@ -51,6 +52,14 @@ def safe_render(draw: Callable[..., Any], *args: Any) -> Any:
     return drawn
 
 
+def as_tool_result(result: Any) -> Any:
+    """Renderers get a ToolResult (``.content``, ``.details``); the session's events carry its fields as a dict."""
+    if isinstance(result, dict) and "content" in result:
+        return ToolResult(content=list(result.get("content") or []), details=result.get("details"),
+                          is_error=bool(result.get("isError", result.get("is_error", False))))
+    return result
+
+
 def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool, cwd: str = "") -> Any:
     from rich.console import Group
     from rich.padding import Padding
@@ -58,7 +67,7 @@ def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool, cwd: str =
     from pi_core.resources.ansi_theme import AnsiTheme
     from pi_core.tui.tool_render import ToolRenderContext, draw_call, draw_result
 
-    shown = block.result if block.done else block.partial
+    shown = as_tool_result(block.result if block.done else block.partial)
     context = ToolRenderContext(block.args, block.call_id, cwd, execution_started=block.done or shown is not None,
                                 is_partial=not block.done and shown is not None, expanded=expanded,
                                 is_error=block.is_error, state=block.state)
