@@ -35,6 +35,7 @@ from pi_plugins.interactive.pickers import Picker
 from pi_plugins.interactive.preload import Preloader
 from pi_plugins.interactive.renderers import resolve_renderers
 from pi_plugins.interactive.scrollback import Scrollback
+from pi_plugins.interactive.text_dialog import TextDialog
 from pi_plugins.interactive.view import ChatView, render_notice
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -60,25 +61,30 @@ class InteractiveApp:
                  console: Console | None = None, input: Any = None, output: Any = None,
                  preloader: Preloader | None = None, quiet_startup: bool = False) -> None:
         self.session = session
+        self.running = False
+        self.version = 0  # bumped by every change the live part shows
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.scrollback = Scrollback(self)  # first: notices may come while the rest is set up
         self.control = SessionControl(session)
         self.startup = startup
         self.quiet_startup = quiet_startup
         self.header = header
         self.console = console or Console(highlight=False)
-        self.scrollback = Scrollback(self)
         self.screen = Screen(self)
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self.show)
         if session.settings is not None and session.settings.get("hideThinkingBlock", False) is True:
             self.view.show_thinking = False  # Ctrl+T shows it again
         self.commands: dict[str, MenuCommand] = {}
-        self.refresh_commands()
+        self.startup_notes: list[str] = []  # problems found while starting (commands, keybindings, shortcuts)
+        self.commands = collect_commands(BUILTIN_COMMANDS, session, self._resources(), warn=self.startup_notes.append)
         self.preloader = preloader or Preloader(session)
         self.busy = False
         self.started_at = 0.0
         self.shell_job: shell.ShellJob | None = None
         self.panel: Panel | None = None  # a picker, /tree, /settings ... shown in place of the editor
         self._panel_future: asyncio.Future[Any] | None = None
-        self.startup_notes: list[str] = []  # problems found while starting (themes, keybindings)
+        self.text_dialog: TextDialog | None = None  # a plugin's ui.editor: the editor holds its text meanwhile
+        self.theme_notes: list[str] = []  # problems of the last theme discovery (shown at start-up)
         self.attachments: list[attachments.Attachment] = []  # images waiting in the editor as chips
         from pi_core.config_paths import agent_dir
 
@@ -108,9 +114,6 @@ class InteractiveApp:
         self.header_component: Any = None  # ui.set_header
         self.autocomplete: Any = None  # the top of the ui.add_autocomplete_provider stack
         self.asked = asyncio.Event()  # a plugin opened a question or component (start-up stops waiting)
-        self.running = False
-        self.version = 0  # bumped by every change the live part shows
-        self.tasks: set[asyncio.Task[Any]] = set()
         self.exit_code = 0
         self.history = InMemoryHistory()
         for message in session.messages:
@@ -142,9 +145,11 @@ class InteractiveApp:
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
 
+    def _resources(self) -> Any:
+        return getattr(self.startup, "resources", None) or self.session.resources
+
     def refresh_commands(self) -> None:
-        resources = getattr(self.startup, "resources", None) or self.session.resources
-        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, resources,
+        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, self._resources(),
                                          warn=lambda text: self.notify(text, "yellow"))
 
     def notify(self, text: str, style: str = "dim") -> None:
@@ -223,6 +228,7 @@ class InteractiveApp:
         cwd = Path(self.session.config.cwd)
         paths = setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), self.agent_dir,
                                     cwd) if settings is not None and hasattr(settings, "scope_data") else []
+        paths += [Path(p) for p in self.plugin_theme_paths()]
         theme, found, warnings = active_theme(
             cwd, self.agent_dir, name or self.setting("theme"), use_theme=None if name else getattr(args, "use_theme", None),
             cli_paths=[Path(p).expanduser() for p in getattr(args, "themes", None) or []], setting_paths=paths,
@@ -230,8 +236,18 @@ class InteractiveApp:
             project_trusted=lambda: self.session.project_trusted,
         )
         self.themes = found
-        self.startup_notes += warnings
+        self.theme_notes = warnings
         self.apply_theme(theme)
+
+    def plugin_theme_paths(self) -> list[str]:
+        """Theme files and folders plugins contributed (``pi_resources_discover``), known once session_start ran."""
+        return list(getattr(self.session.prompt_source, "theme_paths", None) or [])
+
+    def session_started(self) -> None:
+        """The plugins' session_start returned: their themes join the list (the setting may name one)."""
+        if self.plugin_theme_paths():
+            self.load_theme()
+        self.release_intro()
 
     def apply_theme(self, theme: Any) -> None:
         style.set_theme(theme)
@@ -278,7 +294,11 @@ class InteractiveApp:
         return transcript.header_renderable(self)
 
     def release_intro(self) -> None:
-        """After the plugins' session_start: the header (theirs, if one set it), then what waited behind it."""
+        """After the plugins' session_start: the header (theirs, if one set it), warnings, then what waited."""
+        intro = self.scrollback.intro
+        if intro is not None:
+            intro[:0] = [render_notice(f"Warning: {note}", "yellow") for note in [*self.startup_notes,
+                                                                                   *self.theme_notes]]
         self.scrollback.release_intro(None if self.quiet_startup else self.header_renderable)
 
     def paste_image(self) -> None:

@@ -49,6 +49,8 @@ def triggers(provider: Any) -> list[str]:
 
 def completing_while_typing(app: InteractiveApp) -> bool:
     """Whether the menu opens by itself: a command name (or its arguments when it completes them), ``@``, triggers."""
+    if app.text_dialog is not None:  # a plugin's text, not a prompt: no command or file menu pops up
+        return False
     before = app.buffer.document.text_before_cursor
     if before.startswith("/") and "\n" not in before:
         name, space, _ = before[1:].partition(" ")

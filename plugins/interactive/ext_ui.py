@@ -63,7 +63,9 @@ class InteractiveUI(UI):
         return await within(self.app.ask(title, placeholder, timeout=timeout), None, timeout=timeout, signal=signal)
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
-        return await self.app.ask(title, prefill=prefill)
+        from pi_plugins.interactive import text_dialog
+
+        return await text_dialog.edit(self.app, title, prefill)
 
     def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
         self.app.notify(message, LEVEL_STYLES.get(level, "cyan"))
@@ -152,6 +154,8 @@ class InteractiveUI(UI):
         if answer.done():  # done() already called by the factory
             dispose(component)
             return answer.result()
+        if hasattr(component, "focused") and app.overlays.focus is None:  # it has the keyboard (Pi's Focusable)
+            component.focused = True
         try:
             return await app.open_panel(ComponentPanel(component))
         finally:
@@ -223,6 +227,9 @@ class InteractiveUI(UI):
             if found is None:
                 return ThemeResult(False, f"Theme not found: {theme}")
             self.app.apply_theme(found)
+            settings = self.app.session.settings
+            if settings is not None and settings.get("theme") != theme:  # as Pi: a theme chosen by name is kept
+                settings.set("theme", theme, "global")
             return ThemeResult(True)
         data = getattr(theme, "theme", theme)
         if not isinstance(data, ThemeData):

@@ -20,7 +20,6 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Float, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
-from pi_core.tui.width import CURSOR_MARKER
 from pi_core.ui import Component, OverlayOptions
 
 if TYPE_CHECKING:
@@ -29,11 +28,16 @@ if TYPE_CHECKING:
 PASS_THROUGH = {Keys.CPRResponse, Keys.Vt100MouseEvent, Keys.WindowsMouseEvent, Keys.Ignore, Keys.SIGINT}
 
 
+# OSC and APC strings (hyperlinks, the cursor marker): prompt_toolkit's ANSI parser would print their bodies
+# as text, and its screen diffing cannot keep a hyperlink's open and close together, so they are dropped.
+TERMINAL_STRINGS = re.compile(r"\x1b[\]_][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
 def fragments(lines: list[str]) -> Any:
     """ANSI lines as prompt_toolkit fragments; colours never leak from one line into the next. The cursor
-    marker of focused inputs is dropped: they draw their own (reverse video) cursor."""
-    text = "\n".join(line + "\x1b[0m" for line in lines).replace(CURSOR_MARKER, "")
-    return to_formatted_text(ANSI(text))
+    marker of focused inputs is dropped (they draw their own reverse-video cursor), and so are hyperlinks."""
+    text = "\n".join(line + "\x1b[0m" for line in lines)
+    return to_formatted_text(ANSI(TERMINAL_STRINGS.sub("", text) if "\x1b" in text else text))
 
 
 def render_lines(component: Any, width: int) -> list[str]:
@@ -308,12 +312,16 @@ class OverlayStack:
         overlay.order = self._order
 
     def set_focus(self, component: Any) -> None:
-        """Move the keyboard; a component with a ``focused`` attribute is told (Pi's Focusable)."""
-        old, self.focus = self.focus, component
-        if old is not None and old is not component and hasattr(old, "focused"):
+        """Move the keyboard; a component with a ``focused`` attribute is told (Pi's Focusable), the inline
+        ``custom()`` component too when the keyboard leaves it for an overlay or comes back to it."""
+        base = self.app.panel.component if isinstance(self.app.panel, ComponentPanel) else None
+        old = self.focus if self.focus is not None else base
+        new = component if component is not None else base
+        self.focus = component
+        if old is not None and old is not new and hasattr(old, "focused"):
             old.focused = False
-        if component is not None and hasattr(component, "focused"):
-            component.focused = True
+        if new is not None and hasattr(new, "focused"):
+            new.focused = True
         self.app.invalidate()
 
     def release(self, overlay: Overlay) -> None:
@@ -387,7 +395,7 @@ class KeyRouter:
         target: Any = app.overlays.target()
         if target is None and isinstance(app.panel, ComponentPanel):
             target = app.panel.component
-        elif target is None and app.panel is None and app.custom_editor is not None:
+        elif target is None and app.panel is None and app.custom_editor is not None and app.text_dialog is None:
             earlier = out[:]
             out.clear()
             self._process(earlier)  # keys before this one, in order

@@ -7,7 +7,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import style
+from pi_plugins.interactive import style, text_dialog
 from pi_plugins.interactive.footer import footer_lines
 from pi_plugins.interactive.hosting import fragments, render_lines
 from prompt_toolkit.filters import Condition
@@ -147,9 +147,15 @@ class Screen:
                       always_hide_cursor=not hardware_cursor)
         row = VSplit([Window(width=padding), text, Window(width=padding)]) if padding else text
         has_chips = Condition(lambda: bool(app.attachments))
-        custom_editor = Condition(lambda: app.custom_editor is not None)
-        editor = HSplit([rule(), ConditionalContainer(Window(FormattedTextControl(self.attachment_fragments), height=1),
-                                                      filter=has_chips), row, rule()])
+        dialog = Condition(lambda: app.text_dialog is not None)
+        custom_editor = Condition(lambda: app.custom_editor is not None) & ~dialog
+        editor = HSplit([
+            ConditionalContainer(Window(FormattedTextControl(lambda: text_dialog.title_fragments(app)),
+                                        dont_extend_height=True), filter=dialog),
+            rule(), ConditionalContainer(Window(FormattedTextControl(self.attachment_fragments), height=1),
+                                         filter=has_chips), row, rule(),
+            ConditionalContainer(Window(FormattedTextControl(lambda: text_dialog.hint_fragments(app)), height=1),
+                                 filter=dialog)])
         main = HSplit([
             ConditionalContainer(Window(FormattedTextControl(self.live_fragments), wrap_lines=False,
                                         dont_extend_height=True), filter=has_live),

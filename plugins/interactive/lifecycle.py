@@ -17,15 +17,14 @@ STARTUP_WAIT_SECONDS = 2.0  # longest the first frame waits for the plugins' ses
 async def run(app: InteractiveApp, initial_message: str | None = None,
               initial_images: list[Any] | None = None) -> int:
     scrollback = app.scrollback
-    scrollback.intro = [render_notice(f"Warning: {note}", "yellow") for note in app.startup_notes]
-    scrollback.intro += new_changelog(app)
+    scrollback.intro = new_changelog(app)  # the start-up warnings go in front when it is released
     if app.session.messages:  # --continue / --session: show the conversation so far
         app.replay()
     ext_ui.install(app)
     # plugins' session_start runs before the app draws, so a header it sets is the one shown; a question it
     # asks (or a slow start) lets the app start at once, the header following when session_start returns
     starting = app.spawn(app.session.start("startup"))
-    starting.add_done_callback(lambda task: app.release_intro())
+    starting.add_done_callback(lambda task: app.session_started())
     asking = asyncio.ensure_future(app.asked.wait())
     await asyncio.wait({starting, asking}, timeout=STARTUP_WAIT_SECONDS, return_when=asyncio.FIRST_COMPLETED)
     asking.cancel()

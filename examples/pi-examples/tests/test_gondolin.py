@@ -1,5 +1,5 @@
 """gondolin: the tools and the user's ``!`` commands go to a VM through the JSON-lines bridge. No QEMU here: a fake
-``gondolin`` bridge on PATH plays the VM, mapping /workspace onto the host project folder (in file requests, in
+``gondolin-bridge`` on PATH plays the VM, mapping /workspace onto the host project folder (in file requests, in
 exec argv and cwd, and back in exec output) and logging every request it gets."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class Bridge:
 
     def __init__(self, tmp_path: Path) -> None:
         self.bins = FakeBin(tmp_path / "bin")
-        self.bins.add("gondolin", FAKE_BRIDGE)
+        self.bins.add("gondolin-bridge", FAKE_BRIDGE)
 
     def env(self, **extra: str) -> dict[str, str]:
         return {"PATH": self.bins.env()["PATH"], **extra}
@@ -32,6 +32,11 @@ class Bridge:
         path = self.bins.directory / "gondolin.requests.jsonl"
         lines = path.read_text().splitlines() if path.is_file() else []
         return [r for r in map(json.loads, lines) if op is None or r["op"] == op]
+
+
+def events_call(events: list[dict[str, Any]], index: int) -> str:
+    """The tool-call id of the ``index``-th tool execution (1-based) in JSON-mode events."""
+    return [e["toolCallId"] for e in events if e["type"] == "tool_execution_start"][index - 1]
 
 
 def test_the_model_s_tools_run_in_the_vm(example, tmp_path: Path) -> None:
@@ -51,8 +56,8 @@ def test_the_model_s_tools_run_in_the_vm(example, tmp_path: Path) -> None:
         Reply(tool_calls=[("read", {"path": "missing.txt"})]),
         Reply(tool_calls=[("bash", {"command": "echo started; sleep 30", "timeout": 1})]),
         Reply(text="done"))
-    done = example.run("gondolin", "--no-session", "-p", "--tools", "read,bash,edit,write,grep,find,ls", "go",
-                       env=bridge.env())
+    done = example.run("gondolin", "--no-session", "--mode", "json", "--tools", "read,bash,edit,write,grep,find,ls",
+                       "go", env=bridge.env())
     assert done.returncode == 0, done.stderr
     assert example.tool_results(1)[0] == "/workspace\nto-stderr\n"
     assert (example.cwd / "a.txt").read_text() == "bye vm\n", "writes land in the host folder through the mount"
@@ -64,6 +69,9 @@ def test_the_model_s_tools_run_in_the_vm(example, tmp_path: Path) -> None:
     assert example.tool_results(7)[0].split("\n") == ["a.txt", "node_modules/", "src/"]
     assert example.tool_results(8)[0] == "ENOENT: no such file or directory, access '/workspace/missing.txt'"
     assert example.tool_results(9)[0] == "started\n\n\nCommand timed out after 1 seconds"
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    partial = [e for e in events if e["type"] == "tool_execution_update" and e["toolCallId"] == events_call(events, 9)]
+    assert any("started" in json.dumps(e["partialResult"]) for e in partial), "guest output reaches the partial results"
     sleeper = next(r for r in bridge.requests("exec") if "sleep 30" in r["argv"][-1])
     assert [r["target"] for r in bridge.requests("signal")] == [sleeper["id"]]
     prompt = example.system_prompt(0)
@@ -120,11 +128,12 @@ def test_a_missing_bridge_is_a_clear_error(example, tmp_path: Path) -> None:
 
 def test_garbage_from_the_bridge_is_reported_to_the_user_and_the_model(example, tmp_path: Path) -> None:
     bridge = Bridge(tmp_path)
-    program = bridge.bins.directory / "gondolin"
+    program = bridge.bins.directory / "gondolin-bridge"
     client = example.rpc("gondolin", "--no-session", "--gondolin-bridge", str(program),
                          env={"FAKE_GONDOLIN_MODE": "garbage"})
     broke = (f"Gondolin bridge '{program}' broke the JSON-lines protocol: "
-             "it sent 'qemu-system-x86_64: -accel kvm: not JSON at all', which is not JSON")
+             "it sent 'qemu-system-x86_64: -accel kvm: not JSON at all', which is not JSON (is it a pi bridge? "
+             "The Gondolin CLI itself is not one; see --gondolin-bridge or PI_GONDOLIN_BRIDGE)")
     error = client.wait_for_event(lambda e: e.get("type") == "extension_error")
     assert error["event"] == "session_start" and broke in error["error"]
     status = client.wait_for_event(lambda e: e.get("method") == "setStatus" and "unavailable" in e["statusText"])
@@ -146,7 +155,7 @@ def test_a_bridge_that_dies_fails_the_call_with_its_last_words(example, tmp_path
                        Reply(tool_calls=[("bash", {"command": "pwd"})]), Reply(text="done"))
     done = example.run("gondolin", "--no-session", "-p", "write", env=bridge.env(FAKE_GONDOLIN_MODE="die-on-write"))
     assert done.returncode == 0, done.stderr
-    died = "Gondolin bridge 'gondolin' exited with code 3: qemu-system-x86_64: guest panicked"
+    died = "Gondolin bridge 'gondolin-bridge' exited with code 3: qemu-system-x86_64: guest panicked"
     assert example.tool_results(1) == [died]
     assert example.tool_results(2) == [died]
     assert not (example.cwd / "a.txt").exists()

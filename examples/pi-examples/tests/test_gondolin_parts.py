@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def project(tmp_path: Path) -> Path:
 
 def connect(tmp_path: Path, project: Path, mode: str = "") -> BridgeClient:
     bins = FakeBin(tmp_path / "bin")
-    program = bins.add("gondolin", FAKE_BRIDGE)
+    program = bins.add("gondolin-bridge", FAKE_BRIDGE)
     if mode:
         program.write_text(program.read_text().replace('os.environ.get("FAKE_GONDOLIN_MODE", "")', repr(mode)))
     client = BridgeClient([str(program)], str(project))
@@ -77,6 +78,11 @@ def test_files_and_commands_go_through_the_bridge(vm: BridgeClient, project: Pat
     code = vm.exec(["/bin/sh", "-c", "pwd; echo oops >&2; exit 4"], cwd="/workspace/src", on_stdout=out.extend,
                    on_stderr=err.extend)
     assert (code, bytes(out), bytes(err)) == (4, b"/workspace/src\n", b"oops\n")
+    arrivals: list[float] = []
+    vm.exec(["/bin/sh", "-c", "echo early; sleep 0.6; echo late"], cwd="/workspace",
+            on_stdout=lambda chunk: arrivals.append(time.monotonic()))
+    finished = time.monotonic()
+    assert len(arrivals) == 2 and finished - arrivals[0] > 0.4, "output streams while the command runs"
     results: list[int | None] = []
     runs = [threading.Thread(target=lambda n=n: results.append(vm.exec(["/bin/sh", "-c", f"sleep 0.3; exit {n}"],
                                                                        cwd="/workspace"))) for n in (1, 2)]

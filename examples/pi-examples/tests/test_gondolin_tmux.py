@@ -18,7 +18,7 @@ FAKE_BRIDGE = (Path(__file__).parent / "fake_gondolin_bridge.py").read_text()
 
 def test_footer_user_bash_and_command_in_the_tui(example, tmp_path: Path) -> None:
     bins = FakeBin(tmp_path / "bin")
-    bins.add("gondolin", FAKE_BRIDGE)
+    bins.add("gondolin-bridge", FAKE_BRIDGE)
     with tmux_pi(example, "gondolin") as tui:
         tui.start("gondolin", "--no-session", env={"PATH": bins.env()["PATH"]})
         tui.tmux.wait_for("Gondolin: f00dfeed (/workspace)", visible=True)

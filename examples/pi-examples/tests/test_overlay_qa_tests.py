@@ -1,9 +1,16 @@
 """overlay_qa_tests in tmux (110x40): where overlays land, how they stack, hide, and share the keyboard.
 
 Positions are read off the visible screen: row = line index, column = index in that line (the box is drawn with
-single-width characters, and nothing to its left is wider than one cell)."""
+single-width characters, and nothing to its left is wider than one cell). The longer cases (percentages, the
+right edge, the side panel across widths, streamed output, streaming beside inputs, the animation) are ``slow``.
+"""
 
 from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
 
 import pytest
 
@@ -151,3 +158,157 @@ def test_passive_timer_ticks_while_typing_reaches_the_panel_and_focus_cycles(exa
         tmux.keys("C-c")
         tmux.wait_gone("Focus + Input Demo")
         assert "Beta" not in tmux.visible() and "Gamma" not in tmux.visible()
+
+
+# --- slow (PI_SLOW_TESTS=1) ----------------------------------------------------------------------------
+
+
+def started(tui, width: int = 110) -> Tmux:
+    tui.start("overlay_qa_tests", width=width)
+    tui.tmux.wait_for("(fake) fake-model")
+    return tui.tmux
+
+
+def descendants(pid: int) -> list[str]:
+    """Command lines of every process below ``pid``."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], list(children.get(pid, []))
+    while todo:
+        child = todo.pop()
+        try:
+            found.append((Path("/proc") / str(child) / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            continue
+        todo += children.get(child, [])
+    return found
+
+
+@pytest.mark.slow
+def test_percentages_and_the_right_edge(example) -> None:
+    with tmux_pi(example, "oqa-percent") as tui:
+        tmux = started(tui)
+        tui.command("/overlay-percent")
+        free_rows, free_cols = 40 - 8, 110 - 30  # the 30x8 panel's room
+        for name, where in [("rowPercent: 0 (top)", (0, free_cols // 2)),
+                            ("rowPercent: 50 (middle)", (free_rows // 2, free_cols // 2)),
+                            ("rowPercent: 100 (bottom)", (free_rows, free_cols // 2)),
+                            ("colPercent: 0 (left)", (free_rows // 2, 0)),
+                            ("colPercent: 100 (right)", (free_rows // 2, free_cols))]:
+            tmux.wait_for(name, visible=True)
+            wait_box(tmux, "Percent Test", where)
+            tmux.keys("Right")
+        tmux.wait_for("rowPercent: 0 (top)", visible=True)  # wrapped around
+        tmux.keys("Escape")
+        tmux.wait_gone("Percent Test")
+        tui.command("/overlay-edge")
+        tmux.wait_for("right edge of terminal.", visible=True)
+        row, col = box_at(tmux, "Edge Test")
+        assert (row, col) == ((40 - 11) // 2, 110 - 40)
+        assert tmux.visible().splitlines()[row].rstrip().endswith("╮")
+        assert len(tmux.visible().splitlines()[row]) == 110
+        tmux.keys("Escape")
+        tmux.wait_gone("Edge Test")
+
+
+@pytest.mark.slow
+def test_sidepanel_follows_the_terminal_width(example) -> None:
+    with tmux_pi(example, "oqa-side") as tui:
+        tmux = started(tui, width=120)
+        tui.command("/overlay-sidepanel")
+        tmux.wait_for("Responsive Sidepanel", visible=True)
+        # 25% of 120 = 30 (= min_width), one column from the right edge, centred vertically (14 rows).
+        top = (40 - 14) // 2
+        line = tmux.visible().splitlines()[top]
+        assert line.index("╭") == 120 - 1 - 30 and line.rstrip().endswith("╮") and len(line.rstrip()) == 119
+        tmux.keys("Down")
+        tmux.wait_for("→ Messages", visible=True)
+        tmux.run("resize-window", "-t", tmux.session, "-x", "80", "-y", "40")
+        tmux.wait_gone("Responsive Sidepanel")  # visible(80) is False
+        tmux.run("resize-window", "-t", tmux.session, "-x", "120", "-y", "40")
+        tmux.wait_for("→ Messages", visible=True)  # back, with its state
+        tmux.keys("Escape")  # it kept the keyboard: no key came while it was hidden
+        tmux.wait_gone("Responsive Sidepanel")
+
+
+@pytest.mark.slow
+def test_streaming_child_output_is_cut_to_the_box_and_killed_on_escape(example) -> None:
+    with tmux_pi(example, "oqa-overflow") as tui:
+        tmux = started(tui)
+        tui.command("/overlay-overflow")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            count = re.search(r"Streaming Output \((\d+) lines\)", tmux.visible())
+            if count and int(count.group(1)) >= 20:
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError(tmux.visible())
+        top, left = box_at(tmux, "Streaming Output")
+        lines = tmux.visible().splitlines()[top:top + 19]
+        assert (top, left) == ((40 - 19) // 2, (110 - 90) // 2)
+        assert lines[-1][left:left + 90] == "╰" + "─" * 88 + "╯"
+        rows = [line[left:left + 90] for line in lines[1:-1]]
+        assert all(row[0] == "│" and row[-1] == "│" for row in rows), rows  # no line pushed the border
+        assert sum(row.rstrip("│").endswith("...") for row in rows) >= 10  # long paths were cut
+        assert "● Running" in tmux.visible() and "↑" in rows[0]  # following the end
+        pane = int(tmux.run("display-message", "-p", "-t", tmux.session, "#{pane_pid}").strip())
+        assert any("long-enough-to-overflow" in cmd for cmd in descendants(pane))
+        tmux.keys("Escape")
+        tmux.wait_gone("Streaming Output")
+        for _ in range(50):
+            if not any("long-enough-to-overflow" in cmd for cmd in descendants(pane)):
+                break
+            time.sleep(0.1)
+        assert not any("long-enough-to-overflow" in cmd for cmd in descendants(pane)), "the child outlived Escape"
+
+
+@pytest.mark.slow
+def test_streaming_log_beside_input_panels_tab_walks_the_focus(example) -> None:
+    with tmux_pi(example, "oqa-stream") as tui:
+        tmux = started(tui)
+        tui.command("/overlay-streaming")
+        tmux.wait_for("Current focus: Controller (this panel)", visible=True)
+        tmux.wait_for("Streaming line 2...", visible=True)
+        assert tmux.visible().count("○ unfocused") == 3
+        tmux.keys("Tab")
+        tmux.wait_for("Current focus: Panel A", visible=True)
+        tmux.type("hi")
+        tmux.wait_for("> hi", visible=True)
+        lines = tmux.visible().splitlines()
+        assert "● FOCUSED" in lines[1 + 3] and "> hi" in lines[1 + 5]  # in Panel A's box
+        tmux.keys("Tab")  # Panel A hands it on to B
+        tmux.wait_for("Current focus: Panel B", visible=True)
+        assert "● FOCUSED" in tmux.visible().splitlines()[10 + 3]
+        tmux.type("yo")
+        tmux.wait_for("> yo", visible=True)
+        tmux.keys("Tab", "Tab")
+        # Focused panels were raised in front of the controller (as in Pi), so its focus line is partly covered.
+        tmux.wait_for("Controller (this panel)", visible=True)
+        assert tmux.visible().count("○ unfocused") == 3
+        tmux.keys("Escape")
+        tmux.wait_gone("Streaming + Input Test")
+        assert "Panel A" not in tmux.visible()
+
+
+@pytest.mark.slow
+def test_animation_redraws_about_30_times_a_second(example) -> None:
+    with tmux_pi(example, "oqa-anim") as tui:
+        tmux = started(tui)
+        tui.command("/overlay-animation")
+        tmux.wait_for("Animation Demo (~30 FPS)", visible=True)
+        time.sleep(2.5)
+        first = int(re.search(r"Frame: (\d+)", tmux.visible()).group(1))
+        fps = int(re.search(r"FPS: (\d+)", tmux.visible()).group(1))
+        time.sleep(1)
+        second = int(re.search(r"Frame: (\d+)", tmux.visible()).group(1))
+        busy = os.getloadavg()[0] > 4  # a loaded CI machine fires the timer less often
+        assert fps >= (5 if busy else 20) and second - first >= (5 if busy else 20), (fps, first, second)
+        tmux.keys("Escape")
+        tmux.wait_gone("Animation Demo")

@@ -102,9 +102,11 @@ def test_single_agent_streams_and_returns_the_child_reply(example: Any) -> None:
     first = details["results"][0]
     assert (details["mode"], details["isError"], first["status"], first["exitCode"]) == ("single", False, "completed", 0)
     assert first["usage"]["turns"] == 1 and first["usage"]["input"] == 10 and first["usage"]["output"] == 5
+    assert first["stderr"] == "" and first["model"] == "fake/fake-model"
 
+    # The renderer gets the final result as the end event carries it (a dict) and partials as ToolResults.
+    collapsed = strip_ansi(render.render_result(end["result"], False, False))
     result = ToolResult(content=[TextContent(text=end["result"]["content"][0]["text"])], details=details)
-    collapsed = strip_ansi(render.render_result(result, False, False))
     assert collapsed.splitlines()[0] == "✓ scout (user)"
     assert collapsed.splitlines()[-1] == "1 turn ↑10 ↓5 $0.0001 ctx:15 fake/fake-model"
     expanded = [strip_ansi(line).strip() for line in render.render_result(result, False, True).render(80)]
@@ -122,10 +124,11 @@ def test_parallel_tasks_return_every_output(example: Any) -> None:
     route(example, [Reply(tool_calls=[("subagent", {"tasks": nine})]),
                     Reply(tool_calls=[("subagent", {"agent": "scout", "task": "x", "tasks": two})]),
                     Reply(tool_calls=[("subagent", {"tasks": two})]),
+                    Reply(tool_calls=[("subagent", {"agent": "scout", "task": "lost", "cwd": "missing"})]),
                     Reply(text="done")],
           {"SCOUT-7": lambda request: Reply(text=last_user_text(request).removeprefix("Task: ").upper() + "-OUT")})
 
-    done = example.run("subagent", "-p", "go", timeout=120)
+    done = example.run("subagent", "--mode", "json", "-p", "go", timeout=120)
 
     assert done.returncode == 0, done.stderr
     parent, children = split_requests(example, "SCOUT-7")
@@ -136,6 +139,17 @@ def test_parallel_tasks_return_every_output(example: Any) -> None:
     assert example.tool_results(parent[3]) == [("Parallel: 2/2 succeeded\n\n### [scout] completed\n\nALPHA-OUT"
                                                "\n\n---\n\n### [scout] completed\n\nBETA-OUT")]
     assert sorted(last_user_text(c) for c in children) == ["Task: alpha", "Task: beta"]
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    ends = [e["result"] for e in events if e["type"] == "tool_execution_end"]
+    lines = strip_ansi(render.render_result(ends[2], False, False)).splitlines()
+    assert lines[0] == "✓ parallel 2/2 tasks"
+    assert "Total: 2 turns ↑20 ↓10 $0.0002" in lines  # the children's usage summed, as Pi shows it
+    progress = [e["partialResult"]["content"][0]["text"] for e in events if e["type"] == "tool_execution_update"]
+    assert progress[0] == "Parallel: 0/2 done, 1 running, 1 pending..."
+    assert "Parallel: 2/2 done, 0 running, 0 pending..." in progress
+    missing = example.cwd / "missing"  # a task cwd that does not exist: the spawn error, not a traceback
+    assert example.tool_results(parent[4]) == [(f"Agent failed: Error: Failed to spawn subagent: "
+                                               f"No such file or directory: {missing}")]
 
 
 def test_chain_passes_previous_and_stops_at_a_failing_step(example: Any) -> None:
@@ -150,7 +164,7 @@ def test_chain_passes_previous_and_stops_at_a_failing_step(example: Any) -> None
            "PLANNER-9": lambda request: Reply(text="PLAN <" + last_user_text(request) + ">")})
 
     # The shipped workflow prompt arrives as a prompt template while the plugin is on.
-    done = example.run("subagent", "-p", "/scout-and-plan the login flow", timeout=120)
+    done = example.run("subagent", "--mode", "json", "-p", "/scout-and-plan the login flow", timeout=120)
 
     assert done.returncode == 0, done.stderr
     parent, children = split_requests(example, "SCOUT-7", "PLANNER-9")
@@ -159,6 +173,11 @@ def test_chain_passes_previous_and_stops_at_a_failing_step(example: Any) -> None
     assert "{previous}" in expanded and "$@" not in expanded
     assert [last_user_text(c) for c in children] == ["Task: look at auth", "Task: plan from: auth lives in auth.py"]
     assert example.tool_results(parent[1]) == ["PLAN <Task: plan from: auth lives in auth.py>"]
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    steps = [[(r["step"], r["agent"], r["status"]) for r in e["partialResult"]["details"]["results"]]
+             for e in events if e["type"] == "tool_execution_update"]
+    assert steps[0] == [(1, "scout", "running")]
+    assert [(1, "scout", "completed"), (2, "planner", "running")] in steps  # later steps stream with the earlier
     assert example.tool_results(parent[2]) == [('Chain stopped at step 1 (ghost): Error: Unknown agent: "ghost". '
                                                'Available agents: "planner", "scout".')]
 

@@ -3,7 +3,7 @@ with the project folder mounted at /workspace (changes there write through to th
 is the VM's own).
 
 Pi's example drives the VM with the ``@earendil-works/gondolin`` npm library (QEMU underneath). pi talks to it
-through a *bridge* program instead: ``gondolin`` on PATH, or the command line given by ``--gondolin-bridge``
+through a *bridge* program instead: ``gondolin-bridge`` on PATH, or the command line given by ``--gondolin-bridge``
 or ``$PI_GONDOLIN_BRIDGE`` (split like a shell command, e.g. ``node gondolin-bridge.mjs``). A real bridge is a
 few dozen lines on that npm library; none ships here, and the tests only exercise a fake bridge that maps
 /workspace onto the host folder. The real VM is not exercised by this package's tests.

@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 from pi_core.errors import PiError
 from pi_core.signals import AbortSignal
 
-DEFAULT_BRIDGE = "gondolin"
+DEFAULT_BRIDGE = "gondolin-bridge"
 BRIDGE_ENV = "PI_GONDOLIN_BRIDGE"
 CLOSE_TIMEOUT = 5.0
 _STDERR_LINES = 20
@@ -77,7 +77,8 @@ class VmClient(Protocol):
 
 def bridge_command(configured: str | None = None) -> list[str]:
     """The bridge's argv: ``configured`` (the ``--gondolin-bridge`` flag), else ``$PI_GONDOLIN_BRIDGE``, else
-    ``gondolin``; a value with spaces is split like a shell command line (``node bridge.mjs``)."""
+    ``gondolin-bridge`` (not ``gondolin``: the npm package's own CLI has that name); a value with spaces is
+    split like a shell command line (``node bridge.mjs``)."""
     text = configured or os.environ.get(BRIDGE_ENV) or DEFAULT_BRIDGE
     try:
         argv = shlex.split(text)
@@ -343,7 +344,10 @@ class BridgeClient:
         return GondolinError(f"Gondolin bridge {self.argv[0]!r} exited with code {code}{self._stderr_tail()}")
 
     def _protocol_error(self, what: str) -> GondolinError:
-        return GondolinError(f"Gondolin bridge {self.argv[0]!r} broke the JSON-lines protocol: {what}"
+        # The npm package's own CLI is also called gondolin and prints its usage: say what pi expected instead.
+        hint = "" if self.id else (" (is it a pi bridge? The Gondolin CLI itself is not one; see --gondolin-bridge "
+                                   f"or {BRIDGE_ENV})")
+        return GondolinError(f"Gondolin bridge {self.argv[0]!r} broke the JSON-lines protocol: {what}{hint}"
                              f"{self._stderr_tail()}")
 
     def _stderr_tail(self) -> str:

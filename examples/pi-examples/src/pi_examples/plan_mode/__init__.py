@@ -343,6 +343,10 @@ def _restore(ctx: ExtensionContext) -> None:
 
 @hookimpl
 def pi_session_start(ctx: ExtensionContext) -> None:
+    if _state.tools_before is not None:
+        # The session this one replaces was in plan mode, and pi keeps the active tools across sessions: a new
+        # session starts with the tools it had before, as in Pi (which builds a fresh tool set per session).
+        ctx.set_active_tools(_state.tools_before)
     _state.reset(enabled=ctx.get_flag("plan") is True)
     _restore(ctx)
     if _state.enabled:

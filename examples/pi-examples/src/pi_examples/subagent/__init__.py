@@ -5,7 +5,13 @@ Agents are markdown files (frontmatter ``name``, ``description``, optional ``too
 the child's appended system prompt) in ``<agentDir>/agents`` and, when the call asks for it, the nearest
 ``.pi/agents``. Sample agents ship in this package's ``agents/`` folder (copy them into ``<agentDir>/agents``);
 the workflow prompt templates of ``prompts/`` (/implement, /scout-and-plan, /implement-and-review) are
-contributed while the plugin is on.
+contributed while the plugin is on. A child is ``pi --mode json -p --no-session`` of this interpreter, with the
+dispatching session's model and thinking level unless its agent names a model.
+
+Where this port differs from Pi's example: a child runs as the leader of its own process group, so an abort
+(Ctrl-C, RPC ``abort``) signals the child and whatever it started (SIGTERM, SIGKILL after 5 s) and a terminal's
+Ctrl-C reaches the children only through the parent; children still running when the session shuts down are
+killed with it; agent files are read in name order; a failed spawn names the OS error and the path.
 """
 
 from __future__ import annotations

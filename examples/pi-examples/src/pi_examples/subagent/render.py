@@ -202,14 +202,18 @@ def render_call(args: dict[str, Any]) -> str:
     return title + th.fg("accent", str(args.get("agent") or "...")) + scope + "\n  " + th.fg("dim", preview)
 
 
+def _field(value: Any, name: str) -> Any:
+    """A field of a result or content block, which arrives as an object (a streamed partial) or a dict."""
+    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
+
+
 def _content_text(result: Any) -> str:
-    content = getattr(result, "content", None) or []
-    first = content[0] if content else None
-    return str(getattr(first, "text", "") or "(no output)")
+    content = _field(result, "content") or []
+    return str((_field(content[0], "text") if content else "") or "(no output)")
 
 
 def render_result(result: Any, is_error: bool, expanded: bool) -> Any:
-    details = getattr(result, "details", None)
+    details = _field(result, "details")
     results = details.get("results") if isinstance(details, dict) else None
     if not isinstance(details, dict) or not results:
         return _content_text(result)
