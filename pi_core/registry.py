@@ -113,9 +113,8 @@ class PluginSet:
     def path_of(self, plugin_name: str) -> str:
         """The plugin's file (``sourceInfo.path``): the file or folder it was loaded from, else its module's file
         (an entry point's ``source`` is its distribution, e.g. "pi-harness 0.1.0")."""
-        source = self.source_of(plugin_name)
-        module_file = getattr(self.pm.get_plugin(plugin_name), "__file__", None)
-        return source if module_file is None or Path(source).exists() else module_file
+        source, module = self.source_of(plugin_name), self.pm.get_plugin(plugin_name)
+        return source if Path(source).exists() else getattr(module, "__file__", None) or source
 
     def has(self, hook: str) -> bool:
         return bool(self.implementations(hook))

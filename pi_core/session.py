@@ -80,7 +80,7 @@ class AgentSession:
         self.files = parts.files
         self.expand_input = parts.expand_input or (lambda text: text)
         self._exec = parts.exec
-        self.reimport = parts.reimport
+        self.reimport = parts.reimport or (lambda plugins: None)
         self.auto_compaction = True
         self.is_compacting = False
         self.listeners = Listeners(self._to_plugins)
@@ -193,8 +193,7 @@ class AgentSession:
             self.agent.options.thinking_budgets = self.settings.thinking_budgets
         if self.prompt_source is not None:
             self.prompt_source.reload()
-        if self.reimport is not None:
-            self.reimport(self.plugins)
+        self.reimport(self.plugins)
         self.plugin_commands.collect()
         await self.refresh_tools()
         self._rebuild_prompt()
