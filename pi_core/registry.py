@@ -113,9 +113,8 @@ class PluginSet:
     def path_of(self, plugin_name: str) -> str:
         """The plugin's file (``sourceInfo.path``): the file or folder it was loaded from, else its module's file
         (an entry point's ``source`` is its distribution, e.g. "pi-harness 0.1.0")."""
-        source = self.source_of(plugin_name)
-        module_file = getattr(self.pm.get_plugin(plugin_name), "__file__", None)
-        return source if module_file is None or Path(source).exists() else module_file
+        source, module = self.source_of(plugin_name), self.pm.get_plugin(plugin_name)
+        return source if Path(source).exists() else getattr(module, "__file__", None) or source
 
     def has(self, hook: str) -> bool:
         return bool(self.implementations(hook))
@@ -395,11 +394,6 @@ class PluginCommands:
         except Exception as err:  # noqa: BLE001 - a plugin command's failure is reported, not fatal
             self.plugins.report(ExtensionError(plugin, self.plugins.source_of(plugin), f"command:{name}", err))
         return True
-
-
-def call_each(plugins: PluginSet, hook_name: str, **kwargs: Any) -> list[Contribution]:
-    """The 0.1 helper: ``call_sync`` of a collect hook (kept for one release)."""
-    return plugins.call_sync(hook_name, **kwargs)  # type: ignore[no-any-return]
 
 
 def build_registry(plugins: PluginSet, *, tool_overrides: dict[str, str] | None = None) -> Registry:

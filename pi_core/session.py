@@ -80,7 +80,7 @@ class AgentSession:
         self.files = parts.files
         self.expand_input = parts.expand_input or (lambda text: text)
         self._exec = parts.exec
-        self.reimport = parts.reimport
+        self.reimport = parts.reimport or (lambda plugins: None)
         self.auto_compaction = True
         self.is_compacting = False
         self.listeners = Listeners(self._to_plugins)
@@ -193,8 +193,7 @@ class AgentSession:
             self.agent.options.thinking_budgets = self.settings.thinking_budgets
         if self.prompt_source is not None:
             self.prompt_source.reload()
-        if self.reimport is not None:
-            self.reimport(self.plugins)
+        self.reimport(self.plugins)
         self.plugin_commands.collect()
         await self.refresh_tools()
         self._rebuild_prompt()
@@ -561,9 +560,8 @@ class AgentSession:
         if model is None or model.id == "unknown":
             from pi_core.config_paths import models_toml_path
 
-            raise PiError("No model selected. Set a provider's API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) "
-                          "or use /login, or add models to "
-                          f"{models_toml_path()}; then choose one with /model.")
+            raise PiError("No model selected. Set a provider's API key (e.g. ANTHROPIC_API_KEY or OPENAI_API_KEY) or "
+                          f"use /login, or add models to {models_toml_path()}; then choose one with /model.")
         self._api_key(model.provider)  # raises MissingApiKey, naming the variable to set
 
     def steer(self, text: str, images: list[ImageContent] | None = None, *, expanded: bool = False) -> None:
