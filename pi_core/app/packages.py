@@ -400,6 +400,8 @@ def remove(spec: str, *, local: bool = False, cwd: Path | None = None, echo: Ech
     installed = name is not None and name in snapshot(site)
     if not installed and not recorded:
         raise PackageError(f"No matching package found for {spec}")
+    if installed and name is not None and name not in pi_distributions(site):
+        raise PackageError(_not_a_pi_package(spec, name))
     if installed and site is not None:
         remove_from_site(site, [name], out)  # type: ignore[list-item]
     elif installed:
@@ -411,6 +413,35 @@ def remove(spec: str, *, local: bool = False, cwd: Path | None = None, echo: Ech
     elif recorded and not local:
         out(f"Note: {spec} is still listed in .pi/settings.toml; `pi remove -l {spec}` drops it", True)
     out(f"Removed {spec}", False)
+
+
+def _not_a_pi_package(spec: str, name: str) -> str:
+    """Why ``pi remove`` leaves ``name`` alone: it provides no pi plugins (and may be one of pi's own dependencies)."""
+    rule = "pi remove only removes packages that provide pi plugins (entry points in group 'pi')"
+    if name in _requirements_of(BUILTIN_DIST):
+        return f"{spec} is a dependency of pi, not a pi package; {rule}, never pi's own dependencies"
+    return f"{spec} provides no pi plugins; {rule}. Use pip to remove other packages"
+
+
+def _requirements_of(dist: str) -> set[str]:
+    """The normalised names ``dist`` needs, directly or through its dependencies (extras left out)."""
+    import importlib.metadata
+
+    seen: set[str] = set()
+    todo = [dist]
+    while todo:
+        try:
+            requires = importlib.metadata.requires(todo.pop()) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for requirement in requires:
+            if "extra ==" in requirement:
+                continue
+            match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+            if match and normalize(match.group(1)) not in seen:
+                seen.add(normalize(match.group(1)))
+                todo.append(match.group(1))
+    return seen
 
 
 def update(specs: Sequence[str] = (), *, pip_args: Sequence[str] = (), cwd: Path | None = None,
