@@ -250,7 +250,11 @@ def contributions(dist_names: Iterable[str] | None = None, project: Path | None 
     plugins = load_plugins(discover_extensions=False)
     if project is not None:
         load_project_plugins(plugins, project, extensions=False)
-    registry = build_registry(plugins)
+    from pi_core.app.startup import load_settings
+    from pi_core.config_paths import agent_dir
+
+    settings = load_settings(project or Path.cwd(), agent_dir(), [])
+    registry = build_registry(plugins, tool_overrides=settings.tool_overrides)
     commands: dict[str, list[str]] = {}
     for plugin, values in registry.plugins.call_sync("pi_cli_commands"):
         commands[plugin] = [getattr(c, "name", None) or str(c) for c in values]
@@ -271,6 +275,7 @@ def contributions(dist_names: Iterable[str] | None = None, project: Path | None 
                 "commands": commands.get(plugin, []) if owned else [],
                 "replaces_builtin_plugin": bool(owned and row.get("replaces") == "builtin"),
                 "overrides": row.get("overrides", []) if owned else [],
+                "overridden": row.get("overridden", []) if owned else [],
                 "error": row.get("error") if owned else "not loaded (another package uses this name)",
             })
         report[key] = {"name": dist["name"], "version": dist["version"], "plugins": found}
@@ -291,6 +296,7 @@ def describe(report: dict[str, dict[str, Any]]) -> list[str]:
                 if plugin[kind]:
                     lines.append(f"      {kind}: {', '.join(plugin[kind])}")
             lines.extend(f"      overrides {o}" for o in plugin["overrides"])
+            lines.extend(f"      overridden: {o}" for o in plugin.get("overridden", []))
             if plugin["error"]:
                 lines.append(f"      FAILED: {plugin['error']}")
     return lines

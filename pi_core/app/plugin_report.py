@@ -10,8 +10,10 @@ from pi_core.registry import Registry
 def plugin_rows(registry: Registry) -> list[dict[str, Any]]:
     plugins = registry.plugins
     beaten: dict[str, list[str]] = {}
+    lost: dict[str, list[str]] = {}
     for override in registry.overrides:
         beaten.setdefault(override.winner, []).append(f"{override.kind} {override.name} (from {override.loser})")
+        lost.setdefault(override.loser, []).append(f"{override.kind} {override.name} (by {override.winner})")
     rows: list[dict[str, Any]] = []
     for name, info in plugins.info.items():
         rows.append({
@@ -24,11 +26,13 @@ def plugin_rows(registry: Registry) -> list[dict[str, Any]]:
             "renderers": registry.renderers.by_plugin.get(name, []),
             "modes": registry.modes.by_plugin.get(name, []),
             "overrides": beaten.get(name, []),
+            "overridden": lost.get(name, []),
             "error": None,
         })
     for failure in plugins.failures:
         rows.append({"name": failure.name, "layer": "failed", "source": failure.source, "replaces": None,
-                     "tools": [], "providers": [], "renderers": [], "modes": [], "overrides": [], "error": failure.reason})
+                     "tools": [], "providers": [], "renderers": [], "modes": [], "overrides": [], "overridden": [],
+                     "error": failure.reason})
     return rows
 
 
@@ -45,6 +49,8 @@ def render_plugin_rows(rows: list[dict[str, Any]], registry: Registry) -> str:
                 lines.append(f"{'':<{width}}  {kind}: {', '.join(row[kind])}")
         for override in row["overrides"]:
             lines.append(f"{'':<{width}}  overrides {override}")
+        for override in row["overridden"]:
+            lines.append(f"{'':<{width}}  overridden: {override}")
         if row["error"]:
             lines.append(f"{'':<{width}}  FAILED: {row['error']}")
     return "\n".join(lines) if lines else "No plugins loaded."
