@@ -188,6 +188,20 @@ def test_help_imports_no_heavy_module() -> None:
     assert "HEAVY []" in result.stdout, result.stdout
 
 
+def test_help_lists_a_plugins_flags_from_the_cache_without_importing_it(tmp_path: Path) -> None:
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    loaded = subprocess.run(PI + ["-e", "plugin:preset", "tools"], capture_output=True, text=True, cwd=tmp_path,
+                            env=env, timeout=60, check=False)  # any load records the plugin's flags
+    assert loaded.returncode == 0, loaded.stderr
+    code = ("import sys; from pi_core.app.cli import main; main(['-e', 'plugin:preset', '--help']); "
+            "prefixes = ('pi_plugins', 'pi_builtin_tools', 'pi_examples', 'anthropic', 'openai', 'rich', "
+            "'prompt_toolkit', 'mcp'); print('LOADED', sorted(m for m in sys.modules if m.startswith(prefixes)))")
+    helped = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
+                            timeout=60, check=False)
+    assert "LOADED []" in helped.stdout, helped.stdout + helped.stderr
+    assert "Extension CLI Flags:" in helped.stdout and "--preset <value>" in helped.stdout
+
+
 @pytest.mark.parametrize("flag", ["--version", "-v"])
 def test_version(flag: str, tmp_path: Path) -> None:
     result = run_pi([flag], tmp_path)
