@@ -19,7 +19,7 @@ from pi_core.toolkit.images import (
     fit_image,
     too_large_note,
 )
-from pi_core.toolkit.paths import resolve_read_path
+from pi_core.toolkit.paths import resolve_read_path, resolve_to_cwd
 from pi_core.toolkit.procs import js_number
 from pi_core.toolkit.truncate import (
     DEFAULT_MAX_BYTES,
@@ -127,7 +127,7 @@ def is_quick(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperatio
     if (operations is not None and operations is not LOCAL) or not isinstance(path, str):
         return False
     try:
-        absolute = resolve_read_path(path, str(ctx.cwd))
+        absolute = resolve_to_cwd(path, str(ctx.cwd))  # a macOS name variant of it: a worker thread finds it
         info = os.stat(absolute)
         if not stat.S_ISREG(info.st_mode) or info.st_size > QUICK_READ_BYTES:
             return False

@@ -183,9 +183,14 @@ class Tool:
         return schema_of(self.parameters)
 
     def definition(self) -> ToolDefinition:
-        from pi_core.types import ToolDefinition
+        """What a request declares; built once (every turn asks, and validating a schema costs per tool)."""
+        made: ToolDefinition | None = self.__dict__.get("_definition")
+        if made is None or made.name != self.name or made.description != self.description:
+            from pi_core.types import ToolDefinition
 
-        return ToolDefinition(name=self.name, description=self.description, parameters=self.json_schema)
+            made = self.__dict__["_definition"] = ToolDefinition(name=self.name, description=self.description,
+                                                                 parameters=self.json_schema)
+        return made
 
     def build_args(self, validated: dict[str, Any]) -> Any:
         """Turn validated JSON arguments into what ``execute`` receives."""

@@ -154,6 +154,8 @@ class InteractiveUI(UI):
         if answer.done():  # done() already called by the factory
             dispose(component)
             return answer.result()
+        if hasattr(component, "focused") and app.overlays.focus is None:  # it has the keyboard (Pi's Focusable)
+            component.focused = True
         try:
             return await app.open_panel(ComponentPanel(component))
         finally:

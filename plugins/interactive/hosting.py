@@ -312,12 +312,16 @@ class OverlayStack:
         overlay.order = self._order
 
     def set_focus(self, component: Any) -> None:
-        """Move the keyboard; a component with a ``focused`` attribute is told (Pi's Focusable)."""
-        old, self.focus = self.focus, component
-        if old is not None and old is not component and hasattr(old, "focused"):
+        """Move the keyboard; a component with a ``focused`` attribute is told (Pi's Focusable), the inline
+        ``custom()`` component too when the keyboard leaves it for an overlay or comes back to it."""
+        base = self.app.panel.component if isinstance(self.app.panel, ComponentPanel) else None
+        old = self.focus if self.focus is not None else base
+        new = component if component is not None else base
+        self.focus = component
+        if old is not None and old is not new and hasattr(old, "focused"):
             old.focused = False
-        if component is not None and hasattr(component, "focused"):
-            component.focused = True
+        if new is not None and hasattr(new, "focused"):
+            new.focused = True
         self.app.invalidate()
 
     def release(self, overlay: Overlay) -> None:

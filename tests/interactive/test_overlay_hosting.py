@@ -3,7 +3,9 @@ does them: the arithmetic of OverlayOptions, and who gets the keys as overlays o
 
 from __future__ import annotations
 
-from pi_plugins.interactive.hosting import OverlayStack, fragments
+from typing import Any
+
+from pi_plugins.interactive.hosting import ComponentPanel, OverlayStack, fragments
 from prompt_toolkit.formatted_text import fragment_list_to_text
 
 from pi_core.tui import CURSOR_MARKER
@@ -13,6 +15,7 @@ from pi_core.ui import OverlayOptions
 class App:
     def __init__(self, columns: int = 100) -> None:
         self.columns = columns
+        self.panel: Any = None  # an inline custom() component's panel, when one is open
 
     def width(self) -> int:
         return self.columns
@@ -121,3 +124,19 @@ def test_hyperlinks_and_markers_are_not_drawn_as_text() -> None:
     drawn = fragments(lines)
     assert fragment_list_to_text(drawn) == "▶ read: b.ts red!\nalink"
     assert ("ansired", "r") in drawn  # colours still parsed
+
+
+def test_an_inline_component_loses_and_regains_focus_around_an_overlay() -> None:
+    app = App()
+    inline = Panel(name="inline")
+    inline.focused = True
+    app.panel = ComponentPanel(inline)
+    stack = OverlayStack(app, [])  # type: ignore[arg-type]
+    passive = stack.open(Panel(), OverlayOptions(non_capturing=True))
+    assert inline.focused  # a non-capturing overlay takes nothing
+    overlay = stack.open(Panel())
+    assert not inline.focused and stack.target() is overlay.component
+    overlay.hide()
+    assert inline.focused and stack.target() is None
+    passive.hide()
+    assert inline.focused

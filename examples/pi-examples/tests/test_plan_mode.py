@@ -66,7 +66,9 @@ def test_the_plan_flag_hides_write_tools_and_blocks_commands_off_the_allow_list(
 
 
 def test_plan_then_execute_with_progress_over_rpc_and_resume(example, ui) -> None:
-    example.server.add(Reply(text=PLAN), Reply(text="Here are the steps."), Reply(text="Read it. [DONE:1]"))
+    # Reasoning models often write the marker in their thinking: that counts too.
+    example.server.add(Reply(text=PLAN), Reply(text="Here are the steps."),
+                       Reply(thinking="Step one is finished: [DONE:1]", text="Read it."))
     client = example.rpc("plan_mode")
     client.request("prompt", message="/plan")
     notice = ui(client, "notify", message="Plan mode enabled. Built-in write tools disabled.")
@@ -154,7 +156,9 @@ def test_plan_then_execute_with_progress_over_rpc_and_resume(example, ui) -> Non
 
 
 def test_stay_refine_and_toggling_off(example, ui) -> None:
-    example.server.add(Reply(text=PLAN), Reply(text=PLAN + "\n3. Add a regression test for b"),
+    # The last "Plan:" of a reply counts: a draft in the thinking comes before the plan in the text.
+    example.server.add(Reply(text=PLAN),
+                       Reply(thinking="Plan:\n1. A draft step nobody sees", text=PLAN + "\n3. Add a regression test for b"),
                        Reply(text="noted"), Reply(text="done planning"))
     client = example.rpc("plan_mode", "--no-session", "--plan")
     ui(client, "setStatus", statusKey="plan-mode", statusText="⏸ plan")

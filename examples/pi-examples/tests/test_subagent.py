@@ -102,6 +102,7 @@ def test_single_agent_streams_and_returns_the_child_reply(example: Any) -> None:
     first = details["results"][0]
     assert (details["mode"], details["isError"], first["status"], first["exitCode"]) == ("single", False, "completed", 0)
     assert first["usage"]["turns"] == 1 and first["usage"]["input"] == 10 and first["usage"]["output"] == 5
+    assert first["stderr"] == "" and first["model"] == "fake/fake-model"
 
     # The renderer gets the final result as the end event carries it (a dict) and partials as ToolResults.
     collapsed = strip_ansi(render.render_result(end["result"], False, False))
@@ -127,7 +128,7 @@ def test_parallel_tasks_return_every_output(example: Any) -> None:
                     Reply(text="done")],
           {"SCOUT-7": lambda request: Reply(text=last_user_text(request).removeprefix("Task: ").upper() + "-OUT")})
 
-    done = example.run("subagent", "-p", "go", timeout=120)
+    done = example.run("subagent", "--mode", "json", "-p", "go", timeout=120)
 
     assert done.returncode == 0, done.stderr
     parent, children = split_requests(example, "SCOUT-7")
@@ -138,6 +139,14 @@ def test_parallel_tasks_return_every_output(example: Any) -> None:
     assert example.tool_results(parent[3]) == [("Parallel: 2/2 succeeded\n\n### [scout] completed\n\nALPHA-OUT"
                                                "\n\n---\n\n### [scout] completed\n\nBETA-OUT")]
     assert sorted(last_user_text(c) for c in children) == ["Task: alpha", "Task: beta"]
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    ends = [e["result"] for e in events if e["type"] == "tool_execution_end"]
+    lines = strip_ansi(render.render_result(ends[2], False, False)).splitlines()
+    assert lines[0] == "✓ parallel 2/2 tasks"
+    assert "Total: 2 turns ↑20 ↓10 $0.0002" in lines  # the children's usage summed, as Pi shows it
+    progress = [e["partialResult"]["content"][0]["text"] for e in events if e["type"] == "tool_execution_update"]
+    assert progress[0] == "Parallel: 0/2 done, 1 running, 1 pending..."
+    assert "Parallel: 2/2 done, 0 running, 0 pending..." in progress
     missing = example.cwd / "missing"  # a task cwd that does not exist: the spawn error, not a traceback
     assert example.tool_results(parent[4]) == [(f"Agent failed: Error: Failed to spawn subagent: "
                                                f"No such file or directory: {missing}")]

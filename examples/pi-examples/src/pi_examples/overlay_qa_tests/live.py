@@ -62,7 +62,7 @@ class StackPanel(Framed):
         colour = STACK_COLOURS[(self.num - 1) % len(STACK_COLOURS)]
         shade = [f" {'░' * (inner - 2)} "] * 5
         return self.framed([f" Overlay {th.fg('accent', f'#{self.num}')}", f" Layer: {th.fg(colour, self.layer)}", "",
-                            *shade, "", th.fg("dim", " Press Enter/Escape to close")], width, colour)
+                            *shade, "", th.fg("dim", " Press Enter/Esc to close")], width, colour)
 
 
 class OverflowPanel(Framed):

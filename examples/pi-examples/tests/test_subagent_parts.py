@@ -1,10 +1,17 @@
-"""subagent's agent discovery: user and project folders, scopes, overrides, and files that do not define an agent."""
+"""subagent's parts through the Python API: agent discovery (user and project folders, scopes, overrides, files
+that define no agent), the shipped samples, the parallel limit and the output caps."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
+from pi_examples.subagent import (
+    map_with_concurrency_limit,
+    truncate_model_output,
+    truncate_parallel_output,
+)
 from pi_examples.subagent.agents import discover_agents, format_agent_list
 
 SHIPPED = Path(__file__).resolve().parents[1] / "src" / "pi_examples" / "subagent"
@@ -57,3 +64,33 @@ def test_the_shipped_agents_and_prompts_are_complete(tmp_path: Path, monkeypatch
     assert all(a.model and a.system_prompt for a in found.values())
     prompts = sorted(p.stem for p in (SHIPPED / "prompts").glob("*.md"))
     assert prompts == ["implement", "implement-and-review", "scout-and-plan"]
+
+
+def test_at_most_four_children_run_at_once_and_results_keep_their_order() -> None:
+    running, peak = 0, 0
+
+    async def child(item: int, index: int) -> int:
+        nonlocal running, peak
+        running += 1
+        peak = max(peak, running)
+        await asyncio.sleep(0.01 * (8 - index))  # later tasks finish first
+        running -= 1
+        return item * 10
+
+    assert asyncio.run(map_with_concurrency_limit(list(range(8)), 4, child)) == [i * 10 for i in range(8)]
+    assert peak == 4
+
+
+def test_output_caps() -> None:
+    big = "é" * 30_000  # 60,000 bytes
+    capped = truncate_parallel_output(big)
+    kept, notice = capped.split("\n\n")
+    assert len(kept.encode()) == 51_200 and kept == "é" * 25_600
+    assert notice == "[Output truncated: 8800 bytes omitted. Full output preserved in tool details.]"
+    assert truncate_parallel_output("short") == "short"
+
+    lines = "\n".join(f"line {i}" for i in range(3000))
+    body, notice = truncate_model_output(lines).rsplit("\n\n", 1)
+    assert body.splitlines()[-1] == "line 1997"  # 2,000 lines less two for the notice
+    assert notice.startswith("[Output truncated: ")
+    assert notice.endswith(" bytes omitted. Full output preserved in tool details.]")
