@@ -340,10 +340,6 @@ def keyed(plugins: PluginSet, contributions: list[Contribution], kind: str, key:
                                               same_layer=same))
                 if not wins:
                     continue
-                target.by_plugin[holder].remove(name)  # the loser no longer provides it (pi plugins, pi list)
-                for earlier in overrides or []:
-                    if (earlier.kind, earlier.name, earlier.winner) == (kind, name, holder):
-                        earlier.winner = plugin
             target.items[name] = item
             target.owner[name] = plugin
             target.by_plugin.setdefault(plugin, []).append(name)
