@@ -61,18 +61,22 @@ class InteractiveApp:
                  console: Console | None = None, input: Any = None, output: Any = None,
                  preloader: Preloader | None = None, quiet_startup: bool = False) -> None:
         self.session = session
+        self.running = False
+        self.version = 0  # bumped by every change the live part shows
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.scrollback = Scrollback(self)  # first: notices may come while the rest is set up
         self.control = SessionControl(session)
         self.startup = startup
         self.quiet_startup = quiet_startup
         self.header = header
         self.console = console or Console(highlight=False)
-        self.scrollback = Scrollback(self)
         self.screen = Screen(self)
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self.show)
         if session.settings is not None and session.settings.get("hideThinkingBlock", False) is True:
             self.view.show_thinking = False  # Ctrl+T shows it again
         self.commands: dict[str, MenuCommand] = {}
-        self.refresh_commands()
+        self.startup_notes: list[str] = []  # problems found while starting (commands, keybindings, shortcuts)
+        self.commands = collect_commands(BUILTIN_COMMANDS, session, self._resources(), warn=self.startup_notes.append)
         self.preloader = preloader or Preloader(session)
         self.busy = False
         self.started_at = 0.0
@@ -80,7 +84,6 @@ class InteractiveApp:
         self.panel: Panel | None = None  # a picker, /tree, /settings ... shown in place of the editor
         self._panel_future: asyncio.Future[Any] | None = None
         self.text_dialog: TextDialog | None = None  # a plugin's ui.editor: the editor holds its text meanwhile
-        self.startup_notes: list[str] = []  # problems found while starting (keybindings, shortcuts)
         self.theme_notes: list[str] = []  # problems of the last theme discovery (shown at start-up)
         self.attachments: list[attachments.Attachment] = []  # images waiting in the editor as chips
         from pi_core.config_paths import agent_dir
@@ -111,9 +114,6 @@ class InteractiveApp:
         self.header_component: Any = None  # ui.set_header
         self.autocomplete: Any = None  # the top of the ui.add_autocomplete_provider stack
         self.asked = asyncio.Event()  # a plugin opened a question or component (start-up stops waiting)
-        self.running = False
-        self.version = 0  # bumped by every change the live part shows
-        self.tasks: set[asyncio.Task[Any]] = set()
         self.exit_code = 0
         self.history = InMemoryHistory()
         for message in session.messages:
@@ -145,9 +145,11 @@ class InteractiveApp:
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
 
+    def _resources(self) -> Any:
+        return getattr(self.startup, "resources", None) or self.session.resources
+
     def refresh_commands(self) -> None:
-        resources = getattr(self.startup, "resources", None) or self.session.resources
-        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, resources,
+        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, self._resources(),
                                          warn=lambda text: self.notify(text, "yellow"))
 
     def notify(self, text: str, style: str = "dim") -> None:
