@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
@@ -33,6 +34,10 @@ DESCRIPTION = (
     "as attachments. Text output stops at 2000 lines or 50KB, whichever comes first. Page through big files "
     "with offset/limit, and keep raising offset until you have read everything you need."
 )
+
+# A text file up to this size is read on the event loop (``Tool.quick``): over in microseconds, while a worker
+# thread's hand-off took milliseconds of every turn on a busy machine.
+QUICK_READ_BYTES = 256 * 1024
 
 # Bytes that mark a file as binary when they open it (and no NUL byte gave it away already).
 _BINARY_SIGNATURES = (b"%PDF-", b"PK\x03\x04", b"\x7fELF", b"\x1f\x8b", b"7z\xbc\xaf\x27\x1c", b"Rar!\x1a\x07",
@@ -117,6 +122,26 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperation
     return _text_result(text_slice, path, start, limit)
 
 
+def is_quick(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None = None) -> bool:
+    """True for a small local text file (an image may need resizing: it goes to a worker thread)."""
+    from pi_core.toolkit.fileops import LOCAL
+    from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type
+    from pi_core.toolkit.paths import resolve_to_cwd
+
+    path = args.get("path") if isinstance(args, dict) else None
+    if (operations is not None and operations is not LOCAL) or not isinstance(path, str):
+        return False
+    try:
+        absolute = resolve_to_cwd(path, str(ctx.cwd))  # a macOS name variant of it: a worker thread finds it
+        info = os.stat(absolute)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > QUICK_READ_BYTES:
+            return False
+        with open(absolute, "rb") as stream:
+            return detect_image_mime_type(stream.read(SNIFF_BYTES)) is None
+    except (OSError, ValueError):
+        return False
+
+
 def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_images: bool = True) -> Tool:
     """A read tool on ``operations`` (the local disk by default).
 
@@ -129,6 +154,7 @@ def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_im
         description=DESCRIPTION,
         parameters=PARAMETERS,
         execute=functools.partial(execute, operations=operations, auto_resize_images=auto_resize_images),
+        quick=functools.partial(is_quick, operations=operations),
         prompt_snippet="Show the contents of a file (text or image)",
         prompt_guidelines=["Look at files with read, not with cat or sed."],
         coercion="typebox",

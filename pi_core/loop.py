@@ -373,7 +373,8 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
         if inspect.iscoroutinefunction(tool.execute):
             outcome = await tool.execute(prepared.args, ctx)
         else:
-            outcome = await asyncio.to_thread(tool.execute, prepared.args, ctx)
+            inline = tool.quick is not None and tool.quick(prepared.args, ctx)
+            outcome = tool.execute(prepared.args, ctx) if inline else await asyncio.to_thread(tool.execute, prepared.args, ctx)
             outcome = await _maybe_await(outcome)
         prepared.result = ToolResult.text(outcome) if isinstance(outcome, str) else outcome
         prepared.is_error = prepared.result.is_error

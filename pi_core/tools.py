@@ -153,6 +153,8 @@ class Tool:
     (``tool_search`` finds such tools). ``reaches_tools`` marks a tool that finds or calls other tools,
     so plugins whose tools appear late (servers still connecting) finish adding them before it runs.
     ``annotations`` are behaviour hints (``readOnlyHint``, ``destructiveHint``, ...) for permission plugins.
+    ``quick(args, ctx)`` True says this call of a synchronous ``execute`` is over at once (the read of a small
+    local file): it runs on the event loop instead of a worker thread, whose hand-off can cost milliseconds.
     """
 
     name: str
@@ -169,6 +171,7 @@ class Tool:
     exposure: Literal["direct", "deferred"] = "direct"
     reaches_tools: bool = False
     annotations: dict[str, bool] | None = None
+    quick: Callable[[Any, ToolContext], bool] | None = None
 
     def __hash__(self) -> int:
         return id(self)
@@ -180,9 +183,14 @@ class Tool:
         return schema_of(self.parameters)
 
     def definition(self) -> ToolDefinition:
-        from pi_core.types import ToolDefinition
+        """What a request declares; built once (every turn asks, and validating a schema costs per tool)."""
+        made: ToolDefinition | None = self.__dict__.get("_definition")
+        if made is None or made.name != self.name or made.description != self.description:
+            from pi_core.types import ToolDefinition
 
-        return ToolDefinition(name=self.name, description=self.description, parameters=self.json_schema)
+            made = self.__dict__["_definition"] = ToolDefinition(name=self.name, description=self.description,
+                                                                 parameters=self.json_schema)
+        return made
 
     def build_args(self, validated: dict[str, Any]) -> Any:
         """Turn validated JSON arguments into what ``execute`` receives."""

@@ -19,7 +19,7 @@ from pi_core.events import AgentEvent
 from pi_core.session import AgentSession
 from pi_core.toolkit.redact import redact
 from pi_core.types import AssistantMessage, ImageContent, encodable
-from pi_core.ui import UI
+from pi_core.ui import UI, Theme
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -60,7 +60,7 @@ class Spinner:
 
 
 async def run_print_mode(session: AgentSession, prompts: list[str], images: list[ImageContent],
-                         *, json_mode: bool) -> int:
+                         *, json_mode: bool, theme: Theme | None = None) -> int:
     spinner = Spinner() if not json_mode else None
     if json_mode:
         header = session.store.header
@@ -79,7 +79,7 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
             elif event.type in ("message_update", "tool_execution_start", "agent_end"):
                 spinner.stop()
 
-    session.set_ui(UI(), "json" if json_mode else "text")  # nobody can answer: dialogs give their defaults
+    session.set_ui(UI(theme), "json" if json_mode else "text")  # nobody can answer: dialogs give their defaults
     session.subscribe(on_event)
     await session.start("startup")
     try:

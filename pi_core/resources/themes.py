@@ -289,3 +289,22 @@ def setting_theme_paths(global_settings: Mapping[str, Any], project_settings: Ma
                 path = Path(entry.strip()).expanduser()
                 paths.append(path if path.is_absolute() else base / path)
     return paths
+
+
+def session_theme(session: Any, args: Any = None, name: str | None = None) -> tuple[Theme, ThemeSet, list[str]]:
+    """The theme a running session's front end uses: ``name``, else ``--use-theme``, else the ``theme``
+    setting; found among the built-ins, ``--theme`` paths, the ``themes`` setting and what plugins contributed."""
+    from pi_core.config_paths import agent_dir
+
+    home = agent_dir()
+    settings = getattr(session, "settings", None)
+    cwd = Path(session.config.cwd)
+    paths = setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), home, cwd) \
+        if settings is not None and hasattr(settings, "scope_data") else []
+    paths += [Path(p) for p in getattr(session.prompt_source, "theme_paths", None) or []]
+    setting = settings.get("theme") if settings is not None else None
+    return active_theme(
+        cwd, home, name or setting, use_theme=None if name else getattr(args, "use_theme", None),
+        cli_paths=[Path(p).expanduser() for p in getattr(args, "themes", None) or []], setting_paths=paths,
+        no_themes=bool(getattr(args, "no_themes", False)), project_trusted=lambda: bool(session.project_trusted),
+    )

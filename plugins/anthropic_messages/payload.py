@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from pi_plugins._copilot import COPILOT, copilot_headers
 
+from pi_core.llm.incremental import Prefixes, cut_before_standalone_turn
 from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import transform_messages
 from pi_core.models.thinking import (
@@ -20,6 +22,7 @@ from pi_core.types import (
     AssistantMessage,
     Context,
     ImageContent,
+    Message,
     Model,
     TextContent,
     ThinkingContent,
@@ -134,9 +137,29 @@ def _assistant_blocks(message: AssistantMessage, oauth: bool) -> list[dict[str, 
 
 
 def convert_messages(context: Context, model: Model, oauth: bool,
-                     control: dict[str, str] | None) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for message in transform_messages(context.messages, model):
+                     control: dict[str, str] | None, *, share: bool = False) -> list[dict[str, Any]]:
+    """The Messages API ``messages``. With ``share`` the converted prefix of a history that grew since the
+    last call is reused (``_PREFIXES``): the caller must not edit the items (the cache marker below edits
+    only the last one, which is never shared)."""
+    if share:
+        out, _shared = _PREFIXES.convert((model.id, model.provider, model.api, tuple(model.input), oauth),
+                                         context.messages, {},
+                                         lambda segment, id_map, items: _convert(segment, model, oauth, id_map, items))
+    else:
+        out = []
+        _convert(context.messages, model, oauth, {}, out)
+    if control and out and out[-1]["role"] == "user":
+        last = out[-1]
+        if isinstance(last["content"], str):
+            last["content"] = [{"type": "text", "text": last["content"], "cache_control": dict(control)}]
+        else:
+            last["content"][-1]["cache_control"] = dict(control)
+    return out
+
+
+def _convert(segment: Sequence[Message], model: Model, oauth: bool, id_map: dict[str, str],
+             out: list[dict[str, Any]]) -> None:
+    for message in transform_messages(segment, model, None, id_map):
         if isinstance(message, UserMessage):
             if isinstance(message.content, str):
                 if message.content.strip():
@@ -159,13 +182,9 @@ def convert_messages(context: Context, model: Model, oauth: bool,
                 previous["content"].append(result)
             else:
                 out.append({"role": "user", "content": [result]})
-    if control and out and out[-1]["role"] == "user":
-        last = out[-1]
-        if isinstance(last["content"], str):
-            last["content"] = [{"type": "text", "text": last["content"], "cache_control": dict(control)}]
-        else:
-            last["content"][-1]["cache_control"] = dict(control)
-    return out
+
+
+_PREFIXES: Prefixes[dict[str, str]] = Prefixes(cut_before_standalone_turn, dict)
 
 
 # --- tools and the request ------------------------------------------------------------------------
@@ -192,7 +211,9 @@ def convert_tools(tools: list[ToolDefinition], model: Model, oauth: bool,
 def build_params(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, Any]:
     control = cache_control(model, options)
     max_tokens = base_max_tokens(model, options.max_tokens) or model.max_tokens // 3
-    params: dict[str, Any] = {"model": model.id, "messages": convert_messages(context, model, oauth, control),
+    # Shared history items unless something may edit the body in place (an on_payload hook).
+    messages = convert_messages(context, model, oauth, control, share=options.on_payload is None)
+    params: dict[str, Any] = {"model": model.id, "messages": messages,
                               "max_tokens": max_tokens, "stream": True}
     system: list[dict[str, Any]] = []
     if oauth:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Any
 
+from pi_core.llm.incremental import Prefixes, cut_before_standalone_turn
 from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import transform_messages
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
@@ -13,6 +15,7 @@ from pi_core.types import (
     AssistantMessage,
     Context,
     ImageContent,
+    Message,
     Model,
     TextContent,
     ThinkingContent,
@@ -108,9 +111,21 @@ def _function_response(message: ToolResultMessage, model: Model, contents: list[
         contents.append({"role": "user", "parts": [{"text": TOOL_IMAGE_TEXT}, *(_inline(b) for b in images)]})
 
 
-def convert_contents(model: Model, context: Context) -> list[dict[str, Any]]:
-    contents: list[dict[str, Any]] = []
-    for message in transform_messages(context.messages, model):
+def convert_contents(model: Model, context: Context, *, share: bool = False) -> list[dict[str, Any]]:
+    """The ``contents`` of a request. With ``share`` the converted prefix of a history that grew since the
+    last call is reused (``_PREFIXES``): the caller must not edit the items."""
+    if share:
+        key = (model.id, model.provider, model.api, tuple(model.input))
+        contents, _shared = _PREFIXES.convert(key, context.messages, {},
+                                              lambda segment, id_map, out: _convert(segment, model, id_map, out))
+        return contents
+    contents = []
+    _convert(context.messages, model, {}, contents)
+    return contents
+
+
+def _convert(segment: Sequence[Message], model: Model, id_map: dict[str, str], contents: list[dict[str, Any]]) -> None:
+    for message in transform_messages(segment, model, None, id_map):
         if isinstance(message, ToolResultMessage):
             _function_response(message, model, contents)
         elif isinstance(message, AssistantMessage):
@@ -121,7 +136,9 @@ def convert_contents(model: Model, context: Context) -> list[dict[str, Any]]:
             parts = _user_parts(message.content)
             if parts:
                 contents.append({"role": "user", "parts": parts})
-    return contents
+
+
+_PREFIXES: Prefixes[dict[str, str]] = Prefixes(cut_before_standalone_turn, dict)
 
 
 def convert_tools(tools: list[ToolDefinition]) -> list[dict[str, Any]] | None:
@@ -170,7 +187,8 @@ def thinking_config(model: Model, options: StreamOptions) -> dict[str, Any] | No
 
 
 def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-    body: dict[str, Any] = {"contents": convert_contents(model, context)}
+    # Shared history items unless something may edit the body in place (an on_payload hook).
+    body: dict[str, Any] = {"contents": convert_contents(model, context, share=options.on_payload is None)}
     if context.system_prompt:
         body["systemInstruction"] = {"role": "user", "parts": [{"text": sanitize_surrogates(context.system_prompt)}]}
     tools = convert_tools(context.tools or [])

@@ -45,3 +45,16 @@ def builtin_provider(app: InteractiveApp) -> BuiltinProvider:
 
 def triggers(provider: Any) -> list[str]:
     return [str(t) for t in getattr(provider, "trigger_characters", None) or []]
+
+
+def completing_while_typing(app: InteractiveApp) -> bool:
+    """Whether the menu opens by itself: a command name (or its arguments when it completes them), ``@``, triggers."""
+    if app.text_dialog is not None:  # a plugin's text, not a prompt: no command or file menu pops up
+        return False
+    before = app.buffer.document.text_before_cursor
+    if before.startswith("/") and "\n" not in before:
+        name, space, _ = before[1:].partition(" ")
+        command = app.commands.get(name) if space else None
+        return not space or (command is not None and command.complete is not None)
+    word = before.split()[-1] if before and not before[-1].isspace() else ""
+    return word.startswith("@") or any(word.startswith(t) for t in triggers(app.autocomplete))

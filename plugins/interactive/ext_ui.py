@@ -48,22 +48,24 @@ class InteractiveUI(UI):
 
     async def select(self, title: str, options: list[str], *, timeout: float | None = None,
                      signal: AbortSignal | None = None) -> str | None:
-        return await within(self.app.pick(title, [PickItem(o, o) for o in options]), None, timeout=timeout,
-                            signal=signal)
+        return await within(self.app.pick(title, [PickItem(o, o) for o in options], timeout=timeout), None,
+                            timeout=timeout, signal=signal)
 
     async def confirm(self, title: str, message: str = "", *, timeout: float | None = None,
                       signal: AbortSignal | None = None) -> bool:
         heading = f"{title}\n{message}" if message else title
-        answer = await within(self.app.pick(heading, [PickItem("Yes", True), PickItem("No", False)]), None,
-                              timeout=timeout, signal=signal)
+        answer = await within(self.app.pick(heading, [PickItem("Yes", True), PickItem("No", False)],
+                                            timeout=timeout), None, timeout=timeout, signal=signal)
         return answer is True
 
     async def input(self, title: str, placeholder: str = "", *, timeout: float | None = None,
                     signal: AbortSignal | None = None) -> str | None:
-        return await within(self.app.ask(title, placeholder), None, timeout=timeout, signal=signal)
+        return await within(self.app.ask(title, placeholder, timeout=timeout), None, timeout=timeout, signal=signal)
 
     async def editor(self, title: str, prefill: str = "") -> str | None:
-        return await self.app.ask(title, prefill=prefill)
+        from pi_plugins.interactive import text_dialog
+
+        return await text_dialog.edit(self.app, title, prefill)
 
     def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
         self.app.notify(message, LEVEL_STYLES.get(level, "cyan"))
@@ -120,7 +122,7 @@ class InteractiveUI(UI):
         self.app.invalidate()
 
     async def custom(self, factory: ComponentFactory, *, overlay: bool = False,
-                     overlay_options: OverlayOptions | None = None,
+                     overlay_options: OverlayOptions | Callable[[], OverlayOptions] | None = None,
                      on_handle: Callable[[OverlayHandle], None] | None = None) -> Any:
         """The component ``factory(tui, theme, keybindings, done)`` makes, with the keyboard, until ``done(value)``.
 
@@ -138,7 +140,11 @@ class InteractiveUI(UI):
         if inspect.isawaitable(component):
             component = await component
         if overlay:
-            handle = app.overlays.open(component, overlay_options)
+            if answer.done():  # done() already called by the factory: never shown
+                dispose(component)
+                return answer.result()
+            options = overlay_options() if callable(overlay_options) else overlay_options
+            handle = app.overlays.open(component, options)
             if on_handle is not None:
                 on_handle(handle)
             try:
@@ -148,6 +154,8 @@ class InteractiveUI(UI):
         if answer.done():  # done() already called by the factory
             dispose(component)
             return answer.result()
+        if hasattr(component, "focused") and app.overlays.focus is None:  # it has the keyboard (Pi's Focusable)
+            component.focused = True
         try:
             return await app.open_panel(ComponentPanel(component))
         finally:
@@ -177,7 +185,7 @@ class InteractiveUI(UI):
         if self.app.header_component is not None:
             dispose(self.app.header_component)
         self.app.header_component = None if factory is None else factory(self.app.tui, self.theme)
-        if self.app._intro is None:
+        if self.app.scrollback.intro is None:
             self.app.redraw_transcript()
 
     def set_editor_component(self, factory: ComponentFactory | None) -> None:
@@ -219,6 +227,9 @@ class InteractiveUI(UI):
             if found is None:
                 return ThemeResult(False, f"Theme not found: {theme}")
             self.app.apply_theme(found)
+            settings = self.app.session.settings
+            if settings is not None and settings.get("theme") != theme:  # as Pi: a theme chosen by name is kept
+                settings.set("theme", theme, "global")
             return ThemeResult(True)
         data = getattr(theme, "theme", theme)
         if not isinstance(data, ThemeData):

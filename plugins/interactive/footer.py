@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.control.stats import session_totals
+from pi_core.types import PLACEHOLDER_MODEL
 
 
 def compact_count(n: int) -> str:
@@ -42,14 +43,19 @@ def footer_lines(session: Any, width: int) -> tuple[str, str]:
     if totals.cost:
         stats.append(f"${totals.cost:.3f}")
     model = session.model
-    window = model.context_window
-    percent = f"{totals.context_tokens / window * 100:.1f}%" if window else "?"
-    stats.append(f"{percent}/{compact_count(window)}" if window else percent)
+    auto = " (auto)" if getattr(session, "auto_compaction", False) else ""
+    if model.id == PLACEHOLDER_MODEL.id:  # no model yet: as Pi, an empty context of a zero window
+        stats.append(f"0.0%/0{auto}")
+        right = model.id
+    else:
+        window = model.context_window
+        percent = f"{totals.context_tokens / window * 100:.1f}%" if window else "?"
+        stats.append(f"{percent}/{compact_count(window)}{auto}" if window else f"{percent}{auto}")
+        thinking = session.agent.state.thinking_level
+        right = model.id if not model.reasoning else f"{model.id} • {thinking}"
+        if model.provider:
+            right = f"({model.provider}) {right}"
     left = " ".join(stats)
-    thinking = session.agent.state.thinking_level
-    right = model.id if not model.reasoning else f"{model.id} • {thinking}"
-    if model.provider:
-        right = f"({model.provider}) {right}"
     gap = width - len(left) - len(right)
     second = left + " " * gap + right if gap >= 2 else f"{left}  {right}"
     if len(first) > width:

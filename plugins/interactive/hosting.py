@@ -9,6 +9,7 @@ prompt_toolkit as usual.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,6 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Float, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
-from pi_core.tui.width import CURSOR_MARKER
 from pi_core.ui import Component, OverlayOptions
 
 if TYPE_CHECKING:
@@ -28,11 +28,16 @@ if TYPE_CHECKING:
 PASS_THROUGH = {Keys.CPRResponse, Keys.Vt100MouseEvent, Keys.WindowsMouseEvent, Keys.Ignore, Keys.SIGINT}
 
 
+# OSC and APC strings (hyperlinks, the cursor marker): prompt_toolkit's ANSI parser would print their bodies
+# as text, and its screen diffing cannot keep a hyperlink's open and close together, so they are dropped.
+TERMINAL_STRINGS = re.compile(r"\x1b[\]_][^\x07\x1b]*(?:\x07|\x1b\\)")
+
+
 def fragments(lines: list[str]) -> Any:
     """ANSI lines as prompt_toolkit fragments; colours never leak from one line into the next. The cursor
-    marker of focused inputs is dropped: they draw their own (reverse video) cursor."""
-    text = "\n".join(line + "\x1b[0m" for line in lines).replace(CURSOR_MARKER, "")
-    return to_formatted_text(ANSI(text))
+    marker of focused inputs is dropped (they draw their own reverse-video cursor), and so are hyperlinks."""
+    text = "\n".join(line + "\x1b[0m" for line in lines)
+    return to_formatted_text(ANSI(TERMINAL_STRINGS.sub("", text) if "\x1b" in text else text))
 
 
 def render_lines(component: Any, width: int) -> list[str]:
@@ -129,55 +134,103 @@ class ComponentPanel:
         return None
 
 
+PERCENT = re.compile(r"^(\d+(?:\.\d+)?)%$")
+
+
 def _size(value: int | str | None, whole: int) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        text = value.strip()
-        if text.endswith("%"):
-            return int(whole * float(text[:-1]) / 100)
-        return int(text)
-    return int(value)
+    """Cells, or a percentage of ``whole`` ("25%"); None when unset or not a size Pi understands."""
+    if value is None or isinstance(value, int):
+        return value
+    match = PERCENT.match(str(value).strip())
+    return int(whole * float(match.group(1)) / 100) if match else None
 
 
 def _margins(margin: int | dict[str, int]) -> tuple[int, int, int, int]:
+    """Top, right, bottom, left; negative margins count as none."""
     if isinstance(margin, dict):
-        return (int(margin.get("top", 0)), int(margin.get("right", 0)), int(margin.get("bottom", 0)),
-                int(margin.get("left", 0)))
-    return margin, margin, margin, margin
+        sides = [int(margin.get(side, 0) or 0) for side in ("top", "right", "bottom", "left")]
+    else:
+        sides = [int(margin)] * 4
+    top, right, bottom, left = (max(0, side) for side in sides)
+    return top, right, bottom, left
 
 
-@dataclass
+def _place(position: int | str | None, anchor_side: str, room: int, size: int, margin: int) -> int:
+    """One coordinate: an absolute cell (margins ignored, as in Pi), a percentage of the free room inside the
+    margins (0% = first cell, 100% = last that still fits), or the anchor's side ("start", "end", "center")."""
+    if isinstance(position, int):
+        return position
+    free = max(0, room - size)
+    if position is not None:
+        match = PERCENT.match(position.strip())
+        if match is None:  # not a percentage: centred, like Pi
+            return margin + (room - size) // 2
+        return margin + int(free * float(match.group(1)) / 100)
+    if anchor_side == "start":
+        return margin
+    if anchor_side == "end":
+        return margin + room - size
+    return margin + (room - size) // 2
+
+
+ANCHOR_SIDES = {  # anchor -> (vertical side, horizontal side)
+    "top-left": ("start", "start"), "top-center": ("start", "center"), "top-right": ("start", "end"),
+    "left-center": ("center", "start"), "center": ("center", "center"), "right-center": ("center", "end"),
+    "bottom-left": ("end", "start"), "bottom-center": ("end", "center"), "bottom-right": ("end", "end"),
+}
+
+
+@dataclass(eq=False)
 class Overlay:
-    """A floating component (``pi_core.ui.OverlayHandle``)."""
+    """A floating component (``pi_core.ui.OverlayHandle``).
+
+    Focus follows Pi's TUI: one component has the keyboard (``OverlayStack.focus``; None = the editor or an
+    inline component). A capturing overlay takes it when it opens or is shown again; a non-capturing one only
+    through ``focus()``. Losing it hands it to the front-most visible capturing overlay, else to whatever had
+    it when this one opened. The focused overlay is drawn in front of the others.
+    """
 
     component: Any
     options: OverlayOptions
     stack: OverlayStack
     hidden: bool = False
-    focused: bool = True
+    order: int = 0  # drawing order, higher in front; raised by focus()
+    pre_focus: Any = None  # what had the keyboard when this overlay opened
     lines: list[str] = field(default_factory=list)
     float: Float | None = None
     box: tuple[int, int, int, int] = (0, 0, 0, 0)  # left, top, width, height
 
     def focus(self) -> None:
+        if self not in self.stack.items or not self.shown(self.stack.app.width()):
+            return
         self.stack.raise_(self)
-        self.focused = True
-        self.stack.app.invalidate()
+        self.stack.set_focus(self.component)
 
     def unfocus(self, target: Any = None) -> None:
-        self.focused = False
-        self.stack.app.invalidate()
+        """Give the keyboard to ``target``, or to the front-most capturing overlay / what had it before."""
+        if self.stack.focus is not self.component:
+            return
+        front = self.stack.front()
+        fallback = front.component if front is not None and front is not self else self.pre_focus
+        self.stack.set_focus(target if target is not None else fallback)
 
     def set_hidden(self, hidden: bool) -> None:
-        self.hidden = bool(hidden)
+        hidden = bool(hidden)
+        if hidden == self.hidden:
+            return
+        self.hidden = hidden
+        if hidden:
+            self.stack.release(self)
+        elif not self.options.non_capturing and self.shown(self.stack.app.width()):
+            self.stack.raise_(self)
+            self.stack.set_focus(self.component)
         self.stack.app.invalidate()
 
     def is_hidden(self) -> bool:
         return self.hidden
 
     def is_focused(self) -> bool:
-        return self.focused and not self.hidden and not self.options.non_capturing
+        return self.stack.focus is self.component
 
     def hide(self) -> None:
         """Close the overlay for good."""
@@ -199,70 +252,101 @@ class Overlay:
         opts = self.options
         top_m, right_m, bottom_m, left_m = _margins(opts.margin)
         room_w, room_h = max(1, columns - left_m - right_m), max(1, rows - top_m - bottom_m)
-        width = _size(opts.width, columns) or min(80, room_w)
-        width = max(width, opts.min_width or 0)
-        width = max(1, min(width, room_w))
-        lines = render_lines(self.component, width)
-        height = len(lines)
+        width = _size(opts.width, columns)
+        if width is None:
+            width = min(80, room_w)
+        width = max(1, min(max(width, opts.min_width or 0), room_w))
         cap = _size(opts.max_height, rows)
+        lines = render_lines(self.component, width)
         if cap is not None:
-            height = min(height, cap)
-        height = max(1, min(height, room_h))
-        self.lines = lines[:height]
-        anchor = opts.anchor or "center"
-        vertical, _, horizontal = anchor.partition("-") if "-" in anchor else ("center", "", "center")
-        if vertical in ("left", "right"):  # "left-center", "right-center"
-            vertical, horizontal = "center", vertical
-        row = _size(opts.row, max(0, room_h - height)) if opts.row is not None else None
-        col = _size(opts.col, max(0, room_w - width)) if opts.col is not None else None
-        if row is None:
-            row = {"top": 0, "bottom": room_h - height}.get(vertical, (room_h - height) // 2)
-        if col is None:
-            col = {"left": 0, "right": room_w - width}.get(horizontal, (room_w - width) // 2)
-        top = max(0, min(rows - height, top_m + row + opts.offset_y))
-        left = max(0, min(columns - width, left_m + col + opts.offset_x))
+            lines = lines[:max(1, min(cap, room_h))]
+        height = len(lines)
+        vertical, horizontal = ANCHOR_SIDES.get(opts.anchor or "center", ("center", "center"))
+        top = _place(opts.row, vertical, room_h, height, top_m) + opts.offset_y
+        left = _place(opts.col, horizontal, room_w, width, left_m) + opts.offset_x
+        top = max(top_m, min(top, rows - bottom_m - height))
+        left = max(left_m, min(left, columns - right_m - width))
+        self.lines = lines[:max(1, rows - top)]
         self.box = (left, top, width, height)
         if self.float is not None:
             self.float.left, self.float.top = left, top
-            self.float.width, self.float.height = width, height
+            self.float.width, self.float.height = width, max(1, len(self.lines))
 
 
 class OverlayStack:
-    """The open overlays, bottom to top; the app adds their floats to its FloatContainer."""
+    """The open overlays and who has the keyboard; the app adds their floats to its FloatContainer."""
 
     def __init__(self, app: InteractiveApp, floats: list[Float]) -> None:
         self.app = app
         self.floats = floats
         self.items: list[Overlay] = []
+        self.focus: Any = None  # the component that takes keys; None = the editor / inline component
+        self._order = 0
 
     def open(self, component: Any, options: OverlayOptions | None = None) -> Overlay:
-        overlay = Overlay(component, options or OverlayOptions(), self)
+        if options is None:  # Pi's fallback: a component may say how wide it wants to be
+            wanted = getattr(component, "width", None)
+            options = OverlayOptions(width=wanted if isinstance(wanted, (int, str)) else None)
+        overlay = Overlay(component, options, self, pre_focus=self.focus)
         window = Window(FormattedTextControl(lambda: fragments(overlay.lines)), wrap_lines=False)
         overlay.float = Float(window, left=0, top=0, width=1, height=1, z_index=10)
         self.items.append(overlay)
+        self.raise_(overlay)
+        if not options.non_capturing and overlay.shown(self.app.width()):
+            self.set_focus(component)
         self.app.invalidate()
         return overlay
 
     def close(self, overlay: Overlay) -> None:
         if overlay in self.items:
+            self.release(overlay)
             self.items.remove(overlay)
+            for other in self.items:  # whoever would fall back to the closed overlay falls back further
+                if other.pre_focus is overlay.component:
+                    other.pre_focus = overlay.pre_focus
             dispose(overlay.component)
         self.app.invalidate()
 
     def raise_(self, overlay: Overlay) -> None:
-        if overlay in self.items:
-            self.items.remove(overlay)
-            self.items.append(overlay)
+        self._order += 1
+        overlay.order = self._order
+
+    def set_focus(self, component: Any) -> None:
+        """Move the keyboard; a component with a ``focused`` attribute is told (Pi's Focusable), the inline
+        ``custom()`` component too when the keyboard leaves it for an overlay or comes back to it."""
+        base = self.app.panel.component if isinstance(self.app.panel, ComponentPanel) else None
+        old = self.focus if self.focus is not None else base
+        new = component if component is not None else base
+        self.focus = component
+        if old is not None and old is not new and hasattr(old, "focused"):
+            old.focused = False
+        if new is not None and hasattr(new, "focused"):
+            new.focused = True
+        self.app.invalidate()
+
+    def release(self, overlay: Overlay) -> None:
+        """``overlay`` is going away or hidden: if it had the keyboard, pass it on."""
+        if self.focus is overlay.component:
+            front = self.front(exclude=overlay)
+            self.set_focus(front.component if front is not None else overlay.pre_focus)
+
+    def front(self, exclude: Overlay | None = None) -> Overlay | None:
+        """The front-most visible capturing overlay."""
+        columns = self.app.width()
+        candidates = [o for o in self.items if o is not exclude and not o.options.non_capturing and o.shown(columns)]
+        return max(candidates, key=lambda o: o.order, default=None)
 
     def visible(self, columns: int) -> list[Overlay]:
-        return [o for o in self.items if o.shown(columns)]
+        return sorted((o for o in self.items if o.shown(columns)), key=lambda o: o.order)
 
-    def focused(self) -> Overlay | None:
-        columns = self.app.width()
-        for overlay in reversed(self.items):
-            if overlay.is_focused() and overlay.shown(columns):
-                return overlay
-        return None
+    def target(self) -> Any:
+        """The component keys go to, or None for the editor / inline component. A focused overlay that is no
+        longer visible (hidden, or ``visible(columns)`` said no) hands the keyboard on first."""
+        current = next((o for o in self.items if o.component is self.focus), None)
+        if current is not None and not current.shown(self.app.width()):
+            front = self.front()
+            self.set_focus(front.component if front is not None else current.pre_focus)
+        return self.focus
 
     def arrange(self, columns: int, rows: int) -> None:
         """Before each redraw: place every visible overlay and hand its float to the layout."""
@@ -308,13 +392,10 @@ class KeyRouter:
             if self._consumed(self._call(handler, data)):
                 return True
         app = self.app
-        target: Any = None
-        overlay = app.overlays.focused()
-        if overlay is not None:
-            target = overlay.component
-        elif isinstance(app.panel, ComponentPanel):
+        target: Any = app.overlays.target()
+        if target is None and isinstance(app.panel, ComponentPanel):
             target = app.panel.component
-        elif app.panel is None and app.custom_editor is not None:
+        elif target is None and app.panel is None and app.custom_editor is not None and app.text_dialog is None:
             earlier = out[:]
             out.clear()
             self._process(earlier)  # keys before this one, in order

@@ -33,6 +33,8 @@ def build(ui: InteractiveApp) -> KeyBindings:
     bindings = KeyBindings()
     panel_open = Condition(lambda: ui.panel is not None)
     editing = ~panel_open
+    dialog_open = Condition(lambda: ui.text_dialog is not None)
+    app_keys = editing & ~dialog_open  # keys of the app, not of the editor: off while a plugin's text is edited
     completing = Condition(lambda: ui.buffer.complete_state is not None)
     add_panel_keys(bindings, lambda: ui.panel, ui.panel_done, ui.keybindings, active=panel_open)
 
@@ -58,7 +60,7 @@ def build(ui: InteractiveApp) -> KeyBindings:
                 return  # a file or path: keep editing; a command runs at once
         ui.submit()
 
-    @on("app.message.followUp")
+    @on("app.message.followUp", app_keys)
     def _follow_up(event: Any) -> None:
         if ui.busy and ui.buffer.text.strip():
             ui.submit(follow_up=True)
@@ -101,20 +103,20 @@ def build(ui: InteractiveApp) -> KeyBindings:
         if completion.text.endswith("/"):
             ui.buffer.start_completion()  # a directory: show what is inside
 
-    @on("app.thinking.cycle", editing & ~completing)
+    @on("app.thinking.cycle", app_keys & ~completing)
     def _cycle_thinking(event: Any) -> None:
         level = ui.control.cycle_thinking_level()
         ui.set_hint(f"Thinking level: {level}" if level else "This model has no thinking levels")
 
-    @on("app.model.cycleForward")
+    @on("app.model.cycleForward", app_keys)
     def _cycle_model(event: Any) -> None:
         ui.cycle_model(backward=False)
 
-    @on("app.model.cycleBackward")
+    @on("app.model.cycleBackward", app_keys)
     def _cycle_model_back(event: Any) -> None:
         ui.cycle_model(backward=True)
 
-    @on("app.model.select")
+    @on("app.model.select", app_keys)
     def _model_picker(event: Any) -> None:
         ui.run_command_text("/model")
 
@@ -155,24 +157,24 @@ def build(ui: InteractiveApp) -> KeyBindings:
     def _undo(event: Any) -> None:
         ui.buffer.undo()
 
-    @on("app.thinking.toggle")
+    @on("app.thinking.toggle", app_keys)
     def _toggle_thinking(event: Any) -> None:
         ui.view.show_thinking = not ui.view.show_thinking
         ui.set_hint("Thinking " + ("shown" if ui.view.show_thinking else "hidden"))
 
-    @on("app.tools.expand")
+    @on("app.tools.expand", app_keys)
     def _toggle_tools(event: Any) -> None:
         ui.toggle_tool_output()
 
-    @on("app.message.dequeue")
+    @on("app.message.dequeue", app_keys)
     def _dequeue(event: Any) -> None:
         ui.dequeue()
 
-    @on("app.message.copy")
+    @on("app.message.copy", app_keys)
     def _copy(event: Any) -> None:
         ui.run_command_text("/copy")
 
-    @on("app.clipboard.pasteImage")
+    @on("app.clipboard.pasteImage", app_keys)
     def _paste_image(event: Any) -> None:
         ui.paste_image()
 
@@ -183,11 +185,33 @@ def build(ui: InteractiveApp) -> KeyBindings:
 
     for action, command in (("app.session.new", "/new"), ("app.session.tree", "/tree"),
                             ("app.session.fork", "/fork"), ("app.session.resume", "/resume")):
-        on(action)(runs(command))
+        on(action, app_keys)(runs(command))
 
     @bindings.add(Keys.BracketedPaste, filter=editing)
     def _paste(event: Any) -> None:
         ui.paste_text(event.data)
 
-    shortcuts.bind(bindings, ui, ui.shortcuts, editing)  # last: a plugin's key wins over a built-in one
+    shortcuts.bind(bindings, ui, ui.shortcuts, app_keys)  # last: a plugin's key wins over a built-in one
+    _dialog_keys(ui, on, dialog_open, bindings)
     return bindings
+
+
+def _dialog_keys(ui: InteractiveApp, on: Any, dialog_open: Filter, bindings: KeyBindings) -> None:
+    """A plugin's ``ui.editor``: Enter submits its text, Escape or Ctrl+C cancels (bound after the rest: they win)."""
+    from pi_plugins.interactive import text_dialog
+
+    @on("tui.input.submit", dialog_open)
+    def _submit(event: Any) -> None:
+        text_dialog.finish(ui, ui.buffer.text)
+
+    @on("tui.select.cancel", dialog_open)
+    def _cancel(event: Any) -> None:
+        text_dialog.finish(ui, None)
+
+    @on("app.exit", dialog_open)
+    def _delete(event: Any) -> None:
+        ui.buffer.delete()
+
+    @bindings.add(Keys.BracketedPaste, filter=dialog_open)
+    def _paste(event: Any) -> None:
+        ui.buffer.insert_text(event.data.replace("\r\n", "\n").replace("\r", "\n"))

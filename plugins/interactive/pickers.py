@@ -7,6 +7,7 @@ run one picker as its own full-screen application: the only full-screen takeover
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -44,6 +45,13 @@ class Picker:
     index: int = 0  # cursor within ``visible()``
     free_text: bool = False  # no items: the typed text is the answer (a plugin's ``ui.input``)
     placeholder: str = ""
+    deadline: float | None = None  # time.monotonic() when a timed dialog closes: a countdown in the title
+
+    def heading(self) -> str:
+        """The title, with the seconds left when the dialog is timed (Pi counts "(5s)", "(4s)" ... to 1)."""
+        if self.deadline is None:
+            return self.title
+        return f"{self.title} ({max(0, math.ceil(self.deadline - time.monotonic()))}s)"
 
     def visible(self) -> list[int]:
         order = fuzzy_filter(self.query, range(len(self.items)),
@@ -103,7 +111,7 @@ class Picker:
     def lines(self, width: int) -> list[tuple[str, str]]:
         """(style, text) fragments: title, query line, a window of rows around the cursor, key help."""
         muted = style.pt("muted")
-        frags: list[tuple[str, str]] = [("bold", self.title + "\n"), ("", "> "), ("", self.query),
+        frags: list[tuple[str, str]] = [("bold", self.heading() + "\n"), ("", "> "), ("", self.query),
                                         ("reverse", " ")]
         if self.free_text:
             if not self.query and self.placeholder:

@@ -12,7 +12,6 @@ if TYPE_CHECKING:
     import click
     from pi_plugins.mcp.manager import McpManager
 
-    from pi_core.events import AgentEvent
     from pi_core.extension import BeforeAgentStart, ExtensionContext, SlashCommand
     from pi_core.tools import ToolCallInfo
 
@@ -94,12 +93,13 @@ async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_promp
 
 
 @hookimpl
-def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
-    """The first answer is streaming, so its request went out: start the servers that could wait until now."""
-    if event.type == "message_start":
-        manager = _managers.get(ctx.session)
-        if manager is not None and manager.starting_later:
-            manager.start_later()
+def pi_after_provider_response(ctx: ExtensionContext) -> None:
+    """The first answer is arriving, so its request went out: start the servers that could wait until now.
+
+    (Once per response, not per streamed event: a ``pi_agent_event`` here cost every delta a hook call.)"""
+    manager = _managers.get(ctx.session)
+    if manager is not None and manager.starting_later:
+        manager.start_later()
 
 
 @hookimpl

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pi_plugins._openai_common import cache_retention, long_cache_ok
 
+from pi_core.llm.incremental import Prefixes
 from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import transform_messages
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
@@ -17,12 +18,14 @@ from pi_core.types import (
     AssistantMessage,
     Context,
     ImageContent,
+    Message,
     Model,
     TextContent,
     ThinkingContent,
     ToolCall,
     ToolDefinition,
     ToolResultMessage,
+    UserMessage,
 )
 
 SEE_IMAGE_TEXT = "(see attached image)"
@@ -114,27 +117,61 @@ def _tool_result(message: ToolResultMessage, model: Model) -> dict[str, Any]:
 
 
 def convert_input(model: Model, context: Context,
-                  before_assistant: Callable[[AssistantMessage], list[dict[str, Any]]] | None = None,
-                  ) -> list[dict[str, Any]]:
+                  before_assistant: Callable[[AssistantMessage], list[dict[str, Any]]] | None = None, *,
+                  share: bool = False) -> list[dict[str, Any]]:
     """The Responses ``input`` items; ``before_assistant`` may put items ahead of a past answer's (Codex's
-    ``configuration_update``)."""
+    ``configuration_update``). With ``share`` the converted prefix of a history that grew since the last
+    call is reused (``_PREFIXES``): the caller must not edit the items."""
     items: list[dict[str, Any]] = []
     if context.system_prompt:
         items.append({"role": "developer" if model.reasoning else "system",
                       "content": sanitize_surrogates(context.system_prompt)})
-    for index, message in enumerate(transform_messages(context.messages, model)):
-        if isinstance(message, ToolResultMessage):
-            items.append(_tool_result(message, model))
-        elif isinstance(message, AssistantMessage):
-            converted_items = _assistant(message, model, index)
-            if converted_items and before_assistant is not None:
-                items.extend(before_assistant(message))
-            items.extend(converted_items)
-        else:
-            converted = _user(message.content)
-            if converted:
-                items.append(converted)
-    return items
+
+    def convert(segment: Sequence[Message], state: _State, out: list[dict[str, Any]]) -> None:
+        for message in transform_messages(segment, model, None, state.id_map):
+            index, state.index = state.index, state.index + 1
+            if isinstance(message, ToolResultMessage):
+                out.append(_tool_result(message, model))
+            elif isinstance(message, AssistantMessage):
+                converted_items = _assistant(message, model, index)
+                if converted_items and before_assistant is not None:
+                    out.extend(before_assistant(message))
+                out.extend(converted_items)
+            else:
+                converted = _user(message.content)
+                if converted:
+                    out.append(converted)
+
+    if not share or before_assistant is not None:
+        convert(context.messages, _State(), items)
+        return items
+    key = (model.id, model.provider, model.api, "image" in model.input)
+    history, _shared = _PREFIXES.convert(key, context.messages, _State(), convert)
+    return items + history if items else history
+
+
+class _State:
+    """What one converted segment hands the next: renamed tool-call ids, and the position in the history
+    after the transform (a text block without a stored id is named ``msg_{position}``)."""
+
+    __slots__ = ("id_map", "index")
+
+    def __init__(self, id_map: dict[str, str] | None = None, index: int = 0) -> None:
+        self.id_map = id_map if id_map is not None else {}
+        self.index = index
+
+    def copy(self) -> _State:
+        return _State(dict(self.id_map), self.index)
+
+
+def _cut_before(message: Message) -> bool:
+    # Nothing crosses a user or (sent) assistant message but renamed ids and the position; a failed reply
+    # is left out by the transform, and orphaned tool calls get their results at the next such message.
+    return isinstance(message, UserMessage) or (isinstance(message, AssistantMessage)
+                                                and message.stop_reason not in ("error", "aborted"))
+
+
+_PREFIXES: Prefixes[_State] = Prefixes(_cut_before, _State.copy)
 
 
 def convert_tools(tools: list[ToolDefinition]) -> list[dict[str, Any]]:
@@ -143,7 +180,9 @@ def convert_tools(tools: list[ToolDefinition]) -> list[dict[str, Any]]:
 
 
 def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-    body: dict[str, Any] = {"model": model.id, "input": convert_input(model, context), "stream": True}
+    # Shared history items unless something may edit the body in place (an on_payload hook).
+    body: dict[str, Any] = {"model": model.id, "input": convert_input(model, context, share=options.on_payload is None),
+                            "stream": True}
     retention = cache_retention(options)
     if options.session_id and retention != "none":
         body["prompt_cache_key"] = options.session_id

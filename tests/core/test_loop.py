@@ -251,6 +251,41 @@ def test_sync_tool_runs_in_thread_and_streams_updates() -> None:
     assert provider.contexts[1].messages[-1].text() == "whole"
 
 
+def test_a_quick_sync_call_runs_on_the_loop_thread_and_others_in_a_worker() -> None:
+    import threading
+
+    threads: dict[str, str] = {}
+
+    def execute(args: dict[str, Any], ctx: Any) -> str:
+        ctx.update("half")
+        threads[args["value"]] = threading.current_thread().name
+        return f"ran {args['value']}"
+
+    tool = Tool(name="echo", description="", parameters=ECHO_SCHEMA, execute=execute,
+                quick=lambda args, ctx: args["value"] == "small")
+    provider = FakeProvider(reply(tool_calls=[("echo", {"value": "small"}), ("echo", {"value": "big"})]),
+                            reply("done"))
+    rec = Recorder()
+    run(run_agent_loop([UserMessage(content="go")], AgentContext("", [], [tool]), loop_config(provider),
+                       rec, AbortSignal()))
+    assert threads["small"] == threading.main_thread().name != threads["big"]
+    assert [m.text() for m in provider.contexts[1].messages[-2:]] == ["ran small", "ran big"]
+    assert rec.types().count("tool_execution_update") == 2
+
+
+def test_tool_declarations_are_built_once_and_follow_a_changed_description() -> None:
+    calls: list[str] = []
+    tool = echo_tool(calls)
+    provider = FakeProvider(reply(tool_calls=[("echo", {"value": "a"})]), reply("done"), reply("again"))
+    context = AgentContext("", [], [tool])
+    run(run_agent_loop([UserMessage(content="go")], context, loop_config(provider), Recorder(), AbortSignal()))
+    first, second = (c.tools[0] for c in provider.contexts)  # type: ignore[index]
+    assert first is second and first.name == "echo" and first.parameters == ECHO_SCHEMA
+    tool.description = "Echo a value back."
+    run(run_agent_loop([UserMessage(content="more")], context, loop_config(provider), Recorder(), AbortSignal()))
+    assert provider.contexts[-1].tools[0].description == "Echo a value back."  # type: ignore[index]
+
+
 def test_validation_failure_text_reaches_model() -> None:
     provider = FakeProvider(reply(tool_calls=[("echo", {"value": ["a"]})]), reply("done"))
     run(run_agent_loop([UserMessage(content="go")], AgentContext("", [], [echo_tool([])]),

@@ -320,7 +320,7 @@ def test_footer_shows_cwd_model_usage_and_context(tmp_path: Path, pipe: Any) -> 
     async def body(h: Harness) -> None:
         h.send("hi" + ENTER)
         await h.wait_for(lambda: "ok" in h.screen() and not h.ui.busy)
-        first, second = h.ui._footer_fragments()[0][1].split("\n")
+        first, second = h.ui.screen.footer_fragments()[0][1].split("\n")
         assert first == str(tmp_path)
         assert second.startswith("↑120 ↓30 R50 $0.012 0.2%/100k")
         assert second.rstrip().endswith("(fake) fake-1")
@@ -432,3 +432,30 @@ def test_external_editor_setting_is_the_ctrl_g_editor(tmp_path: Path, pipe: Any,
         assert await h.quit() == 0
 
     drive(session, pipe, body)
+
+
+def test_a_plugins_editor_dialog_edits_lines_and_gives_the_draft_back(tmp_path: Path, pipe: Any) -> None:
+    from pi_plugins.interactive.ext_ui import InteractiveUI
+
+    provider = FakeProvider()
+
+    async def body(h: Harness) -> None:
+        ui = InteractiveUI(h.ui)
+        h.send("my draft")
+        await h.wait_for(lambda: h.ui.buffer.text == "my draft")
+        editing = asyncio.ensure_future(ui.editor("Notes", "a\nb"))
+        await h.wait_for(lambda: h.ui.text_dialog is not None and h.ui.buffer.text == "a\nb")
+        h.send("\n/c")  # Ctrl+J adds a line; a "/" is text here, not a command
+        await h.wait_for(lambda: h.ui.buffer.text == "a\nb\n/c")
+        h.send(ENTER)
+        assert await asyncio.wait_for(editing, 10) == "a\nb\n/c"
+        assert h.ui.buffer.text == "my draft" and h.ui.text_dialog is None and not h.ui.busy
+        cancelled = asyncio.ensure_future(ui.editor("Notes", "x"))
+        await h.wait_for(lambda: h.ui.buffer.text == "x")
+        h.send(CTRL_C)
+        assert await asyncio.wait_for(cancelled, 10) is None
+        assert h.ui.buffer.text == "my draft"
+        assert provider.contexts == []  # nothing went to the model
+        await h.quit()
+
+    drive(make_session(provider, tmp_path), pipe, body)

@@ -63,3 +63,13 @@ def test_resume_picker_cancel_returns_none(pipe: Any) -> None:
     pipe.send_text("\x03")  # Ctrl+C
     assert pick_session([info("/s/a.jsonl", None, "q", 1)], input=pipe, output=DummyOutput()) is None
     assert pick_session([]) is None
+
+
+def test_a_timed_picker_counts_the_seconds_down_in_its_heading() -> None:
+    picker = Picker("Pick\nReally?", [PickItem("Yes", True)], deadline=time.monotonic() + 5)
+    assert picker.heading() == "Pick\nReally? (5s)"  # Pi appends to the whole heading, message included
+    picker.deadline = time.monotonic() + 3.5
+    assert picker.lines(80)[0] == ("bold", "Pick\nReally? (4s)\n")
+    picker.deadline = time.monotonic() - 1
+    assert picker.heading().endswith("(0s)")
+    assert Picker("Plain", []).heading() == "Plain"

@@ -65,7 +65,7 @@ def test_an_error_while_running_ends_the_app_with_code_1(tmp_path: Path, pipe: A
     session = make_session(FakeProvider(), tmp_path)
 
     async def main() -> int:
-        from pi_plugins.interactive import app as app_module
+        from pi_plugins.interactive import layout as app_module
 
         task = asyncio.create_task(run_interactive(session, input=pipe, output=DummyOutput(),
                                                    console=Console(file=io.StringIO())))

@@ -1,6 +1,7 @@
 """Issue 16 item 13 (interactive only): a leading ``/word`` naming no command, template or skill is answered
 ``Unknown command: /word`` and not sent (print, JSON and RPC keep sending it as text, as Pi). Also item 9
-in the interactive mode: a broken models file is reported once, in the header."""
+in the interactive mode: a broken models file is reported once, in the header; without any model the footer
+reads as Pi's."""
 
 from __future__ import annotations
 
@@ -71,6 +72,9 @@ def test_first_run_without_any_key_says_what_would_fix_it(tmp_path: Path) -> Non
     try:
         screen = tmux.wait_for("No models available.")
         assert str(home / "models.toml") in "".join(screen.split())
+        # the footer without a model, as Pi 1.6.0 draws it: an empty zero-token context and the placeholder's id
+        stats = tmux.wait_for("0.0%/0 (auto)").rstrip().splitlines()[-1]
+        assert stats.startswith("0.0%/0 (auto) ") and stats.endswith(" unknown") and "(unknown)" not in stats
         tmux.type("hi")
         tmux.keys("Enter")
         screen = tmux.wait_for("No model selected.")

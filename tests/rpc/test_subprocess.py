@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from pi_core.modes.rpc.client import RpcClient, RpcError
+from pi_core.resources.ansi_theme import AnsiTheme
+from pi_core.resources.themes import builtin_themes
 from pi_core.testing.fake_server import FakeModelServer, Reply
 
 # The Google wire is served by plain httpx2: no vendor SDK to import, so each pi process starts faster.
@@ -29,6 +31,7 @@ async def execute(args, ctx):
     ui = ctx.extras["pi"].ui
     answer = await ui.select("Pick one", ["red", "blue"])
     ui.notify(f"picked {answer}")
+    ui.set_status("pick", ui.theme.fg("accent", answer))
     return f"picked={answer}"
 
 @hookimpl
@@ -233,6 +236,7 @@ def test_sigterm_exits_143(rpc: Env) -> None:
 def test_extension_ui_and_stdout_reserved_for_protocol(rpc: Env, tmp_path: Path) -> None:
     plugin = tmp_path / "asker.py"
     plugin.write_text(ASKING_PLUGIN)
+    (rpc.home / "settings.json").write_text(json.dumps({"theme": "light"}))
     rpc.server.add(Reply(tool_calls=[("ask", {})]), Reply(text="thanks"))
     client = rpc.start("-e", str(plugin), "--no-session")
 
@@ -246,6 +250,10 @@ def test_extension_ui_and_stdout_reserved_for_protocol(rpc: Env, tmp_path: Path)
     assert end["result"]["content"][0]["text"] == "picked=blue"
     notify = next(e for e in client.events if e.get("method") == "notify")
     assert notify["message"] == "picked blue"
+    # ctx.ui.theme styles with the user's theme and the ANSI travels to the client, as in Pi
+    status = next(e for e in client.events if e.get("method") == "setStatus")
+    assert status["statusText"] == AnsiTheme(builtin_themes()["light"]).fg("accent", "blue")
+    assert status["statusText"].startswith("\x1b[38;2;") and status["statusText"].endswith("\x1b[39m")
     assert "sessionFile" not in client.get_state()
     assert client.stop() == 0
     assert "a tool printing to stdout" in client.stderr

@@ -464,3 +464,19 @@ def test_utf16_file_gets_a_conversion_hint(ctx: ToolContext) -> None:
     (ctx.cwd / "w.txt").write_bytes("hello".encode("utf-16"))
     with pytest.raises(ToolError, match=r"^Cannot read w\.txt: it is UTF-16 text.*iconv"):
         read(ctx, path="w.txt")
+
+
+def test_only_small_local_text_files_are_read_on_the_event_loop(ctx: ToolContext, tmp_path: Path) -> None:
+    from pi_builtin_tools.read import QUICK_READ_BYTES
+
+    (tmp_path / "small.txt").write_text("tiny\n")
+    (tmp_path / "big.txt").write_bytes(b"x" * (QUICK_READ_BYTES + 1))
+    (tmp_path / "dot.png").write_bytes(PNG_1X1)
+    (tmp_path / "dir").mkdir()
+    quick = TOOL.quick
+    assert quick is not None
+    assert quick({"path": "small.txt"}, ctx) and quick({"path": "@small.txt", "offset": 1}, ctx)
+    assert not any(quick({"path": name}, ctx) for name in ("big.txt", "dot.png", "dir", "missing.txt"))
+    remote = create_read_tool(GeneratedOps(10)).quick
+    assert remote is not None and not remote({"path": "small.txt"}, ctx)
+    assert text_of(read(ctx, path="small.txt")) == "tiny\n"

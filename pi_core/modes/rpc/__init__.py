@@ -25,13 +25,14 @@ _READ_SIZE = 65536
 
 
 async def run_rpc_mode(session: AgentSession, *, stdin: Any = None, stdout: Any = None,
-                       model_registry: Any = None) -> int:
+                       model_registry: Any = None, theme: Any = None) -> int:
     """Serve the RPC protocol for ``session``; returns the exit code (0 after EOF on stdin).
 
     ``stdin``: a binary file object, a pipe fd number, or an ``asyncio.StreamReader`` (default: the
     process stdin). ``stdout``: a binary or text file object (default: the process stdout).
     ``model_registry``: the models ``get_available_models``/``set_model`` choose from (default:
-    ``session.models``, else one built from the session's plugins).
+    ``session.models``, else one built from the session's plugins). ``theme``: what ``ctx.ui.theme`` styles
+    with (default: no colour).
     """
     from pi_core.modes.rpc.mode import RpcMode
 
@@ -40,7 +41,7 @@ async def run_rpc_mode(session: AgentSession, *, stdin: Any = None, stdout: Any 
         stdout = protect_stdout()
         restore = _release_stdout
     try:
-        mode = RpcMode(session, _writer(stdout), model_registry=model_registry)
+        mode = RpcMode(session, _writer(stdout), model_registry=model_registry, theme=theme)
         remove_signals = _install_signal_handlers(mode) if stdin is None else (lambda: None)
         try:
             return await mode.serve(_chunk_source(stdin if stdin is not None else sys.stdin.buffer))

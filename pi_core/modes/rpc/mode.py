@@ -22,6 +22,7 @@ from pi_core.sessions.jsonfmt import js_loads
 
 if TYPE_CHECKING:
     from pi_core.session import AgentSession
+    from pi_core.ui import Theme
 
 Output = Callable[[dict[str, Any]], None]
 ChunkSource = Callable[[], Coroutine[Any, Any, bytes]]
@@ -46,11 +47,12 @@ def _report_late_failure(task: asyncio.Task[Any]) -> None:
 
 
 class RpcMode:
-    def __init__(self, session: AgentSession, output: Output, *, model_registry: Any = None) -> None:
+    def __init__(self, session: AgentSession, output: Output, *, model_registry: Any = None,
+                 theme: Theme | None = None) -> None:
         self.session = session
         self.output = output
         self.loop = asyncio.get_running_loop()
-        self.ui = RpcUI(output, self.loop)
+        self.ui = RpcUI(output, self.loop, theme)
         self.ops = SessionControl(session, models=model_registry)
         self.exit_code = 0
         self.stopping = asyncio.Event()

@@ -1,0 +1,88 @@
+"""Finished output, printed in order into the terminal's scrollback above the live part of the screen."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from prompt_toolkit.application import run_in_terminal
+
+if TYPE_CHECKING:
+    from pi_plugins.interactive.app import InteractiveApp
+
+
+class Raw:
+    """Something to do at its turn in the scrollback queue instead of printing (clearing the screen)."""
+
+    def __init__(self, action: Callable[[], None]) -> None:
+        self.action = action
+
+
+class Scrollback:
+    """The queue of renderables waiting for the terminal; while the app runs they go out through
+    ``run_in_terminal`` so prompt_toolkit redraws the live part below them."""
+
+    def __init__(self, app: InteractiveApp) -> None:
+        self.app = app
+        self.pending: list[Any] = []
+        self.flushing = False
+        # start-up output held until the plugins' session_start returned (None: not holding)
+        self.intro: list[Any] | None = None
+
+    def commit(self, renderable: Any) -> None:
+        self.pending.append(renderable)
+        self.app.version += 1
+        if self.intro is not None:  # start-up: printed behind the header once session_start returned
+            self.app.invalidate()
+            return
+        self._drain()
+        self.app.invalidate()
+
+    def clear_screen(self) -> None:
+        """At its turn in the queue: clear the screen and its scrollback."""
+        console = self.app.console
+
+        def clear() -> None:
+            out = console.file if console.file is not sys.stdout else sys.stdout
+            out.write("\x1b[3J\x1b[H\x1b[2J")
+            out.flush()
+
+        self.pending.append(Raw(clear))
+
+    def release_intro(self, header: Callable[[], Any] | None) -> None:
+        """After the plugins' session_start: the header (``header()``, unless None), then what waited behind it."""
+        if self.intro is None:
+            return
+        intro = self.intro
+        if header is not None:
+            intro.insert(0, header())
+        self.intro = None
+        self.pending[:0] = intro
+        if not self.pending:
+            return
+        self._drain()
+        self.app.invalidate()
+
+    def _drain(self) -> None:
+        if not self.app.running:
+            self.print_pending()
+        elif not self.flushing:
+            self.flushing = True
+            self.app.spawn(self._flush())
+
+    async def _flush(self) -> None:
+        try:
+            while self.pending:
+                await run_in_terminal(self.print_pending)
+        finally:
+            self.flushing = False
+
+    def print_pending(self) -> None:
+        items, self.pending = self.pending, []
+        for renderable in items:
+            if isinstance(renderable, Raw):
+                renderable.action()
+                continue
+            self.app.console.print()
+            self.app.console.print(renderable)

@@ -1,0 +1,60 @@
+"""The conversation drawn into the scrollback again: after /resume, /tree, /fork, and when the screen is redrawn."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pi_plugins.interactive.header import render_header, startup_info
+from pi_plugins.interactive.hosting import render_lines
+
+from pi_core.events import AgentEvent
+
+if TYPE_CHECKING:
+    from pi_plugins.interactive.app import InteractiveApp
+
+
+def header_renderable(app: InteractiveApp) -> Any:
+    """The header: a plugin's (``ui.set_header``) or pi's version, key hints and what was loaded."""
+    if app.header_component is not None:
+        from rich.text import Text
+
+        return Text.from_ansi("\n".join(render_lines(app.header_component, app.width())))
+    info = app.header or startup_info(app.session, app.startup)
+    listing = app.setting("quietStartup", False) != "header"  # "header": keep only the header
+    return render_header(info, app.session.config.cwd, listing=listing)
+
+
+def replay(app: InteractiveApp) -> None:
+    """Draw the session's transcript again; custom entries in time order between the messages."""
+    from pi_plugins.interactive.custom_render import entry_time_ms
+
+    view = app.view
+    branch = getattr(app.session.store, "get_branch", None)
+    entries = [e for e in (branch() if callable(branch) else []) if e.get("type") == "custom"
+               and e.get("customType") in view.custom.entries]
+
+    def entries_until(when: float) -> None:
+        while entries and entry_time_ms(entries[0]) <= when:
+            drawn = view.custom.entry(entries.pop(0), view.expanded)
+            if drawn is not None:
+                app.show(drawn)
+
+    for message in app.session.messages:
+        entries_until(float(getattr(message, "timestamp", 0) or 0))
+        role = getattr(message, "role", None)
+        if role == "toolResult":
+            view.handle(AgentEvent("tool_execution_end", tool_call_id=message.tool_call_id,
+                                   tool_name=message.tool_name, result=message, is_error=message.is_error))
+            continue
+        view.handle(AgentEvent("message_start", message=message))
+        view.handle(AgentEvent("message_end", message=message))
+    entries_until(float("inf"))
+    view.handle(AgentEvent("agent_end", messages=[]))
+    app.entries.reset()
+
+
+def redraw(app: InteractiveApp) -> None:
+    """Clear the screen and its scrollback and draw the header and the whole conversation again."""
+    app.scrollback.clear_screen()
+    app.scrollback.pending.append(header_renderable(app))
+    replay(app)
