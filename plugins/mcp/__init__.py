@@ -68,14 +68,14 @@ async def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
 async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_prompt: str) -> BeforeAgentStart | None:
     """The first prompt waits for servers with direct tools and for servers whose tools this branch loaded;
     the ``mcp_servers`` list is added to the conversation when it changed."""
+    manager = _managers.get(ctx.session)  # none without an mcp.json: nothing to wait for, nothing to list
+    if manager is None:
+        return None
     from pi_plugins.mcp.manager import SECTION_TYPE, startup_wait
     from pi_plugins.tool_search import loaded_tools
 
     from pi_core.extension import BeforeAgentStart
 
-    manager = _managers.get(ctx.session)  # none without an mcp.json: nothing to wait for, nothing to list
-    if manager is None:
-        return None
     first = not manager.waited_for_startup
     await manager.wait_for_direct()
     if first:
