@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from pi_core.registry import Registry
@@ -29,13 +30,18 @@ def plugin_rows(registry: Registry) -> list[dict[str, Any]]:
     for failure in plugins.failures:
         rows.append({"name": failure.name, "layer": "failed", "source": failure.source, "replaces": None,
                      "tools": [], "providers": [], "renderers": [], "modes": [], "overrides": [], "error": failure.reason})
+    for name, source in sorted(plugins.available.items()):
+        if name not in plugins.info:
+            rows.append({"name": name, "layer": "available", "source": source, "replaces": None, "tools": [],
+                         "providers": [], "renderers": [], "modes": [], "overrides": [], "error": None})
     return rows
 
 
 def render_plugin_rows(rows: list[dict[str, Any]], registry: Registry) -> str:
     lines: list[str] = []
-    width = max((len(r["name"]) for r in rows), default=4)
-    for row in rows:
+    loaded = [r for r in rows if r["layer"] != "available"]
+    width = max((len(r["name"]) for r in loaded), default=4)
+    for row in loaded:
         parts = [f"{row['name']:<{width}}  {row['layer']:<9}  {row['source']}"]
         if row["replaces"]:
             parts.append(f"replaces the {row['replaces']} plugin {row['name']!r}")
@@ -47,4 +53,13 @@ def render_plugin_rows(rows: list[dict[str, Any]], registry: Registry) -> str:
             lines.append(f"{'':<{width}}  overrides {override}")
         if row["error"]:
             lines.append(f"{'':<{width}}  FAILED: {row['error']}")
-    return "\n".join(lines) if lines else "No plugins loaded."
+    if not lines:
+        lines.append("No plugins loaded.")
+    available: dict[str, list[str]] = {}
+    for row in rows:
+        if row["layer"] == "available":
+            available.setdefault(row["source"], []).append(row["name"])
+    for source, names in available.items():
+        lines += ["", f"Available, off until enabled (-e plugin:NAME, or the enabledPlugins setting), from {source}:",
+                  *textwrap.wrap(", ".join(names), 100, initial_indent="  ", subsequent_indent="  ")]
+    return "\n".join(lines)

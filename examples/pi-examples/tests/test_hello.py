@@ -24,3 +24,19 @@ def test_installed_but_off_until_enabled(example) -> None:
     done = example.run(None, "--no-session", "-p", "hi")
     assert done.returncode == 0, done.stderr
     assert "hello" not in [t["name"] for t in example.server.requests[0].body["tools"]]
+
+
+def test_pi_plugins_lists_the_pack_as_available_until_enabled(example) -> None:
+    off = example.run(None, "plugins", "--json")
+    assert off.returncode == 0, off.stderr
+    rows = {row["name"]: row for row in json.loads(off.stdout)}
+    assert rows["hello"]["layer"] == "available" and rows["hello"]["tools"] == []
+    assert rows["permission_gate"]["layer"] == "available"
+    text = example.run(None, "plugins").stdout
+    assert "Available, off until enabled (-e plugin:NAME, or the enabledPlugins setting)" in text
+    assert "hello, " in text.split("Available, off until enabled")[1]
+
+    on = example.run("hello", "plugins", "--json")
+    rows = {row["name"]: row for row in json.loads(on.stdout)}
+    assert rows["hello"]["layer"] != "available" and rows["hello"]["tools"] == ["hello"]
+    assert rows["permission_gate"]["layer"] == "available"
