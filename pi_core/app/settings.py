@@ -396,7 +396,10 @@ class Settings:
 
     @property
     def thinking_budgets(self) -> dict[str, int] | None:
-        return self._typed("thinkingBudgets", dict, None)
+        """``thinkingBudgets``: token budgets per level for budget-based thinking APIs (positive ints only)."""
+        value = self._typed("thinkingBudgets", dict, None) or {}
+        return {level: budget for level, budget in value.items()
+                if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
 
     @property
     def block_images(self) -> bool:

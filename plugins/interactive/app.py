@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 from typing import Any
 
 from pi_plugins.interactive import (
@@ -79,6 +78,7 @@ class InteractiveApp:
         self.commands = collect_commands(BUILTIN_COMMANDS, session, self._resources(), warn=self.startup_notes.append)
         self.preloader = preloader or Preloader(session)
         self.busy = False
+        self.run_ended = False  # agent_end came; the prompt's call has not returned yet
         self.started_at = 0.0
         self.shell_job: shell.ShellJob | None = None
         self.panel: Panel | None = None  # a picker, /tree, /settings ... shown in place of the editor
@@ -220,21 +220,11 @@ class InteractiveApp:
         self.invalidate()
 
     def load_theme(self, name: str | None = None) -> None:
-        """(Re)discover themes and apply ``name``, else ``--use-theme``, else the ``theme`` setting."""
-        from pi_core.resources.themes import active_theme, setting_theme_paths
+        """(Re)discover themes (plugins' ones included) and apply ``name``, else ``--use-theme``, else the
+        ``theme`` setting."""
+        from pi_core.resources.themes import session_theme
 
-        args = getattr(self.startup, "args", None)
-        settings = self.session.settings
-        cwd = Path(self.session.config.cwd)
-        paths = setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), self.agent_dir,
-                                    cwd) if settings is not None and hasattr(settings, "scope_data") else []
-        paths += [Path(p) for p in self.plugin_theme_paths()]
-        theme, found, warnings = active_theme(
-            cwd, self.agent_dir, name or self.setting("theme"), use_theme=None if name else getattr(args, "use_theme", None),
-            cli_paths=[Path(p).expanduser() for p in getattr(args, "themes", None) or []], setting_paths=paths,
-            no_themes=bool(getattr(args, "no_themes", False)),
-            project_trusted=lambda: self.session.project_trusted,
-        )
+        theme, found, warnings = session_theme(self.session, getattr(self.startup, "args", None), name)
         self.themes = found
         self.theme_notes = warnings
         self.apply_theme(theme)
@@ -373,6 +363,8 @@ class InteractiveApp:
     # --- events, input, running ------------------------------------------------------------------------
 
     def _on_event(self, event: Any) -> None:
+        if event.type in ("agent_start", "agent_end"):  # as Pi's loader: none while agent_end handlers run
+            self.run_ended = event.type == "agent_end"
         self.view.handle(event)
         if event.type in ("message_end", "agent_end", "turn_end"):
             self.entries.check()

@@ -284,7 +284,7 @@ class ChatView:
         return Padding(Group(*parts), (0, 1), style=background, expand=True)
 
     def has_live(self) -> bool:
-        return bool(self.current is not None or self.tools or self.steering or self.follow_up or self.status
+        return bool(self.current is not None or self.tools or any(self.steering) or any(self.follow_up) or self.status
                     or self.shell or self.pending_prompt)
 
     def live(self) -> Any:
@@ -301,9 +301,9 @@ class ChatView:
                 parts.append(body)
         for block in self.tools:
             parts.append(render_tool(block, self.renderer_for(block.name), self.expanded))
-        for text in self.steering:
+        for text in filter(None, self.steering):  # a queued custom message has no text: Pi shows no row for it
             parts.append(Text(f"Steering: {text}", style=style.fg("muted")))
-        for text in self.follow_up:
+        for text in filter(None, self.follow_up):
             parts.append(Text(f"Follow-up: {text}", style=style.fg("muted")))
         if self.shell is not None:
             from pi_plugins.interactive.renderers import bash_result
