@@ -177,6 +177,8 @@ def model_registry(startup: Startup) -> Any:
 
 def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
     """``@file`` arguments (docs/cli.md#file-arguments-and-stdin): text inlined in <file> tags, images attached."""
+    if not paths:
+        return "", []
     from pi_core.toolkit.images import (
         MAX_IMAGE_FILE_BYTES,
         SNIFF_BYTES,
