@@ -105,10 +105,12 @@ def merge_settings(global_data: dict[str, Any], project_data: dict[str, Any]) ->
 def _read_scope_file(toml_path: Path, json_path: Path) -> dict[str, Any] | None:
     """Content of a scope (TOML first, else Pi's JSON); None if neither exists. Raises SettingsFileError
     (naming file, line and column) when it does not parse, OSError when it cannot be read."""
-    from pi_core.app.settings_schema import parse_settings_text
-
     for path in (toml_path, json_path):
         if path.is_file():
+            from pi_core.app.settings_schema import (
+                parse_settings_text,  # (and tomllib) only when there is a file
+            )
+
             try:
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError as err:

@@ -118,7 +118,7 @@ def load_environment(args: Args, cwd: Path, *, mode: str | None = None, trust: T
     for failure in plugins.failures:
         if not failure.fatal:
             warnings.append(f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}')
-    for clash in registry.conflicts:
+    for clash in (c for c in registry.conflicts if c.kind != "tool" or settings.tool_overrides.get(c.name) != c.winner):
         warnings.append(f'{clash.kind.capitalize()} "{clash.name}" is provided by plugins "{clash.winner}" and '
                         f'"{clash.loser}" of one layer; using "{clash.winner}" '
                         f'(choose with toolOverrides = {{ {clash.name} = "{clash.loser}" }} in settings)'
@@ -177,6 +177,8 @@ def model_registry(startup: Startup) -> Any:
 
 def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
     """``@file`` arguments (docs/cli.md#file-arguments-and-stdin): text inlined in <file> tags, images attached."""
+    if not paths:
+        return "", []
     from pi_core.toolkit.images import (
         MAX_IMAGE_FILE_BYTES,
         SNIFF_BYTES,
