@@ -34,7 +34,7 @@ from pi_core.testing.fake_server import Reply
 API = "openai-completions"
 
 
-def build_session(cwd: Path, base_url: str, plugin_modules: list[str]) -> object:
+def build_session(cwd: Path, base_url: str, plugin_modules: list[str], api: str = API) -> object:
     from pi_core.app.startup import session_parts
     from pi_core.plugins import load_plugins, register_module
     from pi_core.registry import build_registry
@@ -47,7 +47,7 @@ def build_session(cwd: Path, base_url: str, plugin_modules: list[str]) -> object
         register_module(plugins, importlib.import_module(name), name, layer="installed")
     registry = build_registry(plugins)
     tools = registry.tools.items
-    model = Model(id="fake-model", api=API, provider="fake", base_url=base_url)
+    model = Model(id="fake-model", api=api, provider="fake", base_url=base_url)
     config = SessionConfig(cwd=cwd, model=model, tools=[tools["read"]], all_tools=dict(tools), api_key="k")
     parts = session_parts(SessionManager.in_memory(cwd), plugins, registry, api_key="k")
     return AgentSession(config, parts, plugins=plugins, registry=registry)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.toolkit.procs import LocalShellOperations, ShellOperations, shell_env
-from pi_core.toolkit.shell import execute_shell, shell_tool_result
+
+if TYPE_CHECKING:
+    from pi_core.toolkit.procs import ShellOperations
 
 DEFAULT_ACTIVE = True
 
@@ -52,6 +53,8 @@ class BashOptions:
     temp_prefix: str = "pi-bash"
 
     def backend(self) -> ShellOperations:
+        from pi_core.toolkit.procs import LocalShellOperations
+
         return self.operations or LocalShellOperations(shell_path=self.shell_path)
 
 
@@ -61,12 +64,18 @@ def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext]
     Settings the session knows and ``options`` leaves open come from ``ctx.settings``:
     ``shell_path`` (setting ``shellPath``) and ``shell_command_prefix`` (``shellCommandPrefix``).
     """
-    default_ops = options.backend()
+    # The shell toolkit loads with the first command, not with pi (a run may never use bash).
+    default_ops: list[ShellOperations] = []
 
     def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from pi_core.toolkit.procs import LocalShellOperations, shell_env
+        from pi_core.toolkit.shell import execute_shell, shell_tool_result
+
         if "\x00" in args["command"]:
             raise ToolError(NUL_IN_COMMAND)
-        ops = default_ops
+        if not default_ops:
+            default_ops.append(options.backend())
+        ops = default_ops[0]
         session_shell = ctx.settings.shell_path
         if session_shell and options.operations is None and options.shell_path is None:
             ops = LocalShellOperations(shell_path=session_shell)

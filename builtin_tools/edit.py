@@ -6,26 +6,14 @@ import copy
 import functools
 import json
 import re
-from typing import Any
-
-from pi_builtin_tools._edit_diff import generate_diff
-from pi_builtin_tools._edit_match import (
-    Edit,
-    apply_edits,
-    detect_line_ending,
-    normalize_to_lf,
-)
+from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.toolkit.fileops import (
-    EditOperations,
-    LocalEditOperations,
-    error_code,
-    node_error_message,
-)
-from pi_core.toolkit.mutation_queue import file_mutation
 from pi_core.tools import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from pi_core.toolkit.fileops import EditOperations
 
 DEFAULT_ACTIVE = True
 
@@ -74,7 +62,13 @@ GUIDELINES = [
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_LOCAL_EDIT = LocalEditOperations()
+
+
+@functools.cache
+def _local_edit() -> EditOperations:
+    from pi_core.toolkit.fileops import LocalEditOperations
+
+    return LocalEditOperations()
 
 
 def prepare_arguments(args: Any) -> Any:
@@ -112,7 +106,19 @@ def _encode(text: str) -> bytes:
 
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: EditOperations | None = None) -> ToolResult:
     """Apply ``args['edits']`` to one file through ``operations``, holding the file's mutation slot."""
-    ops = operations or _LOCAL_EDIT
+    # Imported here: pi loads every tool plugin on start, and most runs never edit.
+    from pi_builtin_tools._edit_diff import generate_diff
+    from pi_builtin_tools._edit_match import (
+        Edit,
+        apply_edits,
+        detect_line_ending,
+        normalize_to_lf,
+    )
+
+    from pi_core.toolkit.fileops import error_code, node_error_message
+    from pi_core.toolkit.mutation_queue import file_mutation
+
+    ops = operations or _local_edit()
     ctx.signal.raise_if_aborted()
     path: str = args["path"]
     raw_edits = args.get("edits")

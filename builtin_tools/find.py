@@ -8,12 +8,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from pi_builtin_tools._listing import Notice, listing_result
-
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.toolkit.globs import compile_glob
-from pi_core.toolkit.procs import js_number
-from pi_core.toolkit.ripgrep import RgProcess
+
+# The helpers (globs, ripgrep, the listing format) are imported where they are used: pi loads every tool
+# plugin on start, and most runs never search.
 
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 1000
@@ -66,6 +64,8 @@ def make_execute(options: FindOptions) -> Callable[[dict[str, Any], ToolContext]
             raise ToolError(f"Not a directory: {search_path}" if os.path.lexists(search_path)
                             else f"Path not found: {search_path}")
         paths = _local_find(pattern, search_path, limit, ctx)
+        from pi_core.toolkit.procs import js_number
+
         notice = f"{js_number(limit)} results limit reached. Use limit={js_number(limit * 2)} for more, or refine pattern"
         return _result(paths, limit, notice)
 
@@ -74,6 +74,8 @@ def make_execute(options: FindOptions) -> Callable[[dict[str, Any], ToolContext]
 
 def _local_find(pattern: str, search_path: str, limit: float, ctx: ToolContext) -> list[str]:
     """fd's matching on top of ``rg --files``: basename match, or full-path match when the glob has a ``/``."""
+    from pi_core.toolkit.globs import compile_glob
+
     full_path = "/" in pattern
     if full_path and not (pattern.startswith(("/", "**/")) or pattern == "**"):
         pattern = "**/" + pattern
@@ -103,6 +105,8 @@ def _local_find(pattern: str, search_path: str, limit: float, ctx: ToolContext) 
 
 def _listed_files(search_path: str, ctx: ToolContext) -> Iterable[str]:
     """Every file ripgrep would search under ``search_path`` (hidden included, ignore files honoured)."""
+    from pi_core.toolkit.ripgrep import RgProcess
+
     rg = RgProcess(["--files", "--hidden", "--no-require-git", "--color=never", "--glob", "!.git"], ctx.signal,
                    cwd=search_path)
     listed = 0
@@ -121,6 +125,8 @@ def _listed_files(search_path: str, ctx: ToolContext) -> Iterable[str]:
 
 
 def _find_with_operations(ops: FindOperations, pattern: str, search_path: str, limit: float) -> ToolResult:
+    from pi_core.toolkit.procs import js_number
+
     if not ops.exists(search_path):
         raise ToolError(f"Path not found: {search_path}")
     found = ops.glob(pattern, search_path, ["**/node_modules/**", "**/.git/**"], limit)
@@ -129,6 +135,8 @@ def _find_with_operations(ops: FindOperations, pattern: str, search_path: str, l
 
 
 def _result(paths: list[str], limit: float, limit_notice: str) -> ToolResult:
+    from pi_builtin_tools._listing import Notice, listing_result
+
     if not paths:
         return ToolResult.text("No files found matching pattern")
     return listing_result(paths, Notice(limit_notice, "resultLimitReached", limit) if len(paths) >= limit else None)

@@ -11,13 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from pi_builtin_tools._listing import Notice, listing_result
-
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.toolkit.fileops import special_file_error
-from pi_core.toolkit.procs import js_number
-from pi_core.toolkit.ripgrep import RgProcess
-from pi_core.toolkit.truncate import GREP_MAX_LINE_LENGTH, truncate_line
+
+# The helpers (ripgrep, truncation, the listing format) are imported where they are used: pi loads every
+# tool plugin on start, and most runs never search.
 
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 100
@@ -58,6 +55,8 @@ class LocalGrepOperations:
     def is_directory(self, path: str) -> bool:
         mode = os.stat(path).st_mode
         if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+            from pi_core.toolkit.fileops import special_file_error
+
             raise special_file_error(path)  # rg would wait on a FIFO (or read /dev/zero) until killed
         return stat.S_ISDIR(mode)
 
@@ -112,6 +111,8 @@ def _rg_argv(args: dict[str, Any], search_path: str) -> list[str]:
 
 def _run_rg(argv: list[str], limit: float, ctx: ToolContext) -> tuple[list[_Match], bool]:
     """Collect ``match`` events until rg ends or ``limit`` is reached (then rg is killed)."""
+    from pi_core.toolkit.ripgrep import RgProcess
+
     rg = RgProcess(argv, ctx.signal)
     matches: list[_Match] = []
     limit_reached = False
@@ -142,6 +143,11 @@ def _text_of(field: dict[str, str]) -> str:
 
 def _format(matches: list[_Match], limit: float, limit_reached: bool, context: int, search_path: str,
             is_dir: bool, ops: GrepOperations) -> ToolResult:
+    from pi_builtin_tools._listing import Notice, listing_result
+
+    from pi_core.toolkit.procs import js_number
+    from pi_core.toolkit.truncate import GREP_MAX_LINE_LENGTH, truncate_line
+
     files: dict[str, list[str] | None] = {}
     lines_truncated = False
     out: list[str] = []

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
-
-from pi_builtin_tools._listing import Notice, listing_result
+from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.toolkit.fileops import LOCAL, LsOperations, node_error_message
-from pi_core.toolkit.procs import js_number
 from pi_core.tools import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from pi_core.toolkit.fileops import LsOperations
 
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 500
@@ -38,6 +37,14 @@ def _sort_key(name: str) -> tuple[str, str]:
 
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: LsOperations | None = None) -> ToolResult | str:
     """List the directory named in ``args`` through ``operations``."""
+    from pi_builtin_tools._listing import (  # with the first listing, not with pi
+        Notice,
+        listing_result,
+    )
+
+    from pi_core.toolkit.fileops import LOCAL, node_error_message
+    from pi_core.toolkit.procs import js_number
+
     ops = operations or LOCAL
     ctx.signal.raise_if_aborted()
     directory = str(ctx.resolve(args.get("path") or "."))

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-from dataclasses import dataclass
+import functools
+from collections.abc import Callable
 from typing import Any
 
 from pi_builtin_tools.bash import BashOptions, make_execute
 
-from pi_core import Tool, ToolError, hookimpl
-from pi_core.toolkit.procs import LocalShellOperations, ShellConfig
+from pi_core import Tool, ToolContext, ToolResult, hookimpl
 
 DEFAULT_ACTIVE = False
 
@@ -36,32 +34,29 @@ UTF8_PREFIX = "try { [Console]::OutputEncoding=[System.Text.Encoding]::UTF8 } ca
 POWERSHELL_ARGS = ("-NoLogo", "-NoProfile", "-NonInteractive", "-Command")
 
 
-@dataclass
-class LocalPowerShellOperations(LocalShellOperations):
-    """``pwsh`` (or Windows ``powershell``) from PATH, or ``shell_path``; found when first used."""
+def __getattr__(name: str) -> Any:
+    # The shell toolkit (and this backend) load when a command runs, not with pi.
+    if name == "LocalPowerShellOperations":
+        from pi_builtin_tools._powershell_shell import LocalPowerShellOperations
 
-    missing_cwd_hint: str = "Cannot execute PowerShell commands."
-
-    def shell_config(self) -> ShellConfig:
-        if self.shell is not None:
-            return self.shell
-        if self.shell_path:
-            if not os.path.exists(self.shell_path):
-                raise ToolError(f"Custom shell path not found: {self.shell_path}")
-            return ShellConfig(self.shell_path, POWERSHELL_ARGS)
-        found = shutil.which("pwsh") or shutil.which("powershell")
-        if found is None:
-            raise ToolError("No PowerShell found: neither pwsh nor powershell is on PATH. "
-                            "Install PowerShell, or use the bash tool instead.")
-        return ShellConfig(found, POWERSHELL_ARGS)
+        return LocalPowerShellOperations
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def powershell_options(shell_path: str | None = None) -> BashOptions:
+    from pi_builtin_tools._powershell_shell import LocalPowerShellOperations
+
     return BashOptions(operations=LocalPowerShellOperations(shell_path=shell_path), command_prefix=UTF8_PREFIX,
                        temp_prefix="pi-powershell")
 
 
-execute = make_execute(powershell_options())
+@functools.cache
+def _default_execute() -> Callable[[dict[str, Any], ToolContext], ToolResult]:
+    return make_execute(powershell_options())
+
+
+def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    return _default_execute()(args, ctx)
 
 TOOL = Tool(name="powershell", active_by_default=DEFAULT_ACTIVE, label="powershell", description=DESCRIPTION, parameters=PARAMETERS,
             execute=execute, prompt_snippet=SNIPPET, coercion="typebox")

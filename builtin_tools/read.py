@@ -5,29 +5,17 @@ from __future__ import annotations
 import functools
 import os
 import stat
-from typing import Any
-
-from pi_builtin_tools._text_slice import OffsetBeyondEnd, TextSlice, read_slice
+from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.toolkit.fileops import LOCAL, ReadOperations, node_error_message
-from pi_core.toolkit.images import (
-    MAX_IMAGE_FILE_BYTES,
-    SNIFF_BYTES,
-    detect_image_mime_type,
-    fit_image,
-    too_large_note,
-)
-from pi_core.toolkit.paths import resolve_read_path, resolve_to_cwd
-from pi_core.toolkit.procs import js_number
-from pi_core.toolkit.truncate import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_LINES,
-    TruncationResult,
-    format_size,
-)
 from pi_core.tools import Tool, ToolContext, ToolResult
+
+if TYPE_CHECKING:
+    from pi_builtin_tools._text_slice import TextSlice
+
+    from pi_core.toolkit.fileops import ReadOperations
+    from pi_core.toolkit.truncate import TruncationResult
 
 DEFAULT_ACTIVE = True
 
@@ -77,6 +65,19 @@ def _model_accepts_images(ctx: ToolContext) -> bool:
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None = None,
             auto_resize_images: bool = True) -> ToolResult:
     """Show a text slice or an image of the file named in ``args``, read through ``operations``."""
+    # Imported here: pi loads every tool plugin on start, and a run may never read.
+    from pi_builtin_tools._text_slice import OffsetBeyondEnd, read_slice
+
+    from pi_core.toolkit.fileops import LOCAL, node_error_message
+    from pi_core.toolkit.images import (
+        MAX_IMAGE_FILE_BYTES,
+        SNIFF_BYTES,
+        detect_image_mime_type,
+        too_large_note,
+    )
+    from pi_core.toolkit.paths import resolve_read_path
+    from pi_core.toolkit.procs import js_number
+
     ops = operations or LOCAL
     ctx.signal.raise_if_aborted()
     path: str = args["path"]
@@ -123,6 +124,10 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperation
 
 def is_quick(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None = None) -> bool:
     """True for a small local text file (an image may need resizing: it goes to a worker thread)."""
+    from pi_core.toolkit.fileops import LOCAL
+    from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type
+    from pi_core.toolkit.paths import resolve_to_cwd
+
     path = args.get("path") if isinstance(args, dict) else None
     if (operations is not None and operations is not LOCAL) or not isinstance(path, str):
         return False
@@ -158,6 +163,12 @@ def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_im
 
 
 def _truncation(s: TextSlice) -> TruncationResult:
+    from pi_core.toolkit.truncate import (
+        DEFAULT_MAX_BYTES,
+        DEFAULT_MAX_LINES,
+        TruncationResult,
+    )
+
     return TruncationResult(
         content="\n".join(s.kept), truncated=s.truncated_by is not None, truncated_by=s.truncated_by,  # type: ignore[arg-type]
         total_lines=s.selected_lines, total_bytes=s.selected_bytes,
@@ -167,6 +178,7 @@ def _truncation(s: TextSlice) -> TruncationResult:
 
 
 def _text_result(s: TextSlice, path: str, start: int, limit: Any) -> ToolResult:
+    from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, format_size
     from pi_core.types import TextContent
 
     first = start + 1
@@ -202,6 +214,7 @@ def _size_of(stream: Any) -> int | None:
 
 
 def _image_result(data: bytes, mime: str, ctx: ToolContext, auto_resize: bool) -> ToolResult:
+    from pi_core.toolkit.images import fit_image
     from pi_core.types import ImageContent, TextContent
 
     if ctx.settings.auto_resize_images is not None:

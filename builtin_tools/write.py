@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.toolkit.fileops import LOCAL, WriteOperations, node_error_message
-from pi_core.toolkit.mutation_queue import file_mutation
 from pi_core.tools import Tool, ToolContext
+
+if TYPE_CHECKING:
+    from pi_core.toolkit.fileops import WriteOperations
 
 DEFAULT_ACTIVE = True
 
@@ -44,6 +45,12 @@ def encode_utf8(text: str) -> bytes:
 
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: WriteOperations | None = None) -> str:
     """Write ``args['content']`` to the file, through ``operations``, holding the file's mutation slot."""
+    from pi_core.toolkit.fileops import (  # with the first write, not with pi
+        LOCAL,
+        node_error_message,
+    )
+    from pi_core.toolkit.mutation_queue import file_mutation
+
     ops = operations or LOCAL
     ctx.signal.raise_if_aborted()
     path: str = args["path"]

@@ -16,6 +16,7 @@ import inspect
 import threading
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import pluggy
@@ -108,6 +109,12 @@ class PluginSet:
     def source_of(self, plugin_name: str) -> str:
         info = self.info.get(plugin_name)
         return info.source if info else plugin_name
+
+    def path_of(self, plugin_name: str) -> str:
+        """The plugin's file (``sourceInfo.path``): the file or folder it was loaded from, else its module's file
+        (an entry point's ``source`` is its distribution, e.g. "pi-harness 0.1.0")."""
+        source, module = self.source_of(plugin_name), self.pm.get_plugin(plugin_name)
+        return source if Path(source).exists() else getattr(module, "__file__", None) or source
 
     def has(self, hook: str) -> bool:
         return bool(self.implementations(hook))
@@ -370,7 +377,7 @@ class PluginCommands:
             plugin = self.owner.get(name, "")
             source, scope = _COMMAND_SOURCES[self.plugins.layer_of(plugin)]
             infos.append(CommandInfo(name, command.description, "extension", {
-                "path": self.plugins.source_of(plugin), "source": source, "scope": scope, "origin": "top-level"}))
+                "path": self.plugins.path_of(plugin), "source": source, "scope": scope, "origin": "top-level"}))
         return infos
 
     async def run(self, name: str, args: str, context_for: Callable[[str], Any]) -> bool:

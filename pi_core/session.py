@@ -80,6 +80,7 @@ class AgentSession:
         self.files = parts.files
         self.expand_input = parts.expand_input or (lambda text: text)
         self._exec = parts.exec
+        self.reimport = parts.reimport or (lambda plugins: None)
         self.auto_compaction = True
         self.is_compacting = False
         self.listeners = Listeners(self._to_plugins)
@@ -89,6 +90,7 @@ class AgentSession:
         self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
         self._held_back: list[AgentMessage] = []  # user bash results that arrived during a run
         self._busy = 0  # runs being started or continued (is_idle is False meanwhile)
+        self._sending: set[asyncio.Future[None]] = set()  # send_user_message calls not yet queued or started
         self.stream_fn = parts.stream_fn or provider_stream_fn(registry)
         self.bus = EventBus(plugins)
         self.ext = ExtensionContext(self, bus=self.bus)
@@ -106,7 +108,8 @@ class AgentSession:
             get_api_key=self._api_key,
             steering_mode=config.steering_mode,  # type: ignore[arg-type]
             follow_up_mode=config.follow_up_mode,  # type: ignore[arg-type]
-            options=StreamOptions(thinking_budgets=_thinking_budgets(parts.settings), **hooks.stream_options()),
+            options=StreamOptions(thinking_budgets=parts.settings.thinking_budgets if parts.settings else None,
+                                  **hooks.stream_options()),
             cwd=config.cwd,
             tool_settings=config.tool_settings if config.tool_settings.output_dir is not None
             else replace(config.tool_settings, output_dir=self.full_output_dir),
@@ -151,13 +154,8 @@ class AgentSession:
 
     def command_infos(self) -> list[CommandInfo]:
         """``ctx.get_commands()`` / RPC ``get_commands``: plugin commands, then templates, then skills."""
-        infos = self.plugin_commands.infos()
         resources = self.resources
-        for template in getattr(resources, "templates", None) or []:
-            infos.append(CommandInfo(template.name, template.description, "prompt", template.source_info.to_json()))
-        for skill in getattr(resources, "skills", None) or []:
-            infos.append(CommandInfo(f"skill:{skill.name}", skill.description, "skill", skill.source_info.to_json()))
-        return infos
+        return self.plugin_commands.infos() + (resources.command_infos() if resources is not None else [])
 
     async def run_command(self, name: str, args: str) -> bool:
         """Run plugin command ``/name``; False when no plugin has it (``PluginCommands.run``)."""
@@ -165,8 +163,9 @@ class AgentSession:
                                               lambda plugin: self.ext.for_plugin(plugin).as_command_context())
 
     async def start(self, reason: str = "startup", previous_session_file: str | None = None) -> None:
-        if reason == "startup":
+        if reason in ("startup", "reload"):  # after a reload, re-imported plugin files' handlers replace the old
             for plugin, handlers in await self.plugins.call("pi_event_handlers"):
+                self.bus.drop_plugin(plugin)
                 for channel, handler in handlers.items():
                     self.bus.on(channel, handler, plugin)
         await self._call("pi_session_start", reason=reason, previous_session_file=previous_session_file)
@@ -186,14 +185,15 @@ class AgentSession:
             self._rebuild_prompt()
 
     async def reload(self) -> None:
-        """``/reload``: re-read settings, context files, skills and templates, collect every plugin's
-        contributions again; rebuild the system prompt."""
+        """``/reload``: re-read settings, context files, skills and templates, import plugin files again
+        (``SessionParts.reimport``), collect every plugin's contributions again; rebuild the system prompt."""
         await self.shutdown("reload")
         if self.settings is not None:
             self.settings.reload()
-            self.agent.options.thinking_budgets = _thinking_budgets(self.settings)
+            self.agent.options.thinking_budgets = self.settings.thinking_budgets
         if self.prompt_source is not None:
             self.prompt_source.reload()
+        self.reimport(self.plugins)
         self.plugin_commands.collect()
         await self.refresh_tools()
         self._rebuild_prompt()
@@ -337,8 +337,8 @@ class AgentSession:
 
     @property
     def is_idle(self) -> bool:
-        """Nothing running: no run, retry wait, compaction or queued continuation."""
-        return not (self.is_streaming or self.is_compacting or self._busy or self.agent.retrying)
+        """Nothing running: no run, retry wait, compaction, queued continuation or plugin message being sent."""
+        return not (self.is_streaming or self.is_compacting or self._busy or self.agent.retrying or self._sending)
 
     @property
     def active_tools(self) -> list[Tool]:
@@ -424,9 +424,7 @@ class AgentSession:
         return self.compactor.context_usage(self.messages, self.model)
 
     def settings_copy(self) -> dict[str, Any]:
-        import copy
-
-        return copy.deepcopy(self.settings.as_dict()) if self.settings is not None else {}
+        return self.settings.as_dict() if self.settings is not None else {}
 
     async def exec(self, command: str, args: list[str], *, cwd: Path | None = None, timeout: float | None = None,
                    signal: AbortSignal | None = None) -> ExecResult:
@@ -440,23 +438,28 @@ class AgentSession:
         return UserMessage(content=[TextContent(text=text), *(images or [])])
 
     async def prompt(self, text: str, images: list[ImageContent] | None = None, *,
-                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True) -> str:
+                     streaming_behavior: str | None = None, source: str = "print", expand: bool = True,
+                     prepared: Callable[[], object] = lambda: None) -> str:
         """The input pipeline (docs/config.md#input-pipeline): commands, input hook, expansion, run or queue.
+        While a run is active (streaming, or starting or continuing) the text is queued.
 
         Returns what became of the text (Pi 1.6.0's ``disposition``): ``"handled"`` by a plugin command or
-        input hook, ``"queued"`` as steering or follow-up, or ``"started"`` (a run, now settled)."""
+        input hook, ``"queued"`` as steering or follow-up, or ``"started"`` (a run, now settled).
+        ``prepared`` is called before a plugin command runs and before a run starts."""
         if expand and text.startswith("/"):
             name, _, rest = text[1:].partition(" ")
+            if name in self.commands:
+                prepared()
             if await self.run_command(name, rest.strip()):
                 return "handled"
-        outcome = await self.hooks.input(text, images, source=source,
-                                         streaming_behavior=streaming_behavior if self.is_streaming else None)
+        outcome = await self.hooks.input(text, images, source=source, streaming_behavior=streaming_behavior
+                                         if self.is_streaming or self._busy else None)
         if outcome is None:
             return "handled"
         text, images = outcome
         if expand:
             text = self.expand_input(text)
-        if self.is_streaming:
+        if self.is_streaming or self._busy:
             if streaming_behavior == "steer":
                 self.steer(text, images, expanded=True)
                 return "queued"
@@ -466,8 +469,21 @@ class AgentSession:
             raise PiError("Agent is already processing. Specify streamingBehavior ('steer' or 'followUp') "
                           "to queue the message.")
         self.check_ready()
+        prepared()
         await self._start_run(self._user_message(text, images), prompt=text, images=images)
         return "started"
+
+    def send_user_message(self, text: str, images: list[ImageContent] | None, *, deliver_as: str | None,
+                          expand: bool) -> asyncio.Task[str]:
+        """``ctx.send_user_message``: ``prompt`` (source "extension") as a task. A run ending before the text is
+        queued waits for it, so a follow-up sent from ``agent_end`` continues that run (Pi's "more work?")."""
+        pending: asyncio.Future[None] = asyncio.get_running_loop().create_future()  # cancelled: no longer pending
+        self._sending.add(pending)
+        pending.add_done_callback(self._sending.discard)
+        task = asyncio.ensure_future(self.prompt(text, images, streaming_behavior=deliver_as, source="extension",
+                                                 expand=expand, prepared=pending.cancel))
+        task.add_done_callback(lambda _task: pending.cancel())
+        return task
 
     async def _start_run(self, first: AgentMessage, *, prompt: str = "", images: list[ImageContent] | None = None,
                          message_type: str = "user") -> None:
@@ -491,12 +507,19 @@ class AgentSession:
             raise
         try:
             await self._run_agent(lambda: self.agent.prompt(messages))
-            while self.agent.has_queued_messages() and not _aborted(self.last_assistant()):
-                await self._run_agent(self.agent.continue_)  # queued from agent_end/turn_end: more work
+            while await self._more_work():
+                await self._run_agent(self.agent.continue_)  # queued from agent_end/turn_end
         finally:
             self.agent.state.system_prompt = base_prompt
             self._busy -= 1
             await self.listeners.emit(AgentEvent("agent_settled", aborted=_aborted(self.last_assistant())))
+
+    async def _more_work(self) -> bool:
+        """Once a run ends: user messages plugins are sending are queued first; anything queued continues the
+        run unless it was aborted."""
+        while self._sending:
+            await asyncio.wait(self._sending)
+        return self.agent.has_queued_messages() and not _aborted(self.last_assistant())
 
     def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
                             deliver_as: str | None = None, trigger_turn: bool = False) -> None:
@@ -566,8 +589,7 @@ class AgentSession:
             self.listeners.later(self.listeners.emit(event))
 
     async def abort(self) -> None:
-        self.abort_retry()
-        self.agent.abort()
+        self.request_abort()
         await self.agent.wait_for_idle()
 
     def request_abort(self) -> None:
@@ -591,20 +613,9 @@ class AgentSession:
             await self._check_compaction(skip_aborted=True)
 
     async def _check_compaction(self, *, skip_aborted: bool) -> None:
-        last = self.last_assistant()
-        if not self.auto_compaction or last is None or self.compactor is None:
-            return
-        self.is_compacting = True
-        try:
-            outcome = await self.compactor.check(last, self.model, self.messages, skip_aborted=skip_aborted,
-                                                 thinking_level=self.agent.state.thinking_level)
-        finally:
-            self.is_compacting = False
-        if outcome is None:
-            return
-        self.reload_messages()
-        if skip_aborted and (outcome.will_retry or self.agent.has_queued_messages()):
-            self.agent.drop_trailing_error()
+        """Auto-compaction (``Compaction.after_turn``); it may ask to continue at once (retry, queued messages)."""
+        if self.auto_compaction and self.compactor is not None and \
+                await self.compactor.after_turn(self, skip_aborted=skip_aborted):
             await asyncio.sleep(0.1)
             await self._run_agent(self.agent.continue_)
 
@@ -656,15 +667,6 @@ class AgentSession:
     def reload_messages(self) -> None:
         """The agent's context again from the store's current branch (after it was rewritten)."""
         self.agent.state.messages = self.store.build_session_context().typed_messages()
-
-
-def _thinking_budgets(settings: SettingsStore | None) -> dict[str, int] | None:
-    """The ``thinkingBudgets`` setting: token budgets per level for budget-based thinking APIs."""
-    value = settings.get("thinkingBudgets") if settings is not None else None
-    if not isinstance(value, dict):
-        return None
-    return {level: budget for level, budget in value.items()
-            if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
 
 
 def _has_model(model: Model | None) -> bool:

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
         SystemPromptOptions,
         TreePreparation,
     )
-    from pi_core.registry import Registry
+    from pi_core.registry import PluginSet, Registry
     from pi_core.signals import AbortSignal
 
 StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
@@ -100,7 +100,10 @@ class SettingsStore(Protocol):
     def get(self, key: str, default: Any = None) -> Any: ...
     def set(self, key: str, value: Any) -> None: ...
     def reload(self) -> None: ...
-    def as_dict(self) -> dict[str, Any]: ...
+    def as_dict(self) -> dict[str, Any]:
+        """A copy of the merged settings."""
+    @property
+    def thinking_budgets(self) -> dict[str, int] | None: ...
 
 
 class PromptSource(Protocol):
@@ -133,6 +136,8 @@ class Compaction(Protocol):
                     thinking_level: str | None = None, skip_aborted: bool = True) -> Any: ...
     async def compact(self, model: Model | None, *, thinking_level: str | None = None,
                       custom_instructions: str | None = None) -> Any: ...
+    async def after_turn(self, session: Any, *, skip_aborted: bool) -> bool:
+        """Auto-compaction of ``session`` when due; True when its run should continue now."""
     def context_usage(self, messages: list[AgentMessage], model: Model) -> ContextUsage | None: ...
     def prepare_tree(self, target_id: str | None, *, summarize: bool, custom_instructions: str | None,
                      replace_instructions: bool, label: str | None) -> TreePreparation: ...
@@ -204,6 +209,7 @@ class SessionParts:
     exec: ExecFn | None = None  # ``ctx.exec``: pi_core.toolkit.exec.run_program
     model_access: ModelAccess | None = None  # ``ctx.model_registry``: pi_core.models.access.SessionModels
     files: SessionFileOps | None = None  # new/resume/fork/clone/tree/compact: pi_core.control.session_files
+    reimport: Callable[[PluginSet], object] | None = None  # /reload: pi_core.app.plugin_reload.reload_plugins
 
 
 def provider_stream_fn(registry: Registry, request: RequestFn | None = None) -> StreamFn:

@@ -250,7 +250,11 @@ def contributions(dist_names: Iterable[str] | None = None, project: Path | None 
     plugins = load_plugins(discover_extensions=False)
     if project is not None:
         load_project_plugins(plugins, project, extensions=False)
-    registry = build_registry(plugins)
+    from pi_core.app.startup import load_settings
+    from pi_core.config_paths import agent_dir
+
+    settings = load_settings(project or Path.cwd(), agent_dir(), [])
+    registry = build_registry(plugins, tool_overrides=settings.tool_overrides)
     commands: dict[str, list[str]] = {}
     for plugin, values in registry.plugins.call_sync("pi_cli_commands"):
         commands[plugin] = [getattr(c, "name", None) or str(c) for c in values]
@@ -271,6 +275,7 @@ def contributions(dist_names: Iterable[str] | None = None, project: Path | None 
                 "commands": commands.get(plugin, []) if owned else [],
                 "replaces_builtin_plugin": bool(owned and row.get("replaces") == "builtin"),
                 "overrides": row.get("overrides", []) if owned else [],
+                "overridden": row.get("overridden", []) if owned else [],
                 "error": row.get("error") if owned else "not loaded (another package uses this name)",
             })
         report[key] = {"name": dist["name"], "version": dist["version"], "plugins": found}
@@ -291,6 +296,7 @@ def describe(report: dict[str, dict[str, Any]]) -> list[str]:
                 if plugin[kind]:
                     lines.append(f"      {kind}: {', '.join(plugin[kind])}")
             lines.extend(f"      overrides {o}" for o in plugin["overrides"])
+            lines.extend(f"      overridden: {o}" for o in plugin.get("overridden", []))
             if plugin["error"]:
                 lines.append(f"      FAILED: {plugin['error']}")
     return lines
@@ -400,6 +406,8 @@ def remove(spec: str, *, local: bool = False, cwd: Path | None = None, echo: Ech
     installed = name is not None and name in snapshot(site)
     if not installed and not recorded:
         raise PackageError(f"No matching package found for {spec}")
+    if installed and name is not None and name not in pi_distributions(site):
+        raise PackageError(_not_a_pi_package(spec, name))
     if installed and site is not None:
         remove_from_site(site, [name], out)  # type: ignore[list-item]
     elif installed:
@@ -411,6 +419,35 @@ def remove(spec: str, *, local: bool = False, cwd: Path | None = None, echo: Ech
     elif recorded and not local:
         out(f"Note: {spec} is still listed in .pi/settings.toml; `pi remove -l {spec}` drops it", True)
     out(f"Removed {spec}", False)
+
+
+def _not_a_pi_package(spec: str, name: str) -> str:
+    """Why ``pi remove`` leaves ``name`` alone: it provides no pi plugins (and may be one of pi's own dependencies)."""
+    rule = "pi remove only removes packages that provide pi plugins (entry points in group 'pi')"
+    if name in _requirements_of(BUILTIN_DIST):
+        return f"{spec} is a dependency of pi, not a pi package; {rule}, never pi's own dependencies"
+    return f"{spec} provides no pi plugins; {rule}. Use pip to remove other packages"
+
+
+def _requirements_of(dist: str) -> set[str]:
+    """The normalised names ``dist`` needs, directly or through its dependencies (extras left out)."""
+    import importlib.metadata
+
+    seen: set[str] = set()
+    todo = [dist]
+    while todo:
+        try:
+            requires = importlib.metadata.requires(todo.pop()) or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for requirement in requires:
+            if "extra ==" in requirement:
+                continue
+            match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+            if match and normalize(match.group(1)) not in seen:
+                seen.add(normalize(match.group(1)))
+                todo.append(match.group(1))
+    return seen
 
 
 def update(specs: Sequence[str] = (), *, pip_args: Sequence[str] = (), cwd: Path | None = None,

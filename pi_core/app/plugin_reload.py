@@ -4,10 +4,24 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pi_core.errors import PiError
 from pi_core.plugins import _import_file, _register
-from pi_core.registry import PluginFailure, PluginSet
+from pi_core.registry import ExtensionError, PluginFailure, PluginSet
 
-__all__ = ["reimport_files"]
+__all__ = ["reimport_files", "reload_plugins"]
+
+
+def reload_plugins(plugins: PluginSet) -> list[str]:
+    """``SessionParts.reimport`` (``/reload``): ``reimport_files``, each new failure reported as an extension
+    error of its plugin (hook "reload": an ``extension_error`` event, a notice in the TUI, a line on stderr)
+    instead of staying a start-up failure; the session goes on with the plugin's previous version."""
+    before = len(plugins.failures)
+    names = reimport_files(plugins)
+    failed = plugins.failures[before:]
+    del plugins.failures[before:]
+    for failure in failed:
+        plugins.report(ExtensionError(failure.name, failure.source, "reload", PiError(failure.reason)))
+    return names
 
 
 def reimport_files(plugins: PluginSet) -> list[str]:

@@ -10,9 +10,21 @@ from pi_core.registry import Registry
 
 def plugin_rows(registry: Registry) -> list[dict[str, Any]]:
     plugins = registry.plugins
+    kinds = {"tool": registry.tools, "provider": registry.providers, "renderer": registry.renderers,
+             "mode": registry.modes}
     beaten: dict[str, list[str]] = {}
+    lost: dict[str, list[str]] = {}
     for override in registry.overrides:
-        beaten.setdefault(override.winner, []).append(f"{override.kind} {override.name} (from {override.loser})")
+        # A later replacement (a higher layer, or toolOverrides inside one) makes the final owner the winner.
+        held = kinds.get(override.kind)
+        winner = held.owner.get(override.name, override.winner) if held else override.winner
+        if winner != override.loser:
+            beaten.setdefault(winner, []).append(f"{override.kind} {override.name} (from {override.loser})")
+            lost.setdefault(override.loser, []).append(f"{override.kind} {override.name} (by {winner})")
+
+    def owned(kind: str, plugin: str) -> list[str]:
+        return [n for n in kinds[kind].by_plugin.get(plugin, []) if kinds[kind].owner.get(n) == plugin]
+
     rows: list[dict[str, Any]] = []
     for name, info in plugins.info.items():
         rows.append({
@@ -20,20 +32,23 @@ def plugin_rows(registry: Registry) -> list[dict[str, Any]]:
             "layer": info.layer,
             "source": info.source,
             "replaces": info.replaces,
-            "tools": registry.tools.by_plugin.get(name, []),
-            "providers": registry.providers.by_plugin.get(name, []),
-            "renderers": registry.renderers.by_plugin.get(name, []),
-            "modes": registry.modes.by_plugin.get(name, []),
+            "tools": owned("tool", name),
+            "providers": owned("provider", name),
+            "renderers": owned("renderer", name),
+            "modes": owned("mode", name),
             "overrides": beaten.get(name, []),
+            "overridden": lost.get(name, []),
             "error": None,
         })
     for failure in plugins.failures:
         rows.append({"name": failure.name, "layer": "failed", "source": failure.source, "replaces": None,
-                     "tools": [], "providers": [], "renderers": [], "modes": [], "overrides": [], "error": failure.reason})
+                     "tools": [], "providers": [], "renderers": [], "modes": [], "overrides": [], "overridden": [],
+                     "error": failure.reason})
     for name, source in sorted(plugins.available.items()):
         if name not in plugins.info:
             rows.append({"name": name, "layer": "available", "source": source, "replaces": None, "tools": [],
-                         "providers": [], "renderers": [], "modes": [], "overrides": [], "error": None})
+                         "providers": [], "renderers": [], "modes": [], "overrides": [], "overridden": [],
+                         "error": None})
     return rows
 
 
@@ -51,6 +66,8 @@ def render_plugin_rows(rows: list[dict[str, Any]], registry: Registry) -> str:
                 lines.append(f"{'':<{width}}  {kind}: {', '.join(row[kind])}")
         for override in row["overrides"]:
             lines.append(f"{'':<{width}}  overrides {override}")
+        for override in row["overridden"]:
+            lines.append(f"{'':<{width}}  overridden: {override}")
         if row["error"]:
             lines.append(f"{'':<{width}}  FAILED: {row['error']}")
     if not lines:

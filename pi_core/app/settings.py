@@ -105,10 +105,12 @@ def merge_settings(global_data: dict[str, Any], project_data: dict[str, Any]) ->
 def _read_scope_file(toml_path: Path, json_path: Path) -> dict[str, Any] | None:
     """Content of a scope (TOML first, else Pi's JSON); None if neither exists. Raises SettingsFileError
     (naming file, line and column) when it does not parse, OSError when it cannot be read."""
-    from pi_core.app.settings_schema import parse_settings_text
-
     for path in (toml_path, json_path):
         if path.is_file():
+            from pi_core.app.settings_schema import (
+                parse_settings_text,  # (and tomllib) only when there is a file
+            )
+
             try:
                 text = path.read_text(encoding="utf-8")
             except UnicodeDecodeError as err:
@@ -396,7 +398,10 @@ class Settings:
 
     @property
     def thinking_budgets(self) -> dict[str, int] | None:
-        return self._typed("thinkingBudgets", dict, None)
+        """``thinkingBudgets``: token budgets per level for budget-based thinking APIs (positive ints only)."""
+        value = self._typed("thinkingBudgets", dict, None) or {}
+        return {level: budget for level, budget in value.items()
+                if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
 
     @property
     def block_images(self) -> bool:

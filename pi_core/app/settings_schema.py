@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +76,8 @@ def nesting_depth(value: Any) -> int:
 
 def parse_settings_text(path: Path, text: str) -> dict[str, Any]:
     """Parse a TOML (or, for ``.json``, JSON) settings file; raises SettingsFileError naming file, line, column."""
+    import tomllib  # here: every start reads this module (models.json's nesting check), few have a TOML file
+
     try:
         if path.suffix == ".json":
             data = json.loads(text)

@@ -177,6 +177,8 @@ def model_registry(startup: Startup) -> Any:
 
 def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
     """``@file`` arguments (docs/cli.md#file-arguments-and-stdin): text inlined in <file> tags, images attached."""
+    if not paths:
+        return "", []
     from pi_core.toolkit.images import (
         MAX_IMAGE_FILE_BYTES,
         SNIFF_BYTES,
@@ -389,6 +391,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     def key_for(model: Model) -> str | None:
         return api_key or (models.api_key_for(model) if models is not None else None)
 
+    from pi_core.app.plugin_reload import reload_plugins
     from pi_core.control.session_files import SessionFiles
     from pi_core.models.access import SessionModels
     from pi_core.toolkit.exec import run_program
@@ -401,7 +404,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
                         messages=store.build_session_context().typed_messages(), expand_input=expand_input,
                         convert_to_llm=llm_converter(settings.block_images if settings is not None else False),
                         exec=run_program, model_access=SessionModels(models, direct_fn, lambda: api_key),
-                        files=SessionFiles())
+                        files=SessionFiles(), reimport=reload_plugins)
 
 
 def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,

@@ -360,6 +360,27 @@ class Compactor:
             return "threshold"
         return None
 
+    async def after_turn(self, session: Any, *, skip_aborted: bool) -> bool:
+        """Auto-compaction for an ``AgentSession``: after a reply (``skip_aborted``) or before a prompt. When it
+        compacted, the session's messages are rebuilt from the store; True when the run should continue now (a
+        retry after an overflow, or queued messages), the failed reply taken off the end first."""
+        last = session.last_assistant()
+        if last is None:
+            return False
+        session.is_compacting = True
+        try:
+            outcome = await self.check(last, session.model, session.messages, skip_aborted=skip_aborted,
+                                       thinking_level=session.thinking_level)
+        finally:
+            session.is_compacting = False
+        if outcome is None:
+            return False
+        session.reload_messages()
+        if not (skip_aborted and (outcome.will_retry or session.has_queued_messages())):
+            return False
+        session.agent.drop_trailing_error()
+        return True
+
     async def check(
         self,
         assistant_message: Any,
@@ -370,8 +391,7 @@ class Compactor:
         skip_aborted: bool = True,
         signal: AbortSignal | None = None,
     ) -> CompactionOutcome | None:
-        """``auto_reason`` then ``run_auto``. On an outcome the runtime rebuilds the agent messages, drops
-        a trailing error reply and continues when ``will_retry`` (or when messages are queued)."""
+        """``auto_reason`` then ``run_auto`` (``after_turn`` acts on the outcome for a session)."""
         reason = self.auto_reason(assistant_message, model, agent_messages, skip_aborted=skip_aborted)
         if reason is None:
             return None

@@ -3,7 +3,8 @@
 The agent loop sends the whole history on every turn, and the messages of a history are never changed in
 place once appended (a compaction, a branch switch or a ``pi_context`` rewrite hands over new objects), so
 the converted prefix of the last request is reused while the new history starts with the very same message
-objects. A changed or missing message anywhere in that prefix means a conversion from the start.
+objects (or equal ones). A changed or missing message anywhere in that prefix means a conversion from the
+start.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ class Prefixes(Generic[S]):
         out: list[Any] = []
         start = 0
         cached = self._prefixes.get(key)
-        if cached is not None and len(cached.messages) <= len(messages) and \
-                all(a is b for a, b in zip(cached.messages, messages)):
+        # List equality checks identity first (then content: an equal message converts the same), in C.
+        if cached is not None and cached.messages == messages[:len(cached.messages)]:
             out, start, state = list(cached.out), len(cached.messages), self._copy(cached.state)
         cut = next((i for i in range(len(messages) - 1, start - 1, -1) if self._cut_before(messages[i])), start)
         convert(messages[start:cut], state, out)

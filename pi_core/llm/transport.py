@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import random
@@ -383,8 +384,8 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
         retries = options.max_retries if options.max_retries is not None else DEFAULT_MAX_RETRIES
         attempt = 0
         while True:
-            http_request = client.build_request(request.method, request.url, content=content, headers=headers,
-                                                timeout=httpx2.Timeout(timeout, connect=CONNECT_TIMEOUT_S))
+            http_request = client.build_request(request.method, _parsed_url(request.url), content=content,
+                                                headers=headers, timeout=httpx2.Timeout(timeout, connect=CONNECT_TIMEOUT_S))
             try:
                 response = await guard.wait(client.send(http_request, stream=True))
             except (StreamAborted, _IdleTimeout):
@@ -422,6 +423,14 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
     except BaseException:
         guard.close()
         raise
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_url(url: str) -> httpx2.URL:
+    """A wire's URL, parsed once (the same one on every turn; httpx2 URLs are immutable)."""
+    import httpx2
+
+    return httpx2.URL(url)
 
 
 def status_failure(status: int, body: str, headers: Mapping[str, str], request: WireRequest,

@@ -9,7 +9,6 @@ is kept for the user.
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,6 +103,8 @@ def read_models_json(path: Path) -> dict[str, Any]:
 
 
 def read_models_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only when there is a models.toml
+
     try:
         return _camelize(_shallow_enough(path, tomllib.loads(_read_text(path))))
     except tomllib.TOMLDecodeError as err:

@@ -15,12 +15,13 @@ def user_theme(request: ModeRequest) -> Theme:
     """``ctx.ui.theme`` in these modes: the user's theme, as Pi styles plugin text in every mode (over RPC the
     ANSI travels to the client as is). Looked up on first use, so a run that styles nothing never pays for it."""
     from pi_core.resources.ansi_theme import AnsiTheme
-    from pi_core.resources.themes import session_theme
 
     found: list[Any] = []
 
     def theme() -> Any:
         if not found:
+            from pi_core.resources.themes import session_theme
+
             found.append(session_theme(request.session, request.args)[0])
         return found[0]
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pi_core.registrations import CommandInfo
 from pi_core.resources.context_files import (
     ContextFile,
     Warn,
@@ -49,6 +50,12 @@ class Resources:
 
     def template(self, name: str) -> PromptTemplate | None:
         return next((t for t in self.templates if t.name == name), None)
+
+    def command_infos(self) -> list[CommandInfo]:
+        """The templates, then the skills, as ``get_commands`` lists them after the plugins' commands."""
+        return [*(CommandInfo(t.name, t.description, "prompt", t.source_info.to_json()) for t in self.templates),
+                *(CommandInfo(f"skill:{s.name}", s.description, "skill", s.source_info.to_json())
+                  for s in self.skills)]
 
 
 def load_resources(

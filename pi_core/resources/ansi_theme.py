@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from pi_core.resources.themes import Theme
+if TYPE_CHECKING:
+    from pi_core.resources.themes import Theme
 
 
 def _rgb(value: str) -> tuple[int, int, int] | None:

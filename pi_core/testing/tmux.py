@@ -112,8 +112,14 @@ class TmuxPi:
                        env=environ, check=True, timeout=20)
 
     def command(self, text: str) -> None:
-        """Type ``text`` into the editor and press Enter."""
+        """Type ``text`` into the editor and press Enter once the editor shows it (an Enter racing the typed keys
+        and the completion menu on a loaded machine is how tmux tests flake)."""
+        wanted = "".join(text.split())
+        before = "".join(self.tmux.visible().split()).count(wanted)
         self.tmux.type(text)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and "".join(self.tmux.visible().split()).count(wanted) <= before:
+            time.sleep(0.05)
         self.tmux.keys("Enter")
 
 

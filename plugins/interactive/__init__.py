@@ -8,15 +8,26 @@ mode runs, so nothing else pays for them. ``pi_plugins.interactive.renderers`` i
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from pi_plugins.interactive.header import StartupInfo
+from typing import TYPE_CHECKING, Any
 
 from pi_core.hookspecs import hookimpl
 from pi_core.mode import Mode, ModeRequest
-from pi_core.ui import UI
+
+if TYPE_CHECKING:
+    from pi_plugins.interactive.header import StartupInfo
+
+    from pi_core.ui import UI
 
 __all__ = ["StartupInfo", "run_interactive", "run_interactive_sync"]
+
+
+def __getattr__(name: str) -> Any:
+    # The plugin loads on every start (``pi -p`` too): the header and its imports wait until the UI runs.
+    if name == "StartupInfo":
+        from pi_plugins.interactive.header import StartupInfo
+
+        return StartupInfo
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 async def run_mode(request: ModeRequest) -> int:

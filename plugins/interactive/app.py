@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from pathlib import Path
 from typing import Any
 
 from pi_plugins.interactive import (
@@ -61,26 +60,30 @@ class InteractiveApp:
                  console: Console | None = None, input: Any = None, output: Any = None,
                  preloader: Preloader | None = None, quiet_startup: bool = False) -> None:
         self.session = session
+        self.running = False
+        self.version = 0  # bumped by every change the live part shows
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.scrollback = Scrollback(self)  # first: notices may come while the rest is set up
         self.control = SessionControl(session)
         self.startup = startup
         self.quiet_startup = quiet_startup
         self.header = header
         self.console = console or Console(highlight=False)
-        self.scrollback = Scrollback(self)
         self.screen = Screen(self)
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self.show)
         if session.settings is not None and session.settings.get("hideThinkingBlock", False) is True:
             self.view.show_thinking = False  # Ctrl+T shows it again
         self.commands: dict[str, MenuCommand] = {}
-        self.refresh_commands()
+        self.startup_notes: list[str] = []  # problems found while starting (commands, keybindings, shortcuts)
+        self.commands = collect_commands(BUILTIN_COMMANDS, session, self._resources(), warn=self.startup_notes.append)
         self.preloader = preloader or Preloader(session)
         self.busy = False
+        self.run_ended = False  # agent_end came; the prompt's call has not returned yet
         self.started_at = 0.0
         self.shell_job: shell.ShellJob | None = None
         self.panel: Panel | None = None  # a picker, /tree, /settings ... shown in place of the editor
         self._panel_future: asyncio.Future[Any] | None = None
         self.text_dialog: TextDialog | None = None  # a plugin's ui.editor: the editor holds its text meanwhile
-        self.startup_notes: list[str] = []  # problems found while starting (keybindings, shortcuts)
         self.theme_notes: list[str] = []  # problems of the last theme discovery (shown at start-up)
         self.attachments: list[attachments.Attachment] = []  # images waiting in the editor as chips
         from pi_core.config_paths import agent_dir
@@ -111,9 +114,6 @@ class InteractiveApp:
         self.header_component: Any = None  # ui.set_header
         self.autocomplete: Any = None  # the top of the ui.add_autocomplete_provider stack
         self.asked = asyncio.Event()  # a plugin opened a question or component (start-up stops waiting)
-        self.running = False
-        self.version = 0  # bumped by every change the live part shows
-        self.tasks: set[asyncio.Task[Any]] = set()
         self.exit_code = 0
         self.history = InMemoryHistory()
         for message in session.messages:
@@ -145,9 +145,11 @@ class InteractiveApp:
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
 
+    def _resources(self) -> Any:
+        return getattr(self.startup, "resources", None) or self.session.resources
+
     def refresh_commands(self) -> None:
-        resources = getattr(self.startup, "resources", None) or self.session.resources
-        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, resources,
+        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, self._resources(),
                                          warn=lambda text: self.notify(text, "yellow"))
 
     def notify(self, text: str, style: str = "dim") -> None:
@@ -218,21 +220,11 @@ class InteractiveApp:
         self.invalidate()
 
     def load_theme(self, name: str | None = None) -> None:
-        """(Re)discover themes and apply ``name``, else ``--use-theme``, else the ``theme`` setting."""
-        from pi_core.resources.themes import active_theme, setting_theme_paths
+        """(Re)discover themes (plugins' ones included) and apply ``name``, else ``--use-theme``, else the
+        ``theme`` setting."""
+        from pi_core.resources.themes import session_theme
 
-        args = getattr(self.startup, "args", None)
-        settings = self.session.settings
-        cwd = Path(self.session.config.cwd)
-        paths = setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), self.agent_dir,
-                                    cwd) if settings is not None and hasattr(settings, "scope_data") else []
-        paths += [Path(p) for p in self.plugin_theme_paths()]
-        theme, found, warnings = active_theme(
-            cwd, self.agent_dir, name or self.setting("theme"), use_theme=None if name else getattr(args, "use_theme", None),
-            cli_paths=[Path(p).expanduser() for p in getattr(args, "themes", None) or []], setting_paths=paths,
-            no_themes=bool(getattr(args, "no_themes", False)),
-            project_trusted=lambda: self.session.project_trusted,
-        )
+        theme, found, warnings = session_theme(self.session, getattr(self.startup, "args", None), name)
         self.themes = found
         self.theme_notes = warnings
         self.apply_theme(theme)
@@ -371,6 +363,8 @@ class InteractiveApp:
     # --- events, input, running ------------------------------------------------------------------------
 
     def _on_event(self, event: Any) -> None:
+        if event.type in ("agent_start", "agent_end"):  # as Pi's loader: none while agent_end handlers run
+            self.run_ended = event.type == "agent_end"
         self.view.handle(event)
         if event.type in ("message_end", "agent_end", "turn_end"):
             self.entries.check()

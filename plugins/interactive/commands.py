@@ -50,10 +50,20 @@ class MenuCommand:
 
 
 def _plugin_handler(command: Any, session: Any) -> Handler:
-    def run(ui: CommandUI, args: str) -> Any:
-        return command.handler(args, session.ext)
+    """The plugin's handler through the session: it gets a CommandContext (new_session, fork, wait_for_idle...),
+    and a failure is reported as that plugin's extension error."""
+    async def run(ui: CommandUI, args: str) -> None:
+        await session.run_command(command.name, args)
 
     return run
+
+
+# Pi's own interactive commands: a plugin command of one of these names is skipped, as in Pi. The other
+# built-ins (/tools, /theme, /exit) are pi's alone and give way to a plugin's command.
+PI_BUILTIN_NAMES = frozenset({
+    "settings", "model", "tree", "thinking", "scoped-models", "export", "import", "share", "bug", "copy", "name",
+    "session", "changelog", "hotkeys", "fork", "clone", "trust", "login", "logout", "new", "compact", "resume",
+    "reload", "quit"})
 
 
 def collect_commands(builtins: list[MenuCommand], session: Any = None, resources: Any = None,
@@ -61,6 +71,14 @@ def collect_commands(builtins: list[MenuCommand], session: Any = None, resources
     table = {c.name: c for c in builtins}
 
     def add(command: MenuCommand) -> None:
+        holder = table.get(command.name)
+        if command.source == "plugin" and holder is not None and holder.source == "builtin":
+            if command.name in PI_BUILTIN_NAMES:
+                warn(f"Extension command '/{command.name}' conflicts with built-in interactive command. "
+                     "Skipping in autocomplete.")
+                return
+            table[command.name] = command
+            return
         if command.name in table:
             warn(f"/{command.name} from {command.source} ignored: the name is taken by {table[command.name].source}")
             return

@@ -78,7 +78,7 @@ class CustomRenderers:
         from rich.text import Text
 
         label = Text(f"[{custom_type}]", style=f"bold {style.fg('customMessageLabel')}")
-        body = Text(_text_of(getattr(message, "content", "")), style=style.fg("customMessageText"))
+        body = style.markdown(_text_of(getattr(message, "content", "")))  # as Pi: the content is Markdown
         return Padding(Group(label, body), (0, 1), style=style.bg("customMessageBg"), expand=True)
 
     def entry(self, entry: dict[str, Any], expanded: bool) -> Any:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import style, text_dialog
 from pi_plugins.interactive.footer import footer_lines
-from pi_plugins.interactive.hosting import fragments, render_lines
+from pi_plugins.interactive.hosting import TERMINAL_STRINGS, fragments, render_lines
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import ANSI
 from prompt_toolkit.layout import (
@@ -64,7 +64,7 @@ class Screen:
                 lines = buffer.getvalue().rstrip("\n").split("\n")
                 keep = max(3, rows - 8)  # the tail that fits; the whole block goes to scrollback when done
                 text = "\n".join(lines[-keep:])
-            self._live_cache = (app.version, width, ANSI(text).__pt_formatted_text__())
+            self._live_cache = (app.version, width, ANSI(TERMINAL_STRINGS.sub("", text)).__pt_formatted_text__())
         return self._live_cache[2]
 
     def widget_fragments(self, placement: str) -> Any:
@@ -86,7 +86,7 @@ class Screen:
 
     def status_fragments(self) -> Any:
         app = self.app
-        if app.busy and not app.working_visible:
+        if app.busy and (not app.working_visible or app.run_ended):
             return [(style.pt("muted"), app.hint or "")]
         if app.busy:
             elapsed = int(time.monotonic() - app.started_at)
@@ -112,7 +112,7 @@ class Screen:
         drawn: list[Any] = [(style.pt("dim"), first + "\n" + second)]
         if app.statuses:  # plugins may colour their status with ANSI codes
             drawn.append(("", "\n"))
-            drawn += ANSI(" · ".join(app.statuses.values())).__pt_formatted_text__()
+            drawn += ANSI(TERMINAL_STRINGS.sub("", " · ".join(app.statuses.values()))).__pt_formatted_text__()
         return drawn
 
     def panel_fragments(self) -> Any:

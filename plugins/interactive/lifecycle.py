@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import ext_ui
@@ -35,6 +36,7 @@ async def run(app: InteractiveApp, initial_message: str | None = None,
 
     app.app.after_render += on_first_render
     app.running = True
+    _quit_on_signals(app)
     try:
         def watch_theme() -> None:
             app.spawn(watch_files(app))
@@ -60,6 +62,17 @@ async def run(app: InteractiveApp, initial_message: str | None = None,
         app.release_intro()
         scrollback.print_pending()
     return app.exit_code if code is None else code
+
+
+def _quit_on_signals(app: InteractiveApp) -> None:
+    """SIGTERM and SIGHUP (the terminal went away) end the app like /quit, with 143 / 129; left to the mode runner,
+    they would only abort a run and a pi whose terminal closed would live on."""
+    loop = asyncio.get_running_loop()
+    for signum, code in ((signal.SIGTERM, 143), (signal.SIGHUP, 129)):
+        try:
+            loop.add_signal_handler(signum, app.exit, code)
+        except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such signal here
+            pass
 
 
 async def run_app(app: InteractiveApp) -> int | None:

@@ -65,7 +65,7 @@ async def command_task(app: InteractiveApp, command: MenuCommand, args: str) -> 
 
 
 async def run_prompt(app: InteractiveApp, text: str, images: list[Any] | None = None) -> None:
-    app.busy, app.started_at = True, time.monotonic()
+    app.busy, app.started_at, app.run_ended = True, time.monotonic(), False
     app.invalidate()
     ticker = app.spawn(tick(app))
     try:

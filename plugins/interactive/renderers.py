@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pi_plugins.interactive import style as theme_style
-
 from pi_core import hookimpl
 from pi_core.render import Renderer
 
@@ -48,6 +46,8 @@ _ROLE_OF = {"cyan": "accent", "yellow": "warning", "dim": "toolOutput", "red": "
 
 def themed(spec: str) -> str:
     """A style spec with its colour words ("bold cyan", "dim italic") replaced by the theme's colours."""
+    from pi_plugins.interactive import style as theme_style
+
     words = [theme_style.fg(_ROLE_OF[word]) if word in _ROLE_OF else word for word in spec.split()]
     if words == ["bold"]:
         words.append(theme_style.fg("toolTitle"))
@@ -152,6 +152,7 @@ def edit_call(args: dict[str, Any]) -> Any:
 
 def render_diff(diff: str, expanded: bool) -> Any:
     """Colour a display diff (``-12 old``, ``+12 new``, `` 12 context``) line by line."""
+    from pi_plugins.interactive import style as theme_style
     from rich.text import Text
 
     lines = diff.split("\n")
@@ -186,6 +187,7 @@ def edit_result(result: Any, is_error: bool, expanded: bool) -> Any:
 
 def write_call(args: dict[str, Any]) -> Any:
     """The path and a preview of the content (highlighted by the file's extension)."""
+    from pi_plugins.interactive import style as theme_style
     from rich.console import Group
     from rich.syntax import Syntax
 

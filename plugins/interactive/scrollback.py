@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
-
-from prompt_toolkit.application import run_in_terminal
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp
@@ -74,9 +73,26 @@ class Scrollback:
     async def _flush(self) -> None:
         try:
             while self.pending:
-                await run_in_terminal(self.print_pending)
+                self.print_above()
+                await asyncio.sleep(0)
         finally:
             self.flushing = False
+
+    def print_above(self) -> None:
+        """Print the queue above the live part, staying in raw mode. (prompt_toolkit's ``run_in_terminal`` puts
+        the terminal in cooked mode meanwhile: keys typed then are echoed by the tty and an Enter arrives as
+        Ctrl+J, a new line instead of a submit.)"""
+        app = self.app.app
+        if not app.is_running:
+            self.print_pending()
+            return
+        app.renderer.erase()  # the live part goes; the cursor is where it began
+        try:
+            self.print_pending()
+        finally:
+            app.renderer.reset()
+            app.renderer.request_absolute_cursor_position()
+            app.invalidate()
 
     def print_pending(self) -> None:
         items, self.pending = self.pending, []

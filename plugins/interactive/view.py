@@ -17,6 +17,7 @@ from pi_plugins.interactive.renderers import default_renderer
 
 from pi_core.events import AgentEvent
 from pi_core.render import Renderer
+from pi_core.tools import ToolResult
 
 # Notice styles by meaning -> the theme role that colours them.
 NOTICE_ROLES = {"dim": "muted", "green": "success", "red": "error", "yellow": "warning", "cyan": "accent"}
@@ -50,12 +51,20 @@ def safe_render(draw: Callable[..., Any], *args: Any) -> Any:
     return drawn
 
 
+def as_tool_result(result: Any) -> Any:
+    """Renderers get a ToolResult (``.content``, ``.details``); the session's events carry its fields as a dict."""
+    if isinstance(result, dict) and "content" in result:
+        return ToolResult(content=list(result.get("content") or []), details=result.get("details"),
+                          is_error=bool(result.get("isError", result.get("is_error", False))))
+    return result
+
+
 def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool) -> Any:
     from rich.console import Group
     from rich.padding import Padding
 
     parts = [safe_render(renderer.call, block.args)]
-    shown = block.result if block.done else block.partial
+    shown = as_tool_result(block.result if block.done else block.partial)
     if shown is not None and renderer.result is not None:
         body = safe_render(renderer.result, shown, block.is_error, expanded)
         if body is not None and body != "":
@@ -275,7 +284,7 @@ class ChatView:
         return Padding(Group(*parts), (0, 1), style=background, expand=True)
 
     def has_live(self) -> bool:
-        return bool(self.current is not None or self.tools or self.steering or self.follow_up or self.status
+        return bool(self.current is not None or self.tools or any(self.steering) or any(self.follow_up) or self.status
                     or self.shell or self.pending_prompt)
 
     def live(self) -> Any:
@@ -292,9 +301,9 @@ class ChatView:
                 parts.append(body)
         for block in self.tools:
             parts.append(render_tool(block, self.renderer_for(block.name), self.expanded))
-        for text in self.steering:
+        for text in filter(None, self.steering):  # a queued custom message has no text: Pi shows no row for it
             parts.append(Text(f"Steering: {text}", style=style.fg("muted")))
-        for text in self.follow_up:
+        for text in filter(None, self.follow_up):
             parts.append(Text(f"Follow-up: {text}", style=style.fg("muted")))
         if self.shell is not None:
             from pi_plugins.interactive.renderers import bash_result

@@ -17,28 +17,48 @@ if TYPE_CHECKING:
 
 # One manager per running session (a process may hold several, e.g. an embedding program).
 _managers: weakref.WeakKeyDictionary[Any, McpManager] = weakref.WeakKeyDictionary()
+# Sessions that started without any mcp.json: their (empty) manager is made when /mcp first asks for it,
+# so a run without MCP servers never imports the manager and its config code.
+_unconfigured: weakref.WeakKeyDictionary[Any, tuple[ExtensionContext, Path]] = weakref.WeakKeyDictionary()
 
 
 def manager_of(ctx: ExtensionContext) -> McpManager | None:
-    return _managers.get(ctx.session)
+    manager = _managers.get(ctx.session)
+    if manager is None and ctx.session in _unconfigured:
+        from pi_plugins.mcp.config import McpConfig
+
+        start_ctx, home = _unconfigured.pop(ctx.session)
+        manager = _start(start_ctx, home, McpConfig())  # what the session's start read: no file, no server
+    return manager
+
+
+def _start(ctx: ExtensionContext, home: Path, config: Any = None) -> McpManager:
+    from pi_plugins.mcp.manager import McpManager
+
+    manager = McpManager(agent_dir=home, cwd=Path(ctx.cwd))
+    _managers[ctx.session] = manager
+    manager.start(ctx, config)
+    return manager
 
 
 @hookimpl
 async def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
-    from pi_plugins.mcp.manager import McpManager
-
     from pi_core.config_paths import agent_dir
 
     previous = _managers.pop(ctx.session, None)
     if previous is not None:
         await previous.shutdown()
-    manager = McpManager(agent_dir=agent_dir(), cwd=Path(ctx.cwd))
-    _managers[ctx.session] = manager
-    manager.start(ctx)
+    _unconfigured.pop(ctx.session, None)
+    home = agent_dir()
+    if not (home / "mcp.json").exists() and not (Path(ctx.cwd) / ".pi" / "mcp.json").exists():
+        _unconfigured[ctx.session] = (ctx, home)
+        return
+    _start(ctx, home)
 
 
 @hookimpl
 async def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
+    _unconfigured.pop(ctx.session, None)
     manager = _managers.pop(ctx.session, None)
     if manager is not None:
         await manager.shutdown()
@@ -48,14 +68,14 @@ async def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
 async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_prompt: str) -> BeforeAgentStart | None:
     """The first prompt waits for servers with direct tools and for servers whose tools this branch loaded;
     the ``mcp_servers`` list is added to the conversation when it changed."""
+    manager = _managers.get(ctx.session)  # none without an mcp.json: nothing to wait for, nothing to list
+    if manager is None:
+        return None
     from pi_plugins.mcp.manager import SECTION_TYPE, startup_wait
     from pi_plugins.tool_search import loaded_tools
 
     from pi_core.extension import BeforeAgentStart
 
-    manager = manager_of(ctx)
-    if manager is None:
-        return None
     first = not manager.waited_for_startup
     await manager.wait_for_direct()
     if first:
@@ -77,7 +97,7 @@ def pi_after_provider_response(ctx: ExtensionContext) -> None:
     """The first answer is arriving, so its request went out: start the servers that could wait until now.
 
     (Once per response, not per streamed event: a ``pi_agent_event`` here cost every delta a hook call.)"""
-    manager = manager_of(ctx)
+    manager = _managers.get(ctx.session)
     if manager is not None and manager.starting_later:
         manager.start_later()
 
@@ -103,9 +123,13 @@ def pi_cli_commands() -> list[click.Command]:
 
 @hookimpl
 def pi_commands() -> list[SlashCommand]:
-    from pi_plugins.mcp.slash import run_slash_command
-
     from pi_core.extension import SlashCommand
 
     return [SlashCommand(name="mcp", description="Manage MCP servers: status, tools, reconnect, enable or disable, "
-                                                 "sign in or out", handler=run_slash_command)]
+                                                 "sign in or out", handler=_slash)]
+
+
+async def _slash(args: str, ctx: ExtensionContext) -> None:
+    from pi_plugins.mcp.slash import run_slash_command
+
+    await run_slash_command(args, ctx)

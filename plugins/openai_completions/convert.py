@@ -161,8 +161,8 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any], *,
                   tuple(out[0].items()) if out else None)
     state, start = _SegmentState(), 0
     cached = _PREFIXES.get(prefix_key)
-    if cached is not None and cached.cut <= len(messages) and \
-            all(a is b for a, b in zip(cached.messages, messages[:cached.cut])):
+    # List equality checks identity first (then content: an equal message converts the same), in C.
+    if cached is not None and cached.messages == messages[:cached.cut]:
         out, start, state = list(cached.out), cached.cut, cached.state.copy()
     # The next call may start where the last user or (sent) assistant message starts: nothing carries
     # over such a cut but renamed tool-call ids and the previous role, which the state keeps. A failed

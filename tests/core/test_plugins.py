@@ -80,6 +80,37 @@ def test_third_party_tool_overrides_builtin_and_is_reported(tmp_path: Path) -> N
     assert "overrides tool read (from read)" in text
 
 
+def test_two_installed_plugins_with_one_tool_warn_and_tool_overrides_picks_the_owner(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    make_dist(site, "acme-a", "acme_a", READ_OVERRIDE.replace("Acme's", "A's"), entry_name="corp-a")
+    make_dist(site, "acme-b", "acme_b", READ_OVERRIDE.replace("Acme's", "B's"), entry_name="corp-b")
+
+    def owners() -> tuple[str, dict[str, dict], str, str]:
+        result = run_pi(["plugins", "--json"], tmp_path, site)
+        tools = {row["name"]: row for row in json.loads(run_pi(["tools", "--json"], tmp_path, site).stdout)}
+        return result.stderr, plugin_rows(result), tools["read"]["description"], run_pi(["list"], tmp_path, site).stdout
+
+    warning, rows, description, listed = owners()
+    assert ('Warning: Tool "read" is provided by plugins "corp-a" and "corp-b" of one layer; using "corp-a" '
+            '(choose with toolOverrides = { read = "corp-b" } in settings)') in warning
+    assert description == "A's audited read."  # the documented rule: the first entry point by name wins
+    assert rows["corp-a"]["tools"] == ["read"] and rows["corp-b"]["tools"] == []
+    assert "tool read (from corp-b)" in rows["corp-a"]["overrides"]
+    assert rows["corp-b"]["overridden"] == ["tool read (by corp-a)"]
+    assert "plugin corp-b\n      overridden: tool read (by corp-a)" in listed
+
+    (tmp_path / "agent").mkdir(exist_ok=True)
+    (tmp_path / "agent" / "settings.toml").write_text('toolOverrides = { read = "corp-b" }\n')
+    warning, rows, description, listed = owners()
+    assert 'using "corp-b"' in warning and description == "B's audited read."
+    assert rows["corp-b"]["tools"] == ["read"] and rows["corp-a"]["tools"] == []
+    assert rows["corp-a"]["overridden"] == ["tool read (by corp-b)"]
+    assert rows["read"]["overridden"] == ["tool read (by corp-b)"]
+    assert "plugin corp-a\n      overridden: tool read (by corp-b)" in listed
+    assert "plugin corp-b\n      tools: read" in listed
+
+
 def test_installed_plugin_with_builtin_name_replaces_whole_plugin(tmp_path: Path) -> None:
     site = tmp_path / "site"
     site.mkdir()
@@ -155,6 +186,20 @@ def test_help_imports_no_heavy_module() -> None:
             "if m in sys.modules]; print('HEAVY', heavy)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert "HEAVY []" in result.stdout, result.stdout
+
+
+def test_help_lists_a_plugins_flags_from_the_cache_without_importing_it(tmp_path: Path) -> None:
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    loaded = subprocess.run(PI + ["-e", "plugin:preset", "tools"], capture_output=True, text=True, cwd=tmp_path,
+                            env=env, timeout=60, check=False)  # any load records the plugin's flags
+    assert loaded.returncode == 0, loaded.stderr
+    code = ("import sys; from pi_core.app.cli import main; main(['-e', 'plugin:preset', '--help']); "
+            "prefixes = ('pi_plugins', 'pi_builtin_tools', 'pi_examples', 'anthropic', 'openai', 'rich', "
+            "'prompt_toolkit', 'mcp'); print('LOADED', sorted(m for m in sys.modules if m.startswith(prefixes)))")
+    helped = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, env=env,
+                            timeout=60, check=False)
+    assert "LOADED []" in helped.stdout, helped.stdout + helped.stderr
+    assert "Extension CLI Flags:" in helped.stdout and "--preset <value>" in helped.stdout
 
 
 @pytest.mark.parametrize("flag", ["--version", "-v"])

@@ -39,7 +39,10 @@ class FakePip:
         self.sites: list[Path | None] = []
         monkeypatch.setattr(packages, "snapshot", lambda site=None: dict(self.env))
         monkeypatch.setattr(packages, "contributions", lambda names=None, project=None: {})
-        monkeypatch.setattr(packages, "pi_distributions", lambda site=None: {})
+        # Installed "pi-*" names provide pi plugins; anything else (idna, rich...) is some other distribution.
+        monkeypatch.setattr(packages, "pi_distributions", lambda site=None: {
+            name: {"name": name, "version": version, "entry_points": {}} for name, version in self.env.items()
+            if name.startswith("pi-") and name != "pi-harness"})
 
     def run(self, args: list[str], echo: object = None, site: Path | None = None) -> int:
         self.calls.append(list(args))
@@ -166,6 +169,34 @@ def test_remove_refuses_unknown_packages_and_pi_itself(monkeypatch: pytest.Monke
     with pytest.raises(PackageError, match="is pi itself"):
         packages.remove("pi-harness", cwd=tmp_path)
     assert pip.calls == []
+
+
+def test_remove_refuses_pis_own_dependencies_and_other_non_pi_packages(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    pip = FakePip(monkeypatch, {"pi-harness": "0.1.0", "rich": "15.0.0", "left-pad": "1.0"})
+    with pytest.raises(PackageError, match=r"^rich is a dependency of pi, not a pi package; pi remove only removes "
+                                           r"packages that provide pi plugins \(entry points in group 'pi'\), never "
+                                           r"pi's own dependencies$"):
+        packages.remove("rich", cwd=tmp_path)
+    with pytest.raises(PackageError, match=r"^left-pad provides no pi plugins; .* Use pip to remove other packages$"):
+        packages.remove("left-pad", cwd=tmp_path)
+    assert pip.calls == []
+
+
+def test_pi_remove_rich_is_refused_before_pip_runs(tmp_path: Path, agent_dir: Path) -> None:
+    """Through the CLI, with a stand-in ``pip`` first on the path: were pi to call pip, the log would show it
+    (and no real package is ever uninstalled by this test)."""
+    fake = tmp_path / "fakepip" / "pip"
+    fake.mkdir(parents=True)
+    log = tmp_path / "pip.log"
+    (fake / "__init__.py").write_text("")
+    (fake / "__main__.py").write_text(f"import sys\nopen({str(log)!r}, 'a').write(' '.join(sys.argv[1:]) + '\\n')\n")
+    env = {**os.environ, "PYTHONPATH": str(fake.parent), "PI_CODING_AGENT_DIR": str(agent_dir)}
+    result = subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "remove", "rich"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 1
+    assert result.stderr.startswith("Error: rich is a dependency of pi, not a pi package; "), result.stderr
+    assert "Traceback" not in result.stderr and not log.exists()
 
 
 def test_update_targets_and_offline(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

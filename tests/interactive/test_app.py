@@ -459,3 +459,38 @@ def test_a_plugins_editor_dialog_edits_lines_and_gives_the_draft_back(tmp_path: 
         await h.quit()
 
     drive(make_session(provider, tmp_path), pipe, body)
+
+
+def test_output_is_printed_without_leaving_raw_mode_and_the_working_row_stops_at_agent_end(
+        tmp_path: Path, pipe: Any) -> None:
+    """Keys typed while output is printed stay keys (no cooked mode: the tty would echo them and an Enter would be
+    a new line); while a plugin's agent_end handler still waits, no working row (Pi's loader stops at agent_end)."""
+    release = asyncio.Event()
+    waiting = asyncio.Event()
+
+    async def on_event(ctx: Any, event: Any) -> None:
+        if event.type == "agent_end":
+            waiting.set()
+            await release.wait()
+
+    plugin = types.SimpleNamespace(pi_agent_event=hookimpl(on_event))
+    plugins = load_plugins(load_entry_points=False, discover_extensions=False)
+    register_module(plugins, plugin, "waiter")
+    session = make_session(FakeProvider(reply("answered")), tmp_path, plugins=plugins)
+
+    async def body(h: Harness) -> None:
+        def no_cooked_mode() -> Any:
+            raise AssertionError("the terminal went to cooked mode to print")
+
+        h.ui.app.input.cooked_mode = no_cooked_mode  # type: ignore[method-assign]
+        h.send("hello" + ENTER)
+        await h.wait_for(lambda: waiting.is_set())
+        await h.wait_for(lambda: "answered" in h.screen())
+        assert h.ui.busy  # the prompt has not returned: the handler waits
+        status = "".join(text for _, text in h.ui.screen.status_fragments())
+        assert "Working" not in status and "esc to interrupt" not in status
+        release.set()
+        await h.wait_for(lambda: not h.ui.busy)
+        await h.quit()
+
+    drive(session, pipe, body)

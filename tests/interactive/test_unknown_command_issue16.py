@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -68,7 +69,7 @@ def test_first_run_without_any_key_says_what_would_fix_it(tmp_path: Path) -> Non
     env.update(PI_CODING_AGENT_DIR=str(home), TERM="xterm-256color")
     pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()'"
     subprocess.run(["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "pi", "-x", str(WIDTH), "-y", str(HEIGHT),
-                    "-c", str(cwd), "bash", "-c", f"{pi}; sleep 60"], env=env, check=True, timeout=20)
+                    "-c", str(cwd), "bash", "-c", f"{pi}; echo EXITED=$?; sleep 60"], env=env, check=True, timeout=20)
     try:
         screen = tmux.wait_for("No models available.")
         assert str(home / "models.toml") in "".join(screen.split())
@@ -81,5 +82,11 @@ def test_first_run_without_any_key_says_what_would_fix_it(tmp_path: Path) -> Non
         flat = " ".join(screen.split())
         assert "ANTHROPIC_API_KEY" in flat and "/login" in flat and "choose one with /model" in flat
         assert "Traceback" not in screen
+        # SIGTERM ends the app as /quit does (before, it only aborted a run and pi outlived its terminal)
+        shell = tmux.run("display-message", "-p", "-t", "pi", "#{pane_pid}").strip()
+        child = subprocess.run(["pgrep", "-P", shell], capture_output=True, text=True, check=False).stdout.split()
+        assert child, "pi is not running under the pane's shell"
+        os.kill(int(child[0]), signal.SIGTERM)
+        tmux.wait_for("EXITED=143")
     finally:
         subprocess.run(["tmux", "-L", tmux.socket, "kill-server"], capture_output=True, timeout=20, check=False)

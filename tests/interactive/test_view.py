@@ -114,3 +114,26 @@ def test_long_streaming_reply_shows_its_tail_without_breaking_code_blocks() -> N
     assert "Paragraph 99" in rec.live() and "Paragraph 0 " not in rec.live()
     rec.send("message_end", message=message)
     assert "Paragraph 0 " in rec.committed[-1] and "Paragraph 99" in rec.committed[-1]
+
+
+def test_queued_messages_without_text_get_no_row() -> None:
+    rec = Recorder()
+    rec.send("queue_update", steering=[""], follow_up=["", "and later that"])
+    assert "Follow-up: and later that" in rec.live() and "Steering:" not in rec.live()
+    assert rec.live().count("Follow-up:") == 1
+    rec.send("queue_update", steering=[], follow_up=["", ""])  # custom messages only: nothing to show, as Pi
+    assert not rec.view.has_live()
+
+
+def test_a_custom_message_without_a_renderer_is_markdown_under_its_type() -> None:
+    import types
+
+    from pi_plugins.interactive.custom_render import CustomRenderers
+
+    from pi_core.types import CustomMessage
+
+    plugins = types.SimpleNamespace(call_sync=lambda hook: [])
+    renderers = CustomRenderers(types.SimpleNamespace(plugins=plugins), lambda: None, lambda: 80)
+    drawn = text_of(renderers.message(CustomMessage(role="custom", customType="plan", content="**Plan Steps (2):**",
+                                                    display=True), False))
+    assert "[plan]" in drawn and "Plan Steps (2):" in drawn and "**" not in drawn

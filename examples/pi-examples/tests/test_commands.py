@@ -80,3 +80,10 @@ def test_completions_offer_the_origins() -> None:
     assert [c.value for c in commands_module.complete("")] == ["extension", "prompt", "skill"]
     assert [c.value for c in commands_module.complete("p")] == ["prompt"]
     assert commands_module.complete("x") is None
+
+
+def test_an_entry_point_plugins_commands_name_its_module_file(example) -> None:
+    client = example.rpc("commands", "--no-session")
+    info = next(c for c in client.get_commands() if c["name"] == "commands")
+    assert info["sourceInfo"]["path"] == commands_module.__file__
+    assert (info["source"], info["sourceInfo"]["scope"]) == ("extension", "user")

@@ -6,9 +6,12 @@ import asyncio
 from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from pi_examples.handoff import handoff, handoff_messages
 
 from pi_core.extension import SessionChange
+from pi_core.testing.fake_script import Reply
+from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.types import AssistantMessage, TextContent
 from pi_core.ui import PlainTheme
 
@@ -113,3 +116,33 @@ def test_other_modes_are_told_it_needs_the_interactive_ui(example) -> None:
     client.request("prompt", message="/handoff add tests")
     notice = client.wait_for_event(lambda e: e.get("method") == "notify")
     assert notice["message"] == "handoff requires interactive mode" and notice["notifyType"] == "error"
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_the_draft_is_edited_on_screen_and_opens_in_a_new_session(example) -> None:
+    example.server.add(Reply(text="Fixed parse.py"),
+                       Reply(text="## Context\nparser work", chunk_size=2, chunk_delay=0.05),
+                       Reply(text="Taking over."))
+    with tmux_pi(example, "handoff") as tui:
+        tui.start("handoff")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("fix the parser")
+        tui.tmux.wait_for("Fixed parse.py")
+        tui.command("/handoff add tests")
+        tui.tmux.wait_for("Generating handoff prompt...", visible=True)
+        screen = tui.tmux.wait_for("Edit handoff prompt", visible=True)
+        rows = [line.strip() for line in screen.splitlines()]
+        assert rows[rows.index("Edit handoff prompt"):].count("parser work") == 1 and "## Context" in rows
+        tui.tmux.keys("C-j")
+        tui.tmux.type("then add tests")
+        tui.tmux.wait_for("then add tests", visible=True)
+        tui.tmux.keys("Enter")
+        screen = tui.tmux.wait_for("Handoff ready. Submit when ready.")
+        screen = tui.tmux.wait_for("then add tests", visible=True)
+        rows = [line.strip() for line in screen.splitlines()]
+        assert rows[rows.index("## Context"):][:3] == ["## Context", "parser work", "then add tests"]  # the editor
+        tui.tmux.keys("Enter")  # sent in the new session, which is written to disk with its first reply
+        tui.tmux.wait_for("Taking over.")
+    assert "then add tests" in example.user_text(2) and len(example.server.requests[2].body["messages"]) == 1
+    sessions = sorted(example.home.rglob("*.jsonl"), key=lambda p: p.stat().st_mtime)
+    assert len(sessions) == 2 and str(sessions[0]) in sessions[1].read_text().splitlines()[0]  # the parent

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from pi_examples import preset as example_preset
 
 from pi_core.testing.fake_script import Reply
+from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
 from pi_core.ui import PlainTheme
 
@@ -80,3 +82,28 @@ def test_the_selector_lists_presets_and_none() -> None:
     selector.handle_input("\x1b[B")
     selector.handle_input("\r")
     assert chosen == ["(none)"]
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_the_selector_and_the_shortcut_on_screen(example) -> None:
+    setup(example)
+    example.server.add(Reply(text="ok"))
+    with tmux_pi(example, "preset") as tui:
+        tui.start("preset", "--no-session")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("/preset")
+        screen = tui.tmux.wait_for("Select Preset", visible=True)
+        rows = [" ".join(line.split()) for line in screen.splitlines()]
+        assert any(r.startswith("→ plan fake/fake-model-2 | thinking:low") for r in rows)
+        assert any(r.startswith("(none) Clear active preset") for r in rows)
+        tui.tmux.keys("Enter")
+        tui.tmux.wait_for('Preset "plan" activated')
+        screen = tui.tmux.wait_for("preset:plan")  # the footer status
+        assert "(fake) fake-model-2" in screen
+        tui.tmux.raw("\x1b[117;6u")  # Ctrl+Shift+U cycles: after the last one comes (none)
+        tui.tmux.wait_for("Preset cleared, defaults restored")
+        tui.tmux.raw("\x1b[117;6u")
+        tui.tmux.wait_for('Preset "other" activated')
+        tui.command("hi")
+        tui.tmux.wait_for("ok")
+    assert example.system_prompt(0).endswith("PROJECT-WINS")

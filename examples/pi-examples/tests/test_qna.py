@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from pi_examples.qna import LastReplyError, last_assistant_text, qna
 
+from pi_core.testing.fake_script import Reply
+from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
 from pi_core.types import AssistantMessage, TextContent
 from pi_core.ui import PlainTheme
@@ -90,3 +92,28 @@ def test_other_modes_are_told_it_needs_the_interactive_ui(example) -> None:
     client.request("prompt", message="/qna")
     notice = client.wait_for_event(lambda e: e.get("method") == "notify")
     assert notice["message"] == "qna requires interactive mode" and notice["notifyType"] == "error"
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_the_loader_then_the_questions_in_the_editor_on_screen(example) -> None:
+    questions = "Q: Which language?\nA:\n\nQ: Which version?\nA:"
+    example.server.add(Reply(text="Which language? And which version?"),
+                       Reply(text=questions, chunk_size=4, chunk_delay=0.15),  # slow: the loader stays a while
+                       Reply(text=questions * 20, chunk_size=4, chunk_delay=0.2))
+    with tmux_pi(example, "qna") as tui:
+        tui.start("qna", "--no-session")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("hello")
+        tui.tmux.wait_for("And which version?")
+        tui.command("/qna")
+        tui.tmux.wait_for("Extracting questions using fake-model...", visible=True)
+        screen = tui.tmux.wait_for("Questions loaded. Edit and submit when ready.")
+        rows = [line.strip() for line in screen.splitlines()]
+        assert rows[rows.index("Q: Which language?"):][:5] == ["Q: Which language?", "A:", "", "Q: Which version?",
+                                                               "A:"]  # in the editor, as Q:/A: lines
+        tui.tmux.keys("C-c")  # empty the editor again
+        tui.command("/qna")
+        tui.tmux.wait_for("Extracting questions using fake-model...", visible=True)
+        tui.tmux.keys("Escape")  # cancels the extraction
+        tui.tmux.wait_for("Cancelled")
+        tui.tmux.wait_gone("Extracting questions")

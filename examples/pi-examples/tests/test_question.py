@@ -6,10 +6,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pi_examples.question import QuestionComponent, execute
 
 from pi_core import ToolContext
 from pi_core.testing.fake_script import Reply
+from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
 from pi_core.ui import PlainTheme
 
@@ -84,3 +86,22 @@ def test_the_component_wraps_long_text_in_narrow_terminals() -> None:
                                   PlainTheme(), None, lambda a: None)
     lines = [strip_ansi(line) for line in component.render(16)]
     assert all(len(line) <= 16 for line in lines) and " A long question" in lines
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_the_model_asks_and_the_typed_answer_is_its_tool_result(example) -> None:
+    example.server.add(Reply(tool_calls=[("question", {"question": "Which colour?", "options": OPTIONS})]),
+                       Reply(text="Noted."))
+    with tmux_pi(example, "question") as tui:
+        tui.start("question", "--no-session")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("ask me")
+        screen = tui.tmux.wait_for("Enter to select • Esc to cancel", visible=True)  # the component, not the call row
+        rows = [line.strip() for line in screen.splitlines()]
+        assert "Which colour?" in rows and "> 1. A" in rows and "the second one" in rows
+        tui.tmux.keys("Down", "Down", "Enter")
+        tui.tmux.wait_for("Your answer:", visible=True)
+        tui.tmux.type("teal")
+        tui.tmux.keys("Enter")
+        tui.tmux.wait_for("Noted.")
+    assert example.tool_results(1) == ["User wrote: teal"]

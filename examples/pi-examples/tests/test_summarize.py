@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from pi_examples.summarize import SummaryPanel, conversation_text
 
 from pi_core.testing.fake_script import Reply
+from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
 from pi_core.ui import PlainTheme
 
@@ -41,6 +43,25 @@ def test_the_conversation_goes_to_gpt_5_2(example) -> None:
     assert "<conversation>" in text and "User: hello" in text and "Assistant: Hi there, I looked around." in text
     assert 'Tool ls was called with args {\\"path\\":\\".\\"}' in text
     client.wait_for_event(lambda e: "Preparing summary..." in notices(example, client), timeout=10)
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_the_tui_shows_the_summary_as_markdown_in_a_panel_enter_closes_it(example) -> None:
+    add_openai(example)
+    example.server.add(Reply(text="Hi there."), Reply(text="## Goals\n\n- ship **the parser**"))
+    with tmux_pi(example, "summarize") as tui:
+        tui.start("summarize", "--no-session")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("hello")
+        tui.tmux.wait_for("Hi there.")
+        tui.command("/summarize")
+        screen = tui.tmux.wait_for("Press Enter or Esc to close")
+        assert "Conversation Summary" in screen and "ship the parser" in screen
+        assert "**" not in screen and "## Goals" not in screen  # drawn as Markdown, not raw
+        assert example.server.requests[1].body["model"] == "gpt-5.2"
+        tui.tmux.keys("Enter")
+        tui.tmux.wait_gone("Press Enter or Esc to close")
+        assert "Conversation Summary" not in tui.tmux.visible()
 
 
 def test_without_a_key_it_says_so(example) -> None:

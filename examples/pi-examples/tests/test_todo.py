@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
 from pi_examples.todo import Todo, TodoListComponent, render_result
 
 from pi_core import ToolResult
 from pi_core.testing.fake_script import Reply
+from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
 from pi_core.types import TextContent
 from pi_core.ui import PlainTheme
+
+needs_tmux = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 
 
 def test_the_list_lives_in_the_session_and_comes_back_with_continue(example) -> None:
@@ -65,3 +69,22 @@ def test_tool_rows_say_what_changed() -> None:
     result = ToolResult(content=[TextContent(text="Added todo #1: milk")],
                         details={"action": "add", "todos": [{"id": 1, "text": "milk", "done": False}], "nextId": 2})
     assert strip_ansi(render_result(result, False, False)) == "✓ Added #1 milk"
+
+
+@needs_tmux
+def test_the_tool_rows_and_the_todos_panel_on_screen(example) -> None:
+    example.server.add(Reply(tool_calls=[("todo", {"action": "add", "text": "milk"})]),
+                       Reply(tool_calls=[("todo", {"action": "add", "text": "eggs"})]),
+                       Reply(tool_calls=[("todo", {"action": "toggle", "id": 1})]), Reply(text="Listed."))
+    with tmux_pi(example, "todos") as tui:
+        tui.start("todo", "--no-session")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("plan my shopping")
+        screen = tui.tmux.wait_for("Listed.")
+        assert "✓ Added #1 milk" in screen and "✓ Added #2 eggs" in screen  # the example's tool rows
+        tui.command("/todos")
+        screen = tui.tmux.wait_for("1/2 completed", visible=True)
+        rows = [line.strip() for line in screen.splitlines()]
+        assert "✓ #1 milk" in rows and "○ #2 eggs" in rows and any(r.startswith("─── Todos ─") for r in rows)
+        tui.tmux.keys("Escape")
+        tui.tmux.wait_gone("1/2 completed")

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from pi_examples import tools as example_tools
 
 from pi_core.testing.fake_script import Reply
+from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
 from pi_core.ui import PlainTheme
 
@@ -78,3 +80,23 @@ def test_the_panel_switches_tools_and_saves_each_change() -> None:
     assert "  bash  disabled" in [strip_ansi(line).rstrip() for line in panel.render(50)]
     panel.handle_input("\x1b")
     assert closed == [None]
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_the_tools_panel_switches_a_tool_off_for_the_next_request(example) -> None:
+    example.server.add(Reply(text="Without read."))
+    with tmux_pi(example, "tools") as tui:
+        tui.start("tools", "--no-session")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("/tools")
+        screen = tui.tmux.wait_for("Tool Configuration", visible=True)
+        rows = [" ".join(line.split()) for line in screen.splitlines()]
+        assert "→ read enabled" in rows and "grep disabled" in rows and "bash enabled" in rows
+        tui.tmux.keys("Enter")  # the cursor starts on read
+        tui.tmux.wait_for("→readdisabled", visible=True, flat=True)
+        tui.tmux.keys("Escape")
+        tui.tmux.wait_gone("Tool Configuration")
+        tui.command("go on")
+        tui.tmux.wait_for("Without read.")
+    names = sent_tools(example, 0)
+    assert "read" not in names and "bash" in names

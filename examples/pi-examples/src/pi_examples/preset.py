@@ -200,7 +200,8 @@ async def cycle(ctx: CommandContext) -> None:
         ctx.ui.notify(_none_defined(ctx), "warning")
         return
     order = [NONE, *names]
-    current = order.index(_state.active) if _state.active in order else -1
+    active = _state.active or NONE  # no preset active is "(none)": the next one is the first preset
+    current = order.index(active) if active in order else -1
     following = order[(current + 1) % len(order)] if current >= 0 else order[0]
     if following == NONE:
         await clear(ctx)

@@ -1,0 +1,62 @@
+"""``pi -p`` imports only what a print run uses (issue 19): the interactive UI's header and theme, the tools'
+internals, the MCP manager without an mcp.json and the TOML parser without a TOML file wait until
+something needs them. Asserts which modules are loaded, never how long anything takes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pi_core.testing.fake_server import Reply
+from pi_core.testing.runner import pi_runner
+
+# An extension that writes the modules loaded at exit (after the answer) to a file.
+EXTENSION = """\
+import atexit
+import json
+import sys
+from pathlib import Path
+
+atexit.register(lambda: Path({out!r}).write_text(json.dumps(sorted(sys.modules))))
+"""
+
+DEFERRED = (
+    "pi_plugins.interactive.header", "pi_plugins.interactive.footer", "pi_plugins.interactive.style",
+    "pi_core.resources.themes", "rich", "prompt_toolkit",
+    "pi_core.toolkit.procs", "pi_core.toolkit.shell", "pi_core.toolkit.shell_output", "pi_core.toolkit.fileops",
+    "pi_core.toolkit.images", "pi_core.toolkit.ripgrep", "pi_core.toolkit.globs", "pi_builtin_tools._edit_diff",
+    "pi_builtin_tools._edit_match", "pi_builtin_tools._text_slice", "pi_builtin_tools._listing",
+    "pi_plugins.mcp.manager", "pi_plugins.mcp.config", "pi_plugins.mcp.slash",
+    "tomllib", "anthropic", "openai",
+)
+
+
+def _modules_after(pi: object, tmp_path: Path, *args: str) -> set[str]:
+    out = tmp_path / "modules.json"
+    extension = tmp_path / "modules_at_exit.py"
+    extension.write_text(EXTENSION.format(out=str(out)))
+    done = pi.run("-e", str(extension), *args)  # type: ignore[attr-defined]
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "the answer\n"
+    return set(json.loads(out.read_text()))
+
+
+def test_a_print_run_imports_no_ui_tool_or_mcp_internals(tmp_path: Path) -> None:
+    with pi_runner(tmp_path, "anthropic-messages") as pi:
+        pi.server.add(Reply(text="the answer"))
+        loaded = _modules_after(pi, tmp_path, "-p", "hi")
+        assert sorted(loaded & set(DEFERRED)) == [], sorted(loaded & set(DEFERRED))
+        # The plugins still loaded and answered: the mode, the tools and the slash commands are registered.
+        assert {"pi_plugins.interactive", "pi_builtin_tools.bash", "pi_builtin_tools.read", "pi_plugins.mcp"} <= loaded
+        [request] = pi.server.requests
+        assert [t["name"] for t in request.body["tools"]] == ["read", "bash", "edit", "write"]
+
+
+def test_a_tool_call_loads_its_helpers_then(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("alpha\n")
+    with pi_runner(tmp_path, "openai-completions") as pi:
+        pi.server.add(Reply(tool_calls=[("read", {"path": str(tmp_path / "notes.txt")})]), Reply(text="the answer"))
+        loaded = _modules_after(pi, tmp_path, "-p", "read it")
+        assert {"pi_core.toolkit.fileops", "pi_builtin_tools._text_slice"} <= loaded
+        assert "pi_core.toolkit.procs" in loaded  # read's messages format numbers as Pi does (js_number)
+        assert "alpha" in json.dumps(pi.server.requests[1].body)
