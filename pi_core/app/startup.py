@@ -118,7 +118,7 @@ def load_environment(args: Args, cwd: Path, *, mode: str | None = None, trust: T
     for failure in plugins.failures:
         if not failure.fatal:
             warnings.append(f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}')
-    for clash in registry.conflicts:
+    for clash in (c for c in registry.conflicts if c.kind != "tool" or settings.tool_overrides.get(c.name) != c.winner):
         warnings.append(f'{clash.kind.capitalize()} "{clash.name}" is provided by plugins "{clash.winner}" and '
                         f'"{clash.loser}" of one layer; using "{clash.winner}" '
                         f'(choose with toolOverrides = {{ {clash.name} = "{clash.loser}" }} in settings)'

@@ -103,7 +103,7 @@ def test_two_installed_plugins_with_one_tool_warn_and_tool_overrides_picks_the_o
     (tmp_path / "agent").mkdir(exist_ok=True)
     (tmp_path / "agent" / "settings.toml").write_text('toolOverrides = { read = "corp-b" }\n')
     warning, rows, description, listed = owners()
-    assert 'using "corp-b"' in warning and description == "B's audited read."
+    assert "corp-a" not in warning and description == "B's audited read."  # chosen: nothing to warn about
     assert rows["corp-b"]["tools"] == ["read"] and rows["corp-a"]["tools"] == []
     assert rows["corp-a"]["overridden"] == ["tool read (by corp-b)"]
     assert rows["read"]["overridden"] == ["tool read (by corp-b)"]

@@ -5,12 +5,26 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pi_core.resources.ansi_theme import AnsiTheme
+from pi_core.resources.themes import builtin_themes
 from pi_core.testing.fake_script import Reply
 
 MARKER = "[PLAN MODE ACTIVE]"
 PLAN = "Plan:\n1. Read the file a.txt carefully\n2. Fix the bug in b.py"
 STEP1, STEP2 = "File a.txt carefully", "Fix the bug in b.py"  # as Pi cleans them ("Read the " dropped)
 EXECUTE = "Execute the plan (track progress)"
+# The footer status is styled with the user's theme (dark by default) and reaches RPC clients with its ANSI, as in Pi.
+THEME = AnsiTheme(builtin_themes()["dark"])
+PLANNING = THEME.fg("warning", "⏸ plan")
+HALF_DONE = THEME.fg("accent", "📋 1/2")
+
+
+def todo(text: str) -> str:
+    return THEME.fg("muted", "☐ ") + text
+
+
+def ticked(text: str) -> str:
+    return THEME.fg("success", "☑ ") + THEME.fg("muted", THEME.strikethrough(text))
 
 
 def tools(example, request: int) -> list[str]:
@@ -73,7 +87,7 @@ def test_plan_then_execute_with_progress_over_rpc_and_resume(example, ui) -> Non
     client.request("prompt", message="/plan")
     notice = ui(client, "notify", message="Plan mode enabled. Built-in write tools disabled.")
     assert notice["notifyType"] == "info"
-    assert statuses(example, client)[-1] == "⏸ plan"
+    assert statuses(example, client)[-1] == PLANNING
 
     mark = client.event_count()
     client.prompt("make a plan")
@@ -95,9 +109,9 @@ def test_plan_then_execute_with_progress_over_rpc_and_resume(example, ui) -> Non
     for request in (1, 2):
         assert MARKER not in texts(example, request)  # the stale plan context is filtered out
     widgets = widget_lines(example, client)
-    assert [f"☐ {STEP1}", f"☐ {STEP2}"] in widgets
-    assert widgets[-1] == [f"☑ {STEP1}", f"☐ {STEP2}"]
-    assert statuses(example, client)[-1] == "📋 1/2"
+    assert [todo(STEP1), todo(STEP2)] in widgets
+    assert widgets[-1] == [ticked(STEP1), todo(STEP2)]
+    assert statuses(example, client)[-1] == HALF_DONE
 
     mark = client.event_count()
     client.request("prompt", message="/todos")
@@ -120,7 +134,7 @@ def test_plan_then_execute_with_progress_over_rpc_and_resume(example, ui) -> Non
     resumed.request("prompt", message="/todos")
     again = ui(resumed, "notify", message=progress["message"])
     assert again["notifyType"] == "info"
-    assert statuses(example, resumed)[-1] == "📋 1/2"
+    assert statuses(example, resumed)[-1] == HALF_DONE
     mark = resumed.event_count()
     resumed.prompt("go on")
     settled(resumed, mark)
@@ -144,7 +158,7 @@ def test_plan_then_execute_with_progress_over_rpc_and_resume(example, ui) -> Non
     # A new session does not inherit plan mode, nor its tools (pi keeps the active tools across sessions).
     mark = resumed.event_count()
     resumed.request("prompt", message="/plan")
-    ui(resumed, "setStatus", after=mark, statusKey="plan-mode", statusText="⏸ plan")
+    ui(resumed, "setStatus", after=mark, statusKey="plan-mode", statusText=PLANNING)
     mark = resumed.event_count()
     assert resumed.new_session() == {"cancelled": False}
     ui(resumed, "setStatus", after=mark, statusKey="plan-mode", statusText=None)
@@ -161,7 +175,7 @@ def test_stay_refine_and_toggling_off(example, ui) -> None:
                        Reply(thinking="Plan:\n1. A draft step nobody sees", text=PLAN + "\n3. Add a regression test for b"),
                        Reply(text="noted"), Reply(text="done planning"))
     client = example.rpc("plan_mode", "--no-session", "--plan")
-    ui(client, "setStatus", statusKey="plan-mode", statusText="⏸ plan")
+    ui(client, "setStatus", statusKey="plan-mode", statusText=PLANNING)
     mark = client.event_count()
     client.prompt("make a plan")
     client.respond_ui(ui(client, "select", after=mark)["id"], value="Stay in plan mode")
@@ -197,4 +211,4 @@ def test_stay_refine_and_toggling_off(example, ui) -> None:
     # With --plan every new session starts in plan mode again, as in Pi.
     mark = client.event_count()
     assert client.new_session() == {"cancelled": False}
-    ui(client, "setStatus", after=mark, statusKey="plan-mode", statusText="⏸ plan")
+    ui(client, "setStatus", after=mark, statusKey="plan-mode", statusText=PLANNING)
