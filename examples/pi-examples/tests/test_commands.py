@@ -7,6 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pi_examples.commands as commands_module
+import pytest
+
+from pi_core.testing.tmux import tmux_available, tmux_pi
 
 
 def resources(home: Path) -> None:
@@ -87,3 +90,23 @@ def test_an_entry_point_plugins_commands_name_its_module_file(example) -> None:
     info = next(c for c in client.get_commands() if c["name"] == "commands")
     assert info["sourceInfo"]["path"] == commands_module.__file__
     assert (info["source"], info["sourceInfo"]["scope"]) == ("extension", "user")
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+def test_the_tui_picker_lists_and_the_confirm_shows_the_path(example) -> None:
+    with tmux_pi(example, "commands") as tui:
+        tui.start("commands", "--no-session")
+        tui.tmux.wait_for("(fake) fake-model")
+        tui.command("/commands extension")
+        screen = tui.tmux.wait_for("Available Commands")
+        assert "--- Extensions ---" in screen and "/commands - List available slash commands" in screen
+        lines = screen.splitlines()
+        heading = next(i for i, line in enumerate(lines) if "--- Extensions ---" in line)
+        target = next(i for i, line in enumerate(lines) if "/commands - List available slash commands" in line)
+        for _ in range(target - heading):  # from the heading down to /commands itself
+            tui.tmux.keys("Down")
+        tui.tmux.keys("Enter")
+        tui.tmux.wait_for("View source path?")
+        tui.tmux.keys("Enter")  # Yes
+        tui.tmux.wait_for(commands_module.__file__, flat=True)
+        assert example.server.requests == []
