@@ -15,19 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_core import __version__
-from pi_core.app.args import (
-    HELP,
-    Args,
-    CommandLine,
-    parse_args,
-    split_command,
-    unknown_flag_error,
-)
 from pi_core.errors import PiError
 
 if TYPE_CHECKING:
     import click
 
+    from pi_core.app.args import Args, CommandLine
     from pi_core.app.startup import Startup
     from pi_core.app.trust import TrustDecision
     from pi_core.mode import Mode
@@ -47,6 +40,9 @@ def cli() -> None:
     global _EXITING
     _EXITING = sys.getprofile() is None and sys.gettrace() is None
     argv = sys.argv[1:]
+    if argv in (["--version"], ["-v"]):  # what main() prints for these, before the argument parser is imported
+        _out(__version__)
+        exit_now(0)
     hide_api_key(argv)
     exit_now(main(_with_hidden_key(argv)))
 
@@ -76,6 +72,8 @@ def hide_api_key(argv: list[str]) -> None:
 def _api_key_at(argv: list[str]) -> int | None:
     """Where ``--api-key VALUE`` is, read the way the argument parser reads it (not inside a message, not
     among a sub-command's own arguments)."""
+    from pi_core.app.args import parse_args, split_command
+
     command = split_command(argv)
     own = command.global_argv if command is not None else argv
     parsed = parse_args(own)
@@ -125,6 +123,8 @@ def _fail(message: str, code: int = 1) -> int:
 
 
 def main(argv: list[str], cwd: Path | None = None) -> int:
+    from pi_core.app.args import parse_args, split_command
+
     command = split_command(argv)
     if command is not None and (command.options.help or command.options.version):
         command = None  # pi --help/--version act first, as in Pi
@@ -163,6 +163,7 @@ def _version_or_help(args: Args, cwd: Path | None = None) -> int:
     if args.version:
         _out(__version__)
     else:
+        from pi_core.app.args import HELP
         from pi_core.app.flags import cached_flags, help_section
 
         # Plugin flags come from the cache the last run wrote: --help imports no plugin.
@@ -214,6 +215,8 @@ def _load(args: Args, cwd: Path, *, rpc: bool, mode: str, trust: TrustDecision |
 
 def _check_flags(args: Args, env: Startup) -> None:
     """After plugins load: a ``--flag`` neither pi nor a plugin defines is an error (docs/cli.md#unknown-options)."""
+    from pi_core.app.args import unknown_flag_error
+
     error = unknown_flag_error(args, env.plugin_flags)
     if error is not None:
         raise PiError(error)

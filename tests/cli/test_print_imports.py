@@ -5,10 +5,11 @@ something needs them. Asserts which modules are loaded, never how long anything 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from pi_core.testing.fake_server import Reply
-from pi_core.testing.runner import pi_runner
+from pi_core.testing.runner import CLI, pi_runner
 
 # An extension that writes the modules loaded at exit (after the answer) to a file.
 EXTENSION = """\
@@ -60,3 +61,12 @@ def test_a_tool_call_loads_its_helpers_then(tmp_path: Path) -> None:
         assert {"pi_core.toolkit.fileops", "pi_builtin_tools._text_slice"} <= loaded
         assert "pi_core.toolkit.procs" in loaded  # read's messages format numbers as Pi does (js_number)
         assert "alpha" in json.dumps(pi.server.requests[1].body)
+
+
+def test_version_prints_before_the_argument_parser_loads() -> None:
+    for flag in ("--version", "-v"):
+        done = subprocess.run([CLI[0], "-X", "importtime", *CLI[1:], flag], capture_output=True, text=True,
+                              timeout=60, check=False)
+        assert done.returncode == 0 and done.stdout == "0.1.0\n"
+        loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+        assert "pi_core.app.cli" in loaded and "pi_core.app.args" not in loaded and "dataclasses" not in loaded

@@ -65,6 +65,10 @@ def browser(pi: PiRunner) -> Path:
     return log
 
 
+# Eight pi processes, each importing the MCP SDK (about 2 s of CPU for its ~570 pydantic models), after the
+# OAuth servers (the SDK and uvicorn again): about 20 s of CPU, which at a load of 20 on two cores took 100 s of
+# wall time and once hit the 120 s default. The budget scales with the load, the work does not.
+@pytest.mark.timeout(300)
 def test_sign_in_use_refresh_and_sign_out(pi: PiRunner, oauth: OAuthServers) -> None:
     write_mcp(pi.home / "mcp.json", {"secure": {"url": oauth.mcp_url, "exposure": "direct"}})
     before = pi.run("mcp", "list")

@@ -108,6 +108,25 @@ def test_unknown_leaf_uses_last_entry_and_orphan_stands_alone() -> None:
     assert len(build_session_context(orphaned, "2").messages) == 1
 
 
+def test_a_tool_result_whose_call_is_missing_is_dropped() -> None:
+    call = {"type": "toolCall", "id": "call-1", "name": "read", "arguments": {}}
+    lost = {"type": "toolCall", "id": "call-2", "name": "read", "arguments": {}}
+    entries = [msg("1", None, "user", "first"),
+               {"type": "message", "id": "2", "parentId": "1", "timestamp": "t",
+                "message": {"role": "assistant", "content": [call], "timestamp": 1}},
+               {"type": "message", "id": "3", "parentId": "2", "timestamp": "t",
+                "message": {"role": "toolResult", "toolCallId": "call-1", "toolName": "read",
+                            "content": [{"type": "text", "text": "kept"}], "isError": False, "timestamp": 1}},
+               {"type": "message", "id": "4", "parentId": "3", "timestamp": "t",
+                "message": {"role": "toolResult", "toolCallId": lost["id"], "toolName": "read",
+                            "content": [{"type": "text", "text": "lost"}], "isError": False, "timestamp": 1}}]
+    messages = build_session_context(entries).messages
+    assert [m["role"] for m in messages] == ["user", "assistant", "toolResult"]
+    assert messages[-1]["toolCallId"] == "call-1"
+    # a result whose call is gone may not open the context either
+    assert [m["role"] for m in build_session_context(entries[2:]).messages] == []
+
+
 def test_custom_message_entry_and_unknown_types() -> None:
     entries = [
         msg("1", None, "user", "a"),
