@@ -27,10 +27,11 @@ from typing import IO, Any
 import click
 
 from pi_core.errors import PiError
-from pi_core.plugins import project_site
+from pi_core.plugins import OPTIONAL_GROUP, project_site
 
 BUILTIN_DIST = "pi-harness"
 SETTINGS_KEY = "packages"
+PLUGIN_GROUPS = ("pi", OPTIONAL_GROUP)  # a pack of opt-in plugins is as much a pi package as one of plugins
 _NAME_RE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(?:[<>=!~;@ ]|$)")
 _EGG_RE = re.compile(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
 
@@ -75,13 +76,14 @@ def snapshot(site: Path | None = None) -> Snapshot:
 
 
 def pi_distributions(site: Path | None = None) -> dict[str, dict[str, Any]]:
-    """Distributions (other than pi itself) with entry points in group ``pi``: name -> version, entry points."""
+    """Distributions (other than pi itself) with entry points in group ``pi`` or the opt-in group ``pi.optional``:
+    name -> version, entry points."""
     found: dict[str, dict[str, Any]] = {}
     for dist in _distributions(site):
         name = dist.metadata["Name"] if dist.metadata else None
         if not name or normalize(name) == BUILTIN_DIST:
             continue
-        eps = [ep for ep in dist.entry_points if ep.group == "pi"]
+        eps = [ep for ep in dist.entry_points if ep.group in PLUGIN_GROUPS]
         if eps:
             entry = found.setdefault(normalize(name), {"name": name, "version": dist.version, "entry_points": {}})
             entry["entry_points"].update({ep.name: ep.value for ep in eps})
@@ -423,7 +425,7 @@ def remove(spec: str, *, local: bool = False, cwd: Path | None = None, echo: Ech
 
 def _not_a_pi_package(spec: str, name: str) -> str:
     """Why ``pi remove`` leaves ``name`` alone: it provides no pi plugins (and may be one of pi's own dependencies)."""
-    rule = "pi remove only removes packages that provide pi plugins (entry points in group 'pi')"
+    rule = "pi remove only removes packages that provide pi plugins (entry points in group 'pi' or 'pi.optional')"
     if name in _requirements_of(BUILTIN_DIST):
         return f"{spec} is a dependency of pi, not a pi package; {rule}, never pi's own dependencies"
     return f"{spec} provides no pi plugins; {rule}. Use pip to remove other packages"

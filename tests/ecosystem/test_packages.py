@@ -175,7 +175,7 @@ def test_remove_refuses_pis_own_dependencies_and_other_non_pi_packages(monkeypat
                                                                        tmp_path: Path) -> None:
     pip = FakePip(monkeypatch, {"pi-harness": "0.1.0", "rich": "15.0.0", "left-pad": "1.0"})
     with pytest.raises(PackageError, match=r"^rich is a dependency of pi, not a pi package; pi remove only removes "
-                                           r"packages that provide pi plugins \(entry points in group 'pi'\), never "
+                                           r"packages that provide pi plugins \(entry points in group 'pi' or 'pi.optional'\), never "
                                            r"pi's own dependencies$"):
         packages.remove("rich", cwd=tmp_path)
     with pytest.raises(PackageError, match=r"^left-pad provides no pi plugins; .* Use pip to remove other packages$"):
