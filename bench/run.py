@@ -44,6 +44,7 @@ METRIC_LABELS = {"first": "↳ spawn → first model request", "exit": "↳ last
                  "gap": "↳ **harness time per turn** (reply → next request, median)",
                  "drift": "↳ per-turn drift: turns 291-300 minus turns 6-15 (median gap)",
                  "cost": "↳ **their cost per turn**: gap minus the same loop's without plugins (paired runs)",
+                 "ui": "↳ spawn → the whole UI drawn (the footer naming the model)",
                  "per_unit": "↳ time per streamed delta (wall minus a one-word answer's, paired runs)",
                  "per_unit_cpu": "↳ CPU per streamed delta (CPU minus a one-word answer's, paired runs)"}
 
@@ -131,7 +132,7 @@ def _one_run(ws: Workspace, step: Step) -> Sample:
         sample.ok, sample.problem = False, (f"the last model request lacks {missing[0]!r}; "
                                             f"its last message: {seen[:240]}")
     if sample.ok:
-        sample.metrics = server_metrics(ws, sample)
+        sample.metrics = {**sample.metrics, **server_metrics(ws, sample)}
     ws.server.requests.clear()
     return sample
 

@@ -254,7 +254,7 @@ SCENARIOS: list[Scenario] = [
     *[Scenario(f"print-{SHORT[api]}", f"print mode, one answer, {name} wire", _print_one(api),
                metrics=("first", "exit")) for api, name in WIRES.items()],
     *[Scenario(f"interactive-{SHORT[api]}", f"interactive: spawn → a typed key shown in the editor, {name} wire",
-               _interactive(api)) for api, name in WIRES.items()],
+               _interactive(api), metrics=("ui",)) for api, name in WIRES.items()],
     Scenario("plugins", "print mode with 50 plugins, one tool each", _plugins(50), group="startup"),
     Scenario("stream", "print mode, a 40 KB answer in 10,000 deltas, Chat Completions", _long_answer(40_000),
              group="startup", metrics=("per_unit", "per_unit_cpu")),

@@ -5,7 +5,8 @@ so a typed character shows up in the output only when the harness's editor draws
 is typed at spawn and again every few milliseconds (a harness that flushes pending input at start still
 gets one) until it appears in the output; the row is the time from spawn to then. The fake terminal
 answers the queries terminals answer (cursor position, device attributes), as the harnesses may wait for
-them. The harness is then sent SIGTERM (SIGKILL if it lingers).
+them. The ``ui`` metric is spawn → the footer naming the model drawn (the whole UI up). The harness is then
+sent SIGTERM (SIGKILL if it lingers).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import time
 from pathlib import Path
 
 from bench.scenarios_harness import PRINT_ARGS, Child, Harness, Sample
+from pi_core.testing.pi_home import FAKE_MODEL
 
 MARKER = "ж"  # in no harness's start-up text
 COLUMNS, ROWS = 100, 30
@@ -48,8 +50,12 @@ def measure_pty(child: Child) -> Sample:
     process = subprocess.Popen(child.argv, cwd=child.cwd, env=child.env, stdin=slave, stdout=slave, stderr=slave,
                                start_new_session=True)
     os.close(slave)
+    ui: float | None = None
     try:
         seen, output = _type_until_echoed(master, marker, start, child.timeout, process)
+        if seen is not None:
+            # all but the last letter: a UI drawing the footer flush right may write the last column apart
+            ui, output = _read_until(master, FAKE_MODEL[:-1].encode(), output, start + child.timeout)
     finally:
         usage = _stop(process)
         os.close(master)
@@ -60,7 +66,8 @@ def measure_pty(child: Child) -> Sample:
         why = "it exited" if process.returncode is not None else f"timed out after {child.timeout:.0f} s"
         return Sample(end - start, peak, False, f"the typed marker never appeared ({why}); output: {text!r}", cpu,
                       start, end)
-    return Sample(seen - start, peak, True, cpu_seconds=cpu, started=start, ended=end)
+    metrics = {"ui": ui - start} if ui is not None else {}
+    return Sample(seen - start, peak, True, cpu_seconds=cpu, started=start, ended=end, metrics=metrics)
 
 
 def _type_until_echoed(master: int, marker: bytes, start: float, timeout: float,
@@ -83,12 +90,30 @@ def _type_until_echoed(master: int, marker: bytes, start: float, timeout: float,
             break
         seen = time.perf_counter()
         output += chunk
-        for query, reply in REPLIES.items():
-            if query in chunk:
-                os.write(master, reply)
+        _answer(master, chunk)
         if marker in output:
             return seen, output
     return None, output
+
+
+def _read_until(master: int, text: bytes, output: bytes, deadline: float) -> tuple[float | None, bytes]:
+    while text not in output:
+        ready, _, _ = select.select([master], [], [], max(0.0, deadline - time.perf_counter()))
+        if not ready:
+            return None, output
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            return None, output
+        output += chunk
+        _answer(master, chunk)
+    return time.perf_counter(), output
+
+
+def _answer(master: int, chunk: bytes) -> None:
+    for query, reply in REPLIES.items():
+        if query in chunk:
+            os.write(master, reply)
 
 
 def _stop(process: subprocess.Popen[bytes]) -> os.struct_rusage | None:  # type: ignore[name-defined]

@@ -165,7 +165,7 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
 
 def _catch_typeahead(args: Args, command: CommandLine | None) -> None:
     """An interactive run shows a stand-in editor now, taking keys while the plugins and the UI load."""
-    if (_mode_name(args) != "interactive" or args.resume or args.export or args.list_models is not False
+    if (sys.platform == "win32" or _mode_name(args) != "interactive" or args.resume or args.export or args.list_models is not False
             or (command is not None and _may_be_command(command.name))):
         return
     from pi_core.app import typeahead

@@ -16,6 +16,7 @@ import contextlib
 import os
 import re
 import select
+import signal
 import sys
 import termios
 import threading
@@ -38,7 +39,8 @@ class Typeahead:
         self._thread = threading.Thread(target=self._read, name="pi-typeahead", daemon=True)
         self._colour = "" if os.environ.get("NO_COLOR") else "\x1b[90m"
         self.reading = False
-        self.lock = threading.Lock()  # one writer at a time: the reader's echo or output printed above
+        self.lock = threading.RLock()  # one writer at a time: the reader's echo or output printed above
+        self._signals: dict[int, Any] = {}
 
     def begin(self) -> None:
         raw = termios.tcgetattr(self.fd)
@@ -47,6 +49,9 @@ class Typeahead:
         raw[0] &= ~(termios.IXON | termios.IXOFF | termios.ICRNL | termios.INLCR | termios.IGNCR)
         raw[6][termios.VMIN], raw[6][termios.VTIME] = 1, 0
         termios.tcsetattr(self.fd, termios.TCSANOW, raw)
+        for signum in (signal.SIGTERM, signal.SIGHUP):  # killed while starting: the terminal as it was first
+            if signal.getsignal(signum) is signal.SIG_DFL:
+                self._signals[signum] = signal.signal(signum, self._on_signal)
         self.reading = True
         self._draw()
         self._thread.start()
@@ -113,6 +118,10 @@ class Typeahead:
                 _thread.interrupt_main()
                 return
 
+    def _on_signal(self, signum: int, frame: object) -> None:
+        self.release()
+        os.kill(os.getpid(), signum)  # the default action, now that the handler is gone
+
     def _rule(self) -> str:
         return f"{self._colour}{'─' * self._width()}\x1b[0m" if self._colour else "─" * self._width()
 
@@ -129,6 +138,11 @@ class Typeahead:
             pass
 
     def _restore(self) -> None:
+        for signum, previous in self._signals.items():
+            if signal.getsignal(signum) == self._on_signal:  # not replaced since (the app installs its own)
+                with contextlib.suppress(ValueError):  # only the main thread may
+                    signal.signal(signum, previous)
+        self._signals.clear()
         try:
             termios.tcsetattr(self.fd, termios.TCSANOW, self.saved)
         except termios.error:
