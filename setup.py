@@ -12,7 +12,7 @@ from setuptools.command.build_py import build_py
 RENAMED = {"plugins": "pi_plugins", "builtin_tools": "pi_builtin_tools",
            "examples/pi-examples/src/pi_examples": "pi_examples"}  # opt-in example plugins (group pi.optional)
 
-packages = find_packages(include=["pi_core", "pi_core.*", "pi_records"])
+packages = find_packages(include=["pi_core", "pi_core.*"])
 for folder, name in RENAMED.items():
     packages += [name, *(f"{name}.{sub}" for sub in find_packages(folder))]
 

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pi_records import Record
+from pi_core.records import Record
 
 
 def _camel(name: str) -> str:

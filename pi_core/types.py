@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pi_records import Field, PrivateAttr, Record, model_validator
+from pi_core.records import Field, PrivateAttr, Record, model_validator
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]

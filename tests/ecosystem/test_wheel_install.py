@@ -30,7 +30,7 @@ from tests.ecosystem.conftest import can_build_offline
 
 REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "CONTRIBUTING.md", "CHANGELOG.md", "docs", "pi_core",
-           "pi_records", "plugins", "builtin_tools", "examples/pi-examples/src")
+           "plugins", "builtin_tools", "examples/pi-examples/src")
 API = "google-generative-ai"  # spoken with httpx2 alone: each pi starts quickly
 
 
@@ -68,7 +68,7 @@ def _dependency_links(target: Path) -> None:
     target.mkdir()
     for entry in base.iterdir():
         name = entry.name.lower()
-        if name.startswith(("pi_harness", "__editable__.pi_harness", "__editable___pi_harness", "pi_core", "pi_records",
+        if name.startswith(("pi_harness", "__editable__.pi_harness", "__editable___pi_harness", "pi_core",
                             "pi_plugins", "pi_builtin_tools", "_pi_test")):
             continue
         (target / entry.name).symlink_to(entry)
@@ -122,7 +122,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 
 def test_the_wheel_installs_collision_proof_import_names(installed: Installed) -> None:
     names = {name.split("/")[0] for name in zipfile.ZipFile(installed.wheel).namelist()}
-    assert {"pi_core", "pi_records", "pi_plugins", "pi_builtin_tools"} <= names
+    assert {"pi_core", "pi_plugins", "pi_builtin_tools"} <= names
+    assert "pi_core/records/__init__.py" in zipfile.ZipFile(installed.wheel).namelist()  # the kernel's record base
     assert not names & {"plugins", "builtin_tools"}
     assert (installed.site / "pi_plugins" / "catalog_models.json").is_file()  # package data came along
 
