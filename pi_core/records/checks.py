@@ -45,17 +45,15 @@ def _int(value: Any) -> Any:
             return int(value)
         _fail("int_from_float", "Input should be a valid integer, got a number with a fractional part", value)
     if isinstance(value, str):
+        # pydantic's strings: ASCII digits (underscores between them), "12.000" but not "12.", "1e3" or ".0"
         text = value.strip()
-        try:
-            return int(text)
-        except ValueError:
+        head, dot, tail = text.partition(".")
+        if text.isascii() and (not dot or (tail and not tail.strip("0"))):
             try:
-                number = float(text)
+                return int(head)
             except ValueError:
-                number = math.nan
-            if math.isfinite(number) and number.is_integer():
-                return int(number)
-            _fail("int_parsing", "Input should be a valid integer, unable to parse string as an integer", value)
+                pass
+        _fail("int_parsing", "Input should be a valid integer, unable to parse string as an integer", value)
     _fail("int_type", "Input should be a valid integer", value)
 
 
@@ -64,9 +62,11 @@ def _float(value: Any) -> Any:
         return float(value)
     if isinstance(value, str):
         try:
-            return float(value.strip())
+            if value.isascii():
+                return float(value.strip())
         except ValueError:
-            _fail("float_parsing", "Input should be a valid number, unable to parse string as a number", value)
+            pass
+        _fail("float_parsing", "Input should be a valid number, unable to parse string as a number", value)
     _fail("float_type", "Input should be a valid number", value)
 
 
@@ -75,8 +75,8 @@ def _bool(value: Any) -> Any:
         return value
     if isinstance(value, (int, float)) and value in (0, 1):
         return bool(value)
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
+    if isinstance(value, str) and value.lower() in _TRUE | _FALSE:  # no surrounding blanks, as pydantic
+        return value.lower() in _TRUE
     if isinstance(value, (int, float, str)):
         _fail("bool_parsing", "Input should be a valid boolean, unable to interpret input", value)
     _fail("bool_type", "Input should be a valid boolean", value)
