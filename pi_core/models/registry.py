@@ -151,6 +151,10 @@ class ModelRegistry:
     def available_models(self) -> list[Model]:
         """Models whose provider has credentials (checked without running any ``!command``), limited to the
         models a signed-in account may use when its sign-in says so (GitHub Copilot)."""
+        return [entry.model for entry in self.available_entries()]
+
+    def available_entries(self) -> list[ModelEntry]:
+        """``available_models`` as entries (their ``Model`` built when read)."""
         cache: dict[str, bool] = {}
         visible: dict[str, set[str] | None] = {}
         result = []
@@ -161,7 +165,7 @@ class ModelRegistry:
                 visible[entry.provider] = self._visible_ids(entry.provider)
             ids = visible[entry.provider]
             if ids is None or entry.id in ids:
-                result.append(entry.model)
+                result.append(entry)
         return result
 
     def _visible_ids(self, provider: str) -> set[str] | None:

@@ -281,12 +281,12 @@ class InitialModel:
 
 def default_available_model(registry: ModelRegistry) -> Model | None:
     """A provider default with credentials (in the table's order), else the first model with credentials."""
-    available = registry.available_models()
+    available = registry.available_entries()
     for provider, model_id in DEFAULT_MODEL_PER_PROVIDER.items():
         hit = next((m for m in available if m.provider == provider and m.id == model_id), None)
         if hit:
-            return hit
-    return available[0] if available else None
+            return hit.model
+    return available[0].model if available else None
 
 
 def initial_model(
