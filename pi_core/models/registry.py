@@ -25,7 +25,6 @@ from pi_core.models.env_keys import (
     env_var_names,
     required_env,
 )
-from pi_core.models.virtual import VIRTUAL_API, catalog_entry
 from pi_core.types import Model
 
 __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
@@ -116,6 +115,8 @@ class ModelRegistry:
         found = [ModelEntry.of(m) for m in self.sources.discovered if (m.provider, m.id) not in known]
         self._entries = _with_custom(builtin + found, self._custom.providers, defaults)
         if self.sources.virtual:
+            from pi_core.models.virtual import catalog_entry
+
             virtual = {(v.provider, v.id): catalog_entry(v) for v in self.sources.virtual}  # the later one wins
             self._entries = [e for e in self._entries if (e.provider, e.id) not in virtual] + \
                 [ModelEntry.of(m) for m in virtual.values()]
@@ -207,13 +208,19 @@ class ModelRegistry:
 
     def virtual_model(self, model: Model) -> VirtualModel | None:
         """The router behind ``model`` when it is a virtual model (``pi_virtual_models``)."""
+        if not self.sources.virtual:
+            return None
+        from pi_core.models.virtual import VIRTUAL_API
+
         return next((v for v in reversed(self.sources.virtual) if (v.provider, v.id) == (model.provider, model.id)
                      and model.api == VIRTUAL_API), None)
 
     def has_auth(self, provider: str) -> bool:
-        if any(v.provider == provider for v in self.sources.virtual) and all(
-                e.api == VIRTUAL_API for e in self._entries if e.provider == provider):
-            return True  # only virtual models under this id: always available (docs/models.md#virtual-models)
+        if any(v.provider == provider for v in self.sources.virtual):
+            from pi_core.models.virtual import VIRTUAL_API
+
+            if all(e.api == VIRTUAL_API for e in self._entries if e.provider == provider):
+                return True  # only virtual models under this id: always available (docs/models.md#virtual-models)
         env = self.auth.env(provider)
         if self.auth.kind(provider) == "api_key" and not all(
                 env.get(name) or os.environ.get(name) for name in required_env(provider)):
