@@ -44,6 +44,7 @@ METRIC_LABELS = {"first": "↳ spawn → first model request", "exit": "↳ last
                  "gap": "↳ **harness time per turn** (reply → next request, median)",
                  "drift": "↳ per-turn drift: turns 291-300 minus turns 6-15 (median gap)",
                  "cost": "↳ **their cost per turn**: gap minus the same loop's without plugins (paired runs)",
+                 "ui": "↳ spawn → the whole UI drawn (the footer naming the model)",
                  "per_unit": "↳ time per streamed delta (wall minus a one-word answer's, paired runs)",
                  "per_unit_cpu": "↳ CPU per streamed delta (CPU minus a one-word answer's, paired runs)"}
 
@@ -116,7 +117,7 @@ def _one_run(ws: Workspace, step: Step) -> Sample:
         step.before()
     ws.server.requests.clear()
     ws.server.add(*step.replies)
-    sample = measure(step.child)
+    sample = (step.probe or measure)(step.child)
     left = ws.server.pending
     if left:
         with ws.server._lock:
@@ -131,7 +132,7 @@ def _one_run(ws: Workspace, step: Step) -> Sample:
         sample.ok, sample.problem = False, (f"the last model request lacks {missing[0]!r}; "
                                             f"its last message: {seen[:240]}")
     if sample.ok:
-        sample.metrics = server_metrics(ws, sample)
+        sample.metrics = {**sample.metrics, **server_metrics(ws, sample)}
     ws.server.requests.clear()
     return sample
 
@@ -198,6 +199,8 @@ def targets(key: str, outcome: Outcome) -> dict[str, Check]:
     out: dict[str, Check] = {}
     if key in ("version", "help"):
         out["wall"] = _judge("≤ 60 ms", None if mine is None else mine <= 0.060)
+    if key.startswith("interactive-"):
+        out["wall"] = _judge("≤ 150 ms", None if mine is None else mine <= 0.150)
     if key.startswith("print-"):
         out["wall"] = _judge("≤ 0.6× Pi 1.6.0", None if mine is None or not new else mine / new <= 0.6)
         exit_s = outcome.metric(OURS, "exit")
@@ -311,6 +314,11 @@ def shown_command(argv: list[str]) -> str:
     return " ".join(out)
 
 
+def _selected(key: str, names: list[str]) -> bool:
+    """``key`` is named, or belongs to a named family (``interactive`` is every ``interactive-*`` row)."""
+    return any(key == name or key.startswith(name + "-") for name in names)
+
+
 def _command(value: str | None) -> list[str] | None:
     """A harness command: a path, or a quoted command line (``"node22 …/cli.js"``)."""
     return shlex.split(value) if value else None
@@ -331,11 +339,11 @@ def main(argv: list[str] | None = None) -> int:
 
     keys = [s.key for s in SCENARIOS]
     wanted = args.only.split(",") if args.only else keys
-    skipped = set(args.skip.split(",")) if args.skip else set()
-    unknown = [k for k in [*wanted, *skipped] if k not in keys]
+    skipped = args.skip.split(",") if args.skip else []
+    unknown = [k for k in [*wanted, *skipped] if not any(_selected(x, [k]) for x in keys)]
     if unknown:
         parser.error(f"unknown scenario(s) {unknown}; known: {', '.join(keys)}")
-    chosen = [s for s in SCENARIOS if s.key in wanted and s.key not in skipped]
+    chosen = [s for s in SCENARIOS if _selected(s.key, wanted) and not _selected(s.key, skipped)]
 
     scratch = Path(args.scratch) if args.scratch else Path(tempfile.mkdtemp(prefix="pi-bench-"))
     harnesses = [Harness(OURS, find_pi(args.pi), "python", scratch / OURS, "pi")]

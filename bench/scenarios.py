@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import scenarios_fixtures as fx
-from bench.scenarios_harness import PRINT_ARGS, Child, Harness
+from bench.scenarios_harness import PRINT_ARGS, Child, Harness, Sample
+from bench.scenarios_pty import interactive_child, measure_pty
 from pi_core.testing.fake_server import FakeModelServer, Reply
 
 DONE = "BENCH-DONE"
@@ -52,6 +53,7 @@ class Step:
     # gap minus the baseline's, so a difference is measured side by side rather than across scenarios.
     baseline: Step | None = None
     units: int = 0  # with a baseline: the "per_unit" metric is (wall - the baseline's wall) / units
+    probe: Callable[[Child], Sample] | None = None  # how a run is timed (default: spawn → exit)
 
 
 @dataclass
@@ -112,6 +114,14 @@ def _plugins(count: int) -> Callable[[Workspace, Harness], Step]:
                            agent_dir=home)
         step.last_request_has = f"bench_tool_{count - 1:02d}"
         return step
+    return build
+
+
+def _interactive(api: str) -> Callable[[Workspace, Harness], Step]:
+    def build(ws: Workspace, h: Harness) -> Step:
+        key = f"interactive-{SHORT[api]}"
+        home = h.agent_dir(key, ws.server.base_url_for(api), api)
+        return Step(interactive_child(h, home, ws.path("cwd", key, h.label, ".k").parent), probe=measure_pty)
     return build
 
 
@@ -243,6 +253,8 @@ SCENARIOS: list[Scenario] = [
     Scenario("help", "`--help`", _flag("--help")),
     *[Scenario(f"print-{SHORT[api]}", f"print mode, one answer, {name} wire", _print_one(api),
                metrics=("first", "exit")) for api, name in WIRES.items()],
+    *[Scenario(f"interactive-{SHORT[api]}", f"interactive: spawn → a typed key shown in the editor, {name} wire",
+               _interactive(api), metrics=("ui",)) for api, name in WIRES.items()],
     Scenario("plugins", "print mode with 50 plugins, one tool each", _plugins(50), group="startup"),
     Scenario("stream", "print mode, a 40 KB answer in 10,000 deltas, Chat Completions", _long_answer(40_000),
              group="startup", metrics=("per_unit", "per_unit_cpu")),

@@ -148,8 +148,10 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         if code or args.version or args.help:
             return code or _version_or_help(args, cwd)
     try:
+        _catch_typeahead(args, command)
         return _run(args, cwd or Path.cwd(), command)
     except PiError as err:
+        _release_typeahead()
         code = getattr(err, "exit_code", 1)
         if code == 0:
             _out(str(err))
@@ -157,6 +159,27 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         return _fail(str(err), code)
     except KeyboardInterrupt:
         return 130
+    finally:
+        _release_typeahead()
+
+
+def _catch_typeahead(args: Args, command: CommandLine | None) -> None:
+    """An interactive run shows a stand-in editor now, taking keys while the plugins and the UI load."""
+    if (sys.platform == "win32" or _mode_name(args) != "interactive" or args.resume or args.export or args.list_models is not False
+            or (command is not None and _may_be_command(command.name))):
+        return
+    from pi_core.app import typeahead
+
+    typeahead.start()
+
+
+def _may_be_command(word: str) -> bool:
+    return word.replace("-", "").replace("_", "").replace(":", "").isalnum()
+
+
+def _release_typeahead() -> None:
+    if "pi_core.app.typeahead" in sys.modules:
+        sys.modules["pi_core.app.typeahead"].release()
 
 
 def _version_or_help(args: Args, cwd: Path | None = None) -> int:
@@ -304,6 +327,8 @@ def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
         _print_warnings(env.warnings[shown:])
     request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose,
                           args=args)
+    if "pi_core.app.typeahead" in sys.modules:
+        sys.modules["pi_core.app.typeahead"].hand_to(mode.run)
     return _run_async(mode.run(request), session)
 
 

@@ -51,6 +51,8 @@ from pi_core.llm.stream import ABORTED_TEXT
 from pi_core.providers import resolved
 
 if TYPE_CHECKING:
+    import ssl
+
     import httpx2
 
     from pi_core.providers import StreamOptions
@@ -142,11 +144,31 @@ def shared_client() -> httpx2.AsyncClient:
     if client is None:
         import httpx2
 
-        from pi_core.llm.tls import provider_context
+        from pi_core.llm.aio import AsyncioTransport
 
-        client = clients[key] = httpx2.AsyncClient(verify=provider_context(), timeout=DEFAULT_TIMEOUT_S,
+        context = _tls_context(key)
+        # httpx2 reads proxies from the environment only for a client without a transport of its own: with a
+        # proxy set, the client is httpx2's own (its proxy transports, NO_PROXY patterns), as it always was.
+        transport = None if _environment_proxies() else AsyncioTransport(context)
+        client = clients[key] = httpx2.AsyncClient(verify=context, transport=transport, timeout=DEFAULT_TIMEOUT_S,
                                                    follow_redirects=False)
     return client
+
+
+def _environment_proxies() -> bool:
+    """Whether httpx2 would route some URL through a proxy from the environment (it reads the same mapping)."""
+    from urllib.request import getproxies
+
+    return any(getproxies().get(scheme) for scheme in ("http", "https", "all"))
+
+
+@functools.lru_cache(maxsize=8)
+def _tls_context(environment: tuple[str | None, ...]) -> ssl.SSLContext:
+    """One TLS context per process and CA environment: its CA certificates load at the first https
+    handshake (never, against a local http:// server), once, whichever loop's client makes it."""
+    from pi_core.llm.tls import provider_context
+
+    return provider_context()
 
 
 # --- one request --------------------------------------------------------------------------------------

@@ -230,6 +230,10 @@ class FakeModelServer:
         self._httpd.close_idle_connections()
         self._httpd.server_close()
 
+    def drop_idle_connections(self) -> None:
+        """Close every kept-alive connection now (a server ending idle connections between requests)."""
+        self._httpd.close_idle_connections()
+
     def __enter__(self) -> Self:
         return self.start()
 

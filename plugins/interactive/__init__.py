@@ -39,6 +39,9 @@ async def run_mode(request: ModeRequest) -> int:
                                  startup=request, quiet_startup=quiet)
 
 
+run_mode.takes_typeahead = True  # type: ignore[attr-defined]  # the app replays the keys typed at start-up
+
+
 def pick_session(infos: list[Any]) -> Path | None:
     from pi_plugins.interactive.pickers import pick_session as pick
 

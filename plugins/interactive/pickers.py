@@ -191,10 +191,19 @@ class StartupUI(UI):
         return await run_picker_async(Picker(title, [], free_text=True, placeholder=placeholder))  # type: ignore[no-any-return]
 
     def notify(self, message: str, level: Literal["info", "warning", "error"] = "info") -> None:
-        sys.stderr.write(message + "\n")
+        typeahead = sys.modules.get("pi_core.app.typeahead")
+        if typeahead is None:
+            sys.stderr.write(message + "\n")
+            return
+        with typeahead.above():  # above the start-up stand-in editor
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
 
 
 def _picker_application(picker: Any, input: Any, output: Any) -> tuple[Any, list[Any]]:
+    typeahead = sys.modules.get("pi_core.app.typeahead")
+    if typeahead is not None:
+        typeahead.hold()  # a start-up question takes the terminal; what was typed waits for the editor
     from pi_plugins.interactive.keybindings import default_keybindings
     from prompt_toolkit.application import Application
     from prompt_toolkit.key_binding import KeyBindings

@@ -95,6 +95,14 @@ class Scrollback:
             app.invalidate()
 
     def print_pending(self) -> None:
+        typeahead = sys.modules.get("pi_core.app.typeahead")  # before the app runs: above the stand-in editor
+        if typeahead is not None and not self.app.app.is_running:
+            with typeahead.above():
+                self._print_pending()
+        else:
+            self._print_pending()
+
+    def _print_pending(self) -> None:
         items, self.pending = self.pending, []
         for renderable in items:
             if isinstance(renderable, Raw):

@@ -1,0 +1,84 @@
+"""The provider transport's own network backend (pi_core.llm.aio: httpcore2's pool on plain asyncio sockets):
+what the anyio backend did, it does — idle connections the server closed are replaced, large bodies are
+written whole, read timeouts and refused connections keep their texts; a proxy in the environment keeps
+httpx2's own transport (issue 19, per-turn HTTP cost)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
+
+from pi_core.llm import transport
+from pi_core.llm.aio import AsyncioTransport
+from pi_core.providers import StreamOptions
+from pi_core.testing.fake_server import FakeModelServer, Reply
+from pi_core.testing.streams import model_for, user_context
+from pi_core.types import AssistantMessage
+
+PROVIDERS: dict[str, Any] = {"anthropic-messages": AnthropicMessages(), "openai-completions": COMPLETIONS}
+
+
+def ask(server: FakeModelServer, wire: str, text: str = "Hello", **opts: Any) -> AssistantMessage:
+    opts.setdefault("api_key", "k")
+    opts.setdefault("max_retries", 0)
+
+    async def go() -> AssistantMessage:
+        events = [e async for e in PROVIDERS[wire].stream(model_for(server, wire), user_context(text),
+                                                          StreamOptions(**opts))]
+        assert events[-1].final is not None
+        return events[-1].final
+
+    return asyncio.run(asyncio.wait_for(go(), 30))
+
+
+@pytest.mark.parametrize("wire", sorted(PROVIDERS))
+def test_an_idle_connection_the_server_closed_is_replaced_without_an_error(wire: str) -> None:
+    with FakeModelServer(keep_alive=True) as server:
+        server.add(Reply(text="one"), Reply(text="two"))
+        model = model_for(server, wire)
+
+        async def go() -> list[tuple[str | None, str, int]]:
+            seen = []
+            for _ in range(2):
+                events = [e async for e in PROVIDERS[wire].stream(model, user_context(),
+                                                                  StreamOptions(api_key="k", max_retries=0))]
+                final = events[-1].final
+                assert final is not None
+                seen.append((final.stop_reason, final.text(), server.connections))
+                server.drop_idle_connections()
+                await asyncio.sleep(0.1)
+            return seen
+
+        assert asyncio.run(asyncio.wait_for(go(), 30)) == [("stop", "one", 1), ("stop", "two", 2)]
+
+
+@pytest.mark.parametrize("wire", sorted(PROVIDERS))
+def test_a_large_request_body_arrives_whole(pi_fake_server: FakeModelServer, wire: str) -> None:
+    big = "x" * (6 * 1024 * 1024)  # far beyond the socket buffers: the write waits for the server to read
+    pi_fake_server.add(Reply(text="read it"))
+    assert ask(pi_fake_server, wire, big).text() == "read it"
+    assert big in json.dumps(pi_fake_server.requests[0].body)
+
+
+def test_a_stalled_read_ends_at_the_read_timeout(pi_fake_server: FakeModelServer) -> None:
+    pi_fake_server.add(Reply(text="first", stall_after="content", stall_s=5))
+    message = ask(pi_fake_server, "openai-completions", timeout_s=0.3, idle_timeout_s=0)
+    assert message.stop_reason == "error"
+    assert message.error_message == f"Request timed out.{transport.origin_suffix('test', 'POST', pi_fake_server.url + '/v1/chat/completions')}"
+
+
+def test_the_shared_client_uses_it_unless_a_proxy_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+
+    async def transport_of_client() -> Any:
+        return transport.shared_client()._transport_for_url(transport._parsed_url("https://api.example/v1"))
+
+    assert isinstance(asyncio.run(transport_of_client()), AsyncioTransport)
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    assert not isinstance(asyncio.run(transport_of_client()), AsyncioTransport)
