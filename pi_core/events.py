@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic import BaseModel
+from pi_core.records import Record
 
 
 def _camel(name: str) -> str:
@@ -16,8 +16,9 @@ def _camel(name: str) -> str:
 
 
 def to_plain(value: Any) -> Any:
-    """JSON-ready form of event payloads: pydantic models by alias, results and lists recursively."""
-    if isinstance(value, BaseModel):
+    """JSON-ready form of event payloads: typed records (and pydantic models) by alias, results and lists
+    recursively."""
+    if isinstance(value, Record):
         return value.model_dump(by_alias=True, exclude_none=True, mode="json")
     if isinstance(value, list):
         return [to_plain(v) for v in value]
@@ -26,6 +27,9 @@ def to_plain(value: Any) -> Any:
     to_json = getattr(value, "to_json", None)
     if callable(to_json):
         return to_json()
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, type):  # a pydantic model
+        return dump(by_alias=True, exclude_none=True, mode="json")
     return value
 
 

@@ -12,8 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
-from pydantic.alias_generators import to_camel
+from pi_core.records import Field, PrivateAttr, Record, model_validator
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -59,12 +58,8 @@ def encodable_value(value: Any) -> Any:
     return value
 
 
-class PiModel(BaseModel):
+class PiModel(Record):
     """Base for every wire type: camelCase JSON, unknown keys kept (Pi may add fields)."""
-
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="allow", serialize_by_alias=True
-    )
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")

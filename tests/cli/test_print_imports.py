@@ -1,12 +1,14 @@
 """``pi -p`` imports only what a print run uses (issue 19): the interactive UI's header and theme, the tools'
 internals, the MCP manager without an mcp.json and the TOML parser without a TOML file wait until
-something needs them. Asserts which modules are loaded, never how long anything takes."""
+something needs them; pydantic is not imported at all (pi_core.types is built on pi_core.records). Asserts which modules are loaded, never how long anything takes."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.runner import CLI, pi_runner
@@ -53,6 +55,20 @@ def test_a_print_run_imports_no_ui_tool_or_mcp_internals(tmp_path: Path) -> None
         assert [t["name"] for t in request.body["tools"]] == ["read", "bash", "edit", "write"]
 
 
+PYDANTIC = ("pydantic", "pydantic_core", "annotated_types", "typing_inspection")
+
+
+@pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions"])
+def test_a_print_run_imports_no_pydantic(tmp_path: Path, api: str) -> None:
+    with pi_runner(tmp_path, api) as pi:
+        pi.server.add(Reply(thinking="let me see", text="the answer"))
+        loaded = _modules_after(pi, tmp_path, "-p", "hi")
+        assert sorted(m for m in loaded if m.split(".")[0] in PYDANTIC) == []
+        assert {"pi_core.types", "pi_core.records"} <= loaded  # the wire types were built, on the record base
+        [request] = pi.server.requests
+        assert '"hi"' in json.dumps(request.body["messages"])
+
+
 def test_a_tool_call_loads_its_helpers_then(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("alpha\n")
     with pi_runner(tmp_path, "openai-completions") as pi:
@@ -61,6 +77,7 @@ def test_a_tool_call_loads_its_helpers_then(tmp_path: Path) -> None:
         assert {"pi_core.toolkit.fileops", "pi_builtin_tools._text_slice"} <= loaded
         assert "pi_core.toolkit.procs" in loaded  # read's messages format numbers as Pi does (js_number)
         assert "alpha" in json.dumps(pi.server.requests[1].body)
+        assert not {m for m in loaded if m.split(".")[0] in PYDANTIC}  # nor does a tool call (its result record)
 
 
 def test_version_prints_before_the_argument_parser_loads() -> None:
