@@ -110,10 +110,12 @@ def exit_now(code: int) -> None:
 
 
 def _out(text: str) -> None:
+    _release_typeahead()  # the start-up stand-in editor gives way (what was typed stays on screen)
     sys.stdout.write(text + "\n")
 
 
 def _err(text: str) -> None:
+    _release_typeahead()
     sys.stderr.write(text + "\n")
 
 
@@ -151,7 +153,6 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         _catch_typeahead(args, command)
         return _run(args, cwd or Path.cwd(), command)
     except PiError as err:
-        _release_typeahead()
         code = getattr(err, "exit_code", 1)
         if code == 0:
             _out(str(err))

@@ -375,6 +375,10 @@ class KeyRouter:
                 out.append(press)
         return out
 
+    def replay(self, data: str) -> None:
+        """Keys typed before the app ran (the start-up stand-in editor's): routed as if read now, in order."""
+        self._process(self.route(parse_keys(data)))
+
     def pass_on(self, data: str) -> None:
         """A custom editor's ``super().handle_input(data)``: pi's own editor and app keys handle ``data`` now,
         so the editor sees the new text as soon as the call returns."""

@@ -67,28 +67,14 @@ async def run(app: InteractiveApp, initial_message: str | None = None,
 
 def replay_typeahead(app: InteractiveApp) -> None:
     """Just before prompt_toolkit takes the terminal: the keys typed into the start-up stand-in editor
-    (pi_core.app.typeahead) go through the key bindings in order, after the first frame and before any key
-    read from the terminal from then on."""
+    (pi_core.app.typeahead) go to plugins' key handlers and the key bindings in order, after the first
+    frame and before any key read from the terminal from then on."""
     import sys
 
     typeahead = sys.modules.get("pi_core.app.typeahead")
     typed = typeahead.take() if typeahead is not None else b""
-    if not typed:
-        return
-    from prompt_toolkit.input.vt100_parser import Vt100Parser
-    from prompt_toolkit.key_binding import KeyPress
-
-    keys: list[KeyPress] = []
-    parser = Vt100Parser(keys.append)
-    parser.feed(typed.decode(errors="replace"))
-    parser.flush()
-
-    def feed() -> None:
-        processor = app.app.key_processor
-        processor.feed_multiple(keys)
-        processor.process_keys()
-
-    asyncio.get_running_loop().call_soon(feed)
+    if typed:
+        asyncio.get_running_loop().call_soon(app.router.replay, typed.decode(errors="replace"))
 
 
 def _quit_on_signals(app: InteractiveApp) -> None:
