@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pi_core import config_paths, hookimpl
 
 if TYPE_CHECKING:
+    from pi_core.models.entries import LazyModels
     from pi_core.types import Model
 
 CATALOG_PATH = Path(__file__).with_name("catalog_models.json")
@@ -54,9 +55,14 @@ def catalog_data() -> dict[str, Any]:
 
 def catalog_models() -> list[Model]:
     """Every catalog model with its provider's defaults (api, baseUrl, headers) filled in."""
-    from pi_core.models.catalog_build import models_of
+    return list(lazy_catalog_models())
 
-    return models_of(catalog_data())
+
+def lazy_catalog_models() -> LazyModels:
+    """The catalog models, each validated into a ``Model`` only when a run reads it (most runs read a few)."""
+    from pi_core.models.entries import catalog_entries
+
+    return catalog_entries(catalog_data())
 
 
 def provider_names() -> dict[str, str]:
@@ -71,8 +77,8 @@ def provider_presets() -> dict[str, dict[str, Any]]:
 
 
 @hookimpl
-def pi_models() -> list[Model]:
-    return catalog_models()
+def pi_models() -> LazyModels:
+    return lazy_catalog_models()
 
 
 @hookimpl

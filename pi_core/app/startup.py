@@ -306,7 +306,6 @@ class PromptSources:
 def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -> SessionManager:
     """The session file per the flags' precedence: --no-session > --fork > --session > --resume >
     --continue > --session-id > new (docs/cli.md#session-flags)."""
-    from pi_core.sessions.lookup import check_session_id, find_by_id, find_session
     from pi_core.sessions.manager import SessionManager
     from pi_core.sessions.store import resolve_session_dir
 
@@ -315,15 +314,21 @@ def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -
     _clean_old_outputs(session_dir)
     wanted_id = args.session_id
     if wanted_id is not None:
+        from pi_core.sessions.lookup import check_session_id
+
         check_session_id(wanted_id)
     if args.no_session:
         return SessionManager.in_memory(cwd, session_id=wanted_id)
     if args.fork:
+        from pi_core.sessions.lookup import find_by_id, find_session
+
         if wanted_id is not None and find_by_id(wanted_id, cwd, session_dir) is not None:
             raise PiError(f"Session already exists with id '{wanted_id}'")
         found = find_session(args.fork, cwd, session_dir)
         return SessionManager.fork_from(found.path, cwd, session_dir, session_id=wanted_id)
     if args.session:
+        from pi_core.sessions.lookup import find_session
+
         found = find_session(args.session, cwd, session_dir)
         if found.other_project:
             return SessionManager.fork_from(found.path, cwd, session_dir)
@@ -338,6 +343,8 @@ def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -
     if args.continue_:
         return SessionManager.continue_recent(cwd, session_dir)
     if wanted_id is not None:
+        from pi_core.sessions.lookup import find_by_id
+
         existing = find_by_id(wanted_id, cwd, session_dir)
         if existing is not None:
             return SessionManager.open(existing, session_dir)
@@ -365,9 +372,8 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     converter and the session-file operations, per ``settings`` (defaults when None). ``stream_fn`` replaces the provider dispatch (tests
     pass a fake provider's). Embedders and tests build sessions with it too."""
     from pi_core.app.settings import RetrySettings
-    from pi_core.compaction.compactor import Compactor
+    from pi_core.compaction.compactor import Compactor, llm_summarizer
     from pi_core.compaction.plan import CompactionSettings
-    from pi_core.compaction.summarize import llm_summarizer
     from pi_core.llm.retry import stream_with_retry
     from pi_core.models.registry import ModelRegistry
     from pi_core.session import SessionParts, provider_stream_fn

@@ -19,7 +19,6 @@ from pi_core.compaction.plan import (
     CompactionSettings,
     prepare_compaction,
 )
-from pi_core.compaction.summarize import Summarize, compact
 from pi_core.compaction.tokens import (
     calculate_context_tokens,
     estimate_context_tokens,
@@ -30,9 +29,13 @@ from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from pi_core.compaction.summarize import Summarize
+    from pi_core.providers import StreamOptions
     from pi_core.sessions.manager import SessionManager
     from pi_core.signals import AbortSignal
-    from pi_core.types import Model
+    from pi_core.types import AssistantMessage, Context, Model
 
 log = logging.getLogger("pi.sessions")
 
@@ -142,6 +145,8 @@ class Compactor:
         result = await self._from_hook(preparation, path, custom_instructions, signal, reason)
         from_hook = result is not None
         if result is None:
+            from pi_core.compaction.summarize import compact
+
             result = await compact(
                 preparation, model, self.summarize, custom_instructions=custom_instructions, signal=signal,
                 thinking_level=thinking_level,
@@ -399,3 +404,22 @@ class Compactor:
         # assistant message is impossible (docs/sessions.md#triggers).
         completed = message_to_dict(assistant_message).get("stopReason") == "stop"
         return await self.run_auto(model, reason, thinking_level=thinking_level, signal=signal, retry=not completed)
+
+
+def llm_summarizer(stream_fn: Callable[[Model, Context, StreamOptions], AsyncIterator[Any]],
+                   api_key_for: Callable[[Model], str | None] | None = None) -> Summarize:
+    """A ``Summarize`` that makes one complete LLM call through ``stream_fn`` (the session's providers)."""
+
+    async def summarize(model: Model, context: Context, options: StreamOptions) -> AssistantMessage:
+        from pi_core.types import AssistantMessage
+
+        if options.api_key is None and api_key_for is not None:
+            options.api_key = api_key_for(model)
+        final: AssistantMessage | None = None
+        async for event in stream_fn(model, context, options):
+            if event.type in ("done", "error"):
+                final = event.final
+        return final or AssistantMessage(api=model.api, provider=model.provider, model=model.id,
+                                         stop_reason="error", error_message="The provider ended the stream early")
+
+    return summarize

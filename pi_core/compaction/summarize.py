@@ -8,7 +8,7 @@ depend on provider code.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_core.compaction.plan import CompactionPreparation, CompactionResult
@@ -317,22 +317,3 @@ async def compact(
         details={"readFiles": read_files, "modifiedFiles": modified_files},
         usage=usage,
     )
-
-
-def llm_summarizer(stream_fn: Callable[[Model, Context, StreamOptions], AsyncIterator[Any]],
-                   api_key_for: Callable[[Model], str | None] | None = None) -> Summarize:
-    """A ``Summarize`` that makes one complete LLM call through ``stream_fn`` (the session's providers)."""
-
-    async def summarize(model: Model, context: Context, options: StreamOptions) -> AssistantMessage:
-        from pi_core.types import AssistantMessage
-
-        if options.api_key is None and api_key_for is not None:
-            options.api_key = api_key_for(model)
-        final: AssistantMessage | None = None
-        async for event in stream_fn(model, context, options):
-            if event.type in ("done", "error"):
-                final = event.final
-        return final or AssistantMessage(api=model.api, provider=model.provider, model=model.id,
-                                         stop_reason="error", error_message="The provider ended the stream early")
-
-    return summarize

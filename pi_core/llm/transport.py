@@ -138,7 +138,7 @@ _CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str | 
 
 def shared_client() -> httpx2.AsyncClient:
     """The running loop's client for the current proxy/CA environment (httpx2 pools belong to one loop)."""
-    key = tuple(os.environ.get(name) for name in _ENV_KEYS)
+    key = tuple(map(os.environ.get, _ENV_KEYS))
     clients = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
     client = clients.get(key)
     if client is None:
@@ -406,8 +406,8 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
         retries = options.max_retries if options.max_retries is not None else DEFAULT_MAX_RETRIES
         attempt = 0
         while True:
-            http_request = client.build_request(request.method, _parsed_url(request.url), content=content,
-                                                headers=headers, timeout=httpx2.Timeout(timeout, connect=CONNECT_TIMEOUT_S))
+            http_request = _build_request(client, options.http_client is None, request.method, request.url, content,
+                                          headers, timeout)
             try:
                 response = await guard.wait(client.send(http_request, stream=True))
             except (StreamAborted, _IdleTimeout):
@@ -445,6 +445,47 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
     except BaseException:
         guard.close()
         raise
+
+
+def _build_request(client: httpx2.AsyncClient, shared: bool, method: str, url: str, content: bytes,
+                   headers: dict[str, str], timeout: float) -> httpx2.Request:
+    """``client.build_request`` with the shared client's part done once: its default headers merged with the
+    wire's (the same every turn) as httpx2 merges them, the URL parsed once. An injected client may carry
+    its own base URL, headers or parameters: it builds the request itself."""
+    import httpx2
+
+    if not shared:
+        return client.build_request(method, _parsed_url(url), content=content, headers=headers,
+                                    timeout=httpx2_timeout(timeout))
+    timeouts = {"connect": CONNECT_TIMEOUT_S, "read": timeout, "write": timeout, "pool": timeout}
+    return httpx2.Request(method, _parsed_url(url), content=content, headers=_merged_headers(client, headers),
+                          cookies=client.cookies, extensions={"timeout": timeouts})
+
+
+def httpx2_timeout(timeout: float) -> httpx2.Timeout:
+    """The request timeouts: ``timeout`` per read, write and pool wait, ``CONNECT_TIMEOUT_S`` to connect."""
+    import httpx2
+
+    return httpx2.Timeout(timeout, connect=CONNECT_TIMEOUT_S)
+
+
+def _merged_headers(client: httpx2.AsyncClient, headers: dict[str, str]) -> httpx2.Headers:
+    """The client's default headers overridden by a wire's, merged once per client and header set."""
+    import httpx2
+
+    known = _MERGED.setdefault(client, {})
+    key = tuple(headers.items())
+    merged = known.get(key)
+    if merged is None:
+        if len(known) >= 64:  # headers that change every request (none of ours do) must not pile up
+            known.clear()
+        merged = known[key] = httpx2.Headers(client.headers)
+        merged.update(headers)
+    return merged
+
+
+_MERGED: weakref.WeakKeyDictionary[httpx2.AsyncClient, dict[tuple[tuple[str, str], ...], httpx2.Headers]] = (
+    weakref.WeakKeyDictionary())
 
 
 @functools.lru_cache(maxsize=64)

@@ -41,7 +41,7 @@ FORMAT_VERSION = 1
 CHAT_TYPE = "chat"
 _MODEL_FIELDS = ("id", "name", "api", "baseUrl", "reasoning", "input", "cost", "contextWindow", "maxTokens",
                  "thinkingLevelMap", "headers", "compat")
-_PROVIDER_DEFAULTS = ("api", "baseUrl", "headers")
+_PROVIDER_DEFAULTS = ("api", "baseUrl", "headers")  # as pi_core.models.entries fills them in
 _SHAPE_ERRORS = (KeyError, TypeError, AttributeError, ValueError)
 _CREATE_PROVIDER = re.compile(r'createProvider\(\{\s*id:\s*"([^"]+)",\s*name:\s*"([^"]+)"')
 _NAMED_OPTION = re.compile(r'const name = options\.name \?\? "([^"]+)"')
@@ -244,16 +244,9 @@ def _provider_entry(provider: str, package: PackageData, unsupported: dict[str, 
 
 def models_of(catalog: dict[str, Any]) -> list[Model]:
     """The models of a catalog with their provider's defaults (api, baseUrl, headers) filled in."""
-    from pi_core.types import Model
+    from pi_core.models.entries import catalog_entries
 
-    models: list[Model] = []
-    for provider, entry in catalog["providers"].items():
-        defaults = {key: entry[key] for key in _PROVIDER_DEFAULTS if key in entry}
-        for raw in entry["models"]:
-            fields = {**defaults, **raw, "provider": provider}
-            fields.setdefault("name", raw["id"])
-            models.append(Model.model_validate(fields))
-    return models
+    return list(catalog_entries(catalog))
 
 
 def unreadable_model(catalog: dict[str, Any]) -> str | None:

@@ -9,6 +9,7 @@ kept fresh through its sign-in flow) > environment > the provider's ``apiKey`` i
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,13 +18,13 @@ from pi_core import config_paths
 from pi_core.errors import MissingApiKey, PiError
 from pi_core.models.auth import AuthStorage, resolve_config_value, run_value_command
 from pi_core.models.custom import CustomConfig, build_models, load_custom_config
+from pi_core.models.entries import LazyModels, ModelEntry, entries_of
 from pi_core.models.env_keys import (
     env_api_key,
     env_bearer_token,
     env_var_names,
     required_env,
 )
-from pi_core.models.virtual import VIRTUAL_API, catalog_entry
 from pi_core.types import Model
 
 __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
@@ -38,34 +39,37 @@ DISCOVERY_TIMEOUT_S = 0.8
 
 @dataclass
 class ModelSources:
-    """Where the registry's models come from: plugin models, provider defaults, and the user's files."""
+    """Where the registry's models come from: plugin models, provider defaults, and the user's files.
+    ``builtin`` may be a ``LazyModels``: its models are then built only when a lookup returns them."""
 
-    builtin: list[Model] = field(default_factory=list)
+    builtin: Sequence[Model] = field(default_factory=list)
     presets: dict[str, dict[str, Any]] = field(default_factory=dict)
     custom_files: list[Path] = field(default_factory=list)
     discovered: list[Model] = field(default_factory=list)  # what running local servers listed
     virtual: list[VirtualModel] = field(default_factory=list)  # pi_virtual_models: routed per request
 
 
-def collect_plugin_models(plugins: PluginSet) -> tuple[list[Model], dict[str, dict[str, Any]], list[str]]:
+def collect_plugin_models(plugins: PluginSet) -> tuple[LazyModels, dict[str, dict[str, Any]], list[str]]:
     """Models from every ``pi_models`` hook and presets from ``pi_provider_presets`` (later layers win)."""
-    models: dict[tuple[str, str], Model] = {}
+    models: dict[tuple[str, str], ModelEntry] = {}
     for _plugin, values in plugins.call_sync("pi_models"):
-        for model in values:
-            models[(model.provider, model.id)] = model
+        for entry in entries_of(values):
+            models[(entry.provider, entry.id)] = entry
     presets: dict[str, dict[str, Any]] = {}
     if hasattr(plugins.pm.hook, "pi_provider_presets"):
         for _plugin, values in plugins.call_sync("pi_provider_presets"):
             presets.update(values)
     problems = [f.reason for f in plugins.failures if f.source in ("pi_models", "pi_provider_presets")]
-    return list(models.values()), presets, problems
+    return LazyModels(list(models.values())), presets, problems
 
 
-def provider_defaults(builtin: list[Model], presets: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def provider_defaults(builtin: Sequence[Model] | list[ModelEntry], presets: dict[str, dict[str, Any]],
+                      ) -> dict[str, dict[str, Any]]:
     """Per provider: the api/baseUrl a custom model may omit (preset, else its first built-in model)."""
     defaults: dict[str, dict[str, Any]] = {}
-    for model in builtin:
-        defaults.setdefault(model.provider, {"api": model.api, "baseUrl": model.base_url})
+    for model in builtin if isinstance(builtin, list) else entries_of(builtin):
+        if model.provider not in defaults:
+            defaults[model.provider] = {"api": model.api, "baseUrl": model.base_url}
     for name, preset in presets.items():
         defaults[name] = {**defaults.get(name, {}), **preset}
     return defaults
@@ -81,7 +85,7 @@ class ModelRegistry:
         self.plugins = plugins
         self.runtime_keys: dict[str, str] = {}
         self.errors: list[str] = []
-        self._models: list[Model] = []
+        self._entries: list[ModelEntry] = []
         self._custom = CustomConfig()
         self._flows: dict[str, OAuthProvider] | None = None
         self.refresh()
@@ -103,15 +107,19 @@ class ModelRegistry:
 
     def refresh(self) -> None:
         """Re-read the custom model files (Pi reloads them whenever the model list is opened)."""
-        defaults = provider_defaults(self.sources.builtin, self.sources.presets)
+        builtin = entries_of(self.sources.builtin)
+        defaults = provider_defaults(builtin, self.sources.presets)
         self._custom = load_custom_config(self.sources.custom_files, defaults)
         self.errors = list(self._custom.errors)
-        known = {(m.provider, m.id) for m in self.sources.builtin}
-        found = [m for m in self.sources.discovered if (m.provider, m.id) not in known]
-        self._models = build_models(self.sources.builtin + found, self._custom.providers, defaults)
+        known = {(e.provider, e.id) for e in builtin}
+        found = [ModelEntry.of(m) for m in self.sources.discovered if (m.provider, m.id) not in known]
+        self._entries = _with_custom(builtin + found, self._custom.providers, defaults)
         if self.sources.virtual:
-            entries = {(v.provider, v.id): catalog_entry(v) for v in self.sources.virtual}  # the later one wins
-            self._models = [m for m in self._models if (m.provider, m.id) not in entries] + list(entries.values())
+            from pi_core.models.virtual import catalog_entry
+
+            virtual = {(v.provider, v.id): catalog_entry(v) for v in self.sources.virtual}  # the later one wins
+            self._entries = [e for e in self._entries if (e.provider, e.id) not in virtual] + \
+                [ModelEntry.of(m) for m in virtual.values()]
 
     def discover(self, settings: Any = None, timeout_s: float = DISCOVERY_TIMEOUT_S) -> None:
         """Ask ``pi_discover_models`` plugins (local servers) what they serve now, and rebuild the list."""
@@ -134,23 +142,31 @@ class ModelRegistry:
 
     # --- lookup ------------------------------------------------------------------------------------
 
+    def entries(self) -> list[ModelEntry]:
+        """Every model as an entry: match on provider/id/name without building the others' ``Model``."""
+        return list(self._entries)
+
     def all_models(self) -> list[Model]:
-        return list(self._models)
+        return [entry.model for entry in self._entries]
 
     def available_models(self) -> list[Model]:
         """Models whose provider has credentials (checked without running any ``!command``), limited to the
         models a signed-in account may use when its sign-in says so (GitHub Copilot)."""
+        return [entry.model for entry in self.available_entries()]
+
+    def available_entries(self) -> list[ModelEntry]:
+        """``available_models`` as entries (their ``Model`` built when read)."""
         cache: dict[str, bool] = {}
         visible: dict[str, set[str] | None] = {}
         result = []
-        for model in self._models:
-            if not cache.setdefault(model.provider, self.has_auth(model.provider)):
+        for entry in self._entries:
+            if not cache.setdefault(entry.provider, self.has_auth(entry.provider)):
                 continue
-            if model.provider not in visible:
-                visible[model.provider] = self._visible_ids(model.provider)
-            ids = visible[model.provider]
-            if ids is None or model.id in ids:
-                result.append(model)
+            if entry.provider not in visible:
+                visible[entry.provider] = self._visible_ids(entry.provider)
+            ids = visible[entry.provider]
+            if ids is None or entry.id in ids:
+                result.append(entry)
         return result
 
     def _visible_ids(self, provider: str) -> set[str] | None:
@@ -161,10 +177,10 @@ class ModelRegistry:
         return flow.visible_models(credential) if flow is not None and credential is not None else None
 
     def find(self, provider: str, model_id: str) -> Model | None:
-        return next((m for m in self._models if m.provider == provider and m.id == model_id), None)
+        return next((e.model for e in self._entries if e.provider == provider and e.id == model_id), None)
 
     def providers(self) -> list[str]:
-        return list(dict.fromkeys(m.provider for m in self._models))
+        return list(dict.fromkeys(e.provider for e in self._entries))
 
     def provider_name(self, provider: str) -> str:
         """The display name (``Anthropic``) from the catalog or a models file; the id when there is none."""
@@ -192,13 +208,19 @@ class ModelRegistry:
 
     def virtual_model(self, model: Model) -> VirtualModel | None:
         """The router behind ``model`` when it is a virtual model (``pi_virtual_models``)."""
+        if not self.sources.virtual:
+            return None
+        from pi_core.models.virtual import VIRTUAL_API
+
         return next((v for v in reversed(self.sources.virtual) if (v.provider, v.id) == (model.provider, model.id)
                      and model.api == VIRTUAL_API), None)
 
     def has_auth(self, provider: str) -> bool:
-        if all(m.api == VIRTUAL_API for m in self._models if m.provider == provider) and any(
-                v.provider == provider for v in self.sources.virtual):
-            return True  # only virtual models under this id: always available (docs/models.md#virtual-models)
+        if any(v.provider == provider for v in self.sources.virtual):
+            from pi_core.models.virtual import VIRTUAL_API
+
+            if all(e.api == VIRTUAL_API for e in self._entries if e.provider == provider):
+                return True  # only virtual models under this id: always available (docs/models.md#virtual-models)
         env = self.auth.env(provider)
         if self.auth.kind(provider) == "api_key" and not all(
                 env.get(name) or os.environ.get(name) for name in required_env(provider)):
@@ -305,6 +327,19 @@ class ModelRegistry:
         if config.get("authHeader") and "Authorization" not in (model.headers or {}):
             raise PiError(f'No API key found for "{model.provider}"')
         return model.headers
+
+
+def _with_custom(entries: list[ModelEntry], providers: dict[str, dict[str, Any]],
+                 defaults: dict[str, dict[str, Any]]) -> list[ModelEntry]:
+    """``build_models`` over the providers a models file configures; the other entries stay unbuilt."""
+    if not providers:
+        return entries
+    touched = [i for i, e in enumerate(entries) if e.provider in providers]
+    built = build_models([entries[i].model for i in touched], providers, defaults)
+    result = list(entries)
+    for i, model in zip(touched, built):  # build_models keeps their order; new custom models come after
+        result[i] = ModelEntry.of(model)
+    return result + [ModelEntry.of(m) for m in built[len(touched):]]
 
 
 # Sent to a keyless provider: the wires always send a credential header, and local servers ignore it.

@@ -7,15 +7,32 @@ from __future__ import annotations
 import fnmatch
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pi_core.errors import PiError
 from pi_core.types import THINKING_LEVELS, Model, ScopedModel
 
 if TYPE_CHECKING:
+    from pi_core.models.entries import ModelEntry
     from pi_core.models.registry import ModelRegistry
+
+
+class Named(Protocol):
+    """What matching reads: a ``Model``, or a registry entry whose ``Model`` is built only once chosen."""
+
+    @property
+    def provider(self) -> str: ...
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+
+M = TypeVar("M", bound=Named)
 
 # Provider defaults in priority order (0.73.1).
 DEFAULT_MODEL_PER_PROVIDER: dict[str, str] = {
@@ -63,12 +80,12 @@ def _is_alias(model_id: str) -> bool:
     return model_id.endswith("-latest") or not _DATED.search(model_id)
 
 
-def _highest(models: list[Model]) -> Model:
+def _highest(models: list[M]) -> M:
     # JS localeCompare is roughly case-insensitive first, then case.
     return max(models, key=lambda m: (m.id.lower(), m.id))
 
 
-def find_exact(reference: str, models: list[Model]) -> Model | None:
+def find_exact(reference: str, models: Sequence[M]) -> M | None:
     """Exact ``provider/id`` or bare ``id`` (case-insensitive); an ambiguous match gives None."""
     ref = reference.strip().lower()
     if not ref:
@@ -86,7 +103,7 @@ def find_exact(reference: str, models: list[Model]) -> Model | None:
     return by_id[0] if len(by_id) == 1 else None
 
 
-def match_model(pattern: str, models: list[Model]) -> Model | None:
+def match_model(pattern: str, models: Sequence[M]) -> M | None:
     """Exact match, else substring of id or name: prefer undated aliases, else the latest dated id."""
     exact = find_exact(pattern, models)
     if exact:
@@ -100,13 +117,13 @@ def match_model(pattern: str, models: list[Model]) -> Model | None:
 
 
 @dataclass
-class PatternMatch:
-    model: Model | None
+class PatternMatch(Generic[M]):
+    model: M | None
     thinking: str | None = None
     warning: str | None = None
 
 
-def parse_model_pattern(pattern: str, models: list[Model], *, strict: bool) -> PatternMatch:
+def parse_model_pattern(pattern: str, models: Sequence[M], *, strict: bool) -> PatternMatch[M]:
     """Match ``pattern``, peeling ``:<level>`` suffixes from the right (ids may contain colons).
 
     ``strict`` (``--model``): an invalid suffix fails the match. Otherwise (scope) it warns and is dropped.
@@ -138,16 +155,16 @@ class ResolvedModel:
     warnings: list[str] = field(default_factory=list)
 
 
-def _fallback_model(provider: str, model_id: str, models: list[Model]) -> Model | None:
+def _fallback_model(provider: str, model_id: str, models: Sequence[ModelEntry]) -> Model | None:
     own = [m for m in models if m.provider == provider]
     if not own:
         return None
     default_id = DEFAULT_MODEL_PER_PROVIDER.get(provider)
     base = next((m for m in own if m.id == default_id), own[0])
-    return base.model_copy(update={"id": model_id, "name": model_id})
+    return base.model.model_copy(update={"id": model_id, "name": model_id})
 
 
-def _exact_anywhere(text: str, models: list[Model]) -> Model | None:
+def _exact_anywhere(text: str, models: Sequence[M]) -> M | None:
     lower = text.lower()
     return next((m for m in models if m.id.lower() == lower or f"{m.provider}/{m.id}".lower() == lower), None)
 
@@ -158,7 +175,7 @@ def resolve_cli_model(registry: ModelRegistry, provider: str | None, pattern: st
     Raises PiError with Pi's messages. A synthesized custom model id comes back with a warning (plain text;
     print it as ``Warning: <text>``).
     """
-    models = registry.all_models()
+    models = registry.entries()  # only the chosen entry's Model gets built
     if not models:
         raise PiError("No models available. Check your installation or add models to models.json.")
     by_lower = {m.provider.lower(): m.provider for m in models}
@@ -174,22 +191,22 @@ def resolve_cli_model(registry: ModelRegistry, provider: str | None, pattern: st
     if not chosen:
         exact = _exact_anywhere(pattern, models)
         if exact:
-            return ResolvedModel(exact)
+            return ResolvedModel(exact.model)
     if provider and chosen and pattern.lower().startswith(f"{chosen}/".lower()):
         text = pattern[len(chosen) + 1:]
 
     candidates = [m for m in models if m.provider == chosen] if chosen else models
     found = parse_model_pattern(text, candidates, strict=True)
     if found.model:
-        return ResolvedModel(found.model, found.thinking, [found.warning] if found.warning else [])
+        return ResolvedModel(found.model.model, found.thinking, [found.warning] if found.warning else [])
 
     if inferred:
         exact = _exact_anywhere(pattern, models)
         if exact:
-            return ResolvedModel(exact)
+            return ResolvedModel(exact.model)
         again = parse_model_pattern(pattern, models, strict=True)
         if again.model:
-            return ResolvedModel(again.model, again.thinking, [again.warning] if again.warning else [])
+            return ResolvedModel(again.model.model, again.thinking, [again.warning] if again.warning else [])
 
     if chosen:
         synthetic = _fallback_model(chosen, text, models)
@@ -264,12 +281,12 @@ class InitialModel:
 
 def default_available_model(registry: ModelRegistry) -> Model | None:
     """A provider default with credentials (in the table's order), else the first model with credentials."""
-    available = registry.available_models()
+    available = registry.available_entries()
     for provider, model_id in DEFAULT_MODEL_PER_PROVIDER.items():
         hit = next((m for m in available if m.provider == provider and m.id == model_id), None)
         if hit:
-            return hit
-    return available[0] if available else None
+            return hit.model
+    return available[0].model if available else None
 
 
 def initial_model(

@@ -9,11 +9,13 @@ from typing import TYPE_CHECKING, Any
 from pi_core import hookimpl
 
 if TYPE_CHECKING:
+    from pi_core.models.entries import LazyModels
     from pi_core.providers import StreamOptions
     from pi_core.types import AssistantMessageEvent, Context, Model
 
 CLAUDE_PROVIDER = "google-vertex-anthropic"
 CLAUDE_API = "google-vertex-anthropic"
+CATALOG_BASE = "https://{location}-aiplatform.googleapis.com"  # the location comes from the environment
 
 
 def _failed(model: Model, err: Exception) -> AssistantMessageEvent:
@@ -105,16 +107,17 @@ def _vertex_anthropic_version() -> str:
     return str(ANTHROPIC_API_VERSION)
 
 
-def claude_models() -> list[Model]:
-    """Anthropic's catalog models, served by Vertex AI (an addition to Pi's catalog, which has none)."""
+def claude_models() -> LazyModels:
+    """Anthropic's catalog models, served by Vertex AI (an addition to Pi's catalog, which has none); each
+    becomes a ``Model`` when a run reads it."""
     from pi_plugins.catalog import catalog_data
-    from pi_plugins.google_vertex.auth import CATALOG_BASE
 
-    from pi_core.types import Model
+    from pi_core.models.entries import LazyModels, ModelEntry
 
     entry = catalog_data()["providers"].get("anthropic") or {}
-    return [Model.model_validate({**raw, "name": raw.get("name") or raw["id"], "provider": CLAUDE_PROVIDER,
-                                  "api": CLAUDE_API, "baseUrl": CATALOG_BASE}) for raw in entry.get("models", [])]
+    return LazyModels([ModelEntry.of_fields({**raw, "name": raw.get("name") or raw["id"], "provider": CLAUDE_PROVIDER,
+                                             "api": CLAUDE_API, "baseUrl": CATALOG_BASE})
+                       for raw in entry.get("models", [])])
 
 
 GEMINI = GoogleVertexProvider()
@@ -127,12 +130,10 @@ def pi_providers() -> list[Any]:
 
 
 @hookimpl
-def pi_models() -> list[Model]:
+def pi_models() -> LazyModels:
     return claude_models()
 
 
 @hookimpl
 def pi_provider_presets() -> dict[str, dict[str, Any]]:
-    from pi_plugins.google_vertex.auth import CATALOG_BASE
-
     return {CLAUDE_PROVIDER: {"name": "Claude on Vertex AI", "api": CLAUDE_API, "baseUrl": CATALOG_BASE}}

@@ -34,6 +34,15 @@ DEFERRED = (
 )
 
 
+# Start-up work a print run without those features skips: session lookup (--session/--fork/--session-id),
+# the compaction summarizer (only when compacting), virtual models (none registered), Vertex credentials,
+# the catalog builder (``pi update --models``).
+DEFERRED_AT_START = (
+    "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.models.virtual",
+    "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build",
+)
+
+
 def _modules_after(pi: object, tmp_path: Path, *args: str) -> set[str]:
     out = tmp_path / "modules.json"
     extension = tmp_path / "modules_at_exit.py"
@@ -49,6 +58,7 @@ def test_a_print_run_imports_no_ui_tool_or_mcp_internals(tmp_path: Path) -> None
         pi.server.add(Reply(text="the answer"))
         loaded = _modules_after(pi, tmp_path, "-p", "hi")
         assert sorted(loaded & set(DEFERRED)) == [], sorted(loaded & set(DEFERRED))
+        assert sorted(loaded & set(DEFERRED_AT_START)) == []
         # The plugins still loaded and answered: the mode, the tools and the slash commands are registered.
         assert {"pi_plugins.interactive", "pi_builtin_tools.bash", "pi_builtin_tools.read", "pi_plugins.mcp"} <= loaded
         [request] = pi.server.requests

@@ -82,3 +82,43 @@ def test_the_shared_client_uses_it_unless_a_proxy_is_set(monkeypatch: pytest.Mon
     assert isinstance(asyncio.run(transport_of_client()), AsyncioTransport)
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
     assert not isinstance(asyncio.run(transport_of_client()), AsyncioTransport)
+
+
+@pytest.mark.parametrize("wire", sorted(PROVIDERS))
+def test_requests_carry_the_headers_httpx2_would_merge_and_the_cookies_a_server_set(wire: str) -> None:
+    """The shared client's requests are built without ``build_request`` (its merge is done once): the headers
+    on the wire are what httpx2's merge gives, in its order, and a cookie a server set goes back, as before."""
+    with FakeModelServer(keep_alive=True) as server:
+        server.add(Reply(text="one", headers={"set-cookie": "route=a1; Path=/"}), Reply(text="two"))
+        model = model_for(server, wire)
+
+        async def go() -> list[str]:
+            texts = []
+            for _ in range(2):
+                events = [e async for e in PROVIDERS[wire].stream(model, user_context(),
+                                                                  StreamOptions(api_key="k", max_retries=0))]
+                final = events[-1].final
+                assert final is not None
+                texts.append(final.text())
+            return texts
+
+        assert asyncio.run(asyncio.wait_for(go(), 30)) == ["one", "two"]
+    first, second = server.requests
+    assert "cookie" not in first.headers and second.headers["cookie"] == "route=a1"
+    assert (first.headers["accept-encoding"], first.headers["connection"]) == ("gzip, deflate", "keep-alive")
+
+
+def test_the_fast_request_equals_httpx2_build_request() -> None:
+    async def both() -> tuple[Any, Any]:
+        client = transport.shared_client()
+        headers = {"content-type": "application/json", "accept": "text/event-stream", "x-api-key": "k",
+                   "User-Agent": "pi/1"}
+        fast = transport._build_request(client, True, "POST", "https://api.example/v1/messages?beta=true",
+                                        b"{}", headers, 42.0)
+        slow = client.build_request("POST", "https://api.example/v1/messages?beta=true", content=b"{}",
+                                    headers=headers, timeout=transport.httpx2_timeout(42.0))
+        return fast, slow
+
+    fast, slow = asyncio.run(both())
+    assert (fast.method, fast.url, fast.headers.raw, fast.content, fast.extensions) == (
+        slow.method, slow.url, slow.headers.raw, slow.content, slow.extensions)
