@@ -93,10 +93,15 @@ RENAMED_MODULES = {
 _BARE_PACKAGES = ("builtin_tools", "plugins")  # real packages of these names, if any, win
 
 
+_RENAMED_ROOTS = tuple({name.partition(".")[0] for name in RENAMED_MODULES})
 
 
 def _renamed_prefix(fullname: str) -> str | None:
-    return next((old for old in RENAMED_MODULES if fullname == old or fullname.startswith(old + ".")), None)
+    """The old name that ``fullname`` is or sits under: one dict lookup per dot (this runs for every import)."""
+    name = fullname if fullname.startswith(_RENAMED_ROOTS) else ""
+    while name and name not in RENAMED_MODULES:
+        name = name.rpartition(".")[0]
+    return name or None
 
 
 class _RenamedModuleFinder:

@@ -14,56 +14,45 @@ venvs sharing an agent dir never overwrite each other's entry.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import importlib
 import json
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+try:  # hashlib would load OpenSSL (~10 ms) just to name a cache file; the fingerprint needs no crypto
+    from _blake2 import blake2b as _digest
+except ImportError:  # a Python built without it
+    from hashlib import sha256 as _digest  # type: ignore[assignment]
 
 CACHE_FORMAT = 1
+BUILTIN_DIST = "pi-harness"
+OPTIONAL_GROUP = "pi.optional"
+PLUGIN_PREFIX = "plugin:"  # ``-e plugin:NAME`` enables the opt-in entry point NAME
 _METADATA_SUFFIXES = (".dist-info", ".egg-info")
 _VALUE = r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
 
 
-class DistRef:
+class DistRef(NamedTuple):
     """The distribution that declares an entry point (what ``EntryPoint.dist`` offers: name, version)."""
 
-    __slots__ = ("name", "version")
-
-    def __init__(self, name: str, version: str) -> None:
-        self.name = name
-        self.version = version
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, DistRef) and (self.name, self.version) == (other.name, other.version)
-
-    def __repr__(self) -> str:
-        return f"DistRef({self.name!r}, {self.version!r})"
+    name: str
+    version: str
 
 
-class CachedEntryPoint:
+class CachedEntryPoint(NamedTuple):
     """Duck-compatible with ``importlib.metadata.EntryPoint`` for name, value, group, dist and load().
 
-    Plain slotted classes rather than dataclasses: this module runs on every start, and building a
-    dataclass costs more than the cache hit itself.
+    NamedTuples rather than dataclasses: this module runs on every start, and building a dataclass costs
+    more than the cache hit itself.
     """
 
-    __slots__ = ("dist", "group", "name", "value")
-
-    def __init__(self, name: str, value: str, group: str, dist: DistRef | None = None) -> None:
-        self.name = name
-        self.value = value
-        self.group = group
-        self.dist = dist
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, CachedEntryPoint) and self.to_json() == other.to_json()
-
-    def __repr__(self) -> str:
-        return f"CachedEntryPoint({self.name!r}, {self.value!r}, {self.group!r}, {self.dist!r})"
+    name: str
+    value: str
+    group: str
+    dist: DistRef | None = None
 
     def to_json(self) -> dict[str, Any]:
         dist = {"name": self.dist.name, "version": self.dist.version} if self.dist else None
@@ -90,13 +79,13 @@ def default_cache_dir() -> Path:
 
 
 def cache_file(cache_dir: Path, paths: Sequence[str]) -> Path:
-    environment = hashlib.sha256("\0".join([sys.prefix, *paths]).encode()).hexdigest()[:16]
+    environment = _digest("\0".join([sys.prefix, *paths]).encode()).hexdigest()[:16]
     return cache_dir / f"entry-points-{environment}.json"
 
 
 def fingerprint(paths: Sequence[str]) -> str:
     """A digest of the installed distributions on ``paths``: their metadata dirs and mtimes."""
-    digest = hashlib.sha256()
+    digest = _digest()
     for entry in paths:
         digest.update(b"\0path\0" + os.fsencode(entry or "."))
         try:
@@ -146,18 +135,25 @@ def entry_points(group: str = "pi", *, cache_dir: Path | None = None,
                  paths: Sequence[str] | None = None) -> list[CachedEntryPoint]:
     """The entry points of ``group`` on ``paths`` (default ``sys.path``), from the cache when nothing
     installed has changed since it was written, else scanned and cached."""
+    return entry_point_groups((group,), cache_dir=cache_dir, paths=paths)[group]
+
+
+def entry_point_groups(groups: Sequence[str], *, cache_dir: Path | None = None,
+                       paths: Sequence[str] | None = None) -> dict[str, list[CachedEntryPoint]]:
+    """``entry_points`` of several groups at once: one fingerprint and one cache read for all of them."""
     search = list(sys.path if paths is None else paths)
     target = cache_file(cache_dir or default_cache_dir(), search)
     current = fingerprint(search)
     cached = _read(target)
-    if cached.get("fingerprint") == current and group in cached.get("groups", {}):
-        hit = _decode(cached["groups"][group])
-        if hit is not None:
-            return hit
-    found = scan(group, search)
-    groups = cached.get("groups", {}) if cached.get("fingerprint") == current else {}
-    groups[group] = [ep.to_json() for ep in found]
-    _write(target, {"format": CACHE_FORMAT, "fingerprint": current, "groups": groups})
+    stored: dict[str, Any] = cached["groups"] if cached.get("fingerprint") == current else {}
+    found: dict[str, list[CachedEntryPoint]] = {}
+    for group in groups:
+        hit = _decode(stored[group]) if group in stored else None
+        if hit is None:
+            hit = scan(group, search)
+            stored[group] = [ep.to_json() for ep in hit]
+            _write(target, {"format": CACHE_FORMAT, "fingerprint": current, "groups": stored})
+        found[group] = hit
     return found
 
 
@@ -166,9 +162,8 @@ def _read(path: Path) -> dict[str, Any]:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}  # no cache yet, or a torn/corrupt one: scan again
-    if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or not isinstance(data.get("groups"), dict):
-        return {}
-    return data
+    good = isinstance(data, dict) and data.get("format") == CACHE_FORMAT and isinstance(data.get("groups"), dict)
+    return data if good else {}
 
 
 def _decode(rows: Any) -> list[CachedEntryPoint] | None:
@@ -184,11 +179,35 @@ def _write(path: Path, data: dict[str, Any]) -> None:
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return
-    try:
         tmp.write_text(json.dumps(data), encoding="utf-8")
         os.replace(tmp, path)
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink()
+
+
+def discover_groups(groups: Sequence[str]) -> dict[str, dict[str, list[CachedEntryPoint]]]:
+    """The entry points of each group by name, from one look at what is installed; imports nothing
+    (``pi --help`` reads them too)."""
+    found: dict[str, dict[str, list[CachedEntryPoint]]] = {group: {} for group in groups}
+    for group, eps in entry_point_groups(groups).items():
+        for ep in eps:
+            found[group].setdefault(ep.name, []).append(ep)
+    return found
+
+
+def dist_label(ep: CachedEntryPoint) -> str:
+    """``name version`` of the distribution declaring ``ep`` (its value when unknown): a plugin's source."""
+    dist = getattr(ep, "dist", None)  # duck-typed: an importlib.metadata.EntryPoint may have none
+    return f"{dist.name} {dist.version}" if dist else ep.value
+
+
+def is_builtin(ep: CachedEntryPoint) -> bool:
+    dist = getattr(ep, "dist", None)
+    return dist is not None and dist.name.replace("_", "-").lower() == BUILTIN_DIST
+
+
+def chosen_entry_point(eps: list[CachedEntryPoint]) -> CachedEntryPoint:
+    """Of the entry points sharing one name, the one that loads: an installed one beats the built-in."""
+    others = [ep for ep in eps if not is_builtin(ep)]
+    return others[0] if others else eps[0]

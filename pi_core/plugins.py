@@ -11,63 +11,60 @@ is a fatal failure (pi refuses to start, naming it).
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING
+from types import FunctionType, MethodType, ModuleType
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from pi_core import hookspecs
+from pi_core import discovery, hookspecs
+from pi_core.discovery import OPTIONAL_GROUP, PLUGIN_PREFIX, dist_label
 from pi_core.errors import PluginConflict
 from pi_core.registry import LAYER_RANK, Layer, PluginFailure, PluginInfo, PluginSet
 
-__all__ = ["BUILTIN_DIST", "LAYER_RANK", "OPTIONAL_GROUP", "Layer", "PluginFailure", "PluginInfo", "PluginSet",
-           "discover_entry_points", "load_plugins", "new_plugin_manager", "register_file", "register_module"]
+__all__ = ["LAYER_RANK", "OPTIONAL_GROUP", "Layer", "PluginFailure", "PluginInfo", "PluginSet", "load_plugins",
+           "new_plugin_manager", "register_file", "register_module"]
 
 if TYPE_CHECKING:
     from pi_core.discovery import CachedEntryPoint as EntryPoint
 
-BUILTIN_DIST = "pi-harness"
-OPTIONAL_GROUP = "pi.optional"
-PLUGIN_PREFIX = "plugin:"
 _SPEC_NAMES = sorted(name for name in dir(hookspecs) if name.startswith("pi_"))
 
 
+class _Manager(pluggy.PluginManager):
+    """pluggy's manager, reading a module's functions from its ``__dict__``: pluggy looks at every name of
+    every plugin module with ``inspect.getattr_static`` (most of a load's own time), which finds the same."""
+
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> pluggy.HookimplOpts | None:
+        opts = _module_opts(plugin, name, "pi_impl")
+        return super().parse_hookimpl_opts(plugin, name) if opts is _ASK_PLUGGY else opts
+
+    def parse_hookspec_opts(self, module_or_class: ModuleType | type, name: str) -> pluggy.HookspecOpts | None:
+        opts = _module_opts(module_or_class, name, "pi_spec")
+        return super().parse_hookspec_opts(module_or_class, name) if opts is _ASK_PLUGGY else opts
+
+
+_ASK_PLUGGY: Any = object()
+
+
+def _module_opts(owner: object, name: str, marker: str) -> Any:
+    """A module function's marker options (or None); anything bound or not a module is pluggy's to read."""
+    if not isinstance(owner, ModuleType):
+        return _ASK_PLUGGY
+    value = owner.__dict__.get(name)
+    if isinstance(value, FunctionType):
+        opts = value.__dict__.get(marker)
+        return opts if isinstance(opts, dict) else None
+    return _ASK_PLUGGY if isinstance(value, (staticmethod, classmethod, MethodType)) else None
+
+
 def new_plugin_manager() -> pluggy.PluginManager:
-    pm = pluggy.PluginManager("pi")
+    pm = _Manager("pi")
     pm.add_hookspecs(hookspecs)
     return pm
-
-
-def discover_entry_points(group: str = "pi") -> dict[str, list[EntryPoint]]:
-    """Entry points of ``group``, grouped by name. Imports nothing; the metadata scan is cached,
-    keyed on what is installed, so a start-up does not re-read every distribution's metadata."""
-    from pi_core.discovery import entry_points
-
-    found: dict[str, list[EntryPoint]] = {}
-    for ep in entry_points(group):
-        found.setdefault(ep.name, []).append(ep)
-    return found
-
-
-def _dist_label(ep: EntryPoint) -> str:
-    dist = getattr(ep, "dist", None)
-    return f"{dist.name} {dist.version}" if dist else ep.value
-
-
-def _is_builtin(ep: EntryPoint) -> bool:
-    dist = getattr(ep, "dist", None)
-    return dist is not None and dist.name.replace("_", "-").lower() == BUILTIN_DIST
-
-
-def chosen_entry_point(eps: list[EntryPoint]) -> EntryPoint:
-    """Of the entry points sharing one name, the one that loads: an installed one beats the built-in."""
-    others = [ep for ep in eps if not _is_builtin(ep)]
-    return others[0] if others else eps[0]
 
 
 def load_plugins(
@@ -88,11 +85,10 @@ def load_plugins(
     for name in disabled:
         plugins.pm.set_blocked(name)
     wanted = set(enabled) | {str(e)[len(PLUGIN_PREFIX):] for e in extensions if str(e).startswith(PLUGIN_PREFIX)}
-    if load_entry_points:
-        _load_entry_points(plugins, disabled)
-        _load_optional(plugins, wanted, disabled)
-    elif wanted:
-        _load_optional(plugins, wanted, disabled)
+    if load_entry_points or wanted:
+        groups = discovery.discover_groups(("pi", OPTIONAL_GROUP))  # one look at what is installed for both
+        _load_entry_points(plugins, groups["pi"] if load_entry_points else {}, disabled)
+        _load_optional(plugins, groups[OPTIONAL_GROUP], wanted, disabled)
     if discover_extensions and agent_dir is not None:
         for path in _extension_files(agent_dir / "extensions"):
             register_file(plugins, path, disabled)
@@ -144,37 +140,37 @@ def _load_project_entry_point(plugins: PluginSet, ep: EntryPoint, disabled: set[
     try:
         module = ep.load()
     except Exception as err:  # noqa: BLE001 - a broken plugin must not stop pi
-        plugins.failures.append(PluginFailure(ep.name, f"{_dist_label(ep)} (project)", f"{type(err).__name__}: {err}"))
+        plugins.failures.append(PluginFailure(ep.name, f"{dist_label(ep)} (project)", f"{type(err).__name__}: {err}"))
         return
     replaces = plugins.info[ep.name].layer if ep.name in plugins.info else None
     if replaces:
         plugins.pm.unregister(name=ep.name)
         del plugins.info[ep.name]
-    _register(plugins, module, PluginInfo(ep.name, "project", f"{_dist_label(ep)} (project)",
+    _register(plugins, module, PluginInfo(ep.name, "project", f"{dist_label(ep)} (project)",
                                                    replaces=replaces))
 
 
-def _load_entry_points(plugins: PluginSet, disabled: set[str]) -> None:
-    for name, eps in sorted(discover_entry_points().items()):
+def _load_entry_points(plugins: PluginSet, found: dict[str, list[EntryPoint]], disabled: set[str]) -> None:
+    for name, eps in sorted(found.items()):
         if name in disabled:
             continue  # checked first: --disable-plugin NAME is how a user resolves a conflict
-        builtin = [ep for ep in eps if _is_builtin(ep)]
-        others = [ep for ep in eps if not _is_builtin(ep)]
+        builtin = [ep for ep in eps if discovery.is_builtin(ep)]
+        others = [ep for ep in eps if not discovery.is_builtin(ep)]
         if len(others) > 1:
             raise PluginConflict(
                 f"plugin name {name!r} is registered by several packages: "
-                + ", ".join(_dist_label(ep) for ep in others)
+                + ", ".join(dist_label(ep) for ep in others)
                 + f". Uninstall one, or disable the name with --disable-plugin {name}."
             )
-        chosen = chosen_entry_point(eps)
+        chosen = discovery.chosen_entry_point(eps)
         layer: Layer = "installed" if others else "builtin"
-        _load_entry_point(plugins, chosen, PluginInfo(name, layer, _dist_label(chosen),
+        _load_entry_point(plugins, chosen, PluginInfo(name, layer, dist_label(chosen),
                                                       replaces="builtin" if (others and builtin) else None))
 
 
-def _load_optional(plugins: PluginSet, wanted: set[str], disabled: set[str]) -> None:
-    available = discover_entry_points(OPTIONAL_GROUP)
-    plugins.available = {name: _dist_label(eps[0]) for name, eps in available.items()}
+def _load_optional(plugins: PluginSet, available: dict[str, list[EntryPoint]], wanted: set[str],
+                   disabled: set[str]) -> None:
+    plugins.available = {name: dist_label(eps[0]) for name, eps in available.items()}
     for name in sorted(wanted - disabled):
         eps = available.get(name)
         if not eps:
@@ -183,7 +179,7 @@ def _load_optional(plugins: PluginSet, wanted: set[str], disabled: set[str]) -> 
                                                   f"(entry-point group {OPTIONAL_GROUP}; available: {known})",
                                                   fatal=True))
             continue
-        _load_entry_point(plugins, eps[0], PluginInfo(name, "installed", _dist_label(eps[0]), optional=True),
+        _load_entry_point(plugins, eps[0], PluginInfo(name, "installed", dist_label(eps[0]), optional=True),
                           fatal=True)
 
 
@@ -229,50 +225,44 @@ def register_module(plugins: PluginSet, module: object, name: str, layer: Layer 
 
 
 def _register(plugins: PluginSet, module: object, info: PluginInfo) -> None:
-    name = info.name
     problem = _unmarked_hooks(module)
     try:
-        plugins.pm.register(module, name=name)
+        plugins.pm.register(module, name=info.name)
     except Exception as err:  # noqa: BLE001 - e.g. a hookimpl whose arguments the spec does not have
-        plugins.failures.append(PluginFailure(name, info.source, f"{type(err).__name__}: {err}", fatal=True))
+        plugins.failures.append(PluginFailure(info.name, info.source, f"{type(err).__name__}: {err}", fatal=True))
         return
-    problem = problem or _misspelt_hook(plugins.pm, module) or _wrapper(plugins.pm, module)
+    problem = problem or _hook_problem(plugins.pm, module)
     if problem:
         plugins.pm.unregister(module)
-        plugins.failures.append(PluginFailure(name, info.source, problem, fatal=True))
+        plugins.failures.append(PluginFailure(info.name, info.source, problem, fatal=True))
         return
-    plugins.info[name] = info
+    plugins.info[info.name] = info
 
 
-def _misspelt_hook(pm: pluggy.PluginManager, module: object) -> str | None:
-    """pluggy's ``check_pending`` finds ``@hookimpl`` functions that match no spec; name the closest one."""
-    try:
-        pm.check_pending()
-    except pluggy.PluginValidationError as err:
-        if err.plugin is not module:
-            return None
-        hook = next((c.name for c in pm.get_hookcallers(module) or [] if c.spec is None), "?")
-        close = difflib.get_close_matches(hook, _SPEC_NAMES, n=1)
-        hint = f'; did you mean "{close[0]}"?' if close else f"; hooks are: {', '.join(_SPEC_NAMES)}"
-        return f'hook "{hook}" matches no hook specification{hint}'
-    return None
+def _hook_problem(pm: pluggy.PluginManager, module: object) -> str | None:
+    """What pluggy's ``check_pending`` finds (an ``@hookimpl`` matching no spec: named with the closest spec),
+    then a wrapper; asked of this module's own hooks rather than of every registered plugin's."""
+    hooks = [(opts.get("specname") or attr, opts) for attr in dir(module)
+             if (opts := pm.parse_hookimpl_opts(module, attr)) is not None]
+    for hook, opts in hooks:
+        caller = getattr(pm.hook, hook, None)
+        if not opts.get("optionalhook") and (caller is None or not caller.has_spec()):
+            import difflib
+
+            close = difflib.get_close_matches(hook, _SPEC_NAMES, n=1)
+            hint = f'; did you mean "{close[0]}"?' if close else f"; hooks are: {', '.join(_SPEC_NAMES)}"
+            return f'hook "{hook}" matches no hook specification{hint}'
+    wrapped = next((hook for hook, opts in hooks if opts.get("hookwrapper") or opts.get("wrapper")), None)
+    return wrapped and (f'hook "{wrapped}" is a pluggy wrapper: pi calls hooks under their own policy '
+                        "(collect, chain, notify, first) and does not run wrappers")
 
 
 def _unmarked_hooks(module: object) -> str | None:
     """A function named exactly like a hook but without ``@hookimpl`` would be silently ignored by pluggy."""
-    for name in _SPEC_NAMES:
-        function = getattr(module, name, None)
+    for name in _SPEC_NAMES:  # a module's own dict: a failed getattr on a module is slow (~60 per plugin)
+        function = vars(module).get(name) if isinstance(module, ModuleType) else getattr(module, name, None)
         if callable(function) and not hasattr(function, "pi_impl") and not hasattr(function, "pi_spec"):
             return f'function "{name}" looks like a hook but has no @hookimpl (from pi_core import hookimpl)'
-    return None
-
-
-def _wrapper(pm: pluggy.PluginManager, module: object) -> str | None:
-    for caller in pm.get_hookcallers(module) or []:
-        for impl in caller.get_hookimpls():
-            if impl.plugin is module and (impl.hookwrapper or impl.wrapper):
-                return (f'hook "{caller.name}" is a pluggy wrapper: pi calls hooks under their own policy '
-                        "(collect, chain, notify, first) and does not run wrappers")
     return None
 
 

@@ -13,15 +13,16 @@ when it is not, the whole line is parsed again as ``pi [options] [messages...]``
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from typing import Any
 
 # pi_core.types.THINKING_LEVELS, spelled out: importing it would load pydantic for `pi --help`.
 THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh", "max")
 
 
-@dataclass
 class Args:
+    """One parsed command line. A plain class rather than a dataclass: ``pi --help`` parses one, and importing
+    ``dataclasses`` (with ``inspect``) and building a 50-field dataclass cost more than the whole parse."""
+
     help: bool = False
     version: bool = False
     print: bool = False
@@ -44,50 +45,90 @@ class Args:
     no_tools: bool = False
     no_builtin_tools: bool = False
     exclude_tools: list[str] | None = None
-    extensions: list[str] = field(default_factory=list)
+    extensions: list[str]
     no_extensions: bool = False
     no_mcp: bool = False
-    disable_plugins: list[str] = field(default_factory=list)
-    skills: list[str] = field(default_factory=list)
+    disable_plugins: list[str]
+    skills: list[str]
     no_skills: bool = False
-    prompt_templates: list[str] = field(default_factory=list)
+    prompt_templates: list[str]
     no_prompt_templates: bool = False
-    themes: list[str] = field(default_factory=list)
+    themes: list[str]
     no_themes: bool = False
     use_theme: str | None = None
     no_context_files: bool = False
     system_prompt: str | None = None
-    append_system_prompt: list[str] = field(default_factory=list)
+    append_system_prompt: list[str]
     export: str | None = None
     verbose: bool = False
     offline: bool = False
     approve: bool | None = None  # -a / -na: this run's project-trust decision (docs/config.md#project-trust)
-    messages: list[str] = field(default_factory=list)
-    file_args: list[str] = field(default_factory=list)
-    unknown_flags: dict[str, Any] = field(default_factory=dict)
+    messages: list[str]
+    file_args: list[str]
+    unknown_flags: dict[str, Any]
     # Where the word an unknown ``--flag`` took as its value sat among the messages (a plugin's boolean
     # flag gives it back: pi_core.app.flags.parse_plugin_flags).
-    unknown_flag_positions: dict[str, int] = field(default_factory=dict)
+    unknown_flag_positions: dict[str, int]
     plugin_flag_values: dict[str, Any] | None = None  # parse_plugin_flags' result, once plugins are loaded
-    warnings: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
+    warnings: list[str]
+    errors: list[str]
     # Index in argv of the first bare word, when nothing that starts a prompt came before it
     # (a message, an @file, -p/--print, --mode, --export): where a sub-command may start.
     command_at: int | None = None
+
+    def __init__(self, **values: Any) -> None:
+        self.extensions = []
+        self.disable_plugins = []
+        self.skills = []
+        self.prompt_templates = []
+        self.themes = []
+        self.append_system_prompt = []
+        self.messages = []
+        self.file_args = []
+        self.unknown_flags = {}
+        self.unknown_flag_positions = {}
+        self.warnings = []
+        self.errors = []
+        for name, value in values.items():
+            if name not in _FIELDS:
+                raise TypeError(f"Args() got an unexpected keyword argument {name!r}")
+            setattr(self, name, value)
+
+    def replace(self, **changes: Any) -> Args:
+        """A copy with ``changes`` applied (lists and dicts copied, so the copy can grow on its own)."""
+        values = {name: getattr(self, name) for name in _FIELDS}
+        values.update({name: value.copy() for name, value in values.items() if isinstance(value, (list, dict))})
+        return Args(**{**values, **changes})
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Args) and all(getattr(self, n) == getattr(other, n) for n in _FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return f"Args({', '.join(f'{name}={getattr(self, name)!r}' for name in _FIELDS)})"
 
     def plugin_selection(self) -> tuple[tuple[str, ...], bool, tuple[str, ...], bool | None, bool]:
         """The options that decide which plugins load (two parses agreeing here can share one load)."""
         return tuple(self.extensions), self.no_extensions, tuple(self.disable_plugins), self.approve, self.no_mcp
 
 
-@dataclass(frozen=True)
 class CommandLine:
     """``pi [global options] NAME [command arguments]``, split at the sub-command's name."""
 
-    name: str
-    options: Args  # pi's own options, parsed from the tokens before NAME
-    global_argv: list[str]  # those tokens, as typed
-    argv: list[str]  # every token after NAME, for the command's own parser
+    __slots__ = ("argv", "global_argv", "name", "options")
+
+    def __init__(self, name: str, options: Args, global_argv: list[str], argv: list[str]) -> None:
+        self.name = name
+        self.options = options  # pi's own options, parsed from the tokens before NAME
+        self.global_argv = global_argv  # those tokens, as typed
+        self.argv = argv  # every token after NAME, for the command's own parser
+
+    def __repr__(self) -> str:
+        return f"CommandLine({self.name!r}, {self.options!r}, {self.global_argv!r}, {self.argv!r})"
+
+
+_FIELDS = tuple(Args.__annotations__)
 
 
 _BOOL_FLAGS = {

@@ -63,12 +63,19 @@ def _cache_file() -> Path:
 
 def plugin_key(name: str, source: str) -> str:
     """A plugin as the cache knows it: its name and origin, plus the file's mtime for a file plugin."""
-    path = Path(source)
     try:
-        stamp = str(path.stat().st_mtime_ns) if path.is_absolute() else ""
+        stamp = str(os.stat(source).st_mtime_ns) if os.path.isabs(source) else ""
     except OSError:
         stamp = "-"
     return f"{name}|{source}|{stamp}"
+
+
+def _current(key: str) -> bool:
+    """Whether a cached entry may still be asked for: a file plugin's entry dies with its file's mtime
+    (each ``-e /tmp/x.py`` of a past run would otherwise stay in the cache for good)."""
+    name, _, rest = key.partition("|")
+    source, _, _stamp = rest.rpartition("|")
+    return not os.path.isabs(source) or plugin_key(name, source) == key
 
 
 def remember_flags(plugins: PluginSet, registry: Registry) -> None:
@@ -78,13 +85,10 @@ def remember_flags(plugins: PluginSet, registry: Registry) -> None:
         flags = [registry.flags.items[f].to_json() for f in registry.flags.by_plugin.get(name, [])]
         found[plugin_key(name, info.source)] = flags
     target = _cache_file()
-    try:
-        cached = json.loads(target.read_text(encoding="utf-8")) if target.is_file() else {}
-    except (OSError, ValueError):
-        cached = {}
-    entries = cached.get("plugins", {}) if cached.get("format") == CACHE_FORMAT else {}
+    entries = _read_cache(target)
     if all(entries.get(key) == value for key, value in found.items()):
         return
+    entries = {key: value for key, value in entries.items() if key in found or _current(key)}
     entries.update(found)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -95,14 +99,20 @@ def remember_flags(plugins: PluginSet, registry: Registry) -> None:
         pass  # a read-only cache directory only costs --help its plugin section
 
 
-def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:
-    """The flags of the plugins this command line would load, as last recorded; imports no plugin."""
-    target = _cache_file()
+def _read_cache(target: Path) -> dict[str, list[dict[str, Any]]]:
     try:
         cached = json.loads(target.read_text(encoding="utf-8"))
     except (OSError, ValueError):
+        return {}
+    entries = cached.get("plugins") if isinstance(cached, dict) and cached.get("format") == CACHE_FORMAT else None
+    return entries if isinstance(entries, dict) else {}
+
+
+def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:
+    """The flags of the plugins this command line would load, as last recorded; imports no plugin."""
+    entries = _read_cache(_cache_file())
+    if not entries:
         return []
-    entries: dict[str, list[dict[str, Any]]] = cached.get("plugins", {}) if cached.get("format") == CACHE_FORMAT else {}
     flags: dict[str, dict[str, Any]] = {}
     for key in _keys_to_load(args, cwd):
         for flag in entries.get(key, []):
@@ -111,29 +121,24 @@ def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:
 
 
 def _keys_to_load(args: Args, cwd: Path) -> list[str]:
+    from pi_core import discovery
     from pi_core.app.settings import Settings
     from pi_core.app.trust import saved_trust
     from pi_core.config_paths import agent_dir
-    from pi_core.plugins import (
-        OPTIONAL_GROUP,
-        PLUGIN_PREFIX,
-        _dist_label,
-        chosen_entry_point,
-        discover_entry_points,
-    )
 
     directory = agent_dir()
     settings = Settings.load(cwd, directory, project_trusted=saved_trust(cwd, directory, approve=args.approve))
     disabled = set(args.disable_plugins) | set(settings.disabled_plugins)
-    keys = [plugin_key(name, _dist_label(chosen_entry_point(eps)))
-            for name, eps in sorted(discover_entry_points().items()) if name not in disabled]
-    optional = discover_entry_points(OPTIONAL_GROUP)
-    wanted = [*settings.enabled_plugins, *(e[len(PLUGIN_PREFIX):] for e in args.extensions
-                                           if e.startswith(PLUGIN_PREFIX))]
-    keys += [plugin_key(name, _dist_label(optional[name][0])) for name in wanted if name in optional]
+    groups = discovery.discover_groups(("pi", discovery.OPTIONAL_GROUP))
+    keys = [plugin_key(name, discovery.dist_label(discovery.chosen_entry_point(eps)))
+            for name, eps in sorted(groups["pi"].items()) if name not in disabled]
+    optional = groups[discovery.OPTIONAL_GROUP]
+    wanted = [*settings.enabled_plugins, *(e[len(discovery.PLUGIN_PREFIX):] for e in args.extensions
+                                           if e.startswith(discovery.PLUGIN_PREFIX))]
+    keys += [plugin_key(name, discovery.dist_label(optional[name][0])) for name in wanted if name in optional]
     files = [] if args.no_extensions else [
         *sorted((directory / "extensions").glob("*.py")), *sorted((cwd / ".pi" / "extensions").glob("*.py"))]
-    files += [cwd / e for e in args.extensions if not e.startswith(PLUGIN_PREFIX)]
+    files += [cwd / e for e in args.extensions if not e.startswith(discovery.PLUGIN_PREFIX)]
     keys += [plugin_key(path.stem if path.suffix == ".py" else path.name, str(path)) for path in files]
     return keys
 

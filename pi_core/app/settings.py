@@ -16,9 +16,8 @@ import copy
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pi_core import config_paths
 
@@ -26,8 +25,9 @@ Scope = str  # "global" | "project"
 _MISSING: Any = object()
 
 
-@dataclass
-class SettingsError:
+# No dataclasses here: ``pi --help`` reads the settings, and importing ``dataclasses`` (with ``inspect``) would
+# cost it more than everything else it does.
+class SettingsError(NamedTuple):
     scope: Scope
     message: str
 
@@ -39,14 +39,30 @@ class SettingsError:
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
 
 
-@dataclass
 class RetrySettings:
-    enabled: bool = True
-    max_retries: int = 3
-    base_delay_ms: int = 2000
-    provider_timeout_ms: int | None = None
-    provider_max_retries: int | None = None
-    provider_max_retry_delay_ms: int = 60000
+    __slots__ = ("base_delay_ms", "enabled", "max_retries", "provider_max_retries", "provider_max_retry_delay_ms",
+                 "provider_timeout_ms")
+
+    def __init__(self, enabled: bool = True, max_retries: int = 3, base_delay_ms: int = 2000,
+                 provider_timeout_ms: int | None = None, provider_max_retries: int | None = None,
+                 provider_max_retry_delay_ms: int = 60000) -> None:
+        self.enabled = enabled  # mutable: /settings turns auto-retry on and off for the session
+        self.max_retries = max_retries
+        self.base_delay_ms = base_delay_ms
+        self.provider_timeout_ms = provider_timeout_ms
+        self.provider_max_retries = provider_max_retries
+        self.provider_max_retry_delay_ms = provider_max_retry_delay_ms
+
+    def _values(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in sorted(self.__slots__))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RetrySettings) and self._values() == other._values()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"RetrySettings({', '.join(f'{n}={getattr(self, n)!r}' for n in sorted(self.__slots__))})"
 
     def should_retry(self, message: Any) -> bool:
         """Whether an error reply is worth another attempt (AgentSession's auto-retry asks)."""
@@ -60,8 +76,7 @@ class RetrySettings:
         return agent_retry_delay_ms(self.base_delay_ms, attempt)
 
 
-@dataclass
-class BranchSummarySettings:
+class BranchSummarySettings(NamedTuple):
     reserve_tokens: int = 16384
     skip_prompt: bool = False
 

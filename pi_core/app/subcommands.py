@@ -7,7 +7,7 @@ click ``obj``: pi's own options given before the command's name, and the plugins
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,10 +61,10 @@ def _environment(context: CommandContext, extensions: tuple[str, ...], disable_p
     from pi_core.app.startup import load_environment
 
     given = context.options
-    options = replace(given, extensions=[*given.extensions, *extensions],
-                      disable_plugins=[*given.disable_plugins, *disable_plugins],
-                      no_extensions=given.no_extensions or no_extensions,
-                      approve=given.approve if approve is None else approve)
+    options = given.replace(extensions=[*given.extensions, *extensions],
+                            disable_plugins=[*given.disable_plugins, *disable_plugins],
+                            no_extensions=given.no_extensions or no_extensions,
+                            approve=given.approve if approve is None else approve)
     env = load_environment(options, context.cwd)
     for warning in env.warnings:
         click.echo(f"Warning: {warning}", err=True)

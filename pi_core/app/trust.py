@@ -16,9 +16,8 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 
 from pi_core.errors import PiError
 
@@ -70,14 +69,14 @@ def protected_resources(cwd: Path, home: Path | None = None) -> list[str]:
 # --- saved decisions ------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class SavedDecision:
+# NamedTuples rather than dataclasses: ``pi --help`` reads trust.json, and importing ``dataclasses`` (with
+# ``inspect``) would cost it more than everything else it does.
+class SavedDecision(NamedTuple):
     path: str  # the canonical folder the decision was saved for (cwd or an ancestor)
     trusted: bool
 
 
-@dataclass(frozen=True)
-class TrustUpdate:
+class TrustUpdate(NamedTuple):
     path: str
     trusted: bool | None  # None removes the folder's entry
 
@@ -144,8 +143,7 @@ class TrustStore:
 # --- the choices a person is offered --------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TrustOption:
+class TrustOption(NamedTuple):
     label: str
     trusted: bool
     updates: tuple[TrustUpdate, ...] = ()  # nothing saved: this run only
@@ -178,8 +176,7 @@ def prompt_title(cwd: Path, found: Sequence[str]) -> str:
 # --- the decision ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TrustDecision:
+class TrustDecision(NamedTuple):
     """How this run decided, and what it skipped when it did not trust the project."""
 
     trusted: bool
@@ -187,7 +184,16 @@ class TrustDecision:
     cwd: Path
     found: tuple[str, ...] = ()
     detail: str = ""  # the deciding plugin, or the folder of the saved decision
-    warnings: tuple[str, ...] = field(default=(), compare=False)
+    warnings: tuple[str, ...] = ()  # not part of the decision: equality ignores them
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TrustDecision) and self[:5] == other[:5]
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    def __hash__(self) -> int:
+        return hash(self[:5])
 
     @property
     def skipped(self) -> tuple[str, ...]:
