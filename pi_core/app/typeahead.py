@@ -58,7 +58,8 @@ class Typeahead:
 
     def _draw(self) -> None:
         rule = self._rule()
-        self._write(f"\r\x1b[K{rule}\r\n\x1b[K\r\n\x1b[K{rule}\x1b[1A\r{shown(self.typed, self._width())}")
+        # bracketed paste on, as the editor has it: a pasted text with new lines is one paste, not several Enters
+        self._write(f"\x1b[?2004h\r\x1b[K{rule}\r\n\x1b[K\r\n\x1b[K{rule}\x1b[1A\r{shown(self.typed, self._width())}")
 
     @contextlib.contextmanager
     def above(self) -> Iterator[None]:
@@ -92,7 +93,7 @@ class Typeahead:
         with self.lock:
             self.reading = False
             left = keep_text and shown(self.typed, self._width())
-            self._write("\r\x1b[1B\r\n" if left else "\r\x1b[1A\x1b[J")
+            self._write(("\r\x1b[1B\r\n" if left else "\r\x1b[1A\x1b[J") + "\x1b[?2004l")
         self._restore()
 
     def _read(self) -> None:
