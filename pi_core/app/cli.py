@@ -43,8 +43,43 @@ def cli() -> None:
     if argv in (["--version"], ["-v"]):  # what main() prints for these, before the argument parser is imported
         _out(__version__)
         exit_now(0)
+    if _plainly_interactive(argv):  # the common start: the stand-in editor before even the parser loads
+        from pi_core.app import typeahead
+
+        typeahead.start()
     hide_api_key(argv)
     exit_now(main(_with_hidden_key(argv)))
+
+
+# Options that never keep a run from being interactive: flags, and options with one value. Anything else (-p,
+# --mode, --api-key, -r, --help, an unknown flag, a first word that may be a command) waits for the real parse.
+_NEUTRAL_FLAGS = frozenset((
+    "-c", "--continue", "--no-session", "--no-tools", "-nt", "--no-builtin-tools", "-nbt", "--no-extensions", "-ne",
+    "--no-skills", "-ns", "--no-prompt-templates", "-np", "--no-themes", "--no-context-files", "-nc", "--verbose",
+    "--offline", "--no-mcp", "--approve", "-a", "--no-approve", "-na"))
+_NEUTRAL_OPTIONS = frozenset((
+    "--provider", "--model", "--models", "--thinking", "--session", "--session-id", "--session-dir", "--fork",
+    "--system-prompt", "--append-system-prompt", "--use-theme", "--theme", "--tools", "-t", "--exclude-tools", "-xt",
+    "--extension", "-e", "--skill", "--prompt-template", "--disable-plugin", "--name", "-n"))
+
+
+def _plainly_interactive(argv: list[str]) -> bool:
+    """Whether ``argv`` surely asks for the interactive UI (main's parse then decides for good)."""
+    if sys.platform == "win32" or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return False
+    i, words = 0, False
+    while i < len(argv):
+        token = argv[i]
+        if token in _NEUTRAL_OPTIONS:
+            i += 1
+        elif token == "--" or token.startswith("@"):
+            words = True
+        elif token not in _NEUTRAL_FLAGS and (token.startswith("-") or not (words or " " in token)):
+            return False
+        else:
+            words = words or not token.startswith("-")
+        i += 1
+    return True
 
 
 def hide_api_key(argv: list[str]) -> None:
@@ -168,6 +203,7 @@ def _catch_typeahead(args: Args, command: CommandLine | None) -> None:
     """An interactive run shows a stand-in editor now, taking keys while the plugins and the UI load."""
     if (sys.platform == "win32" or _mode_name(args) != "interactive" or args.resume or args.export or args.list_models is not False
             or (command is not None and _may_be_command(command.name))):
+        _release_typeahead()  # started by cli() on a guess the parse does not bear out
         return
     from pi_core.app import typeahead
 

@@ -217,7 +217,23 @@ def resolve_trust(cwd: Path, agent_dir: Path, *, override: bool | None, plugins:
     Saving and hook problems never stop pi: they are returned as ``warnings``; a decision that cannot be
     made safely falls back to not trusting.
     """
-    return _run(_resolve(Path(cwd), Path(agent_dir), override, plugins, default, mode, ui or stderr_ui()))
+    cwd, agent_dir = Path(cwd), Path(agent_dir)
+    found = tuple(protected_resources(cwd))
+    if override is not None:
+        return TrustDecision(override, "flag", cwd, found)
+    if not found:  # nothing to decide: no event loop, no plugin asked (the common case)
+        warnings: list[str] = []
+        entry = _saved(TrustStore(agent_dir), cwd, warnings)
+        return TrustDecision(entry.trusted if entry else True, "not-needed", cwd, found, "", tuple(warnings))
+    return _run(_resolve(cwd, agent_dir, found, plugins, default, mode, ui or stderr_ui()))
+
+
+def _saved(store: TrustStore, cwd: Path, warnings: list[str]) -> SavedDecision | None:
+    try:
+        return store.saved(cwd)
+    except TrustStoreError as err:
+        warnings.append(f"{err}; saved trust decisions are ignored until it is fixed")
+        return None
 
 
 def _run(coro: object) -> TrustDecision:
@@ -233,21 +249,15 @@ def _run(coro: object) -> TrustDecision:
         return pool.submit(asyncio.run, coro).result()  # type: ignore[arg-type]
 
 
-async def _resolve(cwd: Path, agent_dir: Path, override: bool | None, plugins: PluginSet | None, default: object,
+async def _resolve(cwd: Path, agent_dir: Path, found: tuple[str, ...], plugins: PluginSet | None, default: object,
                    mode: str, ui: UI) -> TrustDecision:
+    """The decision when the folder has protected resources: the plugins, the saved decision, the default, a
+    question."""
     store = TrustStore(agent_dir)
     warnings: list[str] = []
-    found = tuple(protected_resources(cwd))
 
     def decided(trusted: bool, source: Source, detail: str = "") -> TrustDecision:
         return TrustDecision(trusted, source, cwd, found, detail, tuple(warnings))
-
-    def saved() -> SavedDecision | None:
-        try:
-            return store.saved(cwd)
-        except TrustStoreError as err:
-            warnings.append(f"{err}; saved trust decisions are ignored until it is fixed")
-            return None
 
     def remember(updates: Sequence[TrustUpdate]) -> None:
         try:
@@ -255,11 +265,6 @@ async def _resolve(cwd: Path, agent_dir: Path, override: bool | None, plugins: P
         except TrustStoreError as err:
             warnings.append(str(err))
 
-    if override is not None:
-        return decided(override, "flag")
-    if not found:
-        entry = saved()
-        return decided(entry.trusted if entry else True, "not-needed")
     if plugins is not None:
         from pi_core.extension import ProjectTrustContext
 
@@ -270,7 +275,7 @@ async def _resolve(cwd: Path, agent_dir: Path, override: bool | None, plugins: P
             if verdict.remember:
                 remember([TrustUpdate(str(cwd), verdict.trusted)])
             return decided(verdict.trusted, "plugin", name)
-    entry = saved()
+    entry = _saved(store, cwd, warnings)
     if entry is not None:
         return decided(entry.trusted, "saved", entry.path)
     if default == "always":

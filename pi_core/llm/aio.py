@@ -17,7 +17,7 @@ import contextlib
 import select
 import socket
 import ssl
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any
 
 import httpcore2
@@ -216,26 +216,36 @@ class AsyncioBackend(httpcore2.AsyncNetworkBackend):
 
 class AsyncioTransport(httpx2.AsyncBaseTransport):
     """An ``httpx2`` transport: httpcore2's ``AsyncConnectionPool`` on ``AsyncioBackend`` (HTTP/1.1 and
-    httpx2's default limits, as ``httpx2.AsyncHTTPTransport``), verifying TLS with ``ssl_context``."""
+    httpx2's default limits, as ``httpx2.AsyncHTTPTransport``). https requests get a pool of their own,
+    made at the first one with ``tls()``'s context: plain http (a local model server) never builds one."""
 
-    def __init__(self, ssl_context: ssl.SSLContext) -> None:
-        self._pool = httpcore2.AsyncConnectionPool(ssl_context=ssl_context, max_connections=100,
-                                                   max_keepalive_connections=20, keepalive_expiry=5.0,
-                                                   network_backend=AsyncioBackend())
+    def __init__(self, tls: Callable[[], ssl.SSLContext]) -> None:
+        self._tls = tls
+        self._pools: dict[bool, httpcore2.AsyncConnectionPool] = {}
+
+    def _pool(self, secure: bool) -> httpcore2.AsyncConnectionPool:
+        pool = self._pools.get(secure)
+        if pool is None:
+            pool = self._pools[secure] = httpcore2.AsyncConnectionPool(
+                ssl_context=self._tls() if secure else None, max_connections=100, max_keepalive_connections=20,
+                keepalive_expiry=5.0, network_backend=AsyncioBackend())
+        return pool
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         url = request.url
+        scheme = url.raw_scheme
         core_request = httpcore2.Request(
             method=request.method,
-            url=httpcore2.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
+            url=httpcore2.URL(scheme=scheme, host=url.raw_host, port=url.port, target=url.raw_path),
             headers=request.headers.raw, content=request.stream, extensions=request.extensions)
         with _mapped():
-            response = await self._pool.handle_async_request(core_request)
+            response = await self._pool(scheme != b"http").handle_async_request(core_request)
         return httpx2.Response(status_code=response.status, headers=response.headers,
                                stream=_ResponseStream(response.stream), extensions=response.extensions)
 
     async def aclose(self) -> None:
-        await self._pool.aclose()
+        for pool in self._pools.values():
+            await pool.aclose()
 
 
 class _ResponseStream(httpx2.AsyncByteStream):

@@ -146,12 +146,14 @@ def shared_client() -> httpx2.AsyncClient:
 
         from pi_core.llm.aio import AsyncioTransport
 
-        context = _tls_context(key)
         # httpx2 reads proxies from the environment only for a client without a transport of its own: with a
         # proxy set, the client is httpx2's own (its proxy transports, NO_PROXY patterns), as it always was.
-        transport = None if _environment_proxies() else AsyncioTransport(context)
-        client = clients[key] = httpx2.AsyncClient(verify=context, transport=transport, timeout=DEFAULT_TIMEOUT_S,
-                                                   follow_redirects=False)
+        if _environment_proxies():
+            client = httpx2.AsyncClient(verify=_tls_context(key), timeout=DEFAULT_TIMEOUT_S, follow_redirects=False)
+        else:
+            client = httpx2.AsyncClient(transport=AsyncioTransport(functools.partial(_tls_context, key)),
+                                        timeout=DEFAULT_TIMEOUT_S, follow_redirects=False)
+        clients[key] = client
     return client
 
 
@@ -164,8 +166,9 @@ def _environment_proxies() -> bool:
 
 @functools.lru_cache(maxsize=8)
 def _tls_context(environment: tuple[str | None, ...]) -> ssl.SSLContext:
-    """One TLS context per process and CA environment: its CA certificates load at the first https
-    handshake (never, against a local http:// server), once, whichever loop's client makes it."""
+    """One TLS context per process and CA environment, made at the first https request (never, against a
+    local http:// server); its CA certificates load at its first handshake, once, whichever loop's client
+    makes it."""
     from pi_core.llm.tls import provider_context
 
     return provider_context()

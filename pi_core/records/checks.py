@@ -141,7 +141,7 @@ def _model_check(model: Recordtype) -> _Compiled:
     def check(value: Any) -> Any:
         if isinstance(value, model):
             return value
-        if isinstance(value, Mapping):
+        if type(value) is dict or isinstance(value, Mapping):
             return _build(model, value)
         _fail("model_type", message, value)
 
@@ -195,7 +195,7 @@ def _dict_check(key: _Compiled, value_: _Compiled) -> _Compiled:
     key_check, key_exact, value_check, value_exact = key.check, key.exact, value_.check, value_.exact
 
     def check(value: Any) -> Any:
-        if not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, Mapping):
             _fail("dict_type", "Input should be a valid dictionary", value)
         if key_check is None and value_check is None:
             return dict(value)
@@ -256,7 +256,7 @@ def _tagged_check(members: list[Any], key: str) -> _Compiled:
     def check(value: Any) -> Any:
         if isinstance(value, classes):
             return value
-        if not isinstance(value, Mapping):
+        if type(value) is not dict and not isinstance(value, Mapping):
             _fail("model_attributes_type", "Input should be a valid dictionary or object to extract fields from", value)
         if key not in value:
             _fail("union_tag_not_found", f"Unable to extract tag using discriminator '{key}'", value)
@@ -356,23 +356,23 @@ def _values(cls: Recordtype, data: Mapping[str, Any]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     errors: list[dict[str, Any]] | None = None
     used = 0
+    get = data.get  # one lookup per field: this loop runs for every model of the catalog at each start
     for name, alias, exact, check, default, factory in spec.rows:
-        if alias in data:
-            key = alias
-        elif name in data:
+        key = alias
+        value = get(alias, MISSING)
+        if value is MISSING and name != alias:
             key = name
-        elif factory is not None:
-            values[name] = factory()
-            continue
-        elif default is not MISSING:
-            values[name] = default
-            continue
-        else:
-            errors = errors or []
-            errors.append({"type": "missing", "loc": (alias,), "msg": "Field required", "input": data})
+            value = get(name, MISSING)
+        if value is MISSING:
+            if factory is not None:
+                values[name] = factory()
+            elif default is not MISSING:
+                values[name] = default
+            else:
+                errors = errors or []
+                errors.append({"type": "missing", "loc": (alias,), "msg": "Field required", "input": data})
             continue
         used += 1
-        value = data[key]
         if check is not None and (exact is None or type(value) not in exact):
             try:
                 value = check(value)

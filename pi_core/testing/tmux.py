@@ -30,6 +30,19 @@ class Tmux:
                               check=False)
         return done.stdout
 
+    def new_session(self, width: int, height: int, cwd: str, script: str, env: dict[str, str]) -> None:
+        """Start the session running ``script`` (bash) afresh. Killing the last session ends the tmux server, and a
+        new-session that reaches the server while it is going fails: try again once that server is gone."""
+        self.run("kill-session", "-t", self.session)
+        command = ["tmux", "-L", self.socket, "new-session", "-d", "-s", self.session, "-x", str(width), "-y",
+                   str(height), "-c", cwd, "bash", "-c", script]
+        for attempt in range(5):
+            done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=20, check=False)
+            if done.returncode == 0:
+                return
+            time.sleep(0.2 * (attempt + 1))
+        raise AssertionError(f"tmux new-session failed: {done.stderr.strip()}")
+
     def keys(self, *keys: str) -> None:
         self.run("send-keys", "-t", self.session, *keys)
 
@@ -101,15 +114,12 @@ class TmuxPi:
 
     def start(self, plugin: str | None, *args: str, env: dict[str, str] | None = None, width: int = WIDTH,
               height: int = HEIGHT) -> None:
-        self.tmux.run("kill-session", "-t", self.tmux.session)
         environ = dict(self.runner.env())
         for name in ("TMUX", "COLUMNS", "LINES"):  # pi must measure the tmux window, not the test's terminal
             environ.pop(name, None)
         environ.update(TERM="xterm-256color", COLORTERM="truecolor", **(env or {}))
         script = f"{shlex.join([*PI, *self.runner.args(plugin, *args)])}; echo EXITED=$?; sleep 120"
-        subprocess.run(["tmux", "-L", self.tmux.socket, "new-session", "-d", "-s", self.tmux.session,
-                        "-x", str(width), "-y", str(height), "-c", str(self.runner.cwd), "bash", "-c", script],
-                       env=environ, check=True, timeout=20)
+        self.tmux.new_session(width, height, str(self.runner.cwd), script, environ)
 
     def command(self, text: str) -> None:
         """Type ``text`` into the editor and press Enter once the editor shows it (an Enter racing the typed keys

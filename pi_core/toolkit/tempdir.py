@@ -40,8 +40,8 @@ def new_temp_path(prefix: str, suffix: str = ".log") -> Path:
 
 
 # Full-output files in the system temp dir: bash's and powershell's logs, and MCP results and resources
-# (whose suffix is the resource's own, so the file opens in the right program).
-FULL_OUTPUT_PATTERNS = ("pi-bash-*.log", "pi-powershell-*.log", "pi-mcp-*")
+# (whose suffix is the resource's own, so the file opens in the right program): (name prefix, suffix).
+FULL_OUTPUT_NAMES = (("pi-bash-", ".log"), ("pi-powershell-", ".log"), ("pi-mcp-", ""))
 TEMP_OUTPUT_MAX_AGE_S = 24 * 3600
 
 
@@ -66,17 +66,25 @@ def clean_old_temp_outputs(max_age_s: float = TEMP_OUTPUT_MAX_AGE_S, now: float 
 
     removed: list[Path] = []
     cutoff = (now if now is not None else time.time()) - max_age_s
-    root = Path(tempfile.gettempdir())
-    for pattern in FULL_OUTPUT_PATTERNS:
-        for path in root.glob(pattern):
-            try:
-                info = path.lstat()
-                if path.is_symlink() or not path.is_file() or info.st_uid != os.getuid() or info.st_mtime >= cutoff:
-                    continue
-                path.unlink()
-            except OSError:
-                continue  # another pi removed it first, or it is not ours to remove
-            removed.append(path)
+    root = tempfile.gettempdir()
+    try:
+        entries = list(os.scandir(root))  # one listing, however many other files the temp dir holds
+    except OSError:
+        return removed
+    for entry in entries:
+        name = os.path.normcase(entry.name)
+        if not any(name.startswith(prefix) and name.endswith(suffix) and len(name) >= len(prefix) + len(suffix)
+                   for prefix, suffix in FULL_OUTPUT_NAMES):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if entry.is_symlink() or not entry.is_file(follow_symlinks=False) or info.st_uid != os.getuid() \
+                    or info.st_mtime >= cutoff:
+                continue
+            os.unlink(entry.path)
+        except OSError:
+            continue  # another pi removed it first, or it is not ours to remove
+        removed.append(Path(entry.path))
     return removed
 
 

@@ -1,7 +1,7 @@
 """tmux: keys typed the moment pi starts reach the editor intact and in order (issue 19: the editor takes keys
 within 150 ms of start). A plugin holds the start-up until the test lets it go, so the keys are typed while
-only the stand-in editor (pi_core.app.typeahead) is up: an Enter typed then still submits, text after it
-stays in the editor."""
+only the stand-in editor (pi_core.app.typeahead) is up: an Enter typed then still submits, a paste stays one
+text, what comes after the Enter stays in the editor."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_keys_typed_at_start_arrive_intact(tmp_path: Path) -> None:
         rig.tmux.type("héllo wörld")  # at once: pi may not even be running yet
         rig.tmux.wait_for("─" * 20 + "\nhéllo wörld\n" + "─" * 20, visible=True)  # the stand-in shows it
         rig.tmux.keys("BSpace", "BSpace")
-        rig.tmux.type("ld, are you there?")
+        rig.tmux.paste("ld, are you\nthere?")  # bracketed: its new line is text, not an Enter
         rig.tmux.keys("Enter")
         rig.tmux.type("second")
         rig.tmux.wait_for("\nsecond\n", visible=True)
@@ -44,9 +44,13 @@ def test_keys_typed_at_start_arrive_intact(tmp_path: Path) -> None:
         screen = rig.tmux.wait_for("(fake) fake-model", visible=True)
         request = rig.server.requests[-1].body["messages"][-1]
         assert request["role"] == "user"
-        assert request["content"][0]["text"] == "héllo wörld, are you there?"
+        assert request["content"][0]["text"] == "héllo wörld, are you\nthere?"
         editor = screen.split("answer to the early prompt", 1)[1]
         assert "second" in editor and "héllo" not in editor  # the text after the Enter waits in the editor
         rig.tmux.keys("Enter")
         rig.tmux.wait_for("second answer")
         assert rig.server.requests[-1].body["messages"][-1]["content"][0]["text"] == "second"
+        rig.tmux.keys("C-d")
+        rig.tmux.wait_for("EXITED=0")
+        rig.tmux.type("cooked again")  # the shell's sleep has the terminal: the tty echoes as before pi ran
+        rig.tmux.wait_for("cooked again", visible=True)

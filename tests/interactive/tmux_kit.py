@@ -42,7 +42,6 @@ class Rig:
 
     def start(self, *args: str, env: dict[str, str] | None = None, width: int = WIDTH, height: int = HEIGHT) -> None:
         """Start pi (again) in the tmux session; it prints EXITED=<code> when it ends."""
-        self.tmux.run("kill-session", "-t", self.tmux.session)
         environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TMUX"}
         environ.update(PI_CODING_AGENT_DIR=str(self.home), TERM="xterm-256color", COLORTERM="truecolor",
                        HOME=str(self.tmp / "home"))
@@ -50,9 +49,7 @@ class Rig:
         pi = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "--provider", "fake",
               "--model", "fake-model", *args]
         script = f"{shlex.join(pi)}; echo EXITED=$?; sleep 120"
-        subprocess.run(["tmux", "-L", self.tmux.socket, "new-session", "-d", "-s", self.tmux.session,
-                        "-x", str(width), "-y", str(height), "-c", str(self.cwd), "bash", "-c", script],
-                       env=environ, check=True, timeout=20)
+        self.tmux.new_session(width, height, str(self.cwd), script, environ)
 
     def command(self, text: str) -> None:
         self.tmux.type(text)

@@ -1,12 +1,14 @@
 """The provider transport's own network backend (pi_core.llm.aio: httpcore2's pool on plain asyncio sockets):
 what the anyio backend did, it does — idle connections the server closed are replaced, large bodies are
-written whole, read timeouts and refused connections keep their texts; a proxy in the environment keeps
-httpx2's own transport (issue 19, per-turn HTTP cost)."""
+written whole, read timeouts keep their texts; a proxy in the environment keeps httpx2's own transport; no
+TLS context for plain http (issue 19: per-turn HTTP cost, TLS set-up only when https is used)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,6 +18,7 @@ from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
 from pi_core.llm import transport
 from pi_core.llm.aio import AsyncioTransport
 from pi_core.providers import StreamOptions
+from pi_core.testing.fake_proxy import make_certificates
 from pi_core.testing.fake_server import FakeModelServer, Reply
 from pi_core.testing.streams import model_for, user_context
 from pi_core.types import AssistantMessage
@@ -122,3 +125,24 @@ def test_the_fast_request_equals_httpx2_build_request() -> None:
     fast, slow = asyncio.run(both())
     assert (fast.method, fast.url, fast.headers.raw, fast.content, fast.extensions) == (
         slow.method, slow.url, slow.headers.raw, slow.content, slow.extensions)
+
+
+def test_the_tls_context_is_made_at_the_first_https_request_once(pi_fake_server: FakeModelServer,
+                                                                  tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local http:// server costs no TLS context; https builds one, once per process (every loop's client
+    shares it), and its CA file is read at the first handshake."""
+    if shutil.which("openssl") is None:
+        pytest.skip("needs the openssl command")
+    certs = make_certificates(tmp_path)
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                 "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SSL_CERT_FILE", str(certs.ca))
+    transport._tls_context.cache_clear()
+    pi_fake_server.add(Reply(text="plain"))
+    assert ask(pi_fake_server, "anthropic-messages").text() == "plain"
+    assert transport._tls_context.cache_info().currsize == 0
+    with FakeModelServer(tls=certs.server_context()) as tls_server:
+        tls_server.add(Reply(text="one"), Reply(text="two"))
+        assert [ask(tls_server, "anthropic-messages").text() for _ in range(2)] == ["one", "two"]
+    assert (transport._tls_context.cache_info().currsize, transport._tls_context.cache_info().misses) == (1, 1)
