@@ -17,7 +17,7 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from pi_core import config_paths
 
@@ -25,11 +25,27 @@ Scope = str  # "global" | "project"
 _MISSING: Any = object()
 
 
-# No dataclasses here: ``pi --help`` reads the settings, and importing ``dataclasses`` (with ``inspect``) would
-# cost it more than everything else it does.
-class SettingsError(NamedTuple):
-    scope: Scope
-    message: str
+class _Record:
+    """Equality and a repr over ``__slots__``. No dataclasses or NamedTuples here: ``pi --help`` reads the settings,
+    and importing ``dataclasses`` (with ``inspect``) or building NamedTuples costs it more than the reading."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
+
+
+class SettingsError(_Record):
+    __slots__ = ("message", "scope")
+
+    def __init__(self, scope: Scope, message: str) -> None:
+        self.scope = scope
+        self.message = message
 
     def warning(self, context: str) -> str:
         """The startup line: ``Warning: <msg>``, the message naming the file (and line and column)."""
@@ -39,9 +55,15 @@ class SettingsError(NamedTuple):
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
 
 
-class RetrySettings:
-    __slots__ = ("base_delay_ms", "enabled", "max_retries", "provider_max_retries", "provider_max_retry_delay_ms",
-                 "provider_timeout_ms")
+class RetrySettings(_Record):
+    __slots__ = (
+        "base_delay_ms",
+        "enabled",
+        "max_retries",
+        "provider_max_retries",
+        "provider_max_retry_delay_ms",
+        "provider_timeout_ms",
+    )
 
     def __init__(self, enabled: bool = True, max_retries: int = 3, base_delay_ms: int = 2000,
                  provider_timeout_ms: int | None = None, provider_max_retries: int | None = None,
@@ -52,17 +74,6 @@ class RetrySettings:
         self.provider_timeout_ms = provider_timeout_ms
         self.provider_max_retries = provider_max_retries
         self.provider_max_retry_delay_ms = provider_max_retry_delay_ms
-
-    def _values(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in sorted(self.__slots__))
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, RetrySettings) and self._values() == other._values()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"RetrySettings({', '.join(f'{n}={getattr(self, n)!r}' for n in sorted(self.__slots__))})"
 
     def should_retry(self, message: Any) -> bool:
         """Whether an error reply is worth another attempt (AgentSession's auto-retry asks)."""
@@ -76,9 +87,12 @@ class RetrySettings:
         return agent_retry_delay_ms(self.base_delay_ms, attempt)
 
 
-class BranchSummarySettings(NamedTuple):
-    reserve_tokens: int = 16384
-    skip_prompt: bool = False
+class BranchSummarySettings(_Record):
+    __slots__ = ("reserve_tokens", "skip_prompt")
+
+    def __init__(self, reserve_tokens: int = 16384, skip_prompt: bool = False) -> None:
+        self.reserve_tokens = reserve_tokens
+        self.skip_prompt = skip_prompt
 
 
 def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
