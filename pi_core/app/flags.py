@@ -123,11 +123,18 @@ def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:
 def _keys_to_load(args: Args, cwd: Path) -> list[str]:
     from pi_core import discovery
     from pi_core.app.settings import Settings
-    from pi_core.app.trust import saved_trust
     from pi_core.config_paths import agent_dir
 
     directory = agent_dir()
-    settings = Settings.load(cwd, directory, project_trusted=saved_trust(cwd, directory, approve=args.approve))
+    settings = Settings.load(cwd, directory, project_trusted=False)
+    project_files = [] if args.no_extensions else sorted((cwd / ".pi" / "extensions").glob("*.py"))
+    if project_files or settings.has_project_file():  # trust decides only what the project adds
+        from pi_core.app.trust import saved_trust
+
+        if saved_trust(cwd, directory, approve=args.approve):
+            settings.trust_project()
+        else:
+            project_files = []
     disabled = set(args.disable_plugins) | set(settings.disabled_plugins)
     groups = discovery.discover_groups(("pi", discovery.OPTIONAL_GROUP))
     keys = [plugin_key(name, discovery.dist_label(discovery.chosen_entry_point(eps)))
@@ -136,8 +143,7 @@ def _keys_to_load(args: Args, cwd: Path) -> list[str]:
     wanted = [*settings.enabled_plugins, *(e[len(discovery.PLUGIN_PREFIX):] for e in args.extensions
                                            if e.startswith(discovery.PLUGIN_PREFIX))]
     keys += [plugin_key(name, discovery.dist_label(optional[name][0])) for name in wanted if name in optional]
-    files = [] if args.no_extensions else [
-        *sorted((directory / "extensions").glob("*.py")), *sorted((cwd / ".pi" / "extensions").glob("*.py"))]
+    files = [] if args.no_extensions else [*sorted((directory / "extensions").glob("*.py")), *project_files]
     files += [cwd / e for e in args.extensions if not e.startswith(discovery.PLUGIN_PREFIX)]
     keys += [plugin_key(path.stem if path.suffix == ".py" else path.name, str(path)) for path in files]
     return keys

@@ -261,6 +261,11 @@ class Settings:
     def _active_scopes(self) -> list[_ScopeState]:
         return [scope for name, scope in self._scopes.items() if name != "project" or self.project_trusted]
 
+    def has_project_file(self) -> bool:
+        """Whether the project has a settings file: what trusting the project would add."""
+        project = self._scopes["project"]
+        return project.toml_path.is_file() or project.json_path.is_file()
+
     def trust_project(self) -> None:
         """The run trusts the project: read its settings file too."""
         if not self.project_trusted:

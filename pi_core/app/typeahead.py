@@ -49,12 +49,19 @@ class Typeahead:
         raw[0] &= ~(termios.IXON | termios.IXOFF | termios.ICRNL | termios.INLCR | termios.IGNCR)
         raw[6][termios.VMIN], raw[6][termios.VTIME] = 1, 0
         termios.tcsetattr(self.fd, termios.TCSANOW, raw)
-        for signum in (signal.SIGTERM, signal.SIGHUP):  # killed while starting: the terminal as it was first
-            if signal.getsignal(signum) is signal.SIG_DFL:
-                self._signals[signum] = signal.signal(signum, self._on_signal)
-        self.reading = True
-        self._draw()
-        self._thread.start()
+        try:
+            for signum in (signal.SIGTERM, signal.SIGHUP):  # killed while starting: the terminal as it was first
+                if signal.getsignal(signum) is signal.SIG_DFL:
+                    self._signals[signum] = signal.signal(signum, self._on_signal)
+            self.reading = True
+            self._draw()
+            self._thread.start()
+        except BaseException:  # no thread (or no signals here): no stand-in, the terminal as it was
+            if self.reading:  # drawn already
+                self._write("\r\x1b[1A\x1b[J\x1b[?2004l")
+            self.reading = False
+            self._restore()
+            raise
 
     def _draw(self) -> None:
         rule = self._rule()
@@ -177,7 +184,7 @@ def start() -> None:
     try:
         _current = Typeahead(sys.stdin.fileno(), sys.stdout.fileno())
         _current.begin()
-    except (OSError, termios.error, ValueError):
+    except (OSError, termios.error, ValueError, RuntimeError):
         _current = None
         return
     atexit.register(release)

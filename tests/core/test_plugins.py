@@ -202,6 +202,33 @@ def test_help_lists_a_plugins_flags_from_the_cache_without_importing_it(tmp_path
     assert "Extension CLI Flags:" in helped.stdout and "--preset <value>" in helped.stdout
 
 
+def test_help_lists_a_project_plugins_flags_only_while_the_project_is_trusted(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".pi" / "extensions").mkdir(parents=True)
+    (project / ".pi" / "extensions" / "planner.py").write_text(textwrap.dedent('''
+        from pi_core import hookimpl
+        from pi_core.registrations import Flag
+
+        @hookimpl
+        def pi_flags():
+            return [Flag("plan", "Plan before acting.")]
+    '''))
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def pi(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(PI + list(args), capture_output=True, text=True, cwd=project, env=env, timeout=60,
+                              check=False)
+
+    loaded = pi("-a", "tools")  # a trusted load records the project plugin's flag
+    assert loaded.returncode == 0, loaded.stderr
+    assert "--plan" in pi("-a", "--help").stdout
+    assert "--plan" not in pi("--help").stdout  # untrusted (no saved decision): pi would not load it
+    assert "--plan" not in pi("-na", "--help").stdout
+    (tmp_path / "agent").mkdir(exist_ok=True)
+    (tmp_path / "agent" / "trust.json").write_text(json.dumps({str(project.resolve()): True}))
+    assert "--plan" in pi("--help").stdout
+
+
 @pytest.mark.parametrize("flag", ["--version", "-v"])
 def test_version(flag: str, tmp_path: Path) -> None:
     result = run_pi([flag], tmp_path)

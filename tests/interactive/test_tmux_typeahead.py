@@ -50,3 +50,7 @@ def test_keys_typed_at_start_arrive_intact(tmp_path: Path) -> None:
         rig.tmux.keys("Enter")
         rig.tmux.wait_for("second answer")
         assert rig.server.requests[-1].body["messages"][-1]["content"][0]["text"] == "second"
+        rig.tmux.keys("C-d")
+        rig.tmux.wait_for("EXITED=0")
+        rig.tmux.type("cooked again")  # the shell's sleep has the terminal: the tty echoes as before pi ran
+        rig.tmux.wait_for("cooked again", visible=True)
