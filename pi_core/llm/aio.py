@@ -26,17 +26,22 @@ import httpx2
 SocketOption = Any  # httpcore2._types.SOCKET_OPTION: (level, name, value) or (level, name, None, length)
 
 
+READ_BUFFER_LIMIT = 256 * 1024  # unread bytes held per connection before the socket stops being read
+
+
 class _Socket(asyncio.Protocol):
-    """The receiving end of one connection: bytes queue up in ``buffer`` until a reader takes them."""
+    """The receiving end of one connection: bytes queue up in ``buffer`` until a reader ``take``s them; past
+    ``READ_BUFFER_LIMIT`` the transport pauses reading (a slow consumer never buffers a whole body)."""
 
     def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
+        self.transport: asyncio.Transport | None = None  # the TLS transport once start_tls succeeded
         self.buffer = bytearray()
         self.eof = False
         self.error: BaseException | None = None
         self._reader: asyncio.Future[None] | None = None
         self._drained: asyncio.Future[None] | None = None
         self._paused = False
+        self._reading_paused = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -44,7 +49,18 @@ class _Socket(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data
+        if len(self.buffer) >= READ_BUFFER_LIMIT and not self._reading_paused and self.transport is not None:
+            self._reading_paused = True
+            self.transport.pause_reading()
         self._wake()
+
+    def take(self, max_bytes: int) -> bytes:
+        data = bytes(self.buffer[:max_bytes])
+        del self.buffer[:max_bytes]
+        if self._reading_paused and len(self.buffer) < READ_BUFFER_LIMIT and self.transport is not None:
+            self._reading_paused = False
+            self.transport.resume_reading()
+        return data
 
     def eof_received(self) -> bool:
         self.eof = True
@@ -104,9 +120,7 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
             except TimeoutError as err:
                 raise httpcore2.ReadTimeout(str(err)) from err
         if protocol.buffer:
-            data = bytes(protocol.buffer[:max_bytes])
-            del protocol.buffer[:max_bytes]
-            return data
+            return protocol.take(max_bytes)
         if protocol.error is not None:
             raise httpcore2.ReadError(str(protocol.error)) from protocol.error
         return b""
@@ -146,6 +160,7 @@ class AsyncioStream(httpcore2.AsyncNetworkStream):
         if transport is None:  # the peer closed during the handshake
             raise httpcore2.ConnectError("connection closed during the TLS handshake")
         assert isinstance(transport, asyncio.Transport)
+        self._protocol.transport = transport
         return AsyncioStream(transport, self._protocol)
 
     def get_extra_info(self, info: str) -> Any:

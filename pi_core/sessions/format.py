@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import secrets
 import time
-import uuid
 from collections.abc import Container
 from datetime import UTC, datetime
 from typing import Any
@@ -63,7 +62,8 @@ def uuid7() -> str:
     ms = int(time.time() * 1000) & ((1 << 48) - 1)
     rand = int.from_bytes(os.urandom(10), "big")
     value = (ms << 80) | (0x7 << 76) | ((rand >> 62) & 0xFFF) << 64 | (0b10 << 62) | (rand & ((1 << 62) - 1))
-    return str(uuid.UUID(int=value))
+    digits = f"{value:032x}"  # str(uuid.UUID(int=value)), without importing uuid (and with it platform)
+    return f"{digits[:8]}-{digits[8:12]}-{digits[12:16]}-{digits[16:20]}-{digits[20:]}"
 
 
 def new_entry_id(taken: Container[str]) -> str:
@@ -72,6 +72,8 @@ def new_entry_id(taken: Container[str]) -> str:
         candidate = secrets.token_hex(4)
         if candidate not in taken:
             return candidate
+    import uuid
+
     return str(uuid.uuid4())
 
 

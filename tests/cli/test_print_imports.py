@@ -36,10 +36,10 @@ DEFERRED = (
 
 # Start-up work a print run without those features skips: session lookup (--session/--fork/--session-id),
 # the compaction summarizer (only when compacting), virtual models (none registered), Vertex credentials,
-# the catalog builder (``pi update --models``).
+# the catalog builder (``pi update --models``), uuid (session ids are formatted without it).
 DEFERRED_AT_START = (
     "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.models.virtual",
-    "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build",
+    "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "uuid",
 )
 
 

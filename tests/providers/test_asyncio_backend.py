@@ -16,7 +16,7 @@ from pi_plugins.anthropic_messages import AnthropicMessages
 from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
 
 from pi_core.llm import transport
-from pi_core.llm.aio import AsyncioTransport
+from pi_core.llm.aio import READ_BUFFER_LIMIT, AsyncioTransport, _Socket
 from pi_core.providers import StreamOptions
 from pi_core.testing.fake_proxy import make_certificates
 from pi_core.testing.fake_server import FakeModelServer, Reply
@@ -146,3 +146,45 @@ def test_the_tls_context_is_made_at_the_first_https_request_once(pi_fake_server:
         tls_server.add(Reply(text="one"), Reply(text="two"))
         assert [ask(tls_server, "anthropic-messages").text() for _ in range(2)] == ["one", "two"]
     assert (transport._tls_context.cache_info().currsize, transport._tls_context.cache_info().misses) == (1, 1)
+
+
+class _Transport:
+    def __init__(self) -> None:
+        self.reading = True
+
+    def pause_reading(self) -> None:
+        self.reading = False
+
+    def resume_reading(self) -> None:
+        self.reading = True
+
+
+def test_a_connection_stops_reading_while_its_reader_lags() -> None:
+    socket_end = _Socket()
+    transport = _Transport()
+    socket_end.transport = transport  # type: ignore[assignment]
+    socket_end.data_received(b"x" * (READ_BUFFER_LIMIT - 1))
+    assert transport.reading
+    socket_end.data_received(b"yz")
+    assert not transport.reading
+    assert socket_end.take(10) == b"x" * 10 and transport.reading
+    assert len(socket_end.buffer) == READ_BUFFER_LIMIT + 1 - 10
+
+
+@pytest.mark.parametrize("wire", sorted(PROVIDERS))
+def test_a_long_answer_read_slowly_arrives_whole(pi_fake_server: FakeModelServer, wire: str) -> None:
+    text = "".join(f"line {i:06d} of a long answer\n" for i in range(40000))  # ~1.1 MB, several buffer limits
+    pi_fake_server.add(Reply(text=text, chunk_size=4096))
+
+    async def go() -> str:
+        final = None
+        async for event in PROVIDERS[wire].stream(model_for(pi_fake_server, wire), user_context(),
+                                                  StreamOptions(api_key="k", max_retries=0)):
+            if event.type == "text_delta" and len(event.delta or "") and event.partial is not None \
+                    and len(event.partial.text()) < 8192:
+                await asyncio.sleep(0.3)  # the server keeps writing meanwhile: the buffer fills, reading pauses
+            final = event.final or final
+        assert final is not None
+        return final.text()
+
+    assert asyncio.run(asyncio.wait_for(go(), 60)) == text

@@ -122,3 +122,18 @@ def test_migrated_fixture_compaction_points_at_the_kept_entry(tmp_path: Path) ->
         if record["type"] == "compaction":
             migrated = entries[index - 1]
             assert migrated["firstKeptEntryId"] == entries[record["firstKeptEntryIndex"] - 1]["id"]
+
+
+def test_session_ids_are_canonical_time_ordered_uuid7s() -> None:
+    import time
+    import uuid
+
+    from pi_core.sessions.format import uuid7
+
+    before = int(time.time() * 1000)
+    ids = [uuid7() for _ in range(200)]
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text and parsed.version == 7 and parsed.variant == uuid.RFC_4122
+        assert before <= parsed.int >> 80 <= int(time.time() * 1000)
+    assert len(set(ids)) == len(ids)
