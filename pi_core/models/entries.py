@@ -21,7 +21,9 @@ class ModelEntry:
     __slots__ = ("_fields", "_model", "api", "base_url", "id", "name", "provider")
 
     def __init__(self, provider: str, model_id: str, name: str, api: str, base_url: str, *,
-                 fields: dict[str, Any] | None = None, model: Model | None = None) -> None:
+                 fields: dict[str, Any] | tuple[dict[str, Any], dict[str, Any]] | None = None,
+                 model: Model | None = None) -> None:
+        """``fields``: the model's camelCase fields, or (provider defaults, the model's own) to merge then."""
         self.provider, self.id, self.name, self.api, self.base_url = provider, model_id, name, api, base_url
         self._fields, self._model = fields, model
 
@@ -38,7 +40,11 @@ class ModelEntry:
     @property
     def model(self) -> Model:
         if self._model is None:
-            self._model = Model.model_validate(self._fields)
+            fields = self._fields
+            if isinstance(fields, tuple):
+                defaults, own = fields
+                fields = {**defaults, **own, "provider": self.provider, "name": own.get("name", self.id)}
+            self._model = Model.model_validate(fields)
             self._fields = None
         return self._model
 
@@ -77,8 +83,9 @@ def catalog_entries(catalog: dict[str, Any]) -> LazyModels:
     entries: list[ModelEntry] = []
     for provider, entry in catalog["providers"].items():
         defaults = {key: entry[key] for key in _PROVIDER_DEFAULTS if key in entry}
-        for raw in entry["models"]:
-            fields = {**defaults, **raw, "provider": provider}
-            fields.setdefault("name", raw["id"])
-            entries.append(ModelEntry.of_fields(fields))
+        api, base_url = defaults.get("api", ""), defaults.get("baseUrl", "")
+        for raw in entry["models"]:  # ~1,700 of them: no per-model dict until one is read
+            model_id = raw["id"]
+            entries.append(ModelEntry(provider, model_id, raw.get("name", model_id), raw.get("api", api),
+                                      raw.get("baseUrl", base_url), fields=(defaults, raw)))
     return LazyModels(entries)

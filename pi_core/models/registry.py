@@ -95,13 +95,12 @@ class ModelRegistry:
         """The registry for a pi run: plugin catalogs, ``models.json`` then ``models.toml``, ``auth.json``."""
         base = agent_dir if agent_dir is not None else config_paths.agent_dir()
         builtin, presets, problems = collect_plugin_models(plugins)
+        virtual = [v for _plugin, values in plugins.call_sync("pi_virtual_models") for v in values] \
+            if hasattr(plugins.pm.hook, "pi_virtual_models") else []
         registry = cls(
-            ModelSources(builtin, presets, [base / "models.json", base / "models.toml"]),
+            ModelSources(builtin, presets, [base / "models.json", base / "models.toml"], virtual=virtual),
             AuthStorage.load(base / "auth.json"), plugins,
         )
-        if hasattr(plugins.pm.hook, "pi_virtual_models"):
-            registry.sources.virtual = [v for _plugin, values in plugins.call_sync("pi_virtual_models") for v in values]
-            registry.refresh()
         registry.errors[:0] = problems
         return registry
 
