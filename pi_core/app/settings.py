@@ -12,7 +12,6 @@ written.
 from __future__ import annotations
 
 import contextlib
-import copy
 import os
 import sys
 from collections.abc import Iterator
@@ -118,16 +117,28 @@ def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _deepcopy(value: Any) -> Any:
+    """``copy.deepcopy``; the module is imported only when there is something to copy: ``pi --help`` without a
+    settings file copies nothing, and importing ``copy`` searches the whole ``sys.path`` for Jython's org.python."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, dict) and not value:
+        return {}
+    import copy
+
+    return copy.deepcopy(value)
+
+
 def merge_settings(global_data: dict[str, Any], project_data: dict[str, Any]) -> dict[str, Any]:
     """Project over global: tables merge one level deep, everything else (lists too) is replaced."""
-    merged = copy.deepcopy(global_data)
+    merged = _deepcopy(global_data)
     for key, value in project_data.items():
         if value is None:
             continue
         if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = {**merged[key], **copy.deepcopy(value)}
+            merged[key] = {**merged[key], **_deepcopy(value)}
         else:
-            merged[key] = copy.deepcopy(value)
+            merged[key] = _deepcopy(value)
     return merged
 
 
@@ -235,7 +246,7 @@ class _ScopeState:
                 return
             for path in sorted(self.modified):
                 value = _get_path(self.data, path)
-                _set_path(current, path, value if value is _MISSING else copy.deepcopy(value))
+                _set_path(current, path, value if value is _MISSING else _deepcopy(value))
             text = tomli_w.dumps(current)
             self.toml_path.parent.mkdir(parents=True, exist_ok=True)
             tmp = self.toml_path.with_name(f".{self.toml_path.name}.{os.getpid()}.tmp")
@@ -292,7 +303,7 @@ class Settings:
         """Settings from a dict (tests, SDK use). Changes stay in memory; nothing is written."""
         settings = cls(cwd, agent_dir=Path(os.devnull))
         settings.project_trusted = True
-        settings._scopes["global"].data = migrate_legacy(copy.deepcopy(data))
+        settings._scopes["global"].data = migrate_legacy(_deepcopy(data))
         for scope in settings._scopes.values():
             scope.broken = True  # no file behind these values: writes stay in memory
         settings._remerge()
@@ -324,13 +335,13 @@ class Settings:
     def get(self, key: str, default: Any = None) -> Any:
         """A merged value by dotted key (``"compaction.reserveTokens"``)."""
         value = _get_path(self._merged, tuple(key.split(".")))
-        return default if value is _MISSING else copy.deepcopy(value)
+        return default if value is _MISSING else _deepcopy(value)
 
     def scope_data(self, scope: Scope) -> dict[str, Any]:
-        return copy.deepcopy(self._scopes[scope].data)
+        return _deepcopy(self._scopes[scope].data)
 
     def as_dict(self) -> dict[str, Any]:
-        return copy.deepcopy(self._merged)
+        return _deepcopy(self._merged)
 
     def set(self, key: str, value: Any, scope: Scope = "global") -> None:
         """Change a key (dotted for nested tables) and save that scope; None removes the key."""
@@ -341,7 +352,7 @@ class Settings:
                           "Trust it first (--approve for one run, or /trust).")
         state = self._scopes[scope]
         path = tuple(key.split("."))
-        _set_path(state.data, path, _MISSING if value is None else copy.deepcopy(value))
+        _set_path(state.data, path, _MISSING if value is None else _deepcopy(value))
         state.modified.add(path)
         self._remerge()
         state.write(self._errors)
