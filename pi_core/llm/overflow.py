@@ -31,21 +31,28 @@ _OVERFLOW_PATTERNS = [
     r"too many tokens",
     r"token limit exceeded",
 ]
-OVERFLOW_RE = re.compile("|".join(f"(?:{p})" for p in _OVERFLOW_PATTERNS), re.IGNORECASE)
+# Pattern texts, not compiled objects: ``re`` compiles and caches them on the first failed reply, so a
+# run without errors never pays for it.
+OVERFLOW_PATTERN = "|".join(f"(?:{p})" for p in _OVERFLOW_PATTERNS)
 # Cerebras answers an oversized prompt with a bare status line.
-NO_BODY_RE = re.compile(r"^4(00|13)\s*(status code)?\s*\(no body\)", re.IGNORECASE)
+NO_BODY_PATTERN = r"^4(00|13)\s*(status code)?\s*\(no body\)"
 # ``pi_core.llm.transport.origin_suffix``: where a request went, not what went wrong (a port or path may
 # hold "500" or "too many tokens"), so no rule that judges an error text reads it.
-ORIGIN_RE = re.compile(r" \[provider [^\]]*, [A-Z]+ [^\s\]]*\]")
-NOT_OVERFLOW_RE = re.compile(r"^(Throttling error|Service unavailable):|rate limit|too many requests", re.IGNORECASE)
+ORIGIN_PATTERN = r" \[provider [^\]]*, [A-Z]+ [^\s\]]*\]"
+NOT_OVERFLOW_PATTERN = r"^(Throttling error|Service unavailable):|rate limit|too many requests"
+
+
+def without_origin(text: str) -> str:
+    """``text`` without the ``[provider …]`` suffix the transport appends to an error."""
+    return re.sub(ORIGIN_PATTERN, "", text)
 
 
 def is_overflow_error_text(text: str) -> bool:
     """True when an error message names a context overflow (and is not rate limiting)."""
-    text = ORIGIN_RE.sub("", text) if text else text
-    if not text or NOT_OVERFLOW_RE.search(text):
+    text = without_origin(text) if text else text
+    if not text or re.search(NOT_OVERFLOW_PATTERN, text, re.IGNORECASE):
         return False
-    return bool(OVERFLOW_RE.search(text) or NO_BODY_RE.search(text))
+    return bool(re.search(OVERFLOW_PATTERN, text, re.IGNORECASE) or re.search(NO_BODY_PATTERN, text, re.IGNORECASE))
 
 
 def is_context_overflow(message: AssistantMessage, context_window: int | None = None) -> bool:

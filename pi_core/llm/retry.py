@@ -32,7 +32,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_core.llm.overflow import ORIGIN_RE, is_context_overflow
+from pi_core.llm.overflow import is_context_overflow, without_origin
 from pi_core.llm.stream import error_event, failure_info, safe_stream
 from pi_core.types import AssistantMessage
 
@@ -40,13 +40,12 @@ if TYPE_CHECKING:
     from pi_core.providers import ApiProvider, StreamOptions
     from pi_core.types import AssistantMessageEvent, Context, Model
 
-RETRYABLE_ERROR_RE = re.compile(
+RETRYABLE_ERROR_PATTERN = (  # compiled (and cached) by ``re`` on the first failed reply
     r"overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|"
     r"service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|"
     r"connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|"
     r"fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|"
-    r"http2 request did not get a response|timed? out|timeout|terminated|retry delay",
-    re.IGNORECASE,
+    r"http2 request did not get a response|timed? out|timeout|terminated|retry delay"
 )
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
@@ -61,7 +60,7 @@ def is_retryable_error(message: AssistantMessage) -> bool:
         return False
     if is_context_overflow(message):
         return False
-    return bool(RETRYABLE_ERROR_RE.search(ORIGIN_RE.sub("", message.error_message)))
+    return bool(re.search(RETRYABLE_ERROR_PATTERN, without_origin(message.error_message), re.IGNORECASE))
 
 
 def retry_after_from_headers(headers: Mapping[str, str] | Any) -> float | None:

@@ -31,8 +31,9 @@ REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
 SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
 
-# Formats of real keys. Long minimum lengths keep ordinary words such as "sk-learn" out.
-SECRET_PATTERN = re.compile(
+# Formats of real keys. Long minimum lengths keep ordinary words such as "sk-learn" out. A pattern text:
+# ``re`` compiles and caches it on the first ``redact``, not on import.
+SECRET_PATTERN = (
     r"sk-ant-[A-Za-z0-9_\-]{16,}"  # Anthropic
     r"|sk-(?:proj-|svcacct-|or-v1-)?[A-Za-z0-9_\-]{20,}"  # OpenAI, OpenRouter
     r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
@@ -87,7 +88,7 @@ def redact(text: str) -> str:
     for secret in known_secrets():
         if secret in text:
             text = text.replace(secret, REDACTED)
-    return SECRET_PATTERN.sub(REDACTED, text)
+    return re.sub(SECRET_PATTERN, REDACTED, text)
 
 
 def redact_value(value: Any) -> Any:
