@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 try:  # hashlib would load OpenSSL (~10 ms) just to name a cache file; the fingerprint needs no crypto
     from _blake2 import blake2b as _digest
@@ -35,28 +35,42 @@ _METADATA_SUFFIXES = (".dist-info", ".egg-info")
 _VALUE = r"(?P<module>[\w.]+)\s*(:\s*(?P<attr>[\w.]+)\s*)?((?P<extras>\[.*\])\s*)?$"
 
 
-class DistRef(NamedTuple):
+class _Slots:
+    """Equality and repr over ``__slots__``."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(repr(getattr(self, n)) for n in self.__slots__)})"
+
+
+class DistRef(_Slots):
     """The distribution that declares an entry point (what ``EntryPoint.dist`` offers: name, version)."""
 
-    name: str
-    version: str
+    __slots__ = ("name", "version")
+
+    def __init__(self, name: str, version: str) -> None:
+        self.name, self.version = name, version
 
 
-class CachedEntryPoint(NamedTuple):
+class CachedEntryPoint(_Slots):
     """Duck-compatible with ``importlib.metadata.EntryPoint`` for name, value, group, dist and load().
 
-    NamedTuples rather than dataclasses: this module runs on every start, and building a dataclass costs
-    more than the cache hit itself.
+    Plain slotted classes rather than dataclasses or NamedTuples: this module runs on every start, and building
+    either costs more than the cache hit itself (a NamedTuple here cost ~5 M instructions).
     """
 
-    name: str
-    value: str
-    group: str
-    dist: DistRef | None = None
+    __slots__ = ("dist", "group", "name", "value")
+
+    def __init__(self, name: str, value: str, group: str, dist: DistRef | None = None) -> None:
+        self.name, self.value, self.group, self.dist = name, value, group, dist
 
     def to_json(self) -> dict[str, Any]:
-        dist = {"name": self.dist.name, "version": self.dist.version} if self.dist else None
-        return {"name": self.name, "value": self.value, "group": self.group, "dist": dist}
+        return {"name": self.name, "value": self.value, "group": self.group,
+                "dist": {"name": self.dist.name, "version": self.dist.version} if self.dist else None}
 
     def load(self) -> Any:
         """Import the module the value names (and follow ``:attr`` when given)."""
@@ -64,8 +78,7 @@ class CachedEntryPoint(NamedTuple):
 
         match = re.match(_VALUE, self.value)
         if match is None:
-            raise ValueError(f"entry point {self.name!r} has an invalid value {self.value!r}; "
-                             "expected 'package.module' or 'package.module:attribute'")
+            raise ValueError(f"entry point {self.name!r} has an invalid value {self.value!r}; expected 'package.module' or 'package.module:attribute'")
         target: Any = importlib.import_module(match.group("module"))
         for part in filter(None, (match.group("attr") or "").split(".")):
             target = getattr(target, part)
@@ -74,8 +87,7 @@ class CachedEntryPoint(NamedTuple):
 
 def default_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/pi`` (``~/.cache/pi`` when unset)."""
-    base = os.environ.get("XDG_CACHE_HOME", "").strip()
-    return (Path(base) if base else Path.home() / ".cache") / "pi"
+    return (Path(base) if (base := os.environ.get("XDG_CACHE_HOME", "").strip()) else Path.home() / ".cache") / "pi"
 
 
 def cache_file(cache_dir: Path, paths: Sequence[str]) -> Path:
@@ -110,25 +122,19 @@ def _mtime(path: str) -> str:
 def scan(group: str, paths: Sequence[str]) -> list[CachedEntryPoint]:
     """Read the metadata (what a cache miss costs): the first distribution of each name on ``paths`` wins,
     as in ``importlib.metadata.entry_points()``."""
+    import re
     from importlib import metadata
 
     seen: set[str] = set()
     found: list[CachedEntryPoint] = []
     for dist in metadata.distributions(path=list(paths)):
         name = dist.metadata["Name"] or ""
-        key = _normalize(name)
-        if key in seen:
+        if (key := re.sub(r"[-_.]+", "-", name).lower()) in seen:  # names compared normalized
             continue
         seen.add(key)
         ref = DistRef(name, dist.version or "")
         found.extend(CachedEntryPoint(ep.name, ep.value, ep.group, ref) for ep in dist.entry_points if ep.group == group)
     return found
-
-
-def _normalize(name: str) -> str:
-    import re
-
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def entry_points(group: str = "pi", *, cache_dir: Path | None = None,
