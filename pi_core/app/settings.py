@@ -24,7 +24,7 @@ Scope = str  # "global" | "project"
 _MISSING: Any = object()
 
 
-class _Record:
+class SlotRecord:
     """Equality and a repr over ``__slots__``. No dataclasses or NamedTuples here: ``pi --help`` reads the settings,
     and importing ``dataclasses`` (with ``inspect``) or building NamedTuples costs it more than the reading."""
 
@@ -39,7 +39,7 @@ class _Record:
         return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
 
 
-class SettingsError(_Record):
+class SettingsError(SlotRecord):
     __slots__ = ("message", "scope")
 
     def __init__(self, scope: Scope, message: str) -> None:
@@ -54,7 +54,7 @@ class SettingsError(_Record):
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
 
 
-class RetrySettings(_Record):
+class RetrySettings(SlotRecord):
     __slots__ = (
         "base_delay_ms",
         "enabled",
@@ -86,7 +86,7 @@ class RetrySettings(_Record):
         return agent_retry_delay_ms(self.base_delay_ms, attempt)
 
 
-class BranchSummarySettings(_Record):
+class BranchSummarySettings(SlotRecord):
     __slots__ = ("reserve_tokens", "skip_prompt")
 
     def __init__(self, reserve_tokens: int = 16384, skip_prompt: bool = False) -> None:

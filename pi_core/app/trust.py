@@ -17,8 +17,9 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, NamedTuple
+from typing import TYPE_CHECKING, Literal
 
+from pi_core.app.settings import SlotRecord
 from pi_core.errors import PiError
 
 if TYPE_CHECKING:  # the saved-decision reads (``pi --help``'s plugin flags) need neither asyncio nor plugins
@@ -69,16 +70,31 @@ def protected_resources(cwd: Path, home: Path | None = None) -> list[str]:
 # --- saved decisions ------------------------------------------------------------------------------
 
 
-# NamedTuples rather than dataclasses: ``pi --help`` reads trust.json, and importing ``dataclasses`` (with
-# ``inspect``) would cost it more than everything else it does.
-class SavedDecision(NamedTuple):
-    path: str  # the canonical folder the decision was saved for (cwd or an ancestor)
-    trusted: bool
+# Slotted records rather than dataclasses or NamedTuples: every start reads the trust decision, and importing
+# ``dataclasses`` (with ``inspect``) or building a NamedTuple costs more than the reading.
+class _Frozen(SlotRecord):
+    """A record used as a value (hashable, as the frozen dataclasses these were)."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash(tuple(getattr(self, name) for name in self.__slots__))
 
 
-class TrustUpdate(NamedTuple):
-    path: str
-    trusted: bool | None  # None removes the folder's entry
+class SavedDecision(_Frozen):
+    __slots__ = ("path", "trusted")
+
+    def __init__(self, path: str, trusted: bool) -> None:
+        self.path = path  # the canonical folder the decision was saved for (cwd or an ancestor)
+        self.trusted = trusted
+
+
+class TrustUpdate(_Frozen):
+    __slots__ = ("path", "trusted")
+
+    def __init__(self, path: str, trusted: bool | None) -> None:
+        self.path = path
+        self.trusted = trusted  # None removes the folder's entry
 
 
 class TrustStore:
@@ -143,11 +159,15 @@ class TrustStore:
 # --- the choices a person is offered --------------------------------------------------------------
 
 
-class TrustOption(NamedTuple):
-    label: str
-    trusted: bool
-    updates: tuple[TrustUpdate, ...] = ()  # nothing saved: this run only
-    saved_path: str | None = None  # the folder whose saved decision this option sets
+class TrustOption(_Frozen):
+    __slots__ = ("label", "saved_path", "trusted", "updates")
+
+    def __init__(self, label: str, trusted: bool, updates: tuple[TrustUpdate, ...] = (),
+                 saved_path: str | None = None) -> None:
+        self.label = label
+        self.trusted = trusted
+        self.updates = updates  # nothing saved: this run only
+        self.saved_path = saved_path  # the folder whose saved decision this option sets
 
 
 def trust_options(cwd: Path, *, session_only: bool) -> list[TrustOption]:
@@ -176,24 +196,28 @@ def prompt_title(cwd: Path, found: Sequence[str]) -> str:
 # --- the decision ---------------------------------------------------------------------------------
 
 
-class TrustDecision(NamedTuple):
+class TrustDecision(_Frozen):
     """How this run decided, and what it skipped when it did not trust the project."""
 
-    trusted: bool
-    source: Source
-    cwd: Path
-    found: tuple[str, ...] = ()
-    detail: str = ""  # the deciding plugin, or the folder of the saved decision
-    warnings: tuple[str, ...] = ()  # not part of the decision: equality ignores them
+    __slots__ = ("cwd", "detail", "found", "source", "trusted", "warnings")
+
+    def __init__(self, trusted: bool, source: Source, cwd: Path, found: tuple[str, ...] = (), detail: str = "",
+                 warnings: tuple[str, ...] = ()) -> None:
+        self.trusted = trusted
+        self.source = source
+        self.cwd = cwd
+        self.found = found
+        self.detail = detail  # the deciding plugin, or the folder of the saved decision
+        self.warnings = warnings  # not part of the decision: equality ignores them
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, TrustDecision) and self[:5] == other[:5]
-
-    def __ne__(self, other: object) -> bool:
-        return not self == other
+        return isinstance(other, TrustDecision) and self._decision() == other._decision()
 
     def __hash__(self) -> int:
-        return hash(self[:5])
+        return hash(self._decision())
+
+    def _decision(self) -> tuple[object, ...]:
+        return self.trusted, self.source, self.cwd, self.found, self.detail
 
     @property
     def skipped(self) -> tuple[str, ...]:
