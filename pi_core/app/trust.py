@@ -75,9 +75,9 @@ def protected_resources(cwd: Path, home: Path | None = None) -> list[str]:
 class _Frozen(SlotRecord):
     """A record used as a value (hashable, as the frozen dataclasses these were)."""
 
-    __slots__ = ()
+    __slots__: tuple[str, ...] = ()
 
-    def __hash__(self) -> int:
+    def __hash__(self) -> int:  # type: ignore[override]  # SlotRecord's records are unhashable, these not
         return hash(tuple(getattr(self, name) for name in self.__slots__))
 
 
@@ -213,7 +213,7 @@ class TrustDecision(_Frozen):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TrustDecision) and self._decision() == other._decision()
 
-    def __hash__(self) -> int:
+    def __hash__(self) -> int:  # type: ignore[override]
         return hash(self._decision())
 
     def _decision(self) -> tuple[object, ...]:
