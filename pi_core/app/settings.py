@@ -19,24 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from pi_core import config_paths
+from pi_core.app.slot_record import SlotRecord
 
 Scope = str  # "global" | "project"
 _MISSING: Any = object()
-
-
-class SlotRecord:
-    """Equality and a repr over ``__slots__``. No dataclasses or NamedTuples here: ``pi --help`` reads the settings,
-    and importing ``dataclasses`` (with ``inspect``) or building NamedTuples costs it more than the reading."""
-
-    __slots__: tuple[str, ...] = ()
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and all(getattr(self, n) == getattr(other, n) for n in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__slots__)})"
 
 
 class SettingsError(SlotRecord):

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pi_core.app.settings import SlotRecord
+from pi_core.app.slot_record import SlotRecord
 from pi_core.errors import PiError
 
 if TYPE_CHECKING:  # the saved-decision reads (``pi --help``'s plugin flags) need neither asyncio nor plugins
