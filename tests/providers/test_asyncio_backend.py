@@ -27,16 +27,17 @@ PROVIDERS: dict[str, Any] = {"anthropic-messages": AnthropicMessages(), "openai-
 
 
 def ask(server: FakeModelServer, wire: str, text: str = "Hello", **opts: Any) -> AssistantMessage:
+    return asyncio.run(asyncio.wait_for(final_reply(wire, model_for(server, wire), text, **opts), 30))
+
+
+async def final_reply(wire: str, model: Any, text: str = "Hello", **opts: Any) -> AssistantMessage:
+    """One request on ``wire`` (no retries unless asked): the reply's final message."""
     opts.setdefault("api_key", "k")
     opts.setdefault("max_retries", 0)
-
-    async def go() -> AssistantMessage:
-        events = [e async for e in PROVIDERS[wire].stream(model_for(server, wire), user_context(text),
-                                                          StreamOptions(**opts))]
-        assert events[-1].final is not None
-        return events[-1].final
-
-    return asyncio.run(asyncio.wait_for(go(), 30))
+    events = [e async for e in PROVIDERS[wire].stream(model, user_context(text), StreamOptions(**opts))]
+    final = events[-1].final
+    assert final is not None
+    return final
 
 
 @pytest.mark.parametrize("wire", sorted(PROVIDERS))
@@ -48,10 +49,7 @@ def test_an_idle_connection_the_server_closed_is_replaced_without_an_error(wire:
         async def go() -> list[tuple[str | None, str, int]]:
             seen = []
             for _ in range(2):
-                events = [e async for e in PROVIDERS[wire].stream(model, user_context(),
-                                                                  StreamOptions(api_key="k", max_retries=0))]
-                final = events[-1].final
-                assert final is not None
+                final = await final_reply(wire, model)
                 seen.append((final.stop_reason, final.text(), server.connections))
                 server.drop_idle_connections()
                 await asyncio.sleep(0.1)
@@ -98,10 +96,7 @@ def test_requests_carry_the_headers_httpx2_would_merge_and_the_cookies_a_server_
         async def go() -> list[str]:
             texts = []
             for _ in range(2):
-                events = [e async for e in PROVIDERS[wire].stream(model, user_context(),
-                                                                  StreamOptions(api_key="k", max_retries=0))]
-                final = events[-1].final
-                assert final is not None
+                final = await final_reply(wire, model)
                 texts.append(final.text())
             return texts
 
