@@ -14,11 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_core.compaction.plan import (
-    CompactionResult,
-    CompactionSettings,
-    prepare_compaction,
-)
 from pi_core.compaction.tokens import (
     calculate_context_tokens,
     estimate_context_tokens,
@@ -27,6 +22,7 @@ from pi_core.compaction.tokens import (
 from pi_core.errors import AbortedError
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
+from pi_core.types import CompactionResult, CompactionSettings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -131,6 +127,7 @@ class Compactor:
         custom_instructions: str | None,
         signal: AbortSignal | None,
     ) -> CompactionOutcome | None:
+        from pi_core.compaction.plan import prepare_compaction  # only when compacting: not on every start
         from pi_core.signals import AbortSignal as Signal
 
         signal = signal or Signal()
