@@ -329,7 +329,8 @@ async def execute_tool_calls(context: AgentContext, assistant: AssistantMessage,
 
 async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantMessage, config: LoopConfig,
                    emit: Emit, signal: AbortSignal) -> _Prepared:
-    from pi_core.validation import non_finite_error, validate_tool_arguments  # a reply without tool calls skips it
+    # Imported here: a reply without tool calls never loads the validator.
+    from pi_core.validation import non_finite_error, validate_tool_arguments
 
     await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
     prepared = _Prepared(call)

@@ -127,7 +127,7 @@ def discover(settings: dict[str, Any] | None = None, timeout_s: float = PROBE_TI
     servers = [(server, urls[server.provider]) for server in SERVERS if server.provider in urls]
     if not servers:
         return []
-    from concurrent.futures import ThreadPoolExecutor  # only with servers to probe (with it, queue and threads)
+    from concurrent.futures import ThreadPoolExecutor  # only with servers to probe
 
     with ThreadPoolExecutor(max_workers=len(servers)) as pool:
         found = list(pool.map(lambda pair: probe(pair[0], pair[1], timeout_s), servers))

@@ -127,7 +127,8 @@ class Compactor:
         custom_instructions: str | None,
         signal: AbortSignal | None,
     ) -> CompactionOutcome | None:
-        from pi_core.compaction.plan import prepare_compaction  # only when compacting: not on every start
+        # Imported here: the planner loads when a compaction runs, not on every start.
+        from pi_core.compaction.plan import prepare_compaction
         from pi_core.signals import AbortSignal as Signal
 
         signal = signal or Signal()

@@ -61,7 +61,7 @@ def is_pattern(entry: str) -> bool:
 
 @cache
 def _compiled(pattern: str) -> re.Pattern[str]:
-    from pi_core.resources.ignore import _glob_to_regex  # only when settings name patterns
+    from pi_core.resources.ignore import _glob_to_regex  # when settings name patterns
 
     return re.compile(_glob_to_regex(pattern))
 

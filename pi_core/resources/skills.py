@@ -80,7 +80,8 @@ def validate_name(name: str, parent_dir_name: str) -> list[str]:
 def load_skill_file(path: Path, origin: SkillOrigin) -> tuple[Skill | None, list[Diagnostic]]:
     """Parse one skill file. Name problems are warnings (the skill still loads); a missing
     description, invalid YAML or an unreadable file is a warning and the skill is skipped."""
-    from pi_core.resources.frontmatter import FrontmatterError, parse_frontmatter  # only once a skill file exists
+    # Imported here: a run without skill files never loads the YAML parser.
+    from pi_core.resources.frontmatter import FrontmatterError, parse_frontmatter
 
     diagnostics: list[Diagnostic] = []
 

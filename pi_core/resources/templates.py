@@ -103,7 +103,8 @@ def expand_template(text: str, templates: Iterable[PromptTemplate]) -> str:
 
 def load_template_file(path: Path, source_info: SourceInfo) -> PromptTemplate:
     """Read one template; raises OSError or FrontmatterError (the caller skips the file)."""
-    from pi_core.resources.frontmatter import parse_frontmatter  # only once a template file exists
+    # Imported here: a run without template files never loads the YAML parser.
+    from pi_core.resources.frontmatter import parse_frontmatter
 
     frontmatter, body = parse_frontmatter(path.read_text(encoding="utf-8", errors="replace"))
     description = frontmatter.get("description") or ""
