@@ -55,17 +55,15 @@ class Window:
         self.on = False
 
     def install(self) -> None:
-        from httpcore2._async import http11
-
-        from pi_core.llm import sse, transport
+        from pi_core.llm import aio, sse, transport
 
         window = self
-        send_body = http11.AsyncHTTP11Connection._send_request_body
+        send_request = aio._Connection.send
         feed = sse.SSEDecoder.feed
         aclose = transport.SSEStream.aclose
 
-        async def sent(connection: Any, request: Any) -> None:
-            await send_body(connection, request)
+        async def sent(connection: Any, request: Any, timeouts: Any) -> None:
+            await send_request(connection, request, timeouts)
             window.sent.append((time.perf_counter(), time.thread_time()))
             if window.on and window.profiler is not None:
                 window.profiler.disable()
@@ -81,7 +79,7 @@ class Window:
                 window.profiler.enable()
             await aclose(stream)
 
-        http11.AsyncHTTP11Connection._send_request_body = sent  # type: ignore[method-assign]
+        aio._Connection.send = sent  # type: ignore[method-assign]
         sse.SSEDecoder.feed = fed  # type: ignore[method-assign]
         transport.SSEStream.aclose = closing  # type: ignore[method-assign]
 

@@ -1,32 +1,42 @@
-"""httpx2's transport for provider requests, on httpcore2's connection pool over plain asyncio sockets.
+"""httpx2's transport for provider requests: HTTP/1.1 (h11) over plain asyncio sockets, with a small pool.
 
-httpcore2's own network backend for asyncio goes through anyio (a cancel scope around every read and
-write, an extra stream layer). A provider turn does a few reads and writes on one kept-alive connection,
-so that layer was ~10 % of a turn's CPU between a reply and the next request. ``AsyncioBackend``
-implements httpcore2's public ``AsyncNetworkBackend``/``AsyncNetworkStream`` interface with what asyncio
-has: ``loop.create_connection`` (an ``asyncio.Protocol`` and a buffer per socket), ``loop.start_tls``,
-``asyncio.timeout``. Its errors are httpcore2's (``ConnectError``, ``ReadTimeout`` ...) chained to the
-``OSError``/``ssl.SSLError`` behind them, and ``AsyncioTransport`` maps them to httpx2's as httpx2 does.
-Proxied requests keep httpx2's own transport (the client builds those from the environment).
+httpx2's own transport runs on httpcore2, which imports anyio (and sniffio, truststore, platform) at
+import and runs its pool's locks through anyio's asyncio backend at the first request: ~50 ms of a
+``pi -p`` run, before any byte is sent, for a process that makes a few requests on one kept-alive
+connection. This transport does what that stack did for pi's requests with what asyncio has: an
+``asyncio.Protocol`` and a buffer per socket, ``loop.create_connection`` (happy eyeballs 0.25 s, as anyio),
+``loop.start_tls``, ``asyncio.timeout``; the HTTP/1.1 framing is h11's, driven as httpcore2 drives it, so
+responses parse and fail the same way (``Server disconnected without sending a response.``, h11's texts).
+
+Its failures are httpx2's exceptions (``ConnectError``, ``ReadTimeout`` ...) chained to the ``OSError`` /
+``ssl.SSLError`` / h11 error behind them, with httpcore2's messages, so ``Connection error.: …``, ``Request
+timed out.``, ``Connection lost: …`` and CERTIFICATE_VERIFY_FAILED read as before. httpcore2's pool rules
+are kept: HTTP/1.1 only, at most 100 connections (a request past them waits, up to the pool timeout), 20
+idle ones kept for 5 s, an idle connection the server closed is never reused. Proxied requests keep
+httpx2's own transport (the client builds those from the environment).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import select
-import socket
 import ssl
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-import httpcore2
+import h11
 import httpx2
 
-SocketOption = Any  # httpcore2._types.SOCKET_OPTION: (level, name, value) or (level, name, None, length)
-
-
 READ_BUFFER_LIMIT = 256 * 1024  # unread bytes held per connection before the socket stops being read
+READ_NUM_BYTES = 64 * 1024  # one read hands h11 at most this much (httpcore2's size)
+MAX_INCOMPLETE_EVENT_SIZE = 100 * 1024  # a status line + headers larger than this is a protocol error
+MAX_CONNECTIONS = 100
+MAX_IDLE_CONNECTIONS = 20
+KEEPALIVE_EXPIRY_S = 5.0
+DEFAULT_PORTS = {b"http": 80, b"https": 443, b"ws": 80, b"wss": 443}
+
+Origin = tuple[bytes, bytes, int]  # scheme, host, port
 
 
 class _Socket(asyncio.Protocol):
@@ -104,197 +114,268 @@ class _Socket(asyncio.Protocol):
                 self._drained = None
 
 
-class AsyncioStream(httpcore2.AsyncNetworkStream):
-    """One TCP (or TLS) connection."""
+class _Connection:
+    """One HTTP/1.1 connection: h11's state machine over one socket, one request at a time."""
 
-    def __init__(self, transport: asyncio.Transport, protocol: _Socket) -> None:
-        self._transport = transport
-        self._protocol = protocol
+    def __init__(self, origin: Origin, transport: asyncio.Transport, protocol: _Socket) -> None:
+        self.origin = origin
+        self.transport = transport
+        self.protocol = protocol
+        self.h11 = h11.Connection(our_role=h11.CLIENT, max_incomplete_event_size=MAX_INCOMPLETE_EVENT_SIZE)
+        self.expires_at = 0.0
 
-    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        protocol = self._protocol
+    async def send(self, request: httpx2.Request, timeouts: dict[str, float | None]) -> None:
+        """Write ``request``, head and body."""
+        state = self.h11
+        try:
+            head = state.send(h11.Request(method=request.method, target=request.url.raw_path,
+                                          headers=request.headers.raw))
+        except h11.LocalProtocolError as err:
+            raise httpx2.LocalProtocolError(str(err)) from err
+        timeout = timeouts.get("write")
+        try:
+            if head:
+                await self.write(head, timeout)
+            stream = request.stream
+            assert isinstance(stream, httpx2.AsyncByteStream)  # httpx2's AsyncClient sends only those
+            async for chunk in stream:
+                data = state.send(h11.Data(data=chunk))
+                if data:
+                    await self.write(data, timeout)
+            end = state.send(h11.EndOfMessage())
+            if end:
+                await self.write(end, timeout)
+        except httpx2.WriteError:
+            pass  # a server may answer (an error) before it read the whole request: read that answer
+
+    async def receive_head(self, timeout: float | None) -> h11.Response:
+        """The response's status line and headers (interim 1xx answers skipped)."""
+        while True:
+            event = await self.next_event(timeout)
+            if isinstance(event, h11.Response):
+                return event
+            if isinstance(event, h11.InformationalResponse) and event.status_code == 101:
+                raise httpx2.RemoteProtocolError("Server switched protocols, which this transport does not support.")
+
+    async def next_event(self, timeout: float | None) -> Any:
+        state = self.h11
+        while True:
+            try:
+                event = state.next_event()
+            except h11.RemoteProtocolError as err:
+                raise httpx2.RemoteProtocolError(str(err)) from err
+            if event is not h11.NEED_DATA:
+                return event
+            data = await self.read(timeout)
+            if not data and state.their_state is h11.SEND_RESPONSE:
+                raise httpx2.RemoteProtocolError("Server disconnected without sending a response.")
+            state.receive_data(data)
+
+    async def read(self, timeout: float | None) -> bytes:
+        protocol = self.protocol
         if not protocol.buffer and not protocol.eof:
             try:
                 async with asyncio.timeout(timeout):
                     await protocol.readable()
             except TimeoutError as err:
-                raise httpcore2.ReadTimeout(str(err)) from err
+                raise httpx2.ReadTimeout(str(err)) from err
         if protocol.buffer:
-            return protocol.take(max_bytes)
+            return protocol.take(READ_NUM_BYTES)
         if protocol.error is not None:
-            raise httpcore2.ReadError(str(protocol.error)) from protocol.error
+            raise httpx2.ReadError(str(protocol.error)) from protocol.error
         return b""
 
-    async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if not buffer:
-            return
-        protocol = self._protocol
-        if protocol.error is not None or self._transport.is_closing():
+    async def write(self, data: bytes, timeout: float | None) -> None:
+        protocol = self.protocol
+        if protocol.error is not None or self.transport.is_closing():
             error = protocol.error or ConnectionResetError("connection closed")
-            raise httpcore2.WriteError(str(error)) from error
-        self._transport.write(buffer)
-        try:
-            async with asyncio.timeout(timeout):
-                await protocol.drain()
-        except TimeoutError as err:
-            raise httpcore2.WriteTimeout(str(err)) from err
-        except OSError as err:
-            raise httpcore2.WriteError(str(err)) from err
+            raise httpx2.WriteError(str(error)) from error
+        self.transport.write(data)
+        if protocol._paused:
+            try:
+                async with asyncio.timeout(timeout):
+                    await protocol.drain()
+            except TimeoutError as err:
+                raise httpx2.WriteTimeout(str(err)) from err
+            except OSError as err:
+                raise httpx2.WriteError(str(err)) from err
 
-    async def aclose(self) -> None:
-        self._transport.close()
+    def reusable(self) -> bool:
+        """Both sides finished the exchange and neither asked to close: the next request may follow."""
+        state = self.h11
+        if state.our_state is h11.DONE and state.their_state is h11.DONE:
+            state.start_next_cycle()
+            return True
+        return False
 
-    async def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
-                        timeout: float | None = None) -> httpcore2.AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(timeout):
-                transport = await loop.start_tls(self._transport, self._protocol, ssl_context,
-                                                 server_hostname=server_hostname)
-        except TimeoutError as err:
-            self._transport.close()
-            raise httpcore2.ConnectTimeout(str(err)) from err
-        except (OSError, ssl.SSLError) as err:  # ssl.SSLError is an OSError; named for the reader
-            self._transport.close()
-            raise httpcore2.ConnectError(str(err)) from err
-        if transport is None:  # the peer closed during the handshake
-            raise httpcore2.ConnectError("connection closed during the TLS handshake")
-        assert isinstance(transport, asyncio.Transport)
-        self._protocol.transport = transport
-        return AsyncioStream(transport, self._protocol)
+    def stale(self, now: float) -> bool:
+        """An idle connection past its keep-alive, or with something to read: the server closed it."""
+        protocol = self.protocol
+        if now > self.expires_at or protocol.buffer or protocol.eof or self.transport.is_closing():
+            return True
+        sock = self.transport.get_extra_info("socket")
+        fd = sock.fileno() if sock is not None else -1
+        if fd < 0:
+            return True
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        return bool(poll.poll(0))
 
-    def get_extra_info(self, info: str) -> Any:
-        transport = self._transport
-        if info == "ssl_object":
-            return transport.get_extra_info("ssl_object")
-        if info == "client_addr":
-            return transport.get_extra_info("sockname")
-        if info == "server_addr":
-            return transport.get_extra_info("peername")
-        if info == "socket":
-            return transport.get_extra_info("socket")
-        if info == "is_readable":  # an idle kept-alive connection with something to read was closed by the server
-            protocol = self._protocol
-            if protocol.buffer or protocol.eof or transport.is_closing():
-                return True
-            return _socket_readable(transport.get_extra_info("socket"))
-        return None
-
-
-def _socket_readable(sock: Any) -> bool:
-    fd = sock.fileno() if sock is not None else -1
-    if fd < 0:
-        return True
-    poll = select.poll()
-    poll.register(fd, select.POLLIN)
-    return bool(poll.poll(0))
-
-
-class AsyncioBackend(httpcore2.AsyncNetworkBackend):
-    """httpcore2's ``AsyncNetworkBackend`` on asyncio's own transports."""
-
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                          socket_options: Iterable[SocketOption] | None = None) -> httpcore2.AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
-        local = (local_address, 0) if local_address else None
-        try:
-            async with asyncio.timeout(timeout):
-                transport, protocol = await loop.create_connection(_Socket, host, port, local_addr=local,
-                                                                       happy_eyeballs_delay=0.25)
-        except TimeoutError as err:
-            raise httpcore2.ConnectTimeout(str(err)) from err
-        except OSError as err:
-            raise httpcore2.ConnectError(str(err)) from err
-        sock = transport.get_extra_info("socket")
-        for option in socket_options or ():
-            sock.setsockopt(*option)
-        return AsyncioStream(transport, protocol)
-
-    async def connect_unix_socket(self, path: str, timeout: float | None = None,
-                                  socket_options: Iterable[SocketOption] | None = None) -> httpcore2.AsyncNetworkStream:
-        loop = asyncio.get_running_loop()
-        try:
-            async with asyncio.timeout(timeout):
-                transport, protocol = await loop.create_unix_connection(_Socket, path)
-        except TimeoutError as err:
-            raise httpcore2.ConnectTimeout(str(err)) from err
-        except OSError as err:
-            raise httpcore2.ConnectError(str(err)) from err
-        sock: socket.socket = transport.get_extra_info("socket")
-        for option in socket_options or ():
-            sock.setsockopt(*option)
-        return AsyncioStream(transport, protocol)
-
-    async def sleep(self, seconds: float) -> None:
-        await asyncio.sleep(seconds)
+    def close(self) -> None:
+        self.transport.close()
 
 
 class AsyncioTransport(httpx2.AsyncBaseTransport):
-    """An ``httpx2`` transport: httpcore2's ``AsyncConnectionPool`` on ``AsyncioBackend`` (HTTP/1.1 and
-    httpx2's default limits, as ``httpx2.AsyncHTTPTransport``). https requests get a pool of their own,
-    made at the first one with ``tls()``'s context: plain http (a local model server) never builds one."""
+    """An ``httpx2`` transport: HTTP/1.1 connections per origin, kept alive between requests. https requests
+    use ``tls()``'s context, asked for at the first one: plain http (a local model server) never builds one."""
 
     def __init__(self, tls: Callable[[], ssl.SSLContext]) -> None:
         self._tls = tls
-        self._pools: dict[bool, httpcore2.AsyncConnectionPool] = {}
-
-    def _pool(self, secure: bool) -> httpcore2.AsyncConnectionPool:
-        pool = self._pools.get(secure)
-        if pool is None:
-            pool = self._pools[secure] = httpcore2.AsyncConnectionPool(
-                ssl_context=self._tls() if secure else None, max_connections=100, max_keepalive_connections=20,
-                keepalive_expiry=5.0, network_backend=AsyncioBackend())
-        return pool
+        self._context: ssl.SSLContext | None = None
+        self._idle: dict[Origin, list[_Connection]] = {}
+        self._open: set[_Connection] = set()
+        self._slots: asyncio.Semaphore | None = None
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         url = request.url
         scheme = url.raw_scheme
-        core_request = httpcore2.Request(
-            method=request.method,
-            url=httpcore2.URL(scheme=scheme, host=url.raw_host, port=url.port, target=url.raw_path),
-            headers=request.headers.raw, content=request.stream, extensions=request.extensions)
-        with _mapped():
-            response = await self._pool(scheme != b"http").handle_async_request(core_request)
-        return httpx2.Response(status_code=response.status, headers=response.headers,
-                               stream=_ResponseStream(response.stream), extensions=response.extensions)
+        port = url.port or DEFAULT_PORTS.get(scheme)
+        if port is None:
+            if not scheme:
+                raise httpx2.UnsupportedProtocol("Request URL is missing an 'http://' or 'https://' protocol.")
+            raise httpx2.UnsupportedProtocol(f"Request URL has an unsupported protocol '{scheme.decode()}://'.")
+        timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
+        slots = self._slots
+        if slots is None:
+            slots = self._slots = asyncio.Semaphore(MAX_CONNECTIONS)
+        if slots.locked():
+            try:
+                async with asyncio.timeout(timeouts.get("pool")):
+                    await slots.acquire()
+            except TimeoutError as err:
+                raise httpx2.PoolTimeout(str(err)) from err
+        else:
+            await slots.acquire()
+        origin = (scheme, url.raw_host, port)
+        connection = None
+        try:
+            connection = self._idle_connection(origin)
+            if connection is None:
+                connection = await self._connect(origin, request, timeouts.get("connect"))
+            await connection.send(request, timeouts)
+            head = await connection.receive_head(timeouts.get("read"))
+        except BaseException:
+            if connection is not None:
+                self._discard(connection)
+            slots.release()
+            raise
+        return httpx2.Response(status_code=head.status_code, headers=head.headers.raw_items(),
+                               stream=_ResponseStream(self, connection, timeouts.get("read")),
+                               extensions={"http_version": b"HTTP/" + head.http_version,
+                                           "reason_phrase": head.reason})
+
+    def _idle_connection(self, origin: Origin) -> _Connection | None:
+        idle = self._idle.get(origin)
+        if not idle:
+            return None
+        now = time.monotonic()
+        while idle:
+            connection = idle.pop()
+            if not connection.stale(now):
+                return connection
+            self._discard(connection)
+        return None
+
+    async def _connect(self, origin: Origin, request: httpx2.Request, timeout: float | None) -> _Connection:
+        scheme, raw_host, port = origin
+        host = raw_host.decode("ascii")
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                transport, protocol = await loop.create_connection(_Socket, host, port, happy_eyeballs_delay=0.25)
+        except TimeoutError as err:
+            raise httpx2.ConnectTimeout(str(err)) from err
+        except OSError as err:
+            raise httpx2.ConnectError(str(err)) from err
+        if scheme in (b"https", b"wss"):
+            server_hostname = request.extensions.get("sni_hostname") or host
+            try:
+                async with asyncio.timeout(timeout):
+                    secure = await loop.start_tls(transport, protocol, self._ssl_context(),
+                                                  server_hostname=server_hostname)
+            except TimeoutError as err:
+                transport.close()
+                raise httpx2.ConnectTimeout(str(err)) from err
+            except (OSError, ssl.SSLError) as err:  # ssl.SSLError is an OSError; named for the reader
+                transport.close()
+                raise httpx2.ConnectError(str(err)) from err
+            except BaseException:
+                transport.close()
+                raise
+            if secure is None:  # the peer closed during the handshake
+                raise httpx2.ConnectError("connection closed during the TLS handshake")
+            assert isinstance(secure, asyncio.Transport)
+            transport = protocol.transport = secure
+        connection = _Connection(origin, transport, protocol)
+        self._open.add(connection)
+        return connection
+
+    def _ssl_context(self) -> ssl.SSLContext:
+        context = self._context
+        if context is None:
+            context = self._context = self._tls()
+            context.set_alpn_protocols(["http/1.1"])
+        return context
+
+    def _release(self, connection: _Connection, reusable: bool) -> None:
+        """A response is closed: its connection goes back to the idle ones, or is closed."""
+        assert self._slots is not None
+        self._slots.release()
+        if not reusable or connection.transport.is_closing():
+            self._discard(connection)
+            return
+        connection.expires_at = time.monotonic() + KEEPALIVE_EXPIRY_S
+        idle = self._idle.setdefault(connection.origin, [])
+        idle.append(connection)
+        if sum(len(connections) for connections in self._idle.values()) > MAX_IDLE_CONNECTIONS:
+            self._discard(min((c for cs in self._idle.values() for c in cs), key=lambda c: c.expires_at))
+
+    def _discard(self, connection: _Connection) -> None:
+        idle = self._idle.get(connection.origin)
+        if idle and connection in idle:
+            idle.remove(connection)
+        self._open.discard(connection)
+        connection.close()
 
     async def aclose(self) -> None:
-        for pool in self._pools.values():
-            await pool.aclose()
+        for connection in list(self._open):
+            self._discard(connection)
 
 
 class _ResponseStream(httpx2.AsyncByteStream):
-    def __init__(self, stream: Any) -> None:
-        self._stream = stream
+    """A response body read from its connection; closing it hands the connection back to the pool."""
+
+    def __init__(self, pool: AsyncioTransport, connection: _Connection, timeout: float | None) -> None:
+        self._pool = pool
+        self._connection = connection
+        self._timeout = timeout
+        self._closed = False
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        with _mapped():
-            async for part in self._stream:
-                yield part
+        connection = self._connection
+        timeout = self._timeout
+        try:
+            while True:
+                event = await connection.next_event(timeout)
+                if type(event) is h11.Data:
+                    yield bytes(event.data)
+                elif isinstance(event, h11.EndOfMessage) or event is h11.PAUSED:
+                    return
+        except BaseException:
+            await self.aclose()
+            raise
 
     async def aclose(self) -> None:
-        with _mapped():
-            await self._stream.aclose()
-
-
-# httpcore2's exceptions -> httpx2's, most specific first (a ConnectTimeout is also a TimeoutException).
-_ERRORS: tuple[tuple[type[Exception], type[httpx2.HTTPError]], ...] = (
-    (httpcore2.ConnectTimeout, httpx2.ConnectTimeout), (httpcore2.ReadTimeout, httpx2.ReadTimeout),
-    (httpcore2.WriteTimeout, httpx2.WriteTimeout), (httpcore2.PoolTimeout, httpx2.PoolTimeout),
-    (httpcore2.TimeoutException, httpx2.TimeoutException), (httpcore2.ConnectError, httpx2.ConnectError),
-    (httpcore2.ReadError, httpx2.ReadError), (httpcore2.WriteError, httpx2.WriteError),
-    (httpcore2.NetworkError, httpx2.NetworkError), (httpcore2.ProxyError, httpx2.ProxyError),
-    (httpcore2.UnsupportedProtocol, httpx2.UnsupportedProtocol),
-    (httpcore2.LocalProtocolError, httpx2.LocalProtocolError),
-    (httpcore2.RemoteProtocolError, httpx2.RemoteProtocolError), (httpcore2.ProtocolError, httpx2.ProtocolError))
-
-
-@contextlib.contextmanager
-def _mapped() -> Iterator[None]:
-    try:
-        yield
-    except Exception as err:
-        for source, target in _ERRORS:
-            if isinstance(err, source):
-                raise target(str(err)) from err
-        raise
+        if not self._closed:
+            self._closed = True
+            self._pool._release(self._connection, self._connection.reusable())

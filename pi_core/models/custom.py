@@ -9,6 +9,7 @@ is kept for the user.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -247,7 +248,7 @@ def check_schema(config: Any) -> None:
                 _check_model_fields(override, f"{where}/modelOverrides/{model_id}", partial_cost=True)
 
 
-def check_semantics(config: dict[str, Any], defaults: dict[str, dict[str, Any]]) -> None:
+def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any]]) -> None:
     """Pi's extra checks (docs/models.md#custom-models); raises ValueError with Pi's message.
 
     ``defaults`` maps each built-in provider (and preset) to its api/baseUrl/apiKey defaults: such a
@@ -275,7 +276,7 @@ def check_semantics(config: dict[str, Any], defaults: dict[str, dict[str, Any]])
                     raise ValueError(f"Provider {name}, model {model['id']}: invalid {key}")
 
 
-def load_custom_file(path: Path, defaults: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def load_custom_file(path: Path, defaults: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     """Read and validate one file; raise ModelsFileError carrying the user-facing message."""
     label = path.name
     config = read_models_toml(path) if path.suffix == ".toml" else read_models_json(path)
@@ -290,7 +291,7 @@ def load_custom_file(path: Path, defaults: dict[str, dict[str, Any]]) -> dict[st
     return config["providers"]
 
 
-def load_custom_config(paths: list[Path], defaults: dict[str, dict[str, Any]]) -> CustomConfig:
+def load_custom_config(paths: list[Path], defaults: Mapping[str, dict[str, Any]]) -> CustomConfig:
     """Load each existing file in order; a later file's provider entry replaces an earlier one's."""
     result = CustomConfig()
     for path in paths:
@@ -349,7 +350,7 @@ def apply_override(model: Model, override: dict[str, Any]) -> Model:
 
 
 def build_models(builtin: list[Model], providers: dict[str, dict[str, Any]],
-                 defaults: dict[str, dict[str, Any]]) -> list[Model]:
+                 defaults: Mapping[str, dict[str, Any]]) -> list[Model]:
     """Built-in models with provider overrides and modelOverrides applied, then custom models upserted."""
     result: list[Model] = []
     for model in builtin:

@@ -9,7 +9,7 @@ kept fresh through its sign-in flow) > environment > the provider's ``apiKey`` i
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +17,14 @@ from pi_core import config_paths
 from pi_core.errors import MissingApiKey, PiError
 from pi_core.models.auth import AuthStorage, resolve_config_value, run_value_command
 from pi_core.models.custom import CustomConfig, build_models, load_custom_config
-from pi_core.models.entries import LazyModels, ModelEntry, entries_of
+from pi_core.models.entries import (
+    EntryTable,
+    LazyModels,
+    ModelEntry,
+    ProviderGroup,
+    groups_of,
+    runs,
+)
 from pi_core.models.env_keys import (
     env_api_key,
     env_bearer_token,
@@ -50,29 +57,42 @@ class ModelSources:
 
 
 def collect_plugin_models(plugins: PluginSet) -> tuple[LazyModels, dict[str, dict[str, Any]], list[str]]:
-    """Models from every ``pi_models`` hook and presets from ``pi_provider_presets`` (later layers win)."""
-    models: dict[tuple[str, str], ModelEntry] = {}
+    """Models from every ``pi_models`` hook and presets from ``pi_provider_presets`` (later layers win: the
+    registry's ``EntryTable`` keeps one entry per (provider, id), the last)."""
+    groups: list[ProviderGroup] = []
     for _plugin, values in plugins.call_sync("pi_models"):
-        for entry in entries_of(values):
-            models[(entry.provider, entry.id)] = entry
+        groups.extend(groups_of(values))
     presets: dict[str, dict[str, Any]] = {}
     if hasattr(plugins.pm.hook, "pi_provider_presets"):
         for _plugin, values in plugins.call_sync("pi_provider_presets"):
             presets.update(values)
     problems = [f.reason for f in plugins.failures if f.source in ("pi_models", "pi_provider_presets")]
-    return LazyModels(list(models.values())), presets, problems
+    return LazyModels(groups=groups), presets, problems
 
 
-def provider_defaults(builtin: Sequence[Model] | list[ModelEntry], presets: dict[str, dict[str, Any]],
-                      ) -> dict[str, dict[str, Any]]:
-    """Per provider: the api/baseUrl a custom model may omit (preset, else its first built-in model)."""
-    defaults: dict[str, dict[str, Any]] = {}
-    for model in builtin if isinstance(builtin, list) else entries_of(builtin):
-        if model.provider not in defaults:
-            defaults[model.provider] = {"api": model.api, "baseUrl": model.base_url}
-    for name, preset in presets.items():
-        defaults[name] = {**defaults.get(name, {}), **preset}
-    return defaults
+class ProviderDefaults(Mapping[str, dict[str, Any]]):
+    """Per provider: the api/baseUrl a custom model may omit (preset, else its first built-in model). A
+    provider's built-in entries are made only when its defaults are read (a models file names a few)."""
+
+    def __init__(self, builtin: EntryTable, presets: dict[str, dict[str, Any]]) -> None:
+        self._builtin, self._presets = builtin, presets
+        self._names = list(dict.fromkeys([*builtin.providers(), *presets]))
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        if name not in self._presets and name not in self._names:
+            raise KeyError(name)
+        first = next(iter(self._builtin.of(name)), None)
+        own = {"api": first.api, "baseUrl": first.base_url} if first is not None else {}
+        return {**own, **self._presets.get(name, {})}
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._presets or name in self._names
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
 
 
 class ModelRegistry:
@@ -85,7 +105,7 @@ class ModelRegistry:
         self.plugins = plugins
         self.runtime_keys: dict[str, str] = {}
         self.errors: list[str] = []
-        self._entries: list[ModelEntry] = []
+        self._table = EntryTable([])
         self._custom = CustomConfig()
         self._flows: dict[str, OAuthProvider] | None = None
         self.refresh()
@@ -106,19 +126,22 @@ class ModelRegistry:
 
     def refresh(self) -> None:
         """Re-read the custom model files (Pi reloads them whenever the model list is opened)."""
-        builtin = entries_of(self.sources.builtin)
-        defaults = provider_defaults(builtin, self.sources.presets)
+        builtin = groups_of(self.sources.builtin)
+        defaults = ProviderDefaults(EntryTable(builtin), self.sources.presets)
         self._custom = load_custom_config(self.sources.custom_files, defaults)
         self.errors = list(self._custom.errors)
-        known = {(e.provider, e.id) for e in builtin}
-        found = [ModelEntry.of(m) for m in self.sources.discovered if (m.provider, m.id) not in known]
-        self._entries = _with_custom(builtin + found, self._custom.providers, defaults)
+        found: list[ModelEntry] = []
+        if self.sources.discovered:
+            providers = {m.provider for m in self.sources.discovered}
+            known = {e.key for e in EntryTable(builtin).where(providers.__contains__)}
+            found = [ModelEntry.of(m) for m in self.sources.discovered if (m.provider, m.id) not in known]
+        self._table = _with_custom(EntryTable([*builtin, *runs(found)]), self._custom.providers, defaults)
         if self.sources.virtual:
             from pi_core.models.virtual import catalog_entry
 
             virtual = {(v.provider, v.id): catalog_entry(v) for v in self.sources.virtual}  # the later one wins
-            self._entries = [e for e in self._entries if (e.provider, e.id) not in virtual] + \
-                [ModelEntry.of(m) for m in virtual.values()]
+            self._table = self._table.replaced({provider for provider, _id in virtual}, dict.fromkeys(virtual),
+                                               [ModelEntry.of(m) for m in virtual.values()])
 
     def discover(self, settings: Any = None, timeout_s: float = DISCOVERY_TIMEOUT_S) -> None:
         """Ask ``pi_discover_models`` plugins (local servers) what they serve now, and rebuild the list."""
@@ -143,10 +166,14 @@ class ModelRegistry:
 
     def entries(self) -> list[ModelEntry]:
         """Every model as an entry: match on provider/id/name without building the others' ``Model``."""
-        return list(self._entries)
+        return self._table.all()
+
+    def provider_entries(self, provider: str) -> list[ModelEntry]:
+        """``entries()`` of one provider (the others' entries are not even made)."""
+        return self._table.of(provider)
 
     def all_models(self) -> list[Model]:
-        return [entry.model for entry in self._entries]
+        return [entry.model for entry in self._table.all()]
 
     def available_models(self) -> list[Model]:
         """Models whose provider has credentials (checked without running any ``!command``), limited to the
@@ -155,12 +182,9 @@ class ModelRegistry:
 
     def available_entries(self) -> list[ModelEntry]:
         """``available_models`` as entries (their ``Model`` built when read)."""
-        cache: dict[str, bool] = {}
         visible: dict[str, set[str] | None] = {}
         result = []
-        for entry in self._entries:
-            if not cache.setdefault(entry.provider, self.has_auth(entry.provider)):
-                continue
+        for entry in self._table.where(self.has_auth):
             if entry.provider not in visible:
                 visible[entry.provider] = self._visible_ids(entry.provider)
             ids = visible[entry.provider]
@@ -176,10 +200,10 @@ class ModelRegistry:
         return flow.visible_models(credential) if flow is not None and credential is not None else None
 
     def find(self, provider: str, model_id: str) -> Model | None:
-        return next((e.model for e in self._entries if e.provider == provider and e.id == model_id), None)
+        return next((e.model for e in self._table.of(provider) if e.id == model_id), None)
 
     def providers(self) -> list[str]:
-        return list(dict.fromkeys(e.provider for e in self._entries))
+        return self._table.providers()
 
     def provider_name(self, provider: str) -> str:
         """The display name (``Anthropic``) from the catalog or a models file; the id when there is none."""
@@ -218,7 +242,7 @@ class ModelRegistry:
         if any(v.provider == provider for v in self.sources.virtual):
             from pi_core.models.virtual import VIRTUAL_API
 
-            if all(e.api == VIRTUAL_API for e in self._entries if e.provider == provider):
+            if all(e.api == VIRTUAL_API for e in self._table.of(provider)):
                 return True  # only virtual models under this id: always available (docs/models.md#virtual-models)
         env = self.auth.env(provider)
         if self.auth.kind(provider) == "api_key" and not all(
@@ -328,17 +352,16 @@ class ModelRegistry:
         return model.headers
 
 
-def _with_custom(entries: list[ModelEntry], providers: dict[str, dict[str, Any]],
-                 defaults: dict[str, dict[str, Any]]) -> list[ModelEntry]:
+def _with_custom(table: EntryTable, providers: dict[str, dict[str, Any]],
+                 defaults: Mapping[str, dict[str, Any]]) -> EntryTable:
     """``build_models`` over the providers a models file configures; the other entries stay unbuilt."""
     if not providers:
-        return entries
-    touched = [i for i, e in enumerate(entries) if e.provider in providers]
-    built = build_models([entries[i].model for i in touched], providers, defaults)
-    result = list(entries)
-    for i, model in zip(touched, built):  # build_models keeps their order; new custom models come after
-        result[i] = ModelEntry.of(model)
-    return result + [ModelEntry.of(m) for m in built[len(touched):]]
+        return table
+    touched = table.where(providers.__contains__)
+    built = build_models([entry.model for entry in touched], providers, defaults)
+    # build_models keeps their order; new custom models come after
+    changed: dict[tuple[str, str], ModelEntry | None] = {e.key: ModelEntry.of(m) for e, m in zip(touched, built)}
+    return table.replaced(set(providers), changed, [ModelEntry.of(m) for m in built[len(touched):]])
 
 
 # Sent to a keyless provider: the wires always send a credential header, and local servers ignore it.

@@ -175,13 +175,20 @@ def resolve_cli_model(registry: ModelRegistry, provider: str | None, pattern: st
     Raises PiError with Pi's messages. A synthesized custom model id comes back with a warning (plain text;
     print it as ``Warning: <text>``).
     """
-    models = registry.entries()  # only the chosen entry's Model gets built
-    if not models:
+    providers = registry.providers()  # a provider's entries are made when the pattern reaches it
+    if not providers:
         raise PiError("No models available. Check your installation or add models to models.json.")
-    by_lower = {m.provider.lower(): m.provider for m in models}
+    by_lower = {name.lower(): name for name in providers}
     chosen = by_lower.get(provider.lower()) if provider else None
     if provider and not chosen:
         raise PiError(f'Unknown provider "{provider}". Use --list-models to see available providers/models.')
+
+    everything: list[ModelEntry] = []
+
+    def models() -> list[ModelEntry]:  # only the chosen entry's Model gets built
+        if not everything:
+            everything.extend(registry.entries())
+        return everything
 
     text, inferred = pattern, False
     if not chosen and "/" in pattern:
@@ -189,27 +196,27 @@ def resolve_cli_model(registry: ModelRegistry, provider: str | None, pattern: st
         if head.lower() in by_lower:
             chosen, text, inferred = by_lower[head.lower()], rest, True
     if not chosen:
-        exact = _exact_anywhere(pattern, models)
+        exact = _exact_anywhere(pattern, models())
         if exact:
             return ResolvedModel(exact.model)
     if provider and chosen and pattern.lower().startswith(f"{chosen}/".lower()):
         text = pattern[len(chosen) + 1:]
 
-    candidates = [m for m in models if m.provider == chosen] if chosen else models
+    candidates = registry.provider_entries(chosen) if chosen else models()
     found = parse_model_pattern(text, candidates, strict=True)
     if found.model:
         return ResolvedModel(found.model.model, found.thinking, [found.warning] if found.warning else [])
 
     if inferred:
-        exact = _exact_anywhere(pattern, models)
+        exact = _exact_anywhere(pattern, models())
         if exact:
             return ResolvedModel(exact.model)
-        again = parse_model_pattern(pattern, models, strict=True)
+        again = parse_model_pattern(pattern, models(), strict=True)
         if again.model:
             return ResolvedModel(again.model.model, again.thinking, [again.warning] if again.warning else [])
 
     if chosen:
-        synthetic = _fallback_model(chosen, text, models)
+        synthetic = _fallback_model(chosen, text, candidates)
         if synthetic:
             note = f'Model "{text}" not found for provider "{chosen}". Using custom model id.'
             return ResolvedModel(synthetic, None, [note])

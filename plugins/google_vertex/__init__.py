@@ -108,16 +108,22 @@ def _vertex_anthropic_version() -> str:
 
 
 def claude_models() -> LazyModels:
-    """Anthropic's catalog models, served by Vertex AI (an addition to Pi's catalog, which has none); each
-    becomes a ``Model`` when a run reads it."""
-    from pi_plugins.catalog import catalog_data
+    """Anthropic's catalog models, served by Vertex AI (an addition to Pi's catalog, which has none); made
+    when a lookup reaches this provider, each becoming a ``Model`` when a run reads it."""
+    from pi_plugins.catalog import loaded_catalog
 
-    from pi_core.models.entries import LazyModels, ModelEntry
+    from pi_core.models.entries import LazyModels, ModelEntry, ProviderGroup
 
-    entry = catalog_data()["providers"].get("anthropic") or {}
-    return LazyModels([ModelEntry.of_fields({**raw, "name": raw.get("name") or raw["id"], "provider": CLAUDE_PROVIDER,
-                                             "api": CLAUDE_API, "baseUrl": CATALOG_BASE})
-                       for raw in entry.get("models", [])])
+    catalog = loaded_catalog()
+    if "anthropic" not in catalog.providers:
+        return LazyModels([])
+
+    def entries() -> list[ModelEntry]:
+        return [ModelEntry.of_fields({**raw, "name": raw.get("name") or raw["id"], "provider": CLAUDE_PROVIDER,
+                                      "api": CLAUDE_API, "baseUrl": CATALOG_BASE})
+                for raw in catalog.models("anthropic")]
+
+    return LazyModels(groups=[ProviderGroup(CLAUDE_PROVIDER, catalog.model_count("anthropic"), entries)])
 
 
 GEMINI = GoogleVertexProvider()

@@ -1,6 +1,6 @@
-"""The provider transport's own network backend (pi_core.llm.aio: httpcore2's pool on plain asyncio sockets):
-what the anyio backend did, it does — idle connections the server closed are replaced, large bodies are
-written whole, read timeouts keep their texts; a proxy in the environment keeps httpx2's own transport; no
+"""The provider transport (pi_core.llm.aio: HTTP/1.1 on plain asyncio sockets) does what httpx2's own
+transport did — idle connections the server closed are replaced, large bodies are written whole, read
+timeouts keep their texts; a proxy in the environment keeps httpx2's own transport; no
 TLS context for plain http (issue 19: per-turn HTTP cost, TLS set-up only when https is used)."""
 
 from __future__ import annotations

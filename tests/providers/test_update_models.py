@@ -136,11 +136,11 @@ def test_a_saved_catalog_pi_cannot_read_gives_way_to_the_bundled_one(tmp_path: P
     saved.write_text(json.dumps({"format": 1, "source": {"generatedAt": "2999-01-01T00:00:00.000Z"}, "providers": {
         "groq": {"name": "Groq", "api": "openai-completions", "models": [{"id": "m", "maxTokens": "many"}]}}}))
     monkeypatch.setenv("PI_CODING_AGENT_DIR", str(tmp_path / "agent"))
-    catalog.catalog_data.cache_clear()
+    catalog.loaded_catalog.cache_clear()
     try:
         models = {(m.provider, m.id) for m in catalog.catalog_models()}
     finally:
-        catalog.catalog_data.cache_clear()
+        catalog.loaded_catalog.cache_clear()
     assert ("groq", "llama-3.3-70b-versatile") in models and ("groq", "m") not in models
     assert ("anthropic", "claude-sonnet-4-6") in models  # every other provider is still there
     warning = capsys.readouterr().err

@@ -1,0 +1,212 @@
+"""pi's HTTP/1.1 transport (pi_core.llm.aio, h11 on asyncio sockets) answers exactly as httpx2's own transport
+(httpcore2) does: the same responses, bodies, raw headers and keep-alive reuse, and the same exception types and
+texts when a server misbehaves — checked side by side against a server that sends fixed bytes. A print run on
+every core wire then loads neither httpcore2 nor anyio (issue 19: ~50 ms of a ``pi -p`` run)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, Self
+
+import httpx2
+import pytest
+
+from pi_core.llm import aio, transport
+from pi_core.llm.tls import provider_context
+from pi_core.testing.fake_server import Reply
+from pi_core.testing.runner import pi_runner
+
+OK = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Mixed-Case: Yes\r\n\r\nhello"
+CHUNKED = (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Type: text/event-stream\r\n\r\n"
+           b"5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n")
+CLOSE_DELIMITED = b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nuntil the end"
+HTTP10 = b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nold server"
+CONTINUE_FIRST = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok"
+NO_CONTENT = b"HTTP/1.1 204 No Content\r\n\r\n"
+ERROR = b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 3\r\nContent-Length: 11\r\n\r\nslow down!!"
+
+Outcome = tuple[Any, ...]
+
+
+class CannedServer:
+    """Answers every request with ``reply`` (bytes written as they are; ``close`` ends the connection after)."""
+
+    def __init__(self, reply: bytes, *, close: bool = False) -> None:
+        self.reply = reply
+        self.close = close
+        self.connections = 0
+
+    async def __aenter__(self) -> Self:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/v1/x?a=1"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.server.close()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                               if line.lower().startswith(b"content-length:")), 0)
+                await reader.readexactly(length)
+                writer.write(self.reply)
+                await writer.drain()
+                if self.close:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+
+def pi_client() -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(transport=aio.AsyncioTransport(provider_context), timeout=5.0)
+
+
+def httpx2_client() -> httpx2.AsyncClient:
+    return httpx2.AsyncClient(trust_env=False, timeout=5.0)
+
+
+async def exchange(client: httpx2.AsyncClient, url: str, times: int = 1, **kwargs: Any) -> list[Outcome]:
+    seen: list[Outcome] = []
+    for _ in range(times):
+        try:
+            async with client.stream("POST", url, content=b'{"q": 1}', **kwargs) as response:
+                body = b"".join([part async for part in response.aiter_raw()])
+                seen.append((response.status_code, response.headers.raw, body, response.http_version,
+                             response.reason_phrase))
+        except httpx2.HTTPError as err:
+            seen.append((type(err).__name__, str(err)))
+    return seen
+
+
+def both(scenario: Callable[[httpx2.AsyncClient], Awaitable[Outcome]]) -> tuple[Outcome, Outcome]:
+    """``scenario`` run through httpx2's own transport and through pi's, each in a fresh event loop."""
+
+    async def run(client: httpx2.AsyncClient) -> Outcome:
+        async with client:
+            return await scenario(client)
+
+    return asyncio.run(run(httpx2_client())), asyncio.run(run(pi_client()))
+
+
+def canned(reply: bytes, *, close: bool, times: int) -> tuple[Outcome, Outcome]:
+    """``times`` requests to a server answering ``reply``, through both transports: what each got, and how
+    many connections the server accepted."""
+
+    async def scenario(client: httpx2.AsyncClient) -> Outcome:
+        async with CannedServer(reply, close=close) as server:
+            return (*await exchange(client, server.url, times=times), server.connections)
+
+    return both(scenario)
+
+
+@pytest.mark.parametrize("reply", [OK, CHUNKED, CONTINUE_FIRST, NO_CONTENT, ERROR],
+                         ids=["length", "chunked", "continue", "204", "429"])
+def test_responses_and_connection_reuse_match_httpx2(reply: bytes) -> None:
+    ours, theirs = canned(reply, close=False, times=3)
+    assert ours == theirs
+    assert isinstance(ours[0][0], int) and ours[-1] == 1  # answered, all on one kept-alive connection
+
+
+BROKEN = {
+    "closed before answering": b"",
+    "bad status line": b"HTTP/1.1 two hundred OK\r\n\r\n",
+    "truncated length body": b"HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\nshort",
+    "truncated chunked body": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhel",
+    "bad chunk size": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n",
+    "headers too large": b"HTTP/1.1 200 OK\r\nX-Big: " + b"a" * 200_000 + b"\r\n\r\n",
+}
+
+
+@pytest.mark.parametrize("reply", list(BROKEN.values()), ids=list(BROKEN))
+def test_a_misbehaving_server_fails_with_httpx2s_exception_and_text(reply: bytes) -> None:
+    ours, theirs = canned(reply, close=True, times=2)
+    assert ours == theirs
+    assert ours[0][0] in {"RemoteProtocolError", "ReadError"}, ours
+
+
+@pytest.mark.parametrize("reply", [CLOSE_DELIMITED, HTTP10], ids=["connection-close", "http10"])
+def test_close_delimited_bodies_open_a_new_connection_each_time(reply: bytes) -> None:
+    ours, theirs = canned(reply, close=True, times=2)
+    assert ours == theirs
+    assert ours[-1] == 2 and ours[0][2] == reply.split(b"\r\n\r\n", 1)[1]
+
+
+def test_a_refused_connection_and_an_unknown_scheme_read_as_with_httpx2() -> None:
+    """The same exception types; a refusal keeps its ConnectionRefusedError in the chain, where the transport
+    finds it (``Connection error.: connection refused``); its text is the OS's, not anyio's summary."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+
+    async def scenario(client: httpx2.AsyncClient) -> Outcome:
+        outcome: list[Any] = []
+        for request in (httpx2.Request("POST", f"http://127.0.0.1:{port}/v1"),
+                        httpx2.Request("POST", "ftp://127.0.0.1/x")):
+            try:
+                await client.send(request)
+            except httpx2.HTTPError as err:
+                outcome.append((type(err).__name__, transport._refused(err),
+                                str(err) if isinstance(err, httpx2.UnsupportedProtocol) else None))
+        return tuple(outcome)
+
+    ours, theirs = both(scenario)
+    assert ours == theirs == (("ConnectError", True, None),
+                              ("UnsupportedProtocol", False, "Request URL has an unsupported protocol 'ftp://'."))
+
+
+def test_a_read_that_stalls_raises_read_timeout() -> None:
+    async def scenario(client: httpx2.AsyncClient) -> Outcome:
+        async with CannedServer(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhe") as server:
+            return tuple(await exchange(client, server.url, timeout=httpx2.Timeout(5.0, read=0.2)))
+
+    ours, theirs = both(scenario)
+    assert ours == theirs == (("ReadTimeout", ""),)
+
+
+def test_requests_past_the_connection_limit_wait_for_a_free_connection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With one connection allowed, a second request waits while the first response is open (up to the pool
+    timeout: PoolTimeout, as httpcore2) and runs on the same connection once it is closed."""
+    monkeypatch.setattr(aio, "MAX_CONNECTIONS", 1)
+
+    async def scenario() -> tuple[str, bytes, int]:
+        client = pi_client()
+        async with CannedServer(OK) as server:
+            async with client.stream("POST", server.url, content=b"1") as first:
+                try:
+                    await client.post(server.url, content=b"2", timeout=httpx2.Timeout(5.0, pool=0.2))
+                except httpx2.PoolTimeout as err:
+                    waited = type(err).__name__
+                second = asyncio.create_task(client.post(server.url, content=b"3"))
+                await asyncio.sleep(0.1)
+                assert not second.done()
+                await first.aread()
+            answer = await second
+            await client.aclose()
+            return waited, answer.content, server.connections
+
+    assert asyncio.run(scenario()) == ("PoolTimeout", b"hello", 1)
+
+
+@pytest.mark.parametrize("api", ["anthropic-messages", "openai-completions", "openai-responses",
+                                 "google-generative-ai"])
+def test_a_print_run_loads_neither_httpcore2_nor_anyio(tmp_path: Path, api: str) -> None:
+    out = tmp_path / "modules.json"
+    extension = tmp_path / "modules_at_exit.py"
+    extension.write_text("import atexit, json, sys\n"
+                         f"atexit.register(lambda: open({str(out)!r}, 'w').write(json.dumps(sorted(sys.modules))))\n")
+    with pi_runner(tmp_path, api) as pi:
+        pi.server.add(Reply(text="the answer"))
+        done = pi.run("-e", str(extension), "-p", "hi")
+        assert (done.returncode, done.stdout) == (0, "the answer\n"), done.stderr
+    loaded = set(json.loads(out.read_text()))
+    assert {"httpx2", "h11", "pi_core.llm.aio"} <= loaded
+    assert sorted(m for m in loaded if m.split(".")[0] in {"httpcore2", "anyio", "sniffio", "truststore"}) == []
