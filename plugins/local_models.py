@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
+from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_core.types import Model
