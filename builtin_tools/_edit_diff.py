@@ -8,7 +8,8 @@ differing middle is split and handed to difflib. Context lines around it are cut
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+
+from pi_core.records.lazyclass import dataclass
 
 CONTEXT_LINES = 4
 _BLOCK = 1 << 16

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from pi_core.app.args import Args
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
+from pi_core.records.lazyclass import dataclass, field
 from pi_core.registry import Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level
@@ -373,11 +373,11 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     pass a fake provider's). Embedders and tests build sessions with it too."""
     from pi_core.app.settings import RetrySettings
     from pi_core.compaction.compactor import Compactor, llm_summarizer
-    from pi_core.compaction.plan import CompactionSettings
     from pi_core.llm.retry import stream_with_retry
     from pi_core.models.registry import ModelRegistry
     from pi_core.session import SessionParts, provider_stream_fn
     from pi_core.sessions.messages import llm_converter
+    from pi_core.types import CompactionSettings
 
     if stream_fn is None:
         policy = _retry_policy(settings)

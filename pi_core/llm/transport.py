@@ -42,13 +42,13 @@ import os
 import random
 import weakref
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import ProviderError
 from pi_core.llm.sse import SSEDecoder, SSEEvent, SSEOverflow
 from pi_core.llm.stream import ABORTED_TEXT
 from pi_core.providers import resolved
+from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     import ssl

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+
+from pi_core.records.lazyclass import dataclass
 
 _HEX = re.compile(r"^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
 _FUNC = re.compile(r"^(oklch|okhsl)\(\s*([^)]*)\)$", re.IGNORECASE)
