@@ -1,19 +1,20 @@
-"""httpx2's transport for provider requests: HTTP/1.1 (h11) over plain asyncio sockets, with a small pool.
+"""httpx2's transport for provider requests: HTTP/1.1 over plain asyncio sockets, with a small pool.
 
 httpx2's own transport runs on httpcore2, which imports anyio (and sniffio, truststore, platform) at
-import and runs its pool's locks through anyio's asyncio backend at the first request: ~50 ms of a
-``pi -p`` run, before any byte is sent, for a process that makes a few requests on one kept-alive
-connection. This transport does what that stack did for pi's requests with what asyncio has: an
-``asyncio.Protocol`` and a buffer per socket, ``loop.create_connection`` (happy eyeballs 0.25 s, as anyio),
-``loop.start_tls``, ``asyncio.timeout``; the HTTP/1.1 framing is h11's, driven as httpcore2 drives it, so
-responses parse and fail the same way (``Server disconnected without sending a response.``, h11's texts).
+import and runs its pool's locks through anyio's asyncio backend at the first request; with h11 below it,
+~60 ms of a ``pi -p`` run went to that stack before any byte was sent, for a process that makes a few
+requests on one kept-alive connection. This transport does what that stack did for pi's requests with
+what asyncio has: an ``asyncio.Protocol`` and a buffer per socket, ``loop.create_connection`` (happy
+eyeballs 0.25 s, as anyio), ``loop.start_tls``, ``asyncio.timeout``; ``pi_core.llm.http11`` frames the
+requests and parses the responses by h11's rules, so they parse and fail the same way (``Server
+disconnected without sending a response.``, h11's texts).
 
 Its failures are httpx2's exceptions (``ConnectError``, ``ReadTimeout`` ...) chained to the ``OSError`` /
-``ssl.SSLError`` / h11 error behind them, with httpcore2's messages, so ``Connection error.: …``, ``Request
-timed out.``, ``Connection lost: …`` and CERTIFICATE_VERIFY_FAILED read as before. httpcore2's pool rules
-are kept: HTTP/1.1 only, at most 100 connections (a request past them waits, up to the pool timeout), 20
-idle ones kept for 5 s, an idle connection the server closed is never reused. Proxied requests keep
-httpx2's own transport (the client builds those from the environment).
+``ssl.SSLError`` behind them, with httpcore2's messages, so ``Connection error.: …``, ``Request timed out.``,
+``Connection lost: …`` and CERTIFICATE_VERIFY_FAILED read as before. httpcore2's pool rules are kept:
+HTTP/1.1 only, at most 100 connections (a request past them waits, up to the pool timeout), 20 idle ones
+kept for 5 s, an idle connection the server closed is never reused. Proxied requests keep httpx2's own
+transport (the client builds those from the environment).
 """
 
 from __future__ import annotations
@@ -23,14 +24,13 @@ import select
 import ssl
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
-import h11
 import httpx2
 
+from pi_core.llm import http11
+
 READ_BUFFER_LIMIT = 256 * 1024  # unread bytes held per connection before the socket stops being read
-READ_NUM_BYTES = 64 * 1024  # one read hands h11 at most this much (httpcore2's size)
-MAX_INCOMPLETE_EVENT_SIZE = 100 * 1024  # a status line + headers larger than this is a protocol error
+READ_NUM_BYTES = 64 * 1024  # one read hands the parser at most this much (httpcore2's size)
 MAX_CONNECTIONS = 100
 MAX_IDLE_CONNECTIONS = 20
 KEEPALIVE_EXPIRY_S = 5.0
@@ -115,61 +115,69 @@ class _Socket(asyncio.Protocol):
 
 
 class _Connection:
-    """One HTTP/1.1 connection: h11's state machine over one socket, one request at a time."""
+    """One HTTP/1.1 connection over one socket, one request at a time (``pi_core.llm.http11`` frames it)."""
 
     def __init__(self, origin: Origin, transport: asyncio.Transport, protocol: _Socket) -> None:
         self.origin = origin
         self.transport = transport
         self.protocol = protocol
-        self.h11 = h11.Connection(our_role=h11.CLIENT, max_incomplete_event_size=MAX_INCOMPLETE_EVENT_SIZE)
         self.expires_at = 0.0
+        self.reader = http11.ResponseReader(b"GET", keep_alive=False)
+        self.sent_all = False
 
     async def send(self, request: httpx2.Request, timeouts: dict[str, float | None]) -> None:
-        """Write ``request``, head and body."""
-        state = self.h11
-        try:
-            head = state.send(h11.Request(method=request.method, target=request.url.raw_path,
-                                          headers=request.headers.raw))
-        except h11.LocalProtocolError as err:
-            raise httpx2.LocalProtocolError(str(err)) from err
+        """Write ``request``, head and body (the head and a one-piece body in one write)."""
+        method = request.method.encode("ascii")
+        head, length, keep_alive = http11.request_head(method, request.url.raw_path, request.headers.raw)
+        self.reader = http11.ResponseReader(method, keep_alive)
+        self.sent_all = False
         timeout = timeouts.get("write")
+        stream = request.stream
+        assert isinstance(stream, httpx2.AsyncByteStream)  # httpx2's AsyncClient sends only those
+        pending: bytes | None = head
+        sent = 0
         try:
-            if head:
-                await self.write(head, timeout)
-            stream = request.stream
-            assert isinstance(stream, httpx2.AsyncByteStream)  # httpx2's AsyncClient sends only those
-            async for chunk in stream:
-                data = state.send(h11.Data(data=chunk))
+            async for data in stream:
+                if length is None:
+                    data = http11.chunk(data)
+                else:
+                    sent += len(data)
+                    if sent > length:
+                        raise httpx2.LocalProtocolError("Too much data for declared Content-Length")
+                if pending is not None:
+                    data, pending = pending + data, None
                 if data:
                     await self.write(data, timeout)
-            end = state.send(h11.EndOfMessage())
-            if end:
-                await self.write(end, timeout)
+            if length is not None and sent < length:
+                raise httpx2.LocalProtocolError("Too little data for declared Content-Length")
+            tail = http11.LAST_CHUNK if length is None else b""
+            if pending is not None:
+                tail = pending + tail
+            if tail:
+                await self.write(tail, timeout)
         except httpx2.WriteError:
-            pass  # a server may answer (an error) before it read the whole request: read that answer
+            return  # a server may answer (an error) before it read the whole request: read that answer
+        self.sent_all = True
 
-    async def receive_head(self, timeout: float | None) -> h11.Response:
-        """The response's status line and headers (interim 1xx answers skipped)."""
+    async def receive_head(self, timeout: float | None) -> http11.Head:
+        """The final response's status line and headers (interim 1xx answers skipped)."""
+        reader = self.reader
         while True:
-            event = await self.next_event(timeout)
-            if isinstance(event, h11.Response):
-                return event
-            if isinstance(event, h11.InformationalResponse) and event.status_code == 101:
-                raise httpx2.RemoteProtocolError("Server switched protocols, which this transport does not support.")
+            head = reader.head()
+            if head is not None:
+                return head
+            reader.feed(await self.read(timeout))
 
-    async def next_event(self, timeout: float | None) -> Any:
-        state = self.h11
+    async def body(self, timeout: float | None) -> AsyncIterator[bytes]:
+        reader = self.reader
         while True:
-            try:
-                event = state.next_event()
-            except h11.RemoteProtocolError as err:
-                raise httpx2.RemoteProtocolError(str(err)) from err
-            if event is not h11.NEED_DATA:
-                return event
-            data = await self.read(timeout)
-            if not data and state.their_state is h11.SEND_RESPONSE:
-                raise httpx2.RemoteProtocolError("Server disconnected without sending a response.")
-            state.receive_data(data)
+            data = reader.body()
+            if data is None:
+                reader.feed(await self.read(timeout))
+            elif data:
+                yield data
+            else:
+                return
 
     async def read(self, timeout: float | None) -> bytes:
         protocol = self.protocol
@@ -202,11 +210,7 @@ class _Connection:
 
     def reusable(self) -> bool:
         """Both sides finished the exchange and neither asked to close: the next request may follow."""
-        state = self.h11
-        if state.our_state is h11.DONE and state.their_state is h11.DONE:
-            state.start_next_cycle()
-            return True
-        return False
+        return self.sent_all and self.reader.reusable
 
     def stale(self, now: float) -> bool:
         """An idle connection past its keep-alive, or with something to read: the server closed it."""
@@ -269,10 +273,9 @@ class AsyncioTransport(httpx2.AsyncBaseTransport):
                 self._discard(connection)
             slots.release()
             raise
-        return httpx2.Response(status_code=head.status_code, headers=head.headers.raw_items(),
+        return httpx2.Response(status_code=head.status, headers=head.headers,
                                stream=_ResponseStream(self, connection, timeouts.get("read")),
-                               extensions={"http_version": b"HTTP/" + head.http_version,
-                                           "reason_phrase": head.reason})
+                               extensions={"http_version": head.http_version, "reason_phrase": head.reason})
 
     def _idle_connection(self, origin: Origin) -> _Connection | None:
         idle = self._idle.get(origin)
@@ -365,12 +368,8 @@ class _ResponseStream(httpx2.AsyncByteStream):
         connection = self._connection
         timeout = self._timeout
         try:
-            while True:
-                event = await connection.next_event(timeout)
-                if type(event) is h11.Data:
-                    yield bytes(event.data)
-                elif isinstance(event, h11.EndOfMessage) or event is h11.PAUSED:
-                    return
+            async for data in connection.body(timeout):
+                yield data
         except BaseException:
             await self.aclose()
             raise
