@@ -51,12 +51,15 @@ class Catalog:
         lines = self._lines.get(provider)
         if lines is not None:
             try:
-                entry["models"] = json.loads(f"[{lines[0]}]")
+                models = json.loads(f"[{lines[0]}]")
+                if len(models) != lines[1]:
+                    raise ValueError(f"{len(models)} models on {lines[1]} lines")
             except ValueError as err:
                 raise RuntimeError(f"the model catalog {self.path} is unreadable: the {provider} models: {err}") from err
+            entry["models"] = models
             self._lines.pop(provider, None)
-        models: list[dict[str, Any]] = entry.get("models") or []
-        return models
+        parsed: list[dict[str, Any]] = entry.get("models") or []
+        return parsed
 
     def parsed(self) -> list[str]:
         """Providers whose models have been parsed (all of them for a file read whole)."""
@@ -84,9 +87,9 @@ def _split(text: str, path: Path) -> Catalog | None:
             continue
         end = text.find(_MODELS_CLOSE, body)
         block = text[body:end]
-        count = block.count("\n") + 1
-        if end < 0 or not block.startswith(_MODEL_LINE[1:]) or block.count(_MODEL_LINE) != count - 1:
+        if end < 0 or not block.startswith(_MODEL_LINE[1:]):
             return None
+        count = block.count(_MODEL_LINE) + 1  # one model a line (checked when they are parsed)
         blocks.append((block, count))
         start = end + 1
     kept.append(text[start:])

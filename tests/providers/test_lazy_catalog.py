@@ -101,17 +101,18 @@ def test_the_bundled_catalog_read_a_provider_at_a_time_is_the_files_json(fresh_c
     assert fresh_catalog.whole() == whole
 
 
-@pytest.mark.parametrize("layout", ["compact", "indented", "bad model line"])
+@pytest.mark.parametrize("layout", ["compact", "indented", "bad model line", "two models on a line"])
 def test_a_catalog_file_in_another_layout_is_read_whole(tmp_path: Path, layout: str) -> None:
     data = {"format": 1, "source": {"generatedAt": "x"}, "providers": {
         "p": {"name": "P", "api": "openai-completions", "baseUrl": "http://h", "models": [{"id": "a"}, {"id": "b"}]},
         "q": {"name": "Q", "models": []}}, "unsupported": []}
     path = tmp_path / "catalog.json"
     path.write_text(json.dumps(data) if layout == "compact" else json.dumps(data, indent=2) if layout == "indented"
-                    else catalog_build.dump_catalog(data).replace('{"id": "b"}', '{"id": "b",'))
+                    else catalog_build.dump_catalog(data).replace('{"id": "b"}', '{"id": "b",') if layout == "bad model line"
+                    else catalog_build.dump_catalog(data).replace('{"id": "a"},\n        {"id": "b"}', '{"id": "a"}, {"id": "b"}'))
     read = catalog._read(path, lazy=True)
-    if layout == "bad model line":  # the bundled file is dump_catalog's output (test_catalog.py): it cannot be
-        assert read is not None and read.models("q") == []
+    if layout in ("bad model line", "two models on a line"):  # the bundled file is dump_catalog's output
+        assert read is not None and read.models("q") == []  # (test_catalog.py): it cannot be
         with pytest.raises(RuntimeError, match=f"the model catalog {path} is unreadable: the p models: "):
             read.models("p")
         return
