@@ -42,7 +42,6 @@ from pi_core.types import (
     encodable,
     encodable_value,
 )
-from pi_core.validation import non_finite_error, validate_tool_arguments
 
 if TYPE_CHECKING:
     from pi_core.extension import ExtensionContext
@@ -330,6 +329,9 @@ async def execute_tool_calls(context: AgentContext, assistant: AssistantMessage,
 
 async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantMessage, config: LoopConfig,
                    emit: Emit, signal: AbortSignal) -> _Prepared:
+    # Imported here: a reply without tool calls never loads the validator.
+    from pi_core.validation import non_finite_error, validate_tool_arguments
+
     await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
     prepared = _Prepared(call)
     if signal.aborted:  # a call after an abort runs neither its hooks nor the tool

@@ -109,7 +109,7 @@ def load_project_plugins(plugins: PluginSet, project_dir: Path, disabled: set[st
     """Add a trusted project's plugins (layer ``project``): its ``.pi/extensions/*.py`` files and the entry
     points of the distributions ``pi install -l`` put in ``.pi/packages`` (their folder joins the end of
     ``sys.path`` with its ``.pth`` files, so pi's own environment wins an import-name clash)."""
-    if packages:
+    if packages and (project_dir / ".pi" / "packages").is_dir():  # no sysconfig unless pi install -l ran here
         site = project_site(project_dir)
         if site.is_dir():
             from pi_core.discovery import entry_points

@@ -10,7 +10,6 @@ OpenAI-compatible ``/v1`` endpoint, so a found model works with ``openai-complet
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
@@ -128,6 +127,8 @@ def discover(settings: dict[str, Any] | None = None, timeout_s: float = PROBE_TI
     servers = [(server, urls[server.provider]) for server in SERVERS if server.provider in urls]
     if not servers:
         return []
+    from concurrent.futures import ThreadPoolExecutor  # only with servers to probe
+
     with ThreadPoolExecutor(max_workers=len(servers)) as pool:
         found = list(pool.map(lambda pair: probe(pair[0], pair[1], timeout_s), servers))
     return [model for server_models in found for model in server_models]

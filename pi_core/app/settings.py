@@ -456,7 +456,7 @@ class Settings:
 
     @property
     def compaction(self) -> Any:
-        from pi_core.compaction.plan import CompactionSettings
+        from pi_core.types import CompactionSettings
 
         return CompactionSettings(
             enabled=self._typed("compaction.enabled", bool, True),

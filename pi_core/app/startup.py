@@ -373,11 +373,11 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     pass a fake provider's). Embedders and tests build sessions with it too."""
     from pi_core.app.settings import RetrySettings
     from pi_core.compaction.compactor import Compactor, llm_summarizer
-    from pi_core.compaction.plan import CompactionSettings
     from pi_core.llm.retry import stream_with_retry
     from pi_core.models.registry import ModelRegistry
     from pi_core.session import SessionParts, provider_stream_fn
     from pi_core.sessions.messages import llm_converter
+    from pi_core.types import CompactionSettings
 
     if stream_fn is None:
         policy = _retry_policy(settings)

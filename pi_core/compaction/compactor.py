@@ -13,11 +13,6 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pi_core.compaction.plan import (
-    CompactionResult,
-    CompactionSettings,
-    prepare_compaction,
-)
 from pi_core.compaction.tokens import (
     calculate_context_tokens,
     estimate_context_tokens,
@@ -27,6 +22,7 @@ from pi_core.errors import AbortedError
 from pi_core.records.lazyclass import dataclass
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
+from pi_core.types import CompactionResult, CompactionSettings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -131,6 +127,8 @@ class Compactor:
         custom_instructions: str | None,
         signal: AbortSignal | None,
     ) -> CompactionOutcome | None:
+        # Imported here: the planner loads when a compaction runs, not on every start.
+        from pi_core.compaction.plan import prepare_compaction
         from pi_core.signals import AbortSignal as Signal
 
         signal = signal or Signal()

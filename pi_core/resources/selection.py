@@ -18,7 +18,6 @@ from typing import Any
 
 from pi_core.records.lazyclass import dataclass, field
 from pi_core.resources.diagnostics import Scope, canonical, expand_user_path
-from pi_core.resources.ignore import _glob_to_regex
 
 Collector = Callable[[Path], list[Path]]  # files of one kind under a directory
 
@@ -62,6 +61,8 @@ def is_pattern(entry: str) -> bool:
 
 @cache
 def _compiled(pattern: str) -> re.Pattern[str]:
+    from pi_core.resources.ignore import _glob_to_regex  # when settings name patterns
+
     return re.compile(_glob_to_regex(pattern))
 
 

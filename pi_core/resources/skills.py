@@ -8,7 +8,7 @@ import os
 import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pi_core.records.lazyclass import dataclass
 from pi_core.resources.diagnostics import (
@@ -20,12 +20,6 @@ from pi_core.resources.diagnostics import (
     expand_user_path,
     is_under,
 )
-from pi_core.resources.frontmatter import (
-    FrontmatterError,
-    parse_frontmatter,
-    strip_frontmatter,
-)
-from pi_core.resources.ignore import IgnoreMatcher
 from pi_core.resources.selection import (
     Candidate,
     ResourceSettings,
@@ -33,6 +27,9 @@ from pi_core.resources.selection import (
     order_candidates,
     settings_candidates,
 )
+
+if TYPE_CHECKING:
+    from pi_core.resources.ignore import IgnoreMatcher
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
@@ -83,6 +80,9 @@ def validate_name(name: str, parent_dir_name: str) -> list[str]:
 def load_skill_file(path: Path, origin: SkillOrigin) -> tuple[Skill | None, list[Diagnostic]]:
     """Parse one skill file. Name problems are warnings (the skill still loads); a missing
     description, invalid YAML or an unreadable file is a warning and the skill is skipped."""
+    # Imported here: a run without skill files never loads the YAML parser.
+    from pi_core.resources.frontmatter import FrontmatterError, parse_frontmatter
+
     diagnostics: list[Diagnostic] = []
 
     def warn(message: str) -> None:
@@ -121,6 +121,8 @@ def collect_skill_files(root: Path, mode: ScanMode) -> list[Path]:
     Names starting with "." and ``node_modules`` are skipped; ignore files inside the tree apply."""
     if not root.is_dir():
         return []
+    from pi_core.resources.ignore import IgnoreMatcher
+
     found: list[Path] = []
     _walk(root, root, mode, IgnoreMatcher(root), found, set())
     return found
@@ -326,6 +328,8 @@ def expand_skill_command(text: str, skills: Iterable[Skill], on_error: SkillErro
     skill = next((s for s in skills if s.name == name), None)
     if skill is None:
         return text
+    from pi_core.resources.frontmatter import FrontmatterError, strip_frontmatter
+
     try:
         body = strip_frontmatter(skill.file_path.read_text(encoding="utf-8", errors="replace")).strip()
     except (OSError, FrontmatterError) as err:

@@ -19,8 +19,6 @@ from pi_core.resources.diagnostics import (
     expand_user_path,
     is_under,
 )
-from pi_core.resources.frontmatter import FrontmatterError, parse_frontmatter
-from pi_core.resources.ignore import IgnoreMatcher
 from pi_core.resources.selection import (
     ResourceSettings,
     auto_candidates,
@@ -105,6 +103,9 @@ def expand_template(text: str, templates: Iterable[PromptTemplate]) -> str:
 
 def load_template_file(path: Path, source_info: SourceInfo) -> PromptTemplate:
     """Read one template; raises OSError or FrontmatterError (the caller skips the file)."""
+    # Imported here: a run without template files never loads the YAML parser.
+    from pi_core.resources.frontmatter import parse_frontmatter
+
     frontmatter, body = parse_frontmatter(path.read_text(encoding="utf-8", errors="replace"))
     description = frontmatter.get("description") or ""
     description = description if isinstance(description, str) else str(description)
@@ -127,6 +128,8 @@ def collect_template_files(directory: Path) -> list[Path]:
     """Direct ``*.md`` files of ``directory`` (no recursion; dot-names and ignored files skipped)."""
     if not directory.is_dir():
         return []
+    from pi_core.resources.ignore import IgnoreMatcher
+
     ignore = IgnoreMatcher(directory)
     ignore.add_dir(directory)
     found = []
@@ -148,6 +151,8 @@ def collect_template_files(directory: Path) -> list[Path]:
 
 def collect_markdown_tree(directory: Path) -> list[Path]:
     """Every ``*.md`` below ``directory`` (a settings entry naming a folder is searched recursively)."""
+    from pi_core.resources.ignore import IgnoreMatcher
+
     found: list[Path] = []
     ignore = IgnoreMatcher(directory)
     visited: set[str] = set()
@@ -207,6 +212,8 @@ def load_templates(
     collisions: list[Diagnostic] = []
 
     def add(path: Path, info: SourceInfo) -> None:
+        from pi_core.resources.frontmatter import FrontmatterError
+
         real = canonical(path)
         if real in seen_files:
             return

@@ -8,7 +8,6 @@ is wanted. Every constructor lays its keys out in the order Pi's session manager
 from __future__ import annotations
 
 import os
-import secrets
 import time
 from collections.abc import Container
 from datetime import UTC, datetime
@@ -69,7 +68,7 @@ def uuid7() -> str:
 def new_entry_id(taken: Container[str]) -> str:
     """8 lowercase hex characters, unique among ``taken``; a full UUID after 100 collisions."""
     for _ in range(100):
-        candidate = secrets.token_hex(4)
+        candidate = os.urandom(4).hex()  # secrets.token_hex(4), without importing secrets (hmac, hashlib)
         if candidate not in taken:
             return candidate
     import uuid

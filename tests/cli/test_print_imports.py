@@ -35,11 +35,14 @@ DEFERRED = (
 
 
 # Start-up work a print run without those features skips: session lookup (--session/--fork/--session-id),
-# the compaction summarizer (only when compacting), virtual models (none registered), Vertex credentials,
-# the catalog builder (``pi update --models``), uuid (session ids are formatted without it).
+# the compaction summarizer and planner (only when compacting), virtual models (none registered), Vertex
+# credentials, the catalog builder (``pi update --models``), uuid and secrets (ids are made without them),
+# tool-argument validation (no tool call), the skill/template file parsers (no such files), sysconfig (no
+# ``pi install -l`` packages in the project), the local-model prober's thread pool (no local servers).
 DEFERRED_AT_START = (
-    "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.models.virtual",
-    "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "uuid",
+    "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.compaction.plan", "pi_core.models.virtual",
+    "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "uuid", "secrets", "hmac", "pi_core.validation",
+    "pi_core.resources.frontmatter", "pi_core.resources.ignore", "sysconfig", "concurrent.futures.thread",
 )
 
 
@@ -84,7 +87,7 @@ def test_a_tool_call_loads_its_helpers_then(tmp_path: Path) -> None:
     with pi_runner(tmp_path, "openai-completions") as pi:
         pi.server.add(Reply(tool_calls=[("read", {"path": str(tmp_path / "notes.txt")})]), Reply(text="the answer"))
         loaded = _modules_after(pi, tmp_path, "-p", "read it")
-        assert {"pi_core.toolkit.fileops", "pi_builtin_tools._text_slice"} <= loaded
+        assert {"pi_core.toolkit.fileops", "pi_builtin_tools._text_slice", "pi_core.validation"} <= loaded
         assert "pi_core.toolkit.procs" in loaded  # read's messages format numbers as Pi does (js_number)
         assert "alpha" in json.dumps(pi.server.requests[1].body)
         assert not {m for m in loaded if m.split(".")[0] in PYDANTIC}  # nor does a tool call (its result record)
