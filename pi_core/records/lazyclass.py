@@ -16,8 +16,15 @@ dataclasses would set, and those stand-ins process the class the first time one 
 Processing is dataclasses' own, so the result is the eagerly built class (same methods, attributes and
 attribute order). It runs once, under a lock: another thread touching a stand-in meanwhile waits for it, and
 dataclasses replaces each stand-in in one step, so an instance being built in another thread never falls
-through to ``object.__init__`` (only the ``__hash__`` stand-in is removed first: dataclasses must find the
-class without one). A subclass processes its bases first (dataclasses reads their ``__dataclass_fields__``).
+through to ``object.__init__``. A subclass processes its bases first (dataclasses reads their
+``__dataclass_fields__``).
+
+On 3.11, processing itself is split: dataclasses runs without ``repr`` and ``eq`` (it compiles ``__init__``
+only), and ``__repr__``, ``__eq__``, the ``__hash__`` dataclasses would generate and a missing docstring are
+each built by dataclasses' own builders on their own first lookup (the class dict holds the builder in the
+method's place until then; ``__dataclass_params__`` says ``repr``/``eq`` as given). A class used only to hold
+values pays for one compiled method. With ``order`` or ``unsafe_hash``, or on 3.12, processing is whole (its
+``__hash__`` stand-in is removed first there: dataclasses must find the class without one).
 
 Eager, exactly as ``dataclasses.dataclass``: ``slots=True``/``weakref_slot`` (a new class is returned),
 classes with a metaclass other than ``type`` (ABCs: abstract methods are recomputed by processing), an explicit
@@ -32,6 +39,7 @@ default after one with a default) is raised at first use rather than at import.
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import sys
 import types
 from _thread import RLock, get_ident
@@ -55,16 +63,19 @@ _FROZEN = ("__setattr__", "__delattr__")
 class _Pending:
     """A class waiting to be processed, with dataclasses' parameters for it."""
 
-    __slots__ = ("cls", "done", "error", "hash_stand_in", "names", "params", "thread")
+    __slots__ = ("cls", "done", "error", "explicit_hash", "hash_stand_in", "names", "params", "split", "thread")
 
-    def __init__(self, cls: type, params: tuple[bool, ...]) -> None:
+    def __init__(self, cls: type, params: tuple[bool, ...], explicit_hash: bool) -> None:
         self.cls = cls
         self.params = params
+        self.explicit_hash = explicit_hash  # dataclasses' has_explicit_hash, read before any stand-in
         self.names: list[str] = []
         self.thread: int | None = None
         self.done = False
         self.error: BaseException | None = None
         self.hash_stand_in = False
+        # __repr__, __eq__, __hash__ and the docstring built on their own first use (see _split_off)
+        self.split = _SPLIT and not params[3] and not params[4]  # not with order or unsafe_hash
 
 
 class _StandIn:
@@ -84,10 +95,30 @@ class _StandIn:
         if owner is None:
             owner = type(obj)
         if not _realize(pending):
+            if self.name == "__doc__" and pending.split:
+                return _LATER  # dataclasses builds no docstring: _split_off defers it
             if self.original is not _ABSENT:
                 return self.original
             return _lookup(owner, pending.cls, self.name, obj, skip=1)
         return _lookup(owner, pending.cls, self.name, obj, skip=0)
+
+
+class _Later:
+    """A method (or the docstring) of a processed class, made by ``make`` on its first lookup."""
+
+    __slots__ = ("cls", "make", "name")
+
+    def __init__(self, cls: type, name: str, make: Callable[[], Any]) -> None:
+        self.cls = cls
+        self.name = name
+        self.make = make
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        cls = self.cls
+        with _LOCK:
+            if cls.__dict__.get(self.name) is self:
+                setattr(cls, self.name, self.make())
+        return _lookup(type(obj) if owner is None else owner, cls, self.name, obj, skip=0)
 
 
 def _lookup(owner: type, cls: type, name: str, obj: Any, skip: int) -> Any:
@@ -128,17 +159,73 @@ def _realize(pending: _Pending) -> bool:
 
 def _process(pending: _Pending) -> None:
     cls = pending.cls
-    if pending.hash_stand_in:
+    params = pending.params
+    if pending.split:
+        # Without repr and eq dataclasses compiles only __init__ and decides no __hash__ (so the __hash__
+        # stand-in may stay); _split_off puts the rest in place.
+        params = (params[0], False, False, *params[3:])
+    elif pending.hash_stand_in:
         # dataclasses decides about __hash__ from the class dict's own entry: it must see none.
         delattr(cls, "__hash__")
     assert _PROCESS_CLASS is not None
-    _PROCESS_CLASS(cls, *pending.params)
+    _PROCESS_CLASS(cls, *params)
+    if pending.split:
+        _split_off(pending)
     for name in pending.names:
         held = cls.__dict__.get(name)
         if type(held) is _StandIn and held.pending is pending:
             if name != "__setstate__":
                 raise RuntimeError(f"lazyclass: dataclasses did not set {name} on {cls.__qualname__}")
             delattr(cls, name)
+
+
+def _split_off(pending: _Pending) -> None:
+    """After dataclasses processed the class without repr and eq: what it would have added, each built on
+    its own first use, with dataclasses' own builders and in the class dict's places the eager class has."""
+    cls = pending.cls
+    _init, repr_, eq, _order, _unsafe_hash, frozen = pending.params[:6]
+    dc = _DATACLASSES
+    own = cls.__dict__
+    own["__dataclass_params__"].repr = repr_
+    own["__dataclass_params__"].eq = eq
+    fields = [f for f in own["__dataclass_fields__"].values() if f._field_type is dc._FIELD]
+    module = sys.modules.get(cls.__module__)
+    namespace = vars(module) if module is not None else {}
+
+    def later(method: _Later) -> None:  # in the stand-in's place in the class dict
+        type.__setattr__(cls, method.name, method)
+
+    def stand_in(name: str) -> bool:
+        held = own.get(name)
+        return type(held) is _StandIn and held.pending is pending
+
+    if repr_ and stand_in("__repr__"):
+        shown = [f for f in fields if f.repr]
+        later(_Later(cls, "__repr__", lambda: dc._set_qualname(cls, dc._repr_fn(shown, namespace))))
+    if eq and stand_in("__eq__"):
+        compared = [f for f in fields if f.compare]
+
+        def make_eq() -> Any:
+            mine, theirs = dc._tuple_str("self", compared), dc._tuple_str("other", compared)
+            return dc._set_qualname(cls, dc._cmp_fn("__eq__", "==", mine, theirs, globals=namespace))
+
+        later(_Later(cls, "__eq__", make_eq))
+    action = dc._hash_action[False, bool(eq), bool(frozen), pending.explicit_hash]
+    if action is dc._hash_add:
+        later(_Later(cls, "__hash__", lambda: action(cls, fields, namespace)))
+    elif action is not None:
+        type.__setattr__(cls, "__hash__", action(cls, fields, namespace))  # None (_hash_set_none)
+    elif stand_in("__hash__"):
+        delattr(cls, "__hash__")
+    if stand_in("__doc__"):  # dataclasses saw _LATER there; the check and the text are its own (3.11)
+        def make_doc() -> str:
+            try:
+                text_sig = str(inspect.signature(cls)).replace(" -> None", "")
+            except (TypeError, ValueError):
+                text_sig = ""
+            return cls.__name__ + text_sig
+
+        later(_Later(cls, "__doc__", make_doc))
 
 
 def _set_new_attribute(cls: type, name: str, value: Any) -> bool:
@@ -169,6 +256,9 @@ def _processor() -> Callable[..., Any] | None:
 
 
 _PROCESS_CLASS = _processor()
+# The builders _split_off calls (_repr_fn, _cmp_fn, _tuple_str, _hash_action) have these signatures in 3.11.
+_SPLIT = _PROCESS_CLASS is not None and sys.version_info[:2] == (3, 11)
+_LATER = "(built on first use)"
 
 
 def _eager(cls: type, params: tuple[bool, ...]) -> bool:
@@ -198,7 +288,8 @@ def _defer(cls: type, params: tuple[bool, ...]) -> type:
                                      weakref_slot=weakref_slot)
     init, repr_, eq, order, _unsafe_hash, frozen = params[:6]
     own = cls.__dict__
-    pending = _Pending(cls, params)
+    class_hash = own.get("__hash__", _ABSENT)
+    pending = _Pending(cls, params, not (class_hash is _ABSENT or (class_hash is None and "__eq__" in own)))
     names = ["__dataclass_params__", "__dataclass_fields__"]
     if init and "__init__" not in own:
         names.append("__init__")
