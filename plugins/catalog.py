@@ -21,15 +21,16 @@ if TYPE_CHECKING:
 CATALOG_PATH = Path(__file__).with_name("catalog_models.json")
 CACHE_FILE = "models-catalog.json"  # written by ``pi update --models`` (pi_core.models.catalog_build)
 FORMAT_VERSION = 1
-_MODELS_OPEN, _MODELS_CLOSE, _MODEL_LINE = '      "models": [', "      ]", "        {"  # dump_catalog's layout
+_MODELS_OPEN, _MODELS_CLOSE, _MODEL_LINE = '\n      "models": [\n', "\n      ]\n", "\n        {"  # dump_catalog's layout
 
 
 class Catalog:
     """A catalog file: its providers' own fields at once, each provider's models when first asked for."""
 
-    def __init__(self, data: dict[str, Any], model_lines: dict[str, list[str]] | None = None,
+    def __init__(self, data: dict[str, Any], model_lines: dict[str, tuple[str, int]] | None = None,
                  path: Path | None = None) -> None:
-        """``data`` as the file reads; with ``model_lines``, those providers' ``models`` are still text."""
+        """``data`` as the file reads; ``model_lines``: providers whose ``models`` are still text (their
+        lines, and how many)."""
         self.data, self.path = data, path
         self._lines = model_lines or {}
 
@@ -42,7 +43,7 @@ class Catalog:
 
     def model_count(self, provider: str) -> int:
         lines = self._lines.get(provider)
-        return len(lines) if lines is not None else len(self.providers[provider].get("models") or [])
+        return lines[1] if lines is not None else len(self.providers[provider].get("models") or [])
 
     def models(self, provider: str) -> list[dict[str, Any]]:
         """The raw (camelCase) models of ``provider``, parsed on the first call."""
@@ -50,7 +51,7 @@ class Catalog:
         lines = self._lines.get(provider)
         if lines is not None:
             try:
-                entry["models"] = json.loads("[" + "\n".join(lines) + "]")
+                entry["models"] = json.loads(f"[{lines[0]}]")
             except ValueError as err:
                 raise RuntimeError(f"the model catalog {self.path} is unreadable: the {provider} models: {err}") from err
             self._lines.pop(provider, None)
@@ -72,26 +73,25 @@ def _split(text: str, path: Path) -> Catalog | None:
     """The catalog in ``dump_catalog``'s layout (one model per line) with the model lines left unparsed (a
     broken one is found when its provider is read); None when ``text`` is laid out otherwise."""
     kept: list[str] = []
-    blocks: list[list[str]] = []
-    block: list[str] | None = None
-    for line in text.split("\n"):
-        if block is not None:
-            if line == _MODELS_CLOSE:
-                kept.append(_MODELS_CLOSE)
-                block = None
-            elif line.startswith(_MODEL_LINE):
-                block.append(line)
-            else:
-                return None
-        else:
-            kept.append(line)
-            if line == _MODELS_OPEN:
-                block = []
-                blocks.append(block)
-    if block is not None:
-        return None
+    blocks: list[tuple[str, int]] = []
+    start = 0
+    while (found := text.find(_MODELS_OPEN, start)) >= 0:
+        body = found + len(_MODELS_OPEN)
+        kept.append(text[start:body])
+        if text.startswith(_MODELS_CLOSE, body - 1):  # no models
+            blocks.append(("", 0))
+            start = body
+            continue
+        end = text.find(_MODELS_CLOSE, body)
+        block = text[body:end]
+        count = block.count("\n") + 1
+        if end < 0 or not block.startswith(_MODEL_LINE[1:]) or block.count(_MODEL_LINE) != count - 1:
+            return None
+        blocks.append((block, count))
+        start = end + 1
+    kept.append(text[start:])
     try:
-        data = json.loads("\n".join(kept))
+        data = json.loads("".join(kept))
     except ValueError:
         return None
     providers = data.get("providers") if isinstance(data, dict) else None

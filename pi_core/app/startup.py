@@ -356,10 +356,10 @@ def _clean_old_outputs(session_dir: Path) -> None:
     """Start-up housekeeping (docs/sessions.md#full-output-files): full outputs of deleted sessions after
     a week, temp-dir ones (``--no-session``) after a day."""
     from pi_core.sessions.outputs import clean_orphan_outputs
-    from pi_core.toolkit.tempdir import clean_old_temp_outputs
+    from pi_core.toolkit.tempdir import clean_temp_outputs_when_due
 
     clean_orphan_outputs((session_dir,))
-    clean_old_temp_outputs()
+    clean_temp_outputs_when_due()
 
 
 def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry, *,

@@ -3,13 +3,15 @@ full-output files of long commands, which outlive the run (the model and the use
 
 Full-output files go where the session keeps them (``<session>.outputs/``, see
 ``pi_core.sessions.outputs``), or, without a session file, into the system temp dir as Pi does, under an
-unpredictable name; ``clean_old_temp_outputs`` removes those older than a day at start-up.
+unpredictable name; ``clean_old_temp_outputs`` removes those older than a day at start-up (when one
+can be that old: ``clean_temp_outputs_when_due``).
 """
 
 from __future__ import annotations
 
 import atexit
 import os
+import stat
 import threading
 from pathlib import Path
 
@@ -61,31 +63,73 @@ def new_output_file(prefix: str, directory: Path | None = None, suffix: str = ".
 
 def clean_old_temp_outputs(max_age_s: float = TEMP_OUTPUT_MAX_AGE_S, now: float | None = None) -> list[Path]:
     """Remove this user's full-output files in the system temp dir older than ``max_age_s`` (a day)."""
+    import time
+
+    return _clean_temp_outputs(max_age_s, now if now is not None else time.time())[0]
+
+
+def clean_temp_outputs_when_due(max_age_s: float = TEMP_OUTPUT_MAX_AGE_S) -> list[Path]:
+    """``clean_old_temp_outputs`` at start-up, skipped while none of the outputs can be old enough yet.
+
+    Each cleaning sets the modification time of a stamp file in the temp dir to when the oldest output it
+    left turns ``max_age_s`` old (an output made later is younger), so most starts read one file's times
+    instead of listing the temp dir and every output in it.
+    """
     import tempfile
     import time
 
+    now = time.time()
+    stamp = os.path.join(tempfile.gettempdir(), f"{_DUE_STAMP}{os.getuid()}")
+    try:
+        info = os.lstat(stamp)
+        if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and now < info.st_mtime <= now + max_age_s:
+            return []
+    except OSError:
+        pass
+    removed, oldest = _clean_temp_outputs(max_age_s, now)
+    due = min(oldest, now) + max_age_s
+    try:
+        os.close(os.open(stamp, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600))
+        os.utime(stamp, (due, due), follow_symlinks=False)
+    except OSError:
+        pass  # e.g. another user's file of that name: every start cleans, as without a stamp
+    return removed
+
+
+_DUE_STAMP = "pi-outputs-due-"  # + uid: the stamp of clean_temp_outputs_when_due
+
+
+def _clean_temp_outputs(max_age_s: float, now: float) -> tuple[list[Path], float]:
+    """(the outputs removed, the modification time of the oldest one left: ``now`` when none is)."""
+    import tempfile
+
     removed: list[Path] = []
-    cutoff = (now if now is not None else time.time()) - max_age_s
+    oldest = now
+    cutoff = now - max_age_s
     root = tempfile.gettempdir()
     try:
         entries = list(os.scandir(root))  # one listing, however many other files the temp dir holds
     except OSError:
-        return removed
+        return removed, oldest
+    prefixes = tuple(prefix for prefix, _suffix in FULL_OUTPUT_NAMES)
     for entry in entries:
         name = os.path.normcase(entry.name)
-        if not any(name.startswith(prefix) and name.endswith(suffix) and len(name) >= len(prefix) + len(suffix)
-                   for prefix, suffix in FULL_OUTPUT_NAMES):
+        if not name.startswith(prefixes) or not any(  # the first test turns away the other programs' files at once
+                name.startswith(prefix) and name.endswith(suffix) and len(name) >= len(prefix) + len(suffix)
+                for prefix, suffix in FULL_OUTPUT_NAMES):
             continue
         try:
             info = entry.stat(follow_symlinks=False)
-            if entry.is_symlink() or not entry.is_file(follow_symlinks=False) or info.st_uid != os.getuid() \
-                    or info.st_mtime >= cutoff:
+            if entry.is_symlink() or not entry.is_file(follow_symlinks=False) or info.st_uid != os.getuid():
+                continue
+            if info.st_mtime >= cutoff:
+                oldest = min(oldest, info.st_mtime)
                 continue
             os.unlink(entry.path)
         except OSError:
             continue  # another pi removed it first, or it is not ours to remove
         removed.append(Path(entry.path))
-    return removed
+    return removed, oldest
 
 
 def cleanup_run_temp_dir() -> None:
