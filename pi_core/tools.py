@@ -109,14 +109,15 @@ class ToolContext:
             self.on_update(ToolResult.text(partial) if isinstance(partial, str) else partial)
 
 
-# Unicode spaces that models (and macOS screenshot names) use where a plain space was meant.
-_UNICODE_SPACES = re.compile("[\u00a0\u2000-\u200a\u202f\u205f\u3000]")
+# Unicode spaces that models (and macOS screenshot names) use where a plain space was meant (compiled by re on
+# the first tool call, not at import).
+_UNICODE_SPACES = "[\u00a0\u2000-\u200a\u202f\u205f\u3000]"
 
 
 def expand_path(path: str) -> str:
     """Drop one leading ``@``, turn Unicode spaces into ASCII spaces and expand ``~`` / ``~/``."""
     path = path.removeprefix("@")
-    path = _UNICODE_SPACES.sub(" ", path)
+    path = re.sub(_UNICODE_SPACES, " ", path)
     if path == "~":
         return os.path.expanduser("~")
     if path.startswith("~/"):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import AsyncIterator
-from http import HTTPStatus
 from typing import Any
 
 from pi_core import hookimpl
@@ -40,6 +39,8 @@ class PiMessagesError(ProviderError):
 
 def status_text(status: int, body: str) -> str:
     """``401 Unauthorized: {error.message or body} ({error.code})``."""
+    from http import HTTPStatus  # on an error answer, not at start
+
     try:
         phrase = HTTPStatus(status).phrase
     except ValueError:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable
 from typing import Any, NotRequired, TypedDict
 
@@ -56,6 +55,8 @@ def _singular(word: str) -> str:
 
 def words(text: str) -> list[str]:
     """Lower-case words split at identifier boundaries (camelCase, snake_case), without stop words."""
+    import unicodedata  # a search only (a print run without one does not load it)
+
     text = unicodedata.normalize("NFC", text)
     text = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", text)
     text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", text).lower()

@@ -30,6 +30,7 @@ _DIGITS = re.compile(rb"[0-9]+")
 _FOLD = re.compile(rb"[ \t]+")
 _BLANK_LINE = re.compile(rb"\n\r?\n")
 _CONTENT_LENGTH_MAX_DIGITS = 20
+_VALID_FIELDS: set[tuple[bytes, bytes]] = set()  # request header fields already checked
 
 Headers = list[tuple[bytes, bytes]]
 
@@ -81,11 +82,16 @@ def _comma_values(headers: list[tuple[bytes, bytes, bytes]], wanted: bytes) -> l
 def request_head(method: bytes, target: bytes, headers: Sequence[tuple[bytes, bytes]]) -> tuple[bytes, int | None, bool]:
     """The request's head, its body length (``None``: chunked) and whether the connection may be kept after it;
     raises httpx2's ``LocalProtocolError`` for what h11 refuses to send."""
-    for name, value in headers:
+    for field in headers:
+        if field in _VALID_FIELDS:
+            continue
+        name, value = field
         if not _TOKEN.fullmatch(name):
             raise _local(f"Illegal header name {name!r}")
         if not _FIELD_VALUE.fullmatch(value):
             raise _local(f"Illegal header value {value!r}")
+        if len(_VALID_FIELDS) < 256 and name.lower() != b"content-length":  # the same every turn but the length
+            _VALID_FIELDS.add(field)
     fields = _normalized(headers, httpx2.LocalProtocolError)
     hosts = [field for field in fields if field[1] == b"host"]
     if not hosts:

@@ -453,16 +453,27 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
 def _build_request(client: httpx2.AsyncClient, shared: bool, method: str, url: str, content: bytes,
                    headers: dict[str, str], timeout: float) -> httpx2.Request:
     """``client.build_request`` with the shared client's part done once: its default headers merged with the
-    wire's (the same every turn) as httpx2 merges them, the URL parsed once. An injected client may carry
-    its own base URL, headers or parameters: it builds the request itself."""
+    wire's (the same every turn) as httpx2 merges them, behind the ``Host`` header httpx2 puts first, the URL
+    parsed once; per request only ``Content-Length`` is added, where httpx2 adds it. With cookies in the
+    client's jar, httpx2 adds them. An injected client may carry its own base URL, headers or parameters: it
+    builds the request itself."""
     import httpx2
 
     if not shared:
         return client.build_request(method, _parsed_url(url), content=content, headers=headers,
                                     timeout=httpx2_timeout(timeout))
     timeouts = {"connect": CONNECT_TIMEOUT_S, "read": timeout, "write": timeout, "pool": timeout}
-    return httpx2.Request(method, _parsed_url(url), content=content, headers=_merged_headers(client, headers),
-                          cookies=client.cookies, extensions={"timeout": timeouts})
+    parsed = _parsed_url(url)
+    template = _request_headers(client, headers, parsed)
+    if template is None or client.cookies.jar:
+        return httpx2.Request(method, parsed, content=content, headers=_merged_headers(client, headers),
+                              cookies=client.cookies, extensions={"timeout": timeouts})
+    request_headers = httpx2.Headers(template)
+    request_headers["Content-Length"] = str(len(content))
+    request = httpx2.Request(method, parsed, headers=request_headers, stream=httpx2.ByteStream(content),
+                             extensions={"timeout": timeouts})
+    request.read()  # as httpx2 does for a body given whole: ``request.content`` is there
+    return request
 
 
 def httpx2_timeout(timeout: float) -> httpx2.Timeout:
@@ -487,7 +498,26 @@ def _merged_headers(client: httpx2.AsyncClient, headers: dict[str, str]) -> http
     return merged
 
 
+def _request_headers(client: httpx2.AsyncClient, headers: dict[str, str], url: httpx2.URL) -> httpx2.Headers | None:
+    """``Host`` then the merged headers, as httpx2 orders them, once per client, header set and URL; ``None``
+    when the wire sets a header httpx2 would otherwise fill in (it builds those requests itself)."""
+    import httpx2
+
+    known = _TEMPLATES.setdefault(client, {})
+    key = (tuple(headers.items()), url)
+    if key in known:
+        return known[key]
+    if len(known) >= 64:
+        known.clear()
+    merged = _merged_headers(client, headers)
+    own = {"host", "content-length", "transfer-encoding", "cookie"} & {name.lower() for name in merged}
+    template = known[key] = None if own or not url.host else httpx2.Headers([(b"Host", url.netloc), *merged.raw])
+    return template
+
+
 _MERGED: weakref.WeakKeyDictionary[httpx2.AsyncClient, dict[tuple[tuple[str, str], ...], httpx2.Headers]] = (
+    weakref.WeakKeyDictionary())
+_TEMPLATES: weakref.WeakKeyDictionary[httpx2.AsyncClient, dict[tuple[Any, ...], httpx2.Headers | None]] = (
     weakref.WeakKeyDictionary())
 
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 MAX_NAME_LENGTH = 64
 MAX_DESCRIPTION_LENGTH = 1024
-_NAME_CHARS = re.compile(r"[a-z0-9-]+")
+_NAME_CHARS = r"[a-z0-9-]+"  # compiled by re when the first skill is checked
 
 ScanMode = Literal["pi", "agents"]  # "pi" dirs also take top-level *.md files as skills
 
@@ -68,7 +68,7 @@ def validate_name(name: str, parent_dir_name: str) -> list[str]:
         errors.append(f'name "{name}" does not match parent directory "{parent_dir_name}"')
     if len(name) > MAX_NAME_LENGTH:
         errors.append(f"name exceeds {MAX_NAME_LENGTH} characters ({len(name)})")
-    if not _NAME_CHARS.fullmatch(name):
+    if not re.fullmatch(_NAME_CHARS, name):
         errors.append("name contains invalid characters (must be lowercase a-z, 0-9, hyphens only)")
     if name.startswith("-") or name.endswith("-"):
         errors.append("name must not start or end with a hyphen")

@@ -66,8 +66,9 @@ def parse_command_args(text: str) -> list[str]:
     return args
 
 
-# One pass over the template text: a value inserted for one placeholder is never scanned again.
-_PLACEHOLDER = re.compile(r"\$\{@:(?P<start>\d+)(?::(?P<count>\d+))?\}|\$(?P<index>\d+)|\$ARGUMENTS|\$@")
+# One pass over the template text: a value inserted for one placeholder is never scanned again. Compiled by re
+# on first use (a run that expands no template never compiles it).
+_PLACEHOLDER = r"\$\{@:(?P<start>\d+)(?::(?P<count>\d+))?\}|\$(?P<index>\d+)|\$ARGUMENTS|\$@"
 
 
 def substitute_args(content: str, args: list[str]) -> str:
@@ -86,7 +87,7 @@ def substitute_args(content: str, args: list[str]) -> str:
             return " ".join(args[start:])
         return " ".join(args)
 
-    return _PLACEHOLDER.sub(replace, content)
+    return re.sub(_PLACEHOLDER, replace, content)
 
 
 def expand_template(text: str, templates: Iterable[PromptTemplate]) -> str:

@@ -45,8 +45,9 @@ def resolve_session_dir(cwd: str | Path, cli_dir: str | None = None, setting: st
 
 
 # The fixed prefix Pi (and pi) writes for message entries. Such lines can wait to be parsed until
-# their message is needed: a long session only needs the messages after its latest compaction.
-_MESSAGE_PREFIX = re.compile(
+# their message is needed: a long session only needs the messages after its latest compaction. Compiled
+# when a file is first read (a new session never needs it).
+_MESSAGE_PREFIX = (
     r'\{"type":"message","id":"([^"\\]+)","parentId":(?:null|"([^"\\]+)"),"timestamp":"([^"\\]*)",'
     r'"message":\{"role":"([^"\\]+)"'
 )
@@ -118,9 +119,10 @@ def _parse_lines(
     last_content = len(lines) - 1
     while last_content >= 0 and not lines[last_content].strip():
         last_content -= 1
+    prefix = re.compile(_MESSAGE_PREFIX)
     for index, line in enumerate(lines):
         if pending is not None and index and index != last_content:
-            match = _MESSAGE_PREFIX.match(line)
+            match = prefix.match(line)
             if match and line.endswith("}"):
                 entry_id, parent_id, timestamp, role = match.groups()
                 stub = {"type": "message", "id": entry_id, "parentId": parent_id, "timestamp": timestamp,

@@ -107,19 +107,31 @@ def test_requests_carry_the_headers_httpx2_would_merge_and_the_cookies_a_server_
 
 
 def test_the_fast_request_equals_httpx2_build_request() -> None:
-    async def both() -> tuple[Any, Any]:
-        client = transport.shared_client()
-        headers = {"content-type": "application/json", "accept": "text/event-stream", "x-api-key": "k",
-                   "User-Agent": "pi/1"}
-        fast = transport._build_request(client, True, "POST", "https://api.example/v1/messages?beta=true",
-                                        b"{}", headers, 42.0)
-        slow = client.build_request("POST", "https://api.example/v1/messages?beta=true", content=b"{}",
-                                    headers=headers, timeout=transport.httpx2_timeout(42.0))
-        return fast, slow
+    """Every turn (the cached header template), another URL and port, a UTF-8 body, and a client holding a
+    cookie: the request is the one httpx2's build_request makes."""
+    headers = {"content-type": "application/json", "accept": "text/event-stream", "x-api-key": "k",
+               "User-Agent": "pi/1"}
+    cases = [("https://api.example/v1/messages?beta=true", b"{}"), ("https://api.example/v1/messages?beta=true",
+             '{"q":"h\u00e9"}'.encode()), ("http://127.0.0.1:8080/v1/chat/completions", b"{}" * 5000)]
 
-    fast, slow = asyncio.run(both())
-    assert (fast.method, fast.url, fast.headers.raw, fast.content, fast.extensions) == (
-        slow.method, slow.url, slow.headers.raw, slow.content, slow.extensions)
+    async def both() -> list[tuple[Any, Any]]:
+        client = transport.shared_client()
+        pairs = []
+        for cookie in (False, True):
+            if cookie:
+                client.cookies.set("route", "a1", domain="api.example")
+            for url, body in cases:
+                fast = transport._build_request(client, True, "POST", url, body, headers, 42.0)
+                slow = client.build_request("POST", url, content=body, headers=headers,
+                                            timeout=transport.httpx2_timeout(42.0))
+                pairs.append((fast, slow))
+        return pairs
+
+    pairs = asyncio.run(both())
+    for fast, slow in pairs:
+        assert (fast.method, fast.url, fast.headers.raw, fast.content, fast.extensions) == (
+            slow.method, slow.url, slow.headers.raw, slow.content, slow.extensions)
+    assert b"route=a1" in dict(pairs[3][0].headers.raw)[b"Cookie"]
 
 
 def test_the_tls_context_is_made_at_the_first_https_request_once(pi_fake_server: FakeModelServer,
