@@ -15,7 +15,7 @@ import pytest
 from pi_plugins.anthropic_messages import AnthropicMessages
 from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
 
-from pi_core.llm import transport
+from pi_core.llm import request_build, transport
 from pi_core.llm.aio import READ_BUFFER_LIMIT, AsyncioTransport, _Socket
 from pi_core.providers import StreamOptions
 from pi_core.testing.fake_proxy import make_certificates
@@ -78,7 +78,7 @@ def test_the_shared_client_uses_it_unless_a_proxy_is_set(monkeypatch: pytest.Mon
         monkeypatch.delenv(name, raising=False)
 
     async def transport_of_client() -> Any:
-        return transport.shared_client()._transport_for_url(transport._parsed_url("https://api.example/v1"))
+        return transport.shared_client()._transport_for_url(request_build.parsed_url("https://api.example/v1"))
 
     assert isinstance(asyncio.run(transport_of_client()), AsyncioTransport)
     monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
@@ -121,9 +121,9 @@ def test_the_fast_request_equals_httpx2_build_request() -> None:
             if cookie:
                 client.cookies.set("route", "a1", domain="api.example")
             for url, body in cases:
-                fast = transport._build_request(client, True, "POST", url, body, headers, 42.0)
+                fast = request_build.build_request(client, True, "POST", url, body, headers, 42.0)
                 slow = client.build_request("POST", url, content=body, headers=headers,
-                                            timeout=transport.httpx2_timeout(42.0))
+                                            timeout=request_build.httpx2_timeout(42.0))
                 pairs.append((fast, slow))
         return pairs
 
