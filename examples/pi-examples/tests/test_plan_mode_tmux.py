@@ -33,7 +33,10 @@ def test_ctrl_alt_p_then_a_plan_executed_with_its_widget(example) -> None:
 
         tui.tmux.wait_for("📋 1/2", visible=True)
         tui.tmux.wait_for("working on b")
-        widget = [line.rstrip() for line in tui.tmux.visible().splitlines() if line.startswith(("☐", "☑"))]
+        # the screen in which the widget is drawn: a snapshot taken right after "working on b" can fall
+        # between two redraws and hold no widget line at all
+        screen = tui.tmux.wait_for("☐ Fix the bug in b.py", visible=True)
+        widget = [line.rstrip() for line in screen.splitlines() if line.startswith(("☐", "☑"))]
         assert widget == ["☑ File a.txt carefully", "☐ Fix the bug in b.py"]
         assert [t["name"] for t in example.server.requests[2].body["tools"]] == ["read", "bash", "edit", "write"]
 
