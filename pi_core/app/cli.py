@@ -12,14 +12,16 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from pi_core import __version__
 from pi_core.errors import PiError
 
+TYPE_CHECKING = False  # typing's, without importing typing (pi_core/__init__.py says why)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
     import click
 
     from pi_core.app.args import Args, CommandLine
