@@ -13,7 +13,8 @@ What it does for every wire, the way the vendor SDKs did (their defaults, their 
 - one ``httpx2.AsyncClient`` per event loop, shared by every request (keep-alive between turns), or
   ``options.http_client`` when one is injected (tests: ``httpx2.MockTransport``; never closed here);
   proxies from ``HTTP(S)_PROXY``/``ALL_PROXY``/``NO_PROXY``, CA bundles from ``SSL_CERT_FILE``,
-  ``SSL_CERT_DIR``, ``REQUESTS_CA_BUNDLE`` and ``NODE_EXTRA_CA_CERTS`` (``pi_core.llm.tls``);
+  ``SSL_CERT_DIR``, ``REQUESTS_CA_BUNDLE`` and ``NODE_EXTRA_CA_CERTS`` (``pi_core.llm.tls``); redirects
+  followed as fetch follows them (307/308 keep the POST and its body);
 - timeouts: ``options.timeout_s`` (default 600 s) per network read/write, 5 s to connect, and an idle
   timeout (``options.idle_timeout_s``, default 300 s, ``None``/0 = off) on *progress*: from sending
   the request to the first event, and between two complete events, so a stream that trickles a byte
@@ -45,7 +46,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import ProviderError
-from pi_core.llm.request_build import build_request
+from pi_core.llm.request_build import HeaderValueError, build_request
 from pi_core.llm.sse import SSEDecoder, SSEEvent, SSEOverflow
 from pi_core.llm.stream import ABORTED_TEXT
 from pi_core.providers import resolved
@@ -149,10 +150,10 @@ def shared_client() -> httpx2.AsyncClient:
         # httpx2 reads proxies from the environment only for a client without a transport of its own: with a
         # proxy set, the client is httpx2's own (its proxy transports, NO_PROXY patterns), as it always was.
         if _environment_proxies():
-            client = httpx2.AsyncClient(verify=_tls_context(key), timeout=DEFAULT_TIMEOUT_S, follow_redirects=False)
+            client = httpx2.AsyncClient(verify=_tls_context(key), timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
         else:
             client = httpx2.AsyncClient(transport=AsyncioTransport(functools.partial(_tls_context, key)),
-                                        timeout=DEFAULT_TIMEOUT_S, follow_redirects=False)
+                                        timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
         clients[key] = client
     return client
 
@@ -409,8 +410,11 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
         retries = options.max_retries if options.max_retries is not None else DEFAULT_MAX_RETRIES
         attempt = 0
         while True:
-            http_request = build_request(client, options.http_client is None, request.method, request.url, content,
-                                          headers, timeout)
+            try:
+                http_request = build_request(client, options.http_client is None, request.method, request.url,
+                                              content, headers, timeout)
+            except HeaderValueError as err:
+                raise WireError(f"{err}{request.origin()}", permanent=True) from None
             try:
                 response = await guard.wait(client.send(http_request, stream=True))
             except (StreamAborted, _IdleTimeout):
