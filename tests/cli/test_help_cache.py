@@ -126,3 +126,21 @@ def test_a_torn_or_foreign_cache_file_costs_help_only_its_section(tmp_path: Path
     assert pi.help() == HELP
     pi.run("tools")  # the next load writes it again
     assert "--acme-mode <value>" in pi.help()
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_pi_itself_imports_no_pathlib_or_importlib_util_for_version(tmp_path: Path, flag: str) -> None:
+    """What pi imports, apart from any install's own start-up: run without site (no editable finder, whose
+    pathlib and importlib.util would hide pi's), from the source tree. A wheel install's --version needs
+    neither (its launcher's own ``import re`` is pip's); --help reads the agent dir and the cache with pathlib."""
+    repo = Path(__file__).resolve().parents[2]
+    code = f"import sys; sys.path.insert(0, {str(repo)!r}); from pi_core.app.cli import cli; cli()"
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(tmp_path / "agent"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = subprocess.run([sys.executable, "-S", "-X", "importtime", "-c", code, flag], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout == (HELP if flag == "--help" else "0.1.0\n"), done.stderr
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "pi_core.app.cli" in imported
+    assert not imported & {"typing", "json", "importlib.util"}, sorted(imported)
+    if flag == "--version":
+        assert not imported & {"pathlib", "re", "contextlib"}, sorted(imported)
