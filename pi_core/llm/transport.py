@@ -174,12 +174,12 @@ def _proxies() -> dict[str, str]:
 def _proxy_for(url: str) -> str | None:
     """The proxy a request to ``url`` goes through (``None``: direct, NO_PROXY names its host)."""
     from urllib.parse import urlsplit
-    from urllib.request import getproxies, proxy_bypass_environment
+    from urllib.request import proxy_bypass
 
     proxies = _proxies()
     parts = urlsplit(url)
     proxy = proxies.get(parts.scheme) or proxies.get("all")
-    if proxy is None or proxy_bypass_environment(parts.hostname or "", getproxies()):
+    if proxy is None or proxy_bypass(parts.hostname or ""):
         return None
     return proxy
 
