@@ -319,6 +319,8 @@ class SSEStream:
             raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
         except httpx2.TransportError as err:
             raise WireError(f"Connection lost: {_detail(err)}{self.request.origin()}", retryable=True) from err
+        except httpx2.DecodingError as err:
+            raise WireError(f"{_undecodable(self.headers, err)}{self.request.origin()}", retryable=True) from err
 
     async def raw(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive, for a wire whose stream is not SSE (AWS event-stream), with the
@@ -343,6 +345,8 @@ class SSEStream:
             raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
         except httpx2.TransportError as err:
             raise WireError(f"Connection lost: {_detail(err)}{self.request.origin()}", retryable=True) from err
+        except httpx2.DecodingError as err:
+            raise WireError(f"{_undecodable(self.headers, err)}{self.request.origin()}", retryable=True) from err
 
     def progress(self) -> None:
         """A complete message arrived (``raw`` readers): the idle timeout starts again."""
@@ -436,6 +440,8 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
                 raw = await guard.wait(response.aread())
             except httpx2.TransportError:
                 raw = b""
+            except httpx2.DecodingError:  # not "(no body)": that reads as a context overflow
+                raw = f"({response.headers.get('content-encoding', '')} body could not be decoded)".encode()
             finally:
                 await response.aclose()
             failure = status_failure(response.status_code, raw.decode("utf-8", "replace").strip(), response.headers,
@@ -503,6 +509,11 @@ def _is_loopback(url: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _undecodable(headers: Mapping[str, str], err: Exception) -> str:
+    """A body its ``Content-Encoding`` does not describe (a server or proxy that says gzip and sends plain)."""
+    return f"Malformed response: its {headers.get('content-encoding', '')} body could not be decoded ({err})"
 
 
 def _detail(err: BaseException) -> str:
