@@ -150,12 +150,43 @@ def shared_client() -> httpx2.AsyncClient:
         # httpx2 reads proxies from the environment only for a client without a transport of its own: with a
         # proxy set, the client is httpx2's own (its proxy transports, NO_PROXY patterns), as it always was.
         if _environment_proxies():
+            socks = next((url for url in _proxies().values() if url.lower().startswith("socks")), None)
+            if socks is not None:  # httpx2 would fail every request with "pip install httpx[socks]"
+                raise WireError(f"Cannot use the SOCKS proxy {_without_credentials(socks)} named in the environment "
+                                "(HTTPS_PROXY, HTTP_PROXY or ALL_PROXY): pi uses http:// proxies only",
+                                permanent=True)
             client = httpx2.AsyncClient(verify=_tls_context(key), timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
         else:
             client = httpx2.AsyncClient(transport=AsyncioTransport(functools.partial(_tls_context, key)),
                                         timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
         clients[key] = client
     return client
+
+
+def _proxies() -> dict[str, str]:
+    """The environment's proxy URLs by scheme (``all`` for ALL_PROXY), as httpx2 reads them."""
+    from urllib.request import getproxies
+
+    return {scheme: url if "://" in url else f"http://{url}" for scheme, url in getproxies().items()
+            if scheme in ("http", "https", "all") and url}
+
+
+def _proxy_for(url: str) -> str | None:
+    """The proxy a request to ``url`` goes through (``None``: direct, NO_PROXY names its host)."""
+    from urllib.parse import urlsplit
+    from urllib.request import proxy_bypass
+
+    proxies = _proxies()
+    parts = urlsplit(url)
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if proxy is None or proxy_bypass(parts.hostname or ""):
+        return None
+    return proxy
+
+
+def _without_credentials(url: str) -> str:
+    scheme, separator, rest = url.partition("://")
+    return f"{scheme}{separator}{rest.rsplit('@', 1)[-1]}"
 
 
 def _environment_proxies() -> bool:
@@ -477,6 +508,11 @@ def _connect_failure(err: Exception, request: WireRequest) -> WireError:
     if isinstance(err, httpx2.TimeoutException):
         return WireError(f"Request timed out.{request.origin()}", retryable=True)
     refused = _refused(err)
+    proxy = _proxy_for(request.url) if refused and _environment_proxies() else None
+    if proxy is not None:
+        return WireError(f"Connection error.: the proxy {_without_credentials(proxy)} refused the connection "
+                         f"(is it running?){request.origin()}", retryable=True,
+                         permanent=_is_loopback(proxy))
     if refused and _is_loopback(request.url):
         return WireError(f"Connection error.: connection refused (is the local server running?){request.origin()}",
                          permanent=True)
