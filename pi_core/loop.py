@@ -213,7 +213,7 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
             context.messages.append(partial)  # type: ignore[arg-type]
             # The start is announced as it was when the stream began (Pi: no content, zero usage), even
             # when a provider or the retry layer hands it over only after the first deltas.
-            started = partial.model_copy(update={"content": [], "usage": Usage(total_tokens=0)})  # type: ignore[union-attr]
+            started = partial.model_copy(update={"content": [], "usage": Usage.model_construct(total_tokens=0)})  # type: ignore[union-attr]
             await emit(AgentEvent("message_start", message=started))
         elif event.type in ("done", "error"):
             final = event.final

@@ -25,8 +25,10 @@ __all__ = ["DeltaStream", "StreamAborted", "apply_payload_hook", "failure_event"
 
 def new_builder(model: Model) -> MessageBuilder:
     """A builder whose message starts like Pi's: empty content, zero usage (``totalTokens`` 0), stop."""
-    return MessageBuilder(model, AssistantMessage(api=model.api, provider=model.provider, model=model.id,
-                                                  usage=Usage(total_tokens=0)))
+    # model_construct: these values are well typed already (validating them was a cost of every request)
+    return MessageBuilder(model, AssistantMessage.model_construct(api=model.api, provider=model.provider,
+                                                                  model=model.id,
+                                                                  usage=Usage.model_construct(total_tokens=0)))
 
 
 async def apply_payload_hook(body: dict[str, Any], model: Model, options: StreamOptions) -> dict[str, Any]:
