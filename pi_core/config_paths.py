@@ -1,5 +1,5 @@
-"""Where pi keeps its per-user files (the agent dir: ``PI_CODING_AGENT_DIR``, default ``~/.pi/agent``) and
-where its own documentation is."""
+"""Where pi keeps its per-user files (the agent dir: ``PI_CODING_AGENT_DIR``, default ``~/.pi/agent``), its
+caches, and where its own documentation is."""
 
 from __future__ import annotations
 
@@ -12,9 +12,13 @@ AGENT_DIR_ENV = "PI_CODING_AGENT_DIR"
 def agent_dir() -> Path:
     """The global agent directory; ``~`` and ``~/...`` in the variable are expanded."""
     configured = os.environ.get(AGENT_DIR_ENV, "").strip()
-    if configured:
-        return Path(configured).expanduser()
-    return Path.home() / ".pi" / "agent"
+    return Path(configured).expanduser() if configured else Path.home() / ".pi" / "agent"
+
+
+def default_cache_dir() -> Path:
+    """Where pi keeps what it can rebuild (discovered entry points, plugins' flags): ``$XDG_CACHE_HOME/pi``,
+    ``~/.cache/pi`` when unset."""
+    return (Path(base) if (base := os.environ.get("XDG_CACHE_HOME", "").strip()) else Path.home() / ".cache") / "pi"
 
 
 def auth_path() -> Path:

@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pi_core.config_paths import default_cache_dir
+
 try:  # hashlib would load OpenSSL (~10 ms) just to name a cache file; the fingerprint needs no crypto
     from _blake2 import blake2b as _digest
 except ImportError:  # a Python built without it
@@ -83,11 +85,6 @@ class CachedEntryPoint(_Slots):
         for part in filter(None, (match.group("attr") or "").split(".")):
             target = getattr(target, part)
         return target
-
-
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/pi`` (``~/.cache/pi`` when unset)."""
-    return (Path(base) if (base := os.environ.get("XDG_CACHE_HOME", "").strip()) else Path.home() / ".cache") / "pi"
 
 
 def cache_file(cache_dir: Path, paths: Sequence[str]) -> Path:

@@ -12,8 +12,10 @@ when it is not, the whole line is parsed again as ``pi [options] [messages...]``
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Any
+TYPE_CHECKING = False  # typing's, without importing typing (pi_core/__init__.py says why)
+if TYPE_CHECKING:
+    from collections.abc import Collection
+    from typing import Any
 
 # pi_core.types.THINKING_LEVELS, spelled out: importing it would load pydantic for `pi --help`.
 THINKING_CHOICES = ("off", "minimal", "low", "medium", "high", "xhigh", "max")

@@ -12,14 +12,18 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from pi_core import __version__
 from pi_core.errors import PiError
 
+# typing's, without importing typing (pi_core/__init__.py says why). pathlib too is imported where it is used:
+# with re, urllib.parse and ipaddress it costs a wheel install's `pi --version` 15 M instructions.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
+
     import click
 
     from pi_core.app.args import Args, CommandLine
@@ -162,6 +166,8 @@ def _fail(message: str, code: int = 1) -> int:
 
 
 def main(argv: list[str], cwd: Path | None = None) -> int:
+    from pathlib import Path
+
     from pi_core.app.args import parse_args, split_command
 
     command = split_command(argv)
@@ -225,6 +231,8 @@ def _version_or_help(args: Args, cwd: Path | None = None) -> int:
     if args.version:
         _out(__version__)
     else:
+        from pathlib import Path
+
         from pi_core.app.args import HELP
         from pi_core.app.flags import cached_flags, help_section
 
@@ -286,6 +294,8 @@ def _check_flags(args: Args, env: Startup) -> None:
 
 def _export_theme(args: Args, cwd: Path) -> Any:
     """The page colours of ``--export``: the ``theme`` setting's theme, as Pi's export uses."""
+    from pathlib import Path
+
     from pi_core.app.settings import Settings
     from pi_core.app.trust import project_trusted
     from pi_core.config_paths import agent_dir
@@ -329,6 +339,8 @@ def _start_session(args: Args, cwd: Path, env: Startup | None,
         env = env or _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
         _check_flags(args, env)
     if args.export:
+        from pathlib import Path
+
         from pi_core.export.html import export_html
 
         out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"

@@ -8,18 +8,27 @@ importing a single plugin.
 
 from __future__ import annotations
 
-import json
+import marshal
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
 
+TYPE_CHECKING = False  # typing's, without importing typing (pi_core/__init__.py says why)
 if TYPE_CHECKING:
+    from typing import Any
+
     from pi_core.app.args import Args
     from pi_core.registry import PluginSet, Registry
 
-CACHE_FORMAT = 1
+    # A cached plugin: whether it is an opt-in one (group ``pi.optional``), and its flags (``Flag.to_json``).
+    Entry = tuple[bool, list[dict[str, Any]]]
+
+# The cache is marshal, not JSON: importing json compiles its regular expressions, which cost `pi --help`
+# more than the whole plugin section. Format 4 is read and written alike by every Python 3 pi runs on.
+CACHE_NAME = "plugin-flags.marshal"
+CACHE_FORMAT = 2
+_MARSHAL_VERSION = 4
 
 
 def parse_plugin_flags(args: Args, registry: Registry) -> dict[str, Any]:
@@ -54,11 +63,9 @@ def parse_plugin_flags(args: Args, registry: Registry) -> dict[str, Any]:
 
 
 def _cache_file() -> Path:
-    import sys
+    from pi_core.config_paths import default_cache_dir
 
-    from pi_core.discovery import cache_file, default_cache_dir
-
-    return cache_file(default_cache_dir(), sys.path).with_name("plugin-flags.json")
+    return default_cache_dir() / CACHE_NAME
 
 
 def plugin_key(name: str, source: str) -> str:
@@ -70,20 +77,23 @@ def plugin_key(name: str, source: str) -> str:
     return f"{name}|{source}|{stamp}"
 
 
+def _source(key: str) -> str:
+    return key.partition("|")[2].rpartition("|")[0]
+
+
 def _current(key: str) -> bool:
     """Whether a cached entry may still be asked for: a file plugin's entry dies with its file's mtime
     (each ``-e /tmp/x.py`` of a past run would otherwise stay in the cache for good)."""
-    name, _, rest = key.partition("|")
-    source, _, _stamp = rest.rpartition("|")
-    return not os.path.isabs(source) or plugin_key(name, source) == key
+    source = _source(key)
+    return not os.path.isabs(source) or plugin_key(key.partition("|")[0], source) == key
 
 
 def remember_flags(plugins: PluginSet, registry: Registry) -> None:
     """Record each loaded plugin's flags (an empty list too) for ``pi --help``; best effort."""
-    found: dict[str, list[dict[str, Any]]] = {}
+    found: dict[str, Entry] = {}
     for name, info in plugins.info.items():
         flags = [registry.flags.items[f].to_json() for f in registry.flags.by_plugin.get(name, [])]
-        found[plugin_key(name, info.source)] = flags
+        found[plugin_key(name, info.source)] = (info.optional, flags)
     target = _cache_file()
     entries = _read_cache(target)
     if all(entries.get(key) == value for key, value in found.items()):
@@ -91,62 +101,101 @@ def remember_flags(plugins: PluginSet, registry: Registry) -> None:
     entries = {key: value for key, value in entries.items() if key in found or _current(key)}
     entries.update(found)
     try:
+        data = marshal.dumps({"format": CACHE_FORMAT, "plugins": entries}, _MARSHAL_VERSION)
         target.parent.mkdir(parents=True, exist_ok=True)
         temp = target.with_suffix(f".{os.getpid()}.tmp")
-        temp.write_text(json.dumps({"format": CACHE_FORMAT, "plugins": entries}), encoding="utf-8")
+        temp.write_bytes(data)
         os.replace(temp, target)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a flag default marshal cannot write
         pass  # a read-only cache directory only costs --help its plugin section
 
 
-def _read_cache(target: Path) -> dict[str, list[dict[str, Any]]]:
+def _read_cache(target: Path) -> dict[str, Entry]:
+    """The cached plugins; a missing, torn or foreign file reads as none (the next load rewrites it)."""
     try:
-        cached = json.loads(target.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        cached = marshal.loads(target.read_bytes())
+    except (OSError, EOFError, ValueError, TypeError):
         return {}
-    entries = cached.get("plugins") if isinstance(cached, dict) and cached.get("format") == CACHE_FORMAT else None
-    return entries if isinstance(entries, dict) else {}
+    plugins = cached.get("plugins") if isinstance(cached, dict) and cached.get("format") == CACHE_FORMAT else None
+    if not isinstance(plugins, dict):
+        return {}
+    # Exact type checks, and a plugin's flags only when it has some: --help reads every entry (~150 of them).
+    return {key: value for key, value in plugins.items() if type(key) is str and type(value) is tuple
+            and len(value) == 2 and type(value[1]) is list and (not value[1] or _flags_ok(value[1]))}
+
+
+def _flags_ok(flags: list[dict[str, Any]]) -> bool:
+    return all(type(f) is dict and type(f.get("name")) is str and type(f.get("type")) is str for f in flags)
 
 
 def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:
-    """The flags of the plugins this command line would load, as last recorded; imports no plugin."""
-    entries = _read_cache(_cache_file())
-    if not entries:
+    """The flags of the plugins this command line would load, as last recorded; imports no plugin.
+
+    Only the kinds of plugin that have flags in the cache are looked for: plugins without flags add
+    nothing, and finding what is installed or enabled costs most of ``pi --help``."""
+    flagged = {key: entry for key, entry in _read_cache(_cache_file()).items() if entry[1]}
+    if not flagged:
         return []
+    kinds = {"file" if os.path.isabs(_source(key)) else "optional" if optional else "installed"
+             for key, (optional, _flags) in flagged.items()}
     flags: dict[str, dict[str, Any]] = {}
-    for key in _keys_to_load(args, cwd):
-        for flag in entries.get(key, []):
+    for key in _keys_to_load(args, cwd, kinds):
+        for flag in flagged.get(key, (False, []))[1]:
             flags.setdefault(flag["name"], flag)
     return list(flags.values())
 
 
-def _keys_to_load(args: Args, cwd: Path) -> list[str]:
-    from pi_core import discovery
-    from pi_core.app.settings import Settings
+def _keys_to_load(args: Args, cwd: Path, kinds: set[str]) -> list[str]:
+    """The keys of the plugins this command line loads, in load order, of the given kinds ("installed"
+    entry points, "optional" ones enabled by name, "file" plugins); the other kinds are not looked for."""
     from pi_core.config_paths import agent_dir
 
     directory = agent_dir()
-    settings = Settings.load(cwd, directory, project_trusted=False)
-    project_files = [] if args.no_extensions else sorted((cwd / ".pi" / "extensions").glob("*.py"))
-    if project_files or settings.has_project_file():  # trust decides only what the project adds
+    plugin_names, paths = _extension_args(args)
+    settings = None
+    if kinds & {"installed", "optional"}:
+        from pi_core.app.settings import Settings
+
+        settings = Settings.load(cwd, directory, project_trusted=False)
+    project_files = [] if args.no_extensions or "file" not in kinds else _py_files(cwd / ".pi" / "extensions")
+    if project_files or (settings is not None and settings.has_project_file()):  # trust decides what the project adds
         from pi_core.app.trust import saved_trust
 
-        if saved_trust(cwd, directory, approve=args.approve):
-            settings.trust_project()
-        else:
+        if not saved_trust(cwd, directory, approve=args.approve):
             project_files = []
-    disabled = set(args.disable_plugins) | set(settings.disabled_plugins)
-    groups = discovery.discover_groups(("pi", discovery.OPTIONAL_GROUP))
-    keys = [plugin_key(name, discovery.dist_label(discovery.chosen_entry_point(eps)))
-            for name, eps in sorted(groups["pi"].items()) if name not in disabled]
-    optional = groups[discovery.OPTIONAL_GROUP]
-    wanted = [*settings.enabled_plugins, *(e[len(discovery.PLUGIN_PREFIX):] for e in args.extensions
-                                           if e.startswith(discovery.PLUGIN_PREFIX))]
-    keys += [plugin_key(name, discovery.dist_label(optional[name][0])) for name in wanted if name in optional]
-    files = [] if args.no_extensions else [*sorted((directory / "extensions").glob("*.py")), *project_files]
-    files += [cwd / e for e in args.extensions if not e.startswith(discovery.PLUGIN_PREFIX)]
-    keys += [plugin_key(path.stem if path.suffix == ".py" else path.name, str(path)) for path in files]
+        elif settings is not None:
+            settings.trust_project()
+    keys: list[str] = []
+    wanted = [*settings.enabled_plugins, *plugin_names] if settings is not None and "optional" in kinds else []
+    if settings is not None and ("installed" in kinds or wanted):
+        from pi_core import discovery
+
+        groups = discovery.discover_groups(("pi", discovery.OPTIONAL_GROUP))
+        if "installed" in kinds:
+            disabled = set(args.disable_plugins) | set(settings.disabled_plugins)
+            keys += [plugin_key(name, discovery.dist_label(discovery.chosen_entry_point(eps)))
+                     for name, eps in sorted(groups["pi"].items()) if name not in disabled]
+        optional = groups[discovery.OPTIONAL_GROUP]
+        keys += [plugin_key(name, discovery.dist_label(optional[name][0])) for name in wanted if name in optional]
+    if "file" in kinds:
+        files = [] if args.no_extensions else [*_py_files(directory / "extensions"), *project_files]
+        files += [cwd / path for path in paths]
+        keys += [plugin_key(path.stem if path.suffix == ".py" else path.name, str(path)) for path in files]
     return keys
+
+
+def _extension_args(args: Args) -> tuple[list[str], list[str]]:
+    """``-e`` values split into opt-in plugin names (``-e plugin:NAME``) and paths."""
+    if not args.extensions:
+        return [], []  # discovery, which knows the prefix, stays unimported
+    from pi_core.discovery import PLUGIN_PREFIX
+
+    return ([e[len(PLUGIN_PREFIX):] for e in args.extensions if e.startswith(PLUGIN_PREFIX)],
+            [e for e in args.extensions if not e.startswith(PLUGIN_PREFIX)])
+
+
+def _py_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.py")) if folder.is_dir() else []  # no pattern to compile for a missing folder
 
 
 def help_section(flags: list[dict[str, Any]]) -> str:

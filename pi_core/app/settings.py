@@ -14,12 +14,15 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from pi_core import config_paths
 from pi_core.app.slot_record import SlotRecord
+
+TYPE_CHECKING = False  # typing's, without importing typing: `pi --help` reads settings (pi_core/__init__.py)
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 Scope = str  # "global" | "project"
 _MISSING: Any = object()

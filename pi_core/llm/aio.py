@@ -13,8 +13,10 @@ Its failures are httpx2's exceptions (``ConnectError``, ``ReadTimeout`` ...) cha
 ``ssl.SSLError`` behind them, with httpcore2's messages, so ``Connection error.: …``, ``Request timed out.``,
 ``Connection lost: …`` and CERTIFICATE_VERIFY_FAILED read as before. httpcore2's pool rules are kept:
 HTTP/1.1 only, at most 100 connections (a request past them waits, up to the pool timeout), 20 idle ones
-kept for 5 s, an idle connection the server closed is never reused. Proxied requests keep httpx2's own
-transport (the client builds those from the environment).
+kept for 5 s, an idle connection the server closed is never reused. Beyond httpcore2: a request on a
+kept-alive connection the server closed as it went out (no byte of an answer came back) is sent once more on
+a new connection instead of failing. Proxied requests keep httpx2's own transport (the client builds those
+from the environment).
 """
 
 from __future__ import annotations
@@ -124,6 +126,7 @@ class _Connection:
         self.expires_at = 0.0
         self.reader = http11.ResponseReader(b"GET", keep_alive=False)
         self.sent_all = False
+        self.answered = False
 
     async def send(self, request: httpx2.Request, timeouts: dict[str, float | None]) -> None:
         """Write ``request``, head and body (the head and a one-piece body in one write)."""
@@ -159,14 +162,21 @@ class _Connection:
             return  # a server may answer (an error) before it read the whole request: read that answer
         self.sent_all = True
 
-    async def receive_head(self, timeout: float | None) -> http11.Head:
-        """The final response's status line and headers (interim 1xx answers skipped)."""
+    async def exchange(self, request: httpx2.Request, timeouts: dict[str, float | None]) -> http11.Head:
+        """Send ``request`` and read the final response's status line and headers (interim 1xx answers
+        skipped); ``answered`` says whether any byte of an answer arrived."""
+        self.answered = False
+        await self.send(request, timeouts)
+        timeout = timeouts.get("read")
         reader = self.reader
         while True:
             head = reader.head()
             if head is not None:
                 return head
-            reader.feed(await self.read(timeout))
+            data = await self.read(timeout)
+            if data:
+                self.answered = True
+            reader.feed(data)
 
     async def body(self, timeout: float | None) -> AsyncIterator[bytes]:
         reader = self.reader
@@ -266,8 +276,20 @@ class AsyncioTransport(httpx2.AsyncBaseTransport):
             connection = self._idle_connection(origin)
             if connection is None:
                 connection = await self._connect(origin, request, timeouts.get("connect"))
-            await connection.send(request, timeouts)
-            head = await connection.receive_head(timeouts.get("read"))
+                head = await connection.exchange(request, timeouts)
+            else:
+                try:
+                    head = await connection.exchange(request, timeouts)
+                except (httpx2.RemoteProtocolError, httpx2.ReadError):
+                    # The server closed this kept-alive connection as the request went out (its idle timeout
+                    # and our request crossed): nothing was answered, so the request goes once more on a new
+                    # connection, as a browser does. A body that cannot be replayed is not resent.
+                    if connection.answered or not isinstance(request.stream, httpx2.ByteStream):
+                        raise
+                    self._discard(connection)
+                    connection = None
+                    connection = await self._connect(origin, request, timeouts.get("connect"))
+                    head = await connection.exchange(request, timeouts)
         except BaseException:
             if connection is not None:
                 self._discard(connection)

@@ -18,7 +18,7 @@ import httpx2
 MAX_HEAD_BYTES = 100 * 1024  # an unfinished response head (or chunk header) beyond this is refused
 END = b""  # ``ResponseReader.body`` at the end of the body (the body's own data is never empty)
 
-_TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")
+TOKEN = re.compile(rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")
 _FIELD_VALUE = re.compile(rb"(?:[^\x00\s]+(?:[ \t]+[^\x00\s]+)*)?")
 _TARGET = re.compile(rb"[\x21-\x7e]+")
 _HEADER_LINE = re.compile(rb"(?P<name>[-!#$%&'*+.^_`|~0-9a-zA-Z]+):[ \t]*"
@@ -86,7 +86,7 @@ def request_head(method: bytes, target: bytes, headers: Sequence[tuple[bytes, by
         if field in _VALID_FIELDS:
             continue
         name, value = field
-        if not _TOKEN.fullmatch(name):
+        if not TOKEN.fullmatch(name):
             raise _local(f"Illegal header name {name!r}")
         if not _FIELD_VALUE.fullmatch(value):
             raise _local(f"Illegal header value {value!r}")
@@ -98,7 +98,7 @@ def request_head(method: bytes, target: bytes, headers: Sequence[tuple[bytes, by
         raise _local("Missing mandatory Host: header")
     if len(hosts) > 1:
         raise _local("Found multiple Host: headers")
-    if not _TOKEN.fullmatch(method):
+    if not TOKEN.fullmatch(method):
         raise _local("Illegal method characters")
     if not _TARGET.fullmatch(target):
         raise _local("Illegal target characters")

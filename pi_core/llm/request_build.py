@@ -17,6 +17,12 @@ if TYPE_CHECKING:
     import httpx2
 
 CONNECT_TIMEOUT_S = 5.0
+_HTTP_WHITESPACE = " \t\r\n"
+
+
+class HeaderValueError(ValueError):
+    """A header HTTP cannot carry: a name that is not a token, a line break or NUL in a value, or a character
+    beyond Latin-1. The text names the header, never its value (it may be a key)."""
 
 
 def build_request(client: httpx2.AsyncClient, shared: bool, method: str, url: str, content: bytes,
@@ -29,7 +35,7 @@ def build_request(client: httpx2.AsyncClient, shared: bool, method: str, url: st
     import httpx2
 
     if not shared:
-        return client.build_request(method, parsed_url(url), content=content, headers=headers,
+        return client.build_request(method, parsed_url(url), content=content, headers=sendable(headers),
                                     timeout=httpx2_timeout(timeout))
     timeouts = {"connect": CONNECT_TIMEOUT_S, "read": timeout, "write": timeout, "pool": timeout}
     parsed = parsed_url(url)
@@ -52,6 +58,31 @@ def httpx2_timeout(timeout: float) -> httpx2.Timeout:
     return httpx2.Timeout(timeout, connect=CONNECT_TIMEOUT_S)
 
 
+def sendable(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    """``headers`` as fetch (Pi) sends them: each value without surrounding whitespace, text beyond ASCII as
+    its Latin-1 bytes; raises ``HeaderValueError`` for what no HTTP request can carry."""
+    from pi_core.llm.http11 import TOKEN
+
+    out: list[tuple[bytes, bytes]] = []
+    for name, value in headers.items():
+        if not name.isascii() or not TOKEN.fullmatch(name.encode("ascii")):
+            raise HeaderValueError(f"Header name {name!r} cannot be sent: HTTP header names are ASCII letters, "
+                                   "digits and -!#$%&'*+.^_`|~, without spaces")
+        value = value.strip(_HTTP_WHITESPACE)
+        if "\n" in value or "\r" in value:
+            raise HeaderValueError(f"Header {name} cannot be sent: its value contains a line break")
+        if "\x00" in value:
+            raise HeaderValueError(f"Header {name} cannot be sent: its value contains a NUL character")
+        try:
+            out.append((name.encode("ascii"), value.encode("latin-1")))
+        except UnicodeEncodeError as err:
+            char = value[err.start]
+            raise HeaderValueError(f"Header {name} cannot be sent: its value contains \"{char}\" (U+{ord(char):04X}) "
+                                   f"at position {err.start}; HTTP header values are limited to Latin-1 "
+                                   "characters") from None
+    return out
+
+
 def _merged_headers(client: httpx2.AsyncClient, headers: dict[str, str]) -> httpx2.Headers:
     """The client's default headers overridden by a wire's, merged once per client and header set."""
     import httpx2
@@ -62,8 +93,9 @@ def _merged_headers(client: httpx2.AsyncClient, headers: dict[str, str]) -> http
     if merged is None:
         if len(known) >= 64:  # headers that change every request (none of ours do) must not pile up
             known.clear()
-        merged = known[key] = httpx2.Headers(client.headers)
-        merged.update(headers)
+        merged = httpx2.Headers(client.headers)
+        merged.update(sendable(headers))
+        known[key] = merged
     return merged
 
 

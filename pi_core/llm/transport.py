@@ -13,7 +13,8 @@ What it does for every wire, the way the vendor SDKs did (their defaults, their 
 - one ``httpx2.AsyncClient`` per event loop, shared by every request (keep-alive between turns), or
   ``options.http_client`` when one is injected (tests: ``httpx2.MockTransport``; never closed here);
   proxies from ``HTTP(S)_PROXY``/``ALL_PROXY``/``NO_PROXY``, CA bundles from ``SSL_CERT_FILE``,
-  ``SSL_CERT_DIR``, ``REQUESTS_CA_BUNDLE`` and ``NODE_EXTRA_CA_CERTS`` (``pi_core.llm.tls``);
+  ``SSL_CERT_DIR``, ``REQUESTS_CA_BUNDLE`` and ``NODE_EXTRA_CA_CERTS`` (``pi_core.llm.tls``); redirects
+  followed as fetch follows them (307/308 keep the POST and its body);
 - timeouts: ``options.timeout_s`` (default 600 s) per network read/write, 5 s to connect, and an idle
   timeout (``options.idle_timeout_s``, default 300 s, ``None``/0 = off) on *progress*: from sending
   the request to the first event, and between two complete events, so a stream that trickles a byte
@@ -38,14 +39,15 @@ import asyncio
 import contextlib
 import functools
 import json
-import os
 import random
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import ProviderError
-from pi_core.llm.request_build import build_request
+from pi_core.llm.environ import getenv_all
+from pi_core.llm.incremental import SharedItems
+from pi_core.llm.request_build import HeaderValueError, build_request
 from pi_core.llm.sse import SSEDecoder, SSEEvent, SSEOverflow
 from pi_core.llm.stream import ABORTED_TEXT
 from pi_core.providers import resolved
@@ -138,7 +140,7 @@ _CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str | 
 
 def shared_client() -> httpx2.AsyncClient:
     """The running loop's client for the current proxy/CA environment (httpx2 pools belong to one loop)."""
-    key = tuple(map(os.environ.get, _ENV_KEYS))
+    key = getenv_all(_ENV_KEYS)
     clients = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
     client = clients.get(key)
     if client is None:
@@ -149,12 +151,43 @@ def shared_client() -> httpx2.AsyncClient:
         # httpx2 reads proxies from the environment only for a client without a transport of its own: with a
         # proxy set, the client is httpx2's own (its proxy transports, NO_PROXY patterns), as it always was.
         if _environment_proxies():
-            client = httpx2.AsyncClient(verify=_tls_context(key), timeout=DEFAULT_TIMEOUT_S, follow_redirects=False)
+            socks = next((url for url in _proxies().values() if url.lower().startswith("socks")), None)
+            if socks is not None:  # httpx2 would fail every request with "pip install httpx[socks]"
+                raise WireError(f"Cannot use the SOCKS proxy {_without_credentials(socks)} named in the environment "
+                                "(HTTPS_PROXY, HTTP_PROXY or ALL_PROXY): pi uses http:// proxies only",
+                                permanent=True)
+            client = httpx2.AsyncClient(verify=_tls_context(key), timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
         else:
             client = httpx2.AsyncClient(transport=AsyncioTransport(functools.partial(_tls_context, key)),
-                                        timeout=DEFAULT_TIMEOUT_S, follow_redirects=False)
+                                        timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
         clients[key] = client
     return client
+
+
+def _proxies() -> dict[str, str]:
+    """The environment's proxy URLs by scheme (``all`` for ALL_PROXY), as httpx2 reads them."""
+    from urllib.request import getproxies
+
+    return {scheme: url if "://" in url else f"http://{url}" for scheme, url in getproxies().items()
+            if scheme in ("http", "https", "all") and url}
+
+
+def _proxy_for(url: str) -> str | None:
+    """The proxy a request to ``url`` goes through (``None``: direct, NO_PROXY names its host)."""
+    from urllib.parse import urlsplit
+    from urllib.request import proxy_bypass
+
+    proxies = _proxies()
+    parts = urlsplit(url)
+    proxy = proxies.get(parts.scheme) or proxies.get("all")
+    if proxy is None or proxy_bypass(parts.hostname or ""):
+        return None
+    return proxy
+
+
+def _without_credentials(url: str) -> str:
+    scheme, separator, rest = url.partition("://")
+    return f"{scheme}{separator}{rest.rsplit('@', 1)[-1]}"
 
 
 def _environment_proxies() -> bool:
@@ -282,12 +315,17 @@ class SSEStream:
         self.status = response.status_code
         self.headers = response.headers
         self._chunks: AsyncIterator[bytes] | None = None
+        self._events: AsyncGenerator[SSEEvent, None] | None = None
         self._reuse = False
 
     def info(self) -> dict[str, Any]:
         return {"status": self.status, "headers": dict(self.headers)}
 
-    async def __aiter__(self) -> AsyncIterator[SSEEvent]:
+    def __aiter__(self) -> AsyncIterator[SSEEvent]:
+        self._events = events = self._decoded()
+        return events
+
+    async def _decoded(self) -> AsyncGenerator[SSEEvent, None]:
         import httpx2
 
         guard = self._guard
@@ -318,6 +356,8 @@ class SSEStream:
             raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
         except httpx2.TransportError as err:
             raise WireError(f"Connection lost: {_detail(err)}{self.request.origin()}", retryable=True) from err
+        except httpx2.DecodingError as err:
+            raise WireError(f"{_undecodable(self.headers, err)}{self.request.origin()}", retryable=True) from err
 
     async def raw(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive, for a wire whose stream is not SSE (AWS event-stream), with the
@@ -342,6 +382,8 @@ class SSEStream:
             raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
         except httpx2.TransportError as err:
             raise WireError(f"Connection lost: {_detail(err)}{self.request.origin()}", retryable=True) from err
+        except httpx2.DecodingError as err:
+            raise WireError(f"{_undecodable(self.headers, err)}{self.request.origin()}", retryable=True) from err
 
     def progress(self) -> None:
         """A complete message arrived (``raw`` readers): the idle timeout starts again."""
@@ -366,6 +408,8 @@ class SSEStream:
         import httpx2
 
         try:
+            if self._events is not None:  # a wire that stops at its end marker leaves it suspended: the
+                await self._events.aclose()  # loop would close it later, from a task of its own
             if self._reuse and not self.response.is_closed and not self._guard.signal.aborted:
                 await self._drain()
             # Closing a connection that already broke must not hide the error that broke it.
@@ -409,8 +453,11 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
         retries = options.max_retries if options.max_retries is not None else DEFAULT_MAX_RETRIES
         attempt = 0
         while True:
-            http_request = build_request(client, options.http_client is None, request.method, request.url, content,
-                                          headers, timeout)
+            try:
+                http_request = build_request(client, options.http_client is None, request.method, request.url,
+                                              content, headers, timeout)
+            except HeaderValueError as err:
+                raise WireError(f"{err}{request.origin()}", permanent=True) from None
             try:
                 response = await guard.wait(client.send(http_request, stream=True))
             except (StreamAborted, _IdleTimeout):
@@ -432,6 +479,8 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
                 raw = await guard.wait(response.aread())
             except httpx2.TransportError:
                 raw = b""
+            except httpx2.DecodingError:  # not "(no body)": that reads as a context overflow
+                raw = f"({response.headers.get('content-encoding', '')} body could not be decoded)".encode()
             finally:
                 await response.aclose()
             failure = status_failure(response.status_code, raw.decode("utf-8", "replace").strip(), response.headers,
@@ -467,6 +516,11 @@ def _connect_failure(err: Exception, request: WireRequest) -> WireError:
     if isinstance(err, httpx2.TimeoutException):
         return WireError(f"Request timed out.{request.origin()}", retryable=True)
     refused = _refused(err)
+    proxy = _proxy_for(request.url) if refused and _environment_proxies() else None
+    if proxy is not None:
+        return WireError(f"Connection error.: the proxy {_without_credentials(proxy)} refused the connection "
+                         f"(is it running?){request.origin()}", retryable=True,
+                         permanent=_is_loopback(proxy))
     if refused and _is_loopback(request.url):
         return WireError(f"Connection error.: connection refused (is the local server running?){request.origin()}",
                          permanent=True)
@@ -501,6 +555,11 @@ def _is_loopback(url: str) -> bool:
         return False
 
 
+def _undecodable(headers: Mapping[str, str], err: Exception) -> str:
+    """A body its ``Content-Encoding`` does not describe (a server or proxy that says gzip and sends plain)."""
+    return f"Malformed response: its {headers.get('content-encoding', '')} body could not be decoded ({err})"
+
+
 def _detail(err: BaseException) -> str:
     """The innermost useful description of a transport failure."""
     text = str(err)
@@ -518,11 +577,31 @@ def _backoff(attempt: int, retry_after: float | None) -> float:
     return base * (1 - 0.25 * random.random())
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
 def _dumps(body: Any) -> bytes:
     """Compact UTF-8 JSON, as the SDKs send it; NaN/Infinity are refused (ValueError), lone surrogates
-    become U+FFFD rather than failing the request."""
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    become U+FFFD rather than failing the request. The history's shared items (``SharedItems``) are encoded
+    once per conversation: the same text ``json.dumps`` gives, without re-encoding the history every turn."""
+    if type(body) is dict and any(type(value) is SharedItems for value in body.values()) and \
+            all(type(key) is str for key in body):
+        text = "{" + ",".join(f"{_ENCODE(key)}:{_items_json(value) if type(value) is SharedItems else _ENCODE(value)}"
+                              for key, value in body.items()) + "}"
+    else:
+        text = _ENCODE(body)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8")
+
+
+def _items_json(items: SharedItems) -> str:
+    start, end, store = items.start, items.end, items.json
+    known = store.texts
+    if len(known) < end - start:
+        known = known + tuple(map(_ENCODE, items[start + len(known):end]))
+        if len(known) > len(store.texts):
+            store.texts = known
+    own = [_ENCODE(item) for item in items[:start]], [_ENCODE(item) for item in items[end:]]
+    return "[" + ",".join([*own[0], *known[:end - start], *own[1]]) + "]"

@@ -34,6 +34,8 @@ content frame, before the stop reason/usage frames", which is the same logical s
 ``FakeModelServer(keep_alive=True)`` keeps connections open between requests, as the real APIs do: streamed
 replies are sent chunked instead of ending with the connection (the bench uses it, so the harnesses' per-turn
 times hold no TCP connection set-up and no server thread start). Default: one connection per request.
+``server.hang_up_on_reuse()`` closes a kept-alive connection unanswered when its next request arrives (a
+server's idle timeout crossing that request), ``drop_idle_connections()`` closes the idle ones at once.
 
 ``FakeModelServer(tls=context)`` serves https (``pi_core.testing.fake_proxy.make_certificates`` makes a
 CA and a certificate for 127.0.0.1). In pytest, the ``pi_fake_server`` fixture (from the ``pi`` pytest plugin) gives a started server per test;
@@ -164,6 +166,8 @@ class _HTTPServer(ThreadingHTTPServer):
                 pass
 
     def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return  # a client that exits with a kept-alive connection open (Pi 1.6.0 does) is not a server bug
         if self.tls is not None and isinstance(sys.exc_info()[1], (ssl.SSLError, OSError)):
             return  # a client that refused our certificate (what the CA tests check) is not a server bug
         super().handle_error(request, client_address)
@@ -188,6 +192,9 @@ class FakeModelServer:
         self._httpd.tls = tls
         self._httpd.keep_alive = keep_alive
         self._thread: threading.Thread | None = None
+        self._hang_ups = 0
+        self._hang_up_reset = False
+        self.hung_up = 0  # requests closed unanswered by ``hang_up_on_reuse``
 
     # -- lifecycle --
 
@@ -234,6 +241,23 @@ class FakeModelServer:
         """Close every kept-alive connection now (a server ending idle connections between requests)."""
         self._httpd.close_idle_connections()
 
+    def hang_up_on_reuse(self, count: int = 1, *, reset: bool = False) -> None:
+        """The next ``count`` requests that arrive on a kept-alive connection which already carried one are
+        read, then the connection is closed unanswered (with RST when ``reset``): a server's idle timeout
+        crossing the client's next request. They are counted in ``hung_up``, not recorded as requests."""
+        with self._lock:
+            self._hang_ups = count
+            self._hang_up_reset = reset
+
+    def _take_hang_up(self) -> bool | None:
+        """Whether to hang up on a request on a reused connection: ``None`` no, else whether to reset."""
+        with self._lock:
+            if not self._hang_ups:
+                return None
+            self._hang_ups -= 1
+            self.hung_up += 1
+            return self._hang_up_reset
+
     def __enter__(self) -> Self:
         return self.start()
 
@@ -265,6 +289,7 @@ class FakeModelServer:
 class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.1"
+    served = 0  # requests this connection carried
 
     def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         return
@@ -292,6 +317,14 @@ class _Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length) if length else b""
         arrived = time.perf_counter()
+        if self.served:
+            reset = self.owner._take_hang_up()
+            if reset is not None:
+                self.close_connection = True
+                if reset:
+                    self._reset()
+                return
+        self.served += 1
         try:
             body = json.loads(raw) if raw else None
         except json.JSONDecodeError:

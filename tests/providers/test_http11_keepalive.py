@@ -1,0 +1,149 @@
+"""A kept-alive connection the server closes as pi's next request goes out (the server's idle timeout and the
+request crossing) costs the user nothing: pi's transport sends the request once more on a new connection,
+where httpx2's own transport fails with ``Server disconnected without sending a response.`` (or a reset). Only
+an unanswered request on a reused connection with a replayable body is resent; a fresh connection, an answer
+that had begun, or a streamed body fail as with httpx2."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import struct
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Self
+
+import httpx2
+import pytest
+
+from pi_core.testing.fake_server import FakeModelServer, Reply, ToolUse
+from pi_core.testing.pi_home import write_models
+from pi_core.testing.runner import PiRunner
+
+from .test_http11_transport import OK, Outcome, both, exchange
+
+
+class HangUpServer:
+    """Answers ``first`` to the first request on each connection, ``later`` (bytes, then close) to the next one;
+    ``later=None``: closes unanswered, with RST when ``reset``."""
+
+    def __init__(self, first: bytes | None = OK, later: bytes | None = None, *, reset: bool = False) -> None:
+        self.first, self.later, self.reset = first, later, reset
+        self.connections = 0
+        self.requests = 0
+        self._handlers: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> Self:
+        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
+        self.url = f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/v1/x"
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.server.close()
+        for handler in self._handlers:
+            handler.cancel()
+        await asyncio.gather(*self._handlers, return_exceptions=True)
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        handler = asyncio.current_task()
+        assert handler is not None
+        self._handlers.add(handler)
+        try:
+            for reply in (self.first, self.later):
+                head = await reader.readuntil(b"\r\n\r\n")
+                self.requests += 1
+                if b"transfer-encoding: chunked" in head.lower():
+                    await reader.readuntil(b"0\r\n\r\n")
+                else:
+                    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                                   if line.lower().startswith(b"content-length:")), 0)
+                    await reader.readexactly(length)
+                if reply is None:
+                    if self.reset:
+                        sock = writer.get_extra_info("socket")
+                        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                        writer.transport.abort()
+                    break
+                writer.write(reply)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError, asyncio.CancelledError):
+            pass
+        finally:
+            writer.close()
+
+
+def hang_up(times: int, **server: Any) -> tuple[Outcome, Outcome]:
+    """``times`` requests through httpx2's transport and pi's: what each got, then the server's connection and
+    request counts."""
+
+    async def scenario(client: httpx2.AsyncClient) -> Outcome:
+        async with HangUpServer(**server) as hang_up_server:
+            seen = await exchange(client, hang_up_server.url, times=times)
+            return (*seen, hang_up_server.connections, hang_up_server.requests)
+
+    return both(scenario)
+
+
+@pytest.mark.parametrize("reset", [False, True], ids=["fin", "rst"])
+def test_a_request_the_server_hung_up_on_goes_again_on_a_new_connection(reset: bool) -> None:
+    theirs, ours = hang_up(3, reset=reset)
+    answer = (200, [(b"Content-Length", b"5"), (b"X-Mixed-Case", b"Yes")], b"hello", "HTTP/1.1", "OK")
+    assert ours == (answer, answer, answer, 3, 5)  # the second and third went twice: once unanswered
+    assert theirs[0] == theirs[2] == answer and theirs[3:] == (2, 3)
+    assert theirs[1][0] == ("ReadError" if reset else "RemoteProtocolError")  # httpx2: the request fails
+
+
+def test_a_fresh_connection_closed_unanswered_fails_as_with_httpx2() -> None:
+    theirs, ours = hang_up(2, first=None)
+    assert ours == theirs
+    assert ours == (("RemoteProtocolError", "Server disconnected without sending a response."),) * 2 + (2, 2)
+
+
+def test_an_answer_that_had_begun_is_not_sent_again() -> None:
+    theirs, ours = hang_up(2, later=b"HTTP/1.1 200 O")
+    assert ours == theirs
+    assert ours[1:] == (("RemoteProtocolError", "Server disconnected without sending a response."), 1, 2)
+
+
+def test_a_streamed_body_is_not_sent_again() -> None:
+    async def parts() -> AsyncIterator[bytes]:
+        yield b'{"q": 1}'
+
+    async def scenario(client: httpx2.AsyncClient) -> Outcome:
+        async with HangUpServer() as server:
+            seen: list[Any] = []
+            for body in (b"{}", parts()):
+                try:
+                    seen.append((await client.post(server.url, content=body)).status_code)
+                except httpx2.HTTPError as err:
+                    seen.append((type(err).__name__, str(err)))
+            return (*seen, server.connections, server.requests)
+
+    theirs, ours = both(scenario)
+    assert ours == theirs == (200, ("RemoteProtocolError", "Server disconnected without sending a response."), 1, 2)
+
+
+@pytest.mark.parametrize("reset", [False, True], ids=["fin", "rst"])
+def test_pi_print_run_survives_a_server_closing_its_kept_alive_connection(tmp_path: Path, reset: bool) -> None:
+    """With every retry off, a tool-call turn whose second request meets a closed kept-alive connection still
+    answers, and the session holds the whole exchange, with no error in it."""
+    with FakeModelServer(keep_alive=True) as server:
+        home, cwd = tmp_path / "agent", tmp_path / "project"
+        cwd.mkdir()
+        (cwd / "notes.txt").write_text("kept alive\n")
+        write_models(home, server.base_url_for("anthropic-messages"), "anthropic-messages")
+        pi = PiRunner(server, "anthropic-messages", home, cwd)
+        pi.settings("[retry]\nenabled = false\n\n[retry.provider]\nmaxRetries = 0\n")
+        server.add(Reply(tool_calls=[ToolUse("read", {"path": "notes.txt"})]), Reply(text="it says kept alive"))
+        server.hang_up_on_reuse(reset=reset)
+        done = pi.run("-p", "read notes.txt")
+        assert (done.returncode, done.stdout, done.stderr) == (0, "it says kept alive\n", "")
+        assert (server.hung_up, len(server.requests), server.connections) == (1, 2, 2)
+    [session] = pi.session_files()
+    entries = [json.loads(line) for line in session.read_text().splitlines()]
+    messages = [entry["message"] for entry in entries if entry["type"] == "message"]
+    assert [(m["role"], m.get("stopReason")) for m in messages] == [
+        ("user", None), ("assistant", "toolUse"), ("toolResult", None), ("assistant", "stop")]
+    assert "kept alive" in json.dumps(messages[2])
