@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -319,7 +320,9 @@ async def execute_tool_calls(context: AgentContext, assistant: AssistantMessage,
             await _execute(prepared, config, emit, signal)
             await _emit_end(prepared, emit)
 
-        await asyncio.gather(*(run(p) for p in prepared_calls if p.result is None))
+        runnable = [p for p in prepared_calls if p.result is None]
+        # A lone call needs no task of its own (gather would make one, and the loop would track it).
+        await (run(runnable[0]) if len(runnable) == 1 else asyncio.gather(*map(run, runnable)))
         for prepared in prepared_calls:
             await _emit_message(prepared, emit)
     messages = [p.message for p in prepared_calls if p.message is not None]
@@ -416,16 +419,14 @@ class _Updates:
         self.last_sent = float("-inf")
         self.timer: asyncio.TimerHandle | None = None
         self.tail: asyncio.Future[None] | None = None
-        self.closed = False
+        self.closed = self.threaded = False
+        self.thread = threading.get_ident()  # the loop's
 
     def offer(self, partial: ToolResult) -> None:
-        try:
-            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is self.loop:
+        if threading.get_ident() == self.thread:
             self._offer(partial)
         else:
+            self.threaded = True
             self.loop.call_soon_threadsafe(self._offer, partial)
 
     def _offer(self, partial: ToolResult) -> None:
@@ -455,7 +456,8 @@ class _Updates:
         await self.emit(event)
 
     async def close(self) -> None:
-        await asyncio.sleep(0)  # offers the worker thread queued just before it returned
+        if self.threaded:  # offers made on the loop's thread were taken at once
+            await asyncio.sleep(0)  # offers the worker thread queued just before it returned
         if self.timer is not None:
             self.timer.cancel()
         self._send()
@@ -478,10 +480,8 @@ async def _emit_end(prepared: _Prepared, emit: Emit) -> None:
 
 def _result_fields(result: ToolResult) -> dict[str, Any]:
     """Content, and details only when there are any (Pi's events carry no ``details: null``)."""
-    fields: dict[str, Any] = {"content": result.content}
-    if result.details is not None:
-        fields["details"] = result.details
-    return fields
+    return {"content": result.content} if result.details is None else {"content": result.content,
+                                                                        "details": result.details}
 
 
 def _encodable_result(result: ToolResult) -> ToolResult:

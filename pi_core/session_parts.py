@@ -216,16 +216,18 @@ def provider_stream_fn(registry: Registry, request: RequestFn | None = None) -> 
     """A loop ``stream_fn`` that sends each request to the plugin serving ``model.api``, through
     ``request`` when given (``pi_core.llm.retry.stream_with_retry`` adds request-level retries)."""
 
-    async def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         provider = registry.providers.items.get(model.api)
         if provider is None:
-            failed = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="error",
-                                      error_message=f"No API provider registered for api: {model.api}")
-            yield AssistantMessageEvent(type="error", reason="error", error=failed)
-            return
-        events = request(provider, model, context, options) if request is not None else \
+            return _no_provider(model)
+        # Handed over, not re-yielded: every event of a turn would pass one more generator.
+        return request(provider, model, context, options) if request is not None else \
             provider.stream(model, context, options)
-        async for event in events:
-            yield event
 
     return stream
+
+
+async def _no_provider(model: Model) -> AsyncIterator[AssistantMessageEvent]:
+    failed = AssistantMessage(api=model.api, provider=model.provider, model=model.id, stop_reason="error",
+                              error_message=f"No API provider registered for api: {model.api}")
+    yield AssistantMessageEvent(type="error", reason="error", error=failed)

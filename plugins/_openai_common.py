@@ -6,6 +6,8 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
+from pi_core.llm.environ import getenv
+
 if TYPE_CHECKING:
     from pi_core.llm.transport import WireRequest
     from pi_core.providers import StreamOptions
@@ -38,9 +40,9 @@ def request_for(model: Model, options: StreamOptions, api_key: str, path: str, b
 
     if model.provider == "azure":
         return _azure_request(model, options, api_key, path, body, extra_headers)
-    base = (model.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+    base = (model.base_url or getenv("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
     headers = {"authorization": f"Bearer {api_key}", "user-agent": f"pi/{__version__}"}
-    organization, project = os.environ.get("OPENAI_ORG_ID"), os.environ.get("OPENAI_PROJECT_ID")
+    organization, project = getenv("OPENAI_ORG_ID"), getenv("OPENAI_PROJECT_ID")
     if organization:
         headers["openai-organization"] = organization
     if project:
@@ -107,7 +109,7 @@ def cache_retention(options: StreamOptions) -> str:
     """``none`` / ``short`` / ``long``; default short, or long when ``PI_CACHE_RETENTION=long``."""
     if options.cache_retention:
         return options.cache_retention
-    return "long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short"
+    return "long" if getenv("PI_CACHE_RETENTION") == "long" else "short"
 
 
 def long_cache_ok(model: Model, options: StreamOptions) -> bool:

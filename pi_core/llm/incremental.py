@@ -4,7 +4,7 @@ The agent loop sends the whole history on every turn, and the messages of a hist
 place once appended (a compaction, a branch switch or a ``pi_context`` rewrite hands over new objects), so
 the converted prefix of the last request is reused while the new history starts with the very same message
 objects (or equal ones). A changed or missing message anywhere in that prefix means a conversion from the
-start.
+start. The JSON text of the shared items is kept too (``SharedItems``): a request encodes only what it adds.
 """
 
 from __future__ import annotations
@@ -19,11 +19,45 @@ S = TypeVar("S")  # what one converted segment hands the next (renamed tool-call
 Convert = Callable[[Sequence[Message], S, list[Any]], None]
 
 
-class _Prefix(Generic[S]):
-    __slots__ = ("messages", "out", "state")
+class JsonTexts:
+    """The JSON text of a conversation's shared wire items, by position: filled in by the transport as it
+    encodes a request, replaced whole (never edited), so a thread reads a complete one."""
 
-    def __init__(self, messages: list[Message], out: list[Any], state: S) -> None:
-        self.messages, self.out, self.state = messages, out, state
+    __slots__ = ("texts",)
+
+    def __init__(self) -> None:
+        self.texts: tuple[str, ...] = ()
+
+
+class SharedItems(list[Any]):
+    """A request's wire items: ``self[start:end]`` are shared with the conversation's other requests and never
+    edited, so the transport encodes each of them once (``json`` keeps the text of shared item ``start + i``
+    at ``i``); the others are this request's own. Otherwise a plain list."""
+
+    __slots__ = ("end", "json", "start")
+
+    def __init__(self, items: list[Any], start: int, end: int, json: JsonTexts) -> None:
+        super().__init__(items)
+        self.start, self.end, self.json = start, end, json
+
+    def after(self, head: list[Any]) -> SharedItems:
+        """``head`` (this request's own items) followed by these."""
+        return SharedItems([*head, *self], self.start + len(head), self.end + len(head), self.json)
+
+    def own_last(self) -> None:
+        """Make the last item this request's own (a copy) before it is edited."""
+        if self and self.end >= len(self):
+            import copy
+
+            self[-1] = copy.deepcopy(self[-1])
+            self.end = len(self) - 1
+
+
+class _Prefix(Generic[S]):
+    __slots__ = ("json", "messages", "out", "state")
+
+    def __init__(self, messages: list[Message], out: list[Any], state: S, json: JsonTexts) -> None:
+        self.messages, self.out, self.state, self.json = messages, out, state, json
 
 
 class Prefixes(Generic[S]):
@@ -43,24 +77,25 @@ class Prefixes(Generic[S]):
         self._prefixes: dict[Hashable, _Prefix[S]] = {}
 
     def convert(self, key: Hashable, messages: Sequence[Message], state: S,
-                convert: Convert[S]) -> tuple[list[Any], int]:
+                convert: Convert[S]) -> tuple[SharedItems, int]:
         """``convert(segment, state, out)`` appends the wire items of ``segment`` to ``out``; returns every
         item of ``messages`` and how many of them (at the front) are shared with earlier and later calls."""
         out: list[Any] = []
         start = 0
+        json = JsonTexts()
         cached = self._prefixes.get(key)
         # List equality checks identity first (then content: an equal message converts the same), in C.
         if cached is not None and cached.messages == messages[:len(cached.messages)]:
-            out, start, state = list(cached.out), len(cached.messages), self._copy(cached.state)
+            out, start, state, json = list(cached.out), len(cached.messages), self._copy(cached.state), cached.json
         cut = next((i for i in range(len(messages) - 1, start - 1, -1) if self._cut_before(messages[i])), start)
         convert(messages[start:cut], state, out)
         self._prefixes.pop(key, None)
-        self._prefixes[key] = _Prefix(list(messages[:cut]), list(out), self._copy(state))
+        self._prefixes[key] = _Prefix(list(messages[:cut]), list(out), self._copy(state), json)
         while len(self._prefixes) > self._size:
             del self._prefixes[next(iter(self._prefixes))]
         shared = len(out)
         convert(messages[cut:], state, out)
-        return out, shared
+        return SharedItems(out, 0, shared, json), shared
 
 
 def cut_before_standalone_turn(message: Message) -> bool:

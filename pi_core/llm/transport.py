@@ -39,13 +39,14 @@ import asyncio
 import contextlib
 import functools
 import json
-import os
 import random
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import ProviderError
+from pi_core.llm.environ import getenv_all
+from pi_core.llm.incremental import SharedItems
 from pi_core.llm.request_build import HeaderValueError, build_request
 from pi_core.llm.sse import SSEDecoder, SSEEvent, SSEOverflow
 from pi_core.llm.stream import ABORTED_TEXT
@@ -139,7 +140,7 @@ _CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str | 
 
 def shared_client() -> httpx2.AsyncClient:
     """The running loop's client for the current proxy/CA environment (httpx2 pools belong to one loop)."""
-    key = tuple(map(os.environ.get, _ENV_KEYS))
+    key = getenv_all(_ENV_KEYS)
     clients = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
     client = clients.get(key)
     if client is None:
@@ -314,12 +315,17 @@ class SSEStream:
         self.status = response.status_code
         self.headers = response.headers
         self._chunks: AsyncIterator[bytes] | None = None
+        self._events: AsyncGenerator[SSEEvent, None] | None = None
         self._reuse = False
 
     def info(self) -> dict[str, Any]:
         return {"status": self.status, "headers": dict(self.headers)}
 
-    async def __aiter__(self) -> AsyncIterator[SSEEvent]:
+    def __aiter__(self) -> AsyncIterator[SSEEvent]:
+        self._events = events = self._decoded()
+        return events
+
+    async def _decoded(self) -> AsyncGenerator[SSEEvent, None]:
         import httpx2
 
         guard = self._guard
@@ -402,6 +408,8 @@ class SSEStream:
         import httpx2
 
         try:
+            if self._events is not None:  # a wire that stops at its end marker leaves it suspended: the
+                await self._events.aclose()  # loop would close it later, from a task of its own
             if self._reuse and not self.response.is_closed and not self._guard.signal.aborted:
                 await self._drain()
             # Closing a connection that already broke must not hide the error that broke it.
@@ -569,11 +577,31 @@ def _backoff(attempt: int, retry_after: float | None) -> float:
     return base * (1 - 0.25 * random.random())
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
 def _dumps(body: Any) -> bytes:
     """Compact UTF-8 JSON, as the SDKs send it; NaN/Infinity are refused (ValueError), lone surrogates
-    become U+FFFD rather than failing the request."""
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    become U+FFFD rather than failing the request. The history's shared items (``SharedItems``) are encoded
+    once per conversation: the same text ``json.dumps`` gives, without re-encoding the history every turn."""
+    if type(body) is dict and any(type(value) is SharedItems for value in body.values()) and \
+            all(type(key) is str for key in body):
+        text = "{" + ",".join(f"{_ENCODE(key)}:{_items_json(value) if type(value) is SharedItems else _ENCODE(value)}"
+                              for key, value in body.items()) + "}"
+    else:
+        text = _ENCODE(body)
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace").encode("utf-8")
+
+
+def _items_json(items: SharedItems) -> str:
+    start, end, store = items.start, items.end, items.json
+    known = store.texts
+    if len(known) < end - start:
+        known = known + tuple(map(_ENCODE, items[start + len(known):end]))
+        if len(known) > len(store.texts):
+            store.texts = known
+    own = [_ENCODE(item) for item in items[:start]], [_ENCODE(item) for item in items[end:]]
+    return "[" + ",".join([*own[0], *known[:end - start], *own[1]]) + "]"

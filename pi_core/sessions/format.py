@@ -41,8 +41,14 @@ def iso_now() -> str:
 
 
 def iso_from_ms(ms: int) -> str:
-    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+    global _LAST_SECOND
+    second, last = ms // 1000, _LAST_SECOND  # one read: another thread may replace it meanwhile
+    if last[0] != second:  # every entry is stamped: a second's date and time are formatted once
+        last = _LAST_SECOND = (second, datetime.fromtimestamp(second, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S."))
+    return f"{last[1]}{ms % 1000:03d}Z"
+
+
+_LAST_SECOND: tuple[int | None, str] = (None, "")
 
 
 def ms_from_iso(text: str) -> int | None:

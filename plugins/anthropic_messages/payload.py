@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from typing import Any
 
 from pi_plugins._copilot import COPILOT, copilot_headers
 
+from pi_core.llm.environ import getenv
 from pi_core.llm.incremental import Prefixes, cut_before_standalone_turn
 from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import transform_messages
@@ -75,7 +75,7 @@ def _compat(model: Model, key: str) -> Any:
 
 
 def cache_control(model: Model, options: StreamOptions) -> dict[str, str] | None:
-    retention = options.cache_retention or ("long" if os.environ.get("PI_CACHE_RETENTION") == "long" else "short")
+    retention = options.cache_retention or ("long" if getenv("PI_CACHE_RETENTION") == "long" else "short")
     if retention == "none":
         return None
     control = {"type": "ephemeral"}
@@ -141,10 +141,14 @@ def convert_messages(context: Context, model: Model, oauth: bool,
     """The Messages API ``messages``. With ``share`` the converted prefix of a history that grew since the
     last call is reused (``_PREFIXES``): the caller must not edit the items (the cache marker below edits
     only the last one, which is never shared)."""
+    out: list[dict[str, Any]]
     if share:
-        out, _shared = _PREFIXES.convert((model.id, model.provider, model.api, tuple(model.input), oauth),
-                                         context.messages, {},
-                                         lambda segment, id_map, items: _convert(segment, model, oauth, id_map, items))
+        items, _shared = _PREFIXES.convert((model.id, model.provider, model.api, tuple(model.input), oauth),
+                                           context.messages, {},
+                                           lambda segment, id_map, items: _convert(segment, model, oauth, id_map, items))
+        if control and items and items[-1]["role"] == "user":
+            items.own_last()  # shared only when the history is exactly the kept prefix: a copy gets the marker
+        out = items
     else:
         out = []
         _convert(context.messages, model, oauth, {}, out)

@@ -20,11 +20,10 @@ class GoogleGenerativeAIProvider:
         import httpx2  # noqa: F401
         import pi_plugins.google_generative_ai.streaming  # noqa: F401
 
-    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         from pi_plugins.google_generative_ai.streaming import stream_google
 
-        async for event in stream_google(model, context, options):
-            yield event
+        return stream_google(model, context, options)  # not re-yielded: every event would pass one more generator
 
 
 PROVIDER = GoogleGenerativeAIProvider()

@@ -116,10 +116,10 @@ def convert_contents(model: Model, context: Context, *, share: bool = False) -> 
     last call is reused (``_PREFIXES``): the caller must not edit the items."""
     if share:
         key = (model.id, model.provider, model.api, tuple(model.input))
-        contents, _shared = _PREFIXES.convert(key, context.messages, {},
-                                              lambda segment, id_map, out: _convert(segment, model, id_map, out))
-        return contents
-    contents = []
+        shared, _count = _PREFIXES.convert(key, context.messages, {},
+                                           lambda segment, id_map, out: _convert(segment, model, id_map, out))
+        return shared
+    contents: list[dict[str, Any]] = []
     _convert(context.messages, model, {}, contents)
     return contents
 

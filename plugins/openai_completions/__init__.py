@@ -20,11 +20,10 @@ class OpenAICompletionsProvider:
         import httpx2  # noqa: F401
         import pi_plugins.openai_completions.streaming  # noqa: F401
 
-    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         from pi_plugins.openai_completions.streaming import stream_completions
 
-        async for event in stream_completions(model, context, options):
-            yield event
+        return stream_completions(model, context, options)  # not re-yielded: every event would pass one more generator
 
 
 PROVIDER = OpenAICompletionsProvider()

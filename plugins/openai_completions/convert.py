@@ -11,6 +11,7 @@ from typing import Any
 
 from pi_plugins._openai_common import cache_retention, long_cache_ok
 
+from pi_core.llm.incremental import JsonTexts, SharedItems
 from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import transform_messages
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
@@ -159,22 +160,23 @@ def convert_messages(model: Model, context: Context, compat: dict[str, Any], *,
         return out
     prefix_key = (model.id, model.provider, model.api, "image" in model.input, key,
                   tuple(out[0].items()) if out else None)
-    state, start = _SegmentState(), 0
+    state, start, texts = _SegmentState(), 0, JsonTexts()
     cached = _PREFIXES.get(prefix_key)
     # List equality checks identity first (then content: an equal message converts the same), in C.
     if cached is not None and cached.messages == messages[:cached.cut]:
-        out, start, state = list(cached.out), cached.cut, cached.state.copy()
+        out, start, state, texts = list(cached.out), cached.cut, cached.state.copy(), cached.texts
     # The next call may start where the last user or (sent) assistant message starts: nothing carries
     # over such a cut but renamed tool-call ids and the previous role, which the state keeps. A failed
     # assistant reply is left out of the request, so tool results around it group as one: no cut there.
     cut = next((i for i in range(len(messages) - 1, start - 1, -1) if _clean_cut(messages[i])), start)
     _convert_segment(model, messages[start:cut], compat, key, None, out, state)
     _PREFIXES.pop(prefix_key, None)
-    _PREFIXES[prefix_key] = _Prefix(list(messages[:cut]), cut, list(out), state.copy())
+    _PREFIXES[prefix_key] = _Prefix(list(messages[:cut]), cut, list(out), state.copy(), texts)
     while len(_PREFIXES) > _MAX_PREFIXES:
         del _PREFIXES[next(iter(_PREFIXES))]
+    shared = len(out)
     _convert_segment(model, messages[cut:], compat, key, None, out, state)
-    return out
+    return SharedItems(out, 0, shared, texts)
 
 
 def _clean_cut(message: Message) -> bool:
@@ -196,10 +198,11 @@ class _SegmentState:
 
 
 class _Prefix:
-    __slots__ = ("cut", "messages", "out", "state")
+    __slots__ = ("cut", "messages", "out", "state", "texts")
 
-    def __init__(self, messages: list[Message], cut: int, out: list[dict[str, Any]], state: _SegmentState) -> None:
-        self.messages, self.cut, self.out, self.state = messages, cut, out, state
+    def __init__(self, messages: list[Message], cut: int, out: list[dict[str, Any]], state: _SegmentState,
+                 texts: JsonTexts) -> None:
+        self.messages, self.cut, self.out, self.state, self.texts = messages, cut, out, state, texts
 
 
 # The converted history of the last few conversations (model, compat, system prompt): on the next turn

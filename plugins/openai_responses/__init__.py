@@ -20,11 +20,10 @@ class OpenAIResponsesProvider:
         import httpx2  # noqa: F401
         import pi_plugins.openai_responses.streaming  # noqa: F401
 
-    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         from pi_plugins.openai_responses.streaming import stream_responses
 
-        async for event in stream_responses(model, context, options):
-            yield event
+        return stream_responses(model, context, options)  # not re-yielded: every event would pass one more generator
 
 
 PROVIDER = OpenAIResponsesProvider()

@@ -147,7 +147,7 @@ def convert_input(model: Model, context: Context,
         return items
     key = (model.id, model.provider, model.api, "image" in model.input)
     history, _shared = _PREFIXES.convert(key, context.messages, _State(), convert)
-    return items + history if items else history
+    return history.after(items) if items else history
 
 
 class _State:

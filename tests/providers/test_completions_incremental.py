@@ -1,8 +1,10 @@
 """Chat Completions history conversion is incremental (a turn converts only what was appended since
-the last one, so per-turn work stays flat over a long run: issue 19) and equal to converting in one piece."""
+the last one, so per-turn work stays flat over a long run: issue 19) and equal to converting in one piece,
+down to the request's bytes (the shared history's JSON is kept, not encoded again every turn)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from hypothesis import given, settings
@@ -10,6 +12,7 @@ from hypothesis import strategies as st
 from pi_plugins.openai_completions.compat import get_compat
 from pi_plugins.openai_completions.convert import convert_messages
 
+from pi_core.llm import transport
 from pi_core.types import (
     AssistantMessage,
     Context,
@@ -61,7 +64,16 @@ def test_growing_history_converts_like_one_piece(kinds: list[int], model_index: 
     for end in [*range(0, len(history), step), len(history)]:
         context = Context(system_prompt="sys", messages=history[:end])
         shared = convert_messages(model, context, compat, share=True)
-        assert shared == convert_messages(model, context, compat, share=False)
+        plain = convert_messages(model, context, compat, share=False)
+        assert shared == plain
+        assert same_bytes(shared, plain)
+
+
+def same_bytes(shared: list[Any], plain: list[Any]) -> bool:
+    """The request body with the shared items encodes exactly as ``json.dumps`` encodes the plain one."""
+    body = {"model": "m", "messages": shared, "stream": True}
+    expected = json.dumps({**body, "messages": plain}, ensure_ascii=False, separators=(",", ":")).encode()
+    return transport._dumps(body) == expected
 
 
 def test_an_edited_history_is_converted_again() -> None:
@@ -69,5 +81,27 @@ def test_an_edited_history_is_converted_again() -> None:
     history: list[Any] = [message(0, 0), message(2, 1), message(6, 2), message(0, 3), message(2, 4)]
     convert_messages(model, Context(messages=history), compat, share=True)
     edited = [history[0], message(0, 9), *history[2:]]  # a compaction or a branch replaced a message
-    assert convert_messages(model, Context(messages=edited), compat, share=True) == \
-        convert_messages(model, Context(messages=edited), compat, share=False)
+    shared = convert_messages(model, Context(messages=edited), compat, share=True)
+    assert shared == convert_messages(model, Context(messages=edited), compat, share=False)
+    assert same_bytes(shared, convert_messages(model, Context(messages=edited), compat, share=False))
+
+
+def test_a_turn_encodes_only_what_it_adds(monkeypatch: Any) -> None:
+    model, compat = MODELS[1], get_compat(MODELS[1])
+    history: list[Any] = [message(0, 0), message(2, 1), message(6, 2)]
+    convert_messages(model, Context(system_prompt="sys", messages=history), compat, share=True)
+    transport._dumps({"messages": convert_messages(model, Context(system_prompt="sys", messages=history), compat,
+                                                   share=True)})
+    encoded: list[Any] = []
+    encode = transport._ENCODE
+    monkeypatch.setattr(transport, "_ENCODE", lambda value: encoded.append(value) or encode(value))
+    grown = [*history, message(2, 3), message(6, 4)]
+    shared = convert_messages(model, Context(system_prompt="sys", messages=grown), compat, share=True)
+    assert len(shared) == 6  # the system prompt and five messages
+    transport._dumps({"messages": shared})
+    # the first request kept the system prompt and the first prompt (its history is cut before the call)
+    assert encoded == ["messages", *shared[2:]]
+    encoded.clear()
+    again = convert_messages(model, Context(system_prompt="sys", messages=grown), compat, share=True)
+    transport._dumps({"messages": again})
+    assert encoded == ["messages", *again[4:]]  # only the last turn's own call and result

@@ -1,6 +1,7 @@
 """Responses, Anthropic and Google history conversion is incremental (a turn converts only what was
 appended since the last one: issue 19's flat turns) and equal to converting in one piece, also when the
-history changes under it (a compaction, a branch switch, a ``pi_context`` plugin replacing messages)."""
+history changes under it (a compaction, a branch switch, a ``pi_context`` plugin replacing messages), down to
+the request's bytes (the shared history's JSON is kept, not encoded again every turn)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pi_plugins.anthropic_messages.payload import convert_messages
 from pi_plugins.google_generative_ai.convert import convert_contents
 from pi_plugins.openai_responses.convert import convert_input
 
+from pi_core.llm import transport
 from pi_core.types import (
     AssistantMessage,
     Context,
@@ -92,7 +94,16 @@ def test_growing_history_converts_like_one_piece(wire: str, kinds: list[int], im
     history = [message(kind, n, api) for n, kind in enumerate(kinds)]
     for end in [*range(0, len(history), step), len(history)]:
         context = Context(system_prompt="sys", messages=history[:end])
-        assert convert(model, context, True) == convert(model, context, False)
+        shared, plain = convert(model, context, True), convert(model, context, False)
+        assert shared == plain
+        assert same_bytes(shared, plain)
+
+
+def same_bytes(shared: list[Any], plain: list[Any]) -> bool:
+    """The request body with the shared items encodes exactly as ``json.dumps`` encodes the plain one."""
+    body = {"model": "m", "items": shared, "stream": True}
+    expected = json.dumps({**body, "items": plain}, ensure_ascii=False, separators=(",", ":")).encode()
+    return transport._dumps(body) == expected
 
 
 @pytest.mark.parametrize("wire", sorted(WIRES))
@@ -103,7 +114,9 @@ def test_a_changed_history_is_converted_again(wire: str) -> None:
 
     def same(messages: list[Message]) -> None:
         context = Context(system_prompt="sys", messages=messages)
-        assert convert(model, context, True) == convert(model, context, False)
+        shared, plain = convert(model, context, True), convert(model, context, False)
+        assert shared == plain
+        assert same_bytes(shared, plain)
 
     same(history)
     same([*history, message(2, 11, api), message(8, 12, api)])
@@ -114,3 +127,23 @@ def test_a_changed_history_is_converted_again(wire: str) -> None:
     same(rewritten)
     first = convert(model, Context(messages=rewritten), True)
     assert "rewritten last prompt" in json.dumps(first[-1])
+
+
+@pytest.mark.parametrize("wire", sorted(WIRES))
+def test_a_history_that_is_exactly_the_kept_prefix(wire: str) -> None:
+    """Back on a branch that ends where the last request's kept prefix ends: nothing of that request is new,
+    and Anthropic's cache marker goes on a copy of the last (shared) item, never into the shared one."""
+    api, convert = WIRES[wire]
+    model = _model(api, False)
+    history = [message(k, n, api) for n, k in enumerate([0, 2, 8, 0, 2, 8])]
+
+    def same(messages: list[Message]) -> None:
+        context = Context(system_prompt="sys", messages=messages)
+        shared, plain = convert(model, context, True), convert(model, context, False)
+        assert shared == plain
+        assert same_bytes(shared, plain)
+
+    same(history)
+    same(history[:4])  # the kept prefix: up to the prompt before the last call
+    same(history)
+    same(history[:4])
