@@ -146,8 +146,7 @@ def _load_project_entry_point(plugins: PluginSet, ep: EntryPoint, disabled: set[
     if replaces:
         plugins.pm.unregister(name=ep.name)
         del plugins.info[ep.name]
-    _register(plugins, module, PluginInfo(ep.name, "project", f"{dist_label(ep)} (project)",
-                                                   replaces=replaces))
+    _register(plugins, module, PluginInfo(ep.name, "project", f"{dist_label(ep)} (project)", replaces=replaces))
 
 
 def _load_entry_points(plugins: PluginSet, found: dict[str, list[EntryPoint]], disabled: set[str]) -> None:

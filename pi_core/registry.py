@@ -12,8 +12,10 @@ layer the first implementation wins and the clash is recorded in ``conflicts`` (
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import inspect
-import threading
+import weakref
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
@@ -82,12 +84,48 @@ class Contribution(NamedTuple):
     value: Any
 
 
-@dataclass(frozen=True)
-class _Impl:
-    plugin: str
-    function: Callable[..., Any]
-    argnames: tuple[str, ...]
-    ctx_at: int = -1  # position of ``ctx`` in argnames (-1: takes none)
+class _Plan:
+    """A hook's implementations in call order and its policy, ready to call: ``names`` are the arguments
+    they take besides ``ctx``. ``calls(ctx)`` gives each implementation as a callable taking those values
+    by position, ``ctx.for_plugin(plugin)`` bound in front (kept for the last ``ctx``: its views are cached,
+    so binding again would give the same ones). An implementation taking fewer arguments or ``ctx`` elsewhere,
+    and every one when the caller left an argument out (its default then applies), is called by name."""
+
+    __slots__ = ("bound", "impls", "key", "names", "policy")
+
+    def __init__(self, key: tuple[Any, ...], impls: tuple[pluggy.HookImpl, ...], policy: Policy) -> None:
+        self.key, self.impls, self.policy = key, impls, policy
+        self.names = tuple(dict.fromkeys(name for impl in impls for name in impl.argnames if name != "ctx"))
+        self.bound: tuple[Callable[[], Any], tuple[Any, ...]] | None = None
+
+    def calls(self, ctx: Any, by_name: bool = False) -> tuple[Any, ...]:
+        if not by_name and self.bound is not None and self.bound[0]() is ctx:
+            return self.bound[1]
+        bind = getattr(ctx, "for_plugin", None) if ctx is not _OMITTED else None
+        calls = []
+        for impl in self.impls:
+            ctx_at = impl.argnames.index("ctx") if "ctx" in impl.argnames else -1
+            view = ctx if bind is None or ctx_at < 0 else bind(impl.plugin_name)
+            if by_name or ctx_at > 0 or (ctx_at == 0 and ctx is _OMITTED) or impl.argnames[ctx_at + 1:] != self.names:
+                call = functools.partial(_by_name, impl.function, impl.argnames, self.names, view)
+            else:
+                call = functools.partial(impl.function, *((view,) if ctx_at == 0 else ()))
+            call.plugin = impl.plugin_name  # type: ignore[attr-defined]
+            calls.append(call)
+        if not by_name:
+            with contextlib.suppress(TypeError):  # a context that cannot be weakly referenced is not kept
+                self.bound = (weakref.ref(ctx) if ctx is not None else lambda: None, tuple(calls))
+        return tuple(calls)
+
+
+def _by_name(function: Callable[..., Any], argnames: tuple[str, ...], names: tuple[str, ...], ctx: Any,
+             *values: Any) -> Any:
+    given = {name: value for name, value in zip(("ctx", *names), (ctx, *values)) if value is not _OMITTED}
+    return function(**{name: given[name] for name in argnames if name in given})
+
+
+_OMITTED = object()  # an argument (or ``ctx``) the caller left out
+_NO_PLAN = _Plan((), (), Policy("collect"))
 
 
 @dataclass
@@ -99,8 +137,7 @@ class PluginSet:
     failures: list[PluginFailure] = field(default_factory=list)
     available: dict[str, str] = field(default_factory=dict)  # opt-in plugins (group pi.optional): name -> dist
     error_listeners: list[Callable[[ExtensionError], None]] = field(default_factory=list)
-    _order: dict[str, tuple[tuple[int, object, list[object]], tuple[_Impl, ...], Policy]] = field(
-        default_factory=dict, repr=False)
+    _order: dict[str, _Plan] = field(default_factory=dict, repr=False)
 
     def layer_of(self, plugin_name: str) -> Layer:
         info = self.info.get(plugin_name)
@@ -117,26 +154,20 @@ class PluginSet:
         return source if Path(source).exists() else getattr(module, "__file__", None) or source
 
     def has(self, hook: str) -> bool:
-        return bool(self.implementations(hook))
+        return bool(self._plan(hook).impls)
 
-    def implementations(self, hook: str) -> tuple[_Impl, ...]:
-        """The hook's implementations in call order (cached until the registrations change)."""
-        return self._plan(hook)[0]
-
-    def _plan(self, hook: str) -> tuple[tuple[_Impl, ...], Policy]:
+    def _plan(self, hook: str) -> _Plan:
         """Implementations in call order and the policy: built once, checked per call against pluggy's
         registrations (every hook call passes here, so the check is kept to a list copy and a compare)."""
         caller = getattr(self.pm.hook, hook, None)
         if caller is None:
-            return (), Policy("collect")
+            return _NO_PLAN
         cached = self._order.get(hook)
         # pluggy keeps a caller's registrations in one list it edits in place: compare it without a copy
-        raw = getattr(caller, "_hookimpls", None)
-        if raw is None:
-            raw = caller.get_hookimpls()
-        if (cached is not None and cached[0][0] == len(self.info) and cached[0][1] is caller.spec
-                and cached[0][2] == raw):
-            return cached[1], cached[2]
+        raw = getattr(caller, "_hookimpls", None) or caller.get_hookimpls()
+        if cached is not None and cached.key[0] == len(self.info) and cached.key[1] is caller.spec \
+                and cached.key[2] == raw:
+            return cached
         key = (len(self.info), caller.spec, list(raw))
         loaded = {name: index for index, name in enumerate(self.info)}
 
@@ -145,16 +176,14 @@ class PluginSet:
             klass = 0 if impl.tryfirst else 2 if impl.trylast else 1
             return LAYER_RANK[self.layer_of(name)], klass, loaded.get(name, len(loaded))
 
-        ordered = tuple(_Impl(impl.plugin_name, impl.function, tuple(impl.argnames),
-                              impl.argnames.index("ctx") if "ctx" in impl.argnames else -1)
-                        for impl in sorted(raw, key=rank))
+        ordered = tuple(sorted(raw, key=rank))
         found = getattr(caller.spec.function, "pi_policy", None) if caller.spec is not None else None
         policy = found if isinstance(found, Policy) else Policy("collect")
-        self._order[hook] = (key, ordered, policy)
-        return ordered, policy
+        plan = self._order[hook] = _Plan(key, ordered, policy)
+        return plan
 
     def policy(self, hook: str) -> Policy:
-        return self._plan(hook)[1]
+        return self._plan(hook).policy
 
     # --- errors ---------------------------------------------------------------------------------------
 
@@ -216,51 +245,41 @@ class PluginSet:
                on_error: Callable[[str, BaseException], Any] | None,
                quiet: tuple[type[BaseException], ...], accept: Accept | None = None) -> Generator[Any, Any, Any]:
         """The policy, written once: yields each awaitable result to the driver, which sends it back resolved."""
-        impls, policy = self._plan(hook)
+        plan = self._plan(hook)
+        kind, chain = plan.policy.kind, plan.policy.chain
         collected: list[Contribution] = []
-        chain = policy.chain
         chained = kwargs.get(chain) if chain else None
-        ctx = kwargs.get("ctx")
-        bind = getattr(ctx, "for_plugin", None) if ctx is not None else None
-        for impl in impls:
-            if chain:
-                kwargs[chain] = chained
+        if chain:
+            kwargs[chain] = chained
+        names = plan.names
+        values = tuple([kwargs.get(name, _OMITTED) for name in names])
+        calls = plan.calls(kwargs.get("ctx", _OMITTED), not all(map(kwargs.__contains__, names)))
+        for call in calls:
             try:
-                # pluggy's own calling convention: the declared arguments, by position
-                args = list(map(kwargs.__getitem__, impl.argnames))
-            except KeyError:  # an argument the caller left out: the implementation's default applies
-                args = None
-            try:
-                if args is None:
-                    named = {name: kwargs[name] for name in impl.argnames if name in kwargs}
-                    if bind is not None and "ctx" in named:
-                        named["ctx"] = bind(impl.plugin)
-                    result = impl.function(**named)
-                else:
-                    if bind is not None and impl.ctx_at >= 0:
-                        args[impl.ctx_at] = bind(impl.plugin)
-                    result = impl.function(*args)
+                result = call(*values)
                 if result is not None and inspect.isawaitable(result):
                     result = yield result
             except Exception as err:  # noqa: BLE001 - a plugin's failure is reported, never fatal
                 if not isinstance(err, quiet):
-                    self.report(ExtensionError(impl.plugin, self.source_of(impl.plugin), hook, err))
+                    self.report(ExtensionError(call.plugin, self.source_of(call.plugin), hook, err))
                 if on_error is None:
                     continue
-                result = on_error(impl.plugin, err)
-            if result is None or (accept is not None and not accept(impl.plugin, result)):
+                result = on_error(call.plugin, err)
+            if result is None or (accept is not None and not accept(call.plugin, result)):
                 continue
-            if policy.kind == "first":
+            if kind == "first":
                 return result
-            if policy.kind == "collect":
-                collected.append(Contribution(impl.plugin, result))
-            elif policy.kind == "chain":
+            if kind == "collect":
+                collected.append(Contribution(call.plugin, result))
+            elif kind == "chain":
                 chained, stop = merge(chained, result, kwargs) if merge is not None else (result, False)
                 if stop:
                     break
-        if policy.kind == "collect":
+                kwargs[chain] = chained  # type: ignore[index]
+                values = tuple([kwargs.get(name, _OMITTED) for name in names])  # what merge changed, too
+        if kind == "collect":
             return collected
-        return chained if policy.kind == "chain" else None
+        return chained if kind == "chain" else None
 
 
 def run_blocking(awaitable: Any) -> Any:
@@ -275,20 +294,10 @@ def run_blocking(awaitable: Any) -> Any:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(wait())
-    outcome: dict[str, Any] = {}
+    from concurrent.futures import ThreadPoolExecutor
 
-    def target() -> None:
-        try:
-            outcome["value"] = asyncio.run(wait())
-        except BaseException as err:  # noqa: BLE001 - re-raised in the caller's thread
-            outcome["error"] = err
-
-    thread = threading.Thread(target=target, name="pi-hook")
-    thread.start()
-    thread.join()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome.get("value")
+    with ThreadPoolExecutor(1, thread_name_prefix="pi-hook") as pool:
+        return pool.submit(asyncio.run, wait()).result()  # or raises what it raised in that thread
 
 
 # --- named contributions -------------------------------------------------------------------------------

@@ -119,8 +119,13 @@ def _read_cache(target: Path) -> dict[str, Entry]:
     plugins = cached.get("plugins") if isinstance(cached, dict) and cached.get("format") == CACHE_FORMAT else None
     if not isinstance(plugins, dict):
         return {}
-    return {key: value for key, value in plugins.items() if isinstance(key, str) and isinstance(value, tuple)
-            and len(value) == 2 and isinstance(value[1], list) and all(isinstance(f, dict) for f in value[1])}
+    # Exact type checks, and a plugin's flags only when it has some: --help reads every entry (~150 of them).
+    return {key: value for key, value in plugins.items() if type(key) is str and type(value) is tuple
+            and len(value) == 2 and type(value[1]) is list and (not value[1] or _flags_ok(value[1]))}
+
+
+def _flags_ok(flags: list[dict[str, Any]]) -> bool:
+    return all(type(f) is dict and type(f.get("name")) is str and type(f.get("type")) is str for f in flags)
 
 
 def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:

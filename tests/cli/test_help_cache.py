@@ -5,6 +5,7 @@ that have flags there (installed, opt-in, file), and ``--help``/``--version`` im
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -126,6 +127,21 @@ def test_a_torn_or_foreign_cache_file_costs_help_only_its_section(tmp_path: Path
     assert pi.help() == HELP
     pi.run("tools")  # the next load writes it again
     assert "--acme-mode <value>" in pi.help()
+
+
+def test_a_cached_flag_of_the_wrong_shape_is_left_out(tmp_path: Path) -> None:
+    plugin = tmp_path / "agent" / "extensions" / "acme.py"
+    plugin.parent.mkdir(parents=True)
+    plugin.write_text(textwrap.dedent(FLAGGED))
+    pi = Pi(tmp_path)
+    pi.run("tools")
+    [cache] = (tmp_path / "cache" / "pi").glob("plugin-flags.*")
+    data = marshal.loads(cache.read_bytes())
+    key = f"acme|{plugin}|{plugin.stat().st_mtime_ns}"
+    assert data["plugins"][key][1][0]["name"] == "acme-mode"  # the entry --help would list
+    data["plugins"][key] = (False, [{"name": "acme-mode", "description": "no type"}])
+    cache.write_bytes(marshal.dumps(data))
+    assert pi.help() == HELP
 
 
 @pytest.mark.parametrize("flag", ["--version", "--help"])

@@ -251,3 +251,131 @@ def test_pluggy_is_what_detects_unknown_hooks() -> None:
     pm.register(Typo)
     with pytest.raises(pluggy.PluginValidationError):
         pm.check_pending()
+
+
+# --- the call path's shortcuts keep the semantics (wave 7: argument tuples built once, ctx views bound once) ---
+
+
+class _Ctx:
+    def __init__(self, plugin: str = "") -> None:
+        self.plugin = plugin
+        self.views: dict[str, _Ctx] = {}
+
+    def for_plugin(self, plugin: str) -> _Ctx:
+        return self.views.setdefault(plugin, _Ctx(plugin))
+
+
+def test_implementations_taking_different_arguments_each_get_theirs_in_order() -> None:
+    seen: list[tuple[str, tuple[Any, ...]]] = []
+
+    def full() -> type:
+        class Full:
+            @staticmethod
+            @hookimpl
+            def pi_after_tool_call(ctx: _Ctx, call: str, result: str, is_error: bool) -> None:
+                seen.append((ctx.plugin, (call, result, is_error)))
+        return Full
+
+    class Few:
+        @staticmethod
+        @hookimpl
+        def pi_after_tool_call(result: str) -> None:
+            seen.append(("few", (result,)))
+
+    class Shuffled:
+        @staticmethod
+        @hookimpl
+        def pi_after_tool_call(is_error: bool, ctx: _Ctx, call: str) -> None:
+            seen.append((ctx.plugin, (is_error, call)))
+
+    plugins = plugin_set()
+    for name, plugin in (("full", full()), ("few", Few), ("shuffled", Shuffled), ("full2", full())):
+        register_module(plugins, plugin, name)
+    ctx = _Ctx()
+    for round_ in range(2):  # the second call uses what the first one prepared
+        seen.clear()
+        asyncio.run(plugins.call("pi_after_tool_call", ctx=ctx, call=f"c{round_}", result="r", is_error=False))
+        assert seen == [("full", (f"c{round_}", "r", False)), ("few", ("r",)), ("shuffled", (False, f"c{round_}")),
+                        ("full2", (f"c{round_}", "r", False))]
+
+
+def test_each_plugin_keeps_its_own_view_across_calls_and_a_new_context_gets_new_views() -> None:
+    seen: list[_Ctx] = []
+    plugins = plugin_set()
+    for name in ("alpha", "beta"):
+        register_module(plugins, make_plugin("pi_agent_event", lambda kw: seen.append(kw["ctx"]), is_async=False), name)
+    first, second = _Ctx(), _Ctx()
+    for ctx in (first, first, second):
+        asyncio.run(plugins.call("pi_agent_event", ctx=ctx, event=None))
+    assert [view.plugin for view in seen] == ["alpha", "beta"] * 3
+    assert seen[0] is seen[2] is first.views["alpha"] and seen[1] is seen[3] is first.views["beta"]
+    assert seen[4] is second.views["alpha"] and seen[5] is second.views["beta"]
+
+
+def test_a_chained_value_and_what_merge_changes_reach_the_implementations_after_it() -> None:
+    seen: list[tuple[str, str, str]] = []
+
+    def plugin(tag: str) -> type:
+        class Plugin:
+            @staticmethod
+            @hookimpl
+            def pi_input(ctx: Any, text: str, source: str) -> Any:
+                from pi_core.extension import InputResult
+
+                seen.append((tag, text, source))
+                return InputResult("transform", text=text + tag)
+        return Plugin
+
+    plugins = plugin_set()
+    for tag in ("a", "b", "c"):
+        register_module(plugins, plugin(tag), tag)
+
+    def step(current: str, result: Any, args: dict[str, Any]) -> tuple[str, bool]:
+        args["source"] = args["source"] + "!"
+        return result.text, False
+
+    assert asyncio.run(plugins.call("pi_input", ctx=None, text="x", source="rpc", merge=step)) == "xabc"
+    assert seen == [("a", "x", "rpc"), ("b", "xa", "rpc!"), ("c", "xab", "rpc!!")]
+
+
+def test_a_raising_implementation_is_named_among_fast_and_by_name_ones_and_the_others_still_run() -> None:
+    ran: list[str] = []
+
+    def quiet() -> type:
+        class Quiet:
+            @staticmethod
+            @hookimpl
+            def pi_agent_event(ctx: Any, event: Any) -> None:
+                ran.append("quiet")
+        return Quiet
+
+    class Broken:
+        @staticmethod
+        @hookimpl
+        def pi_agent_event(event: Any) -> None:
+            raise ValueError(f"bad {event}")
+
+    plugins = plugin_set()
+    for name, plugin in (("quiet", quiet()), ("broken", Broken), ("after", quiet())):
+        register_module(plugins, plugin, name)
+    errors: list[ExtensionError] = []
+    plugins.error_listeners.append(errors.append)
+    asyncio.run(plugins.call("pi_agent_event", ctx=_Ctx(), event="e1"))
+    assert ran == ["quiet", "quiet"]
+    assert [(e.plugin, e.hook, e.message) for e in errors] == [("broken", "pi_agent_event", "ValueError: bad e1")]
+
+
+def test_call_sync_inside_a_running_loop_resolves_async_implementations_and_raises_nothing_of_theirs() -> None:
+    plugins = plugin_set()
+    register_module(plugins, make_plugin("pi_tools", lambda kw: ["late"], is_async=True), "slow")
+
+    def boom(kw: Any) -> None:
+        raise RuntimeError("no tools")
+
+    register_module(plugins, make_plugin("pi_tools", boom, is_async=True), "broken")
+
+    async def inside() -> Any:
+        return plugins.call_sync("pi_tools")  # a sync caller inside async code: runs on a helper thread
+
+    assert asyncio.run(inside()) == [("slow", ["late"])]
+    assert [(f.name, f.reason) for f in plugins.failures] == [("broken", "pi_tools raised RuntimeError: no tools")]

@@ -94,7 +94,7 @@ def pi_client() -> httpx2.AsyncClient:
 
 
 def httpx2_client() -> httpx2.AsyncClient:
-    return httpx2.AsyncClient(trust_env=False, timeout=5.0)
+    return httpx2.AsyncClient(trust_env=False, timeout=5.0, verify=False)  # plain http: no CA bundle to load
 
 
 async def exchange(client: httpx2.AsyncClient, url: str, times: int = 1, **kwargs: Any) -> list[Outcome]:
