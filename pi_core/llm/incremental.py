@@ -20,13 +20,14 @@ Convert = Callable[[Sequence[Message], S, list[Any]], None]
 
 
 class JsonTexts:
-    """The JSON text of a conversation's shared wire items, by position: filled in by the transport as it
-    encodes a request, replaced whole (never edited), so a thread reads a complete one."""
+    """The JSON text of a conversation's shared wire items, by position, each with the item it encodes (a
+    list whose item was replaced gets that one encoded afresh): filled in by the transport as it encodes a
+    request, replaced whole (never edited), so a thread reads a complete one."""
 
     __slots__ = ("texts",)
 
     def __init__(self) -> None:
-        self.texts: tuple[str, ...] = ()
+        self.texts: tuple[tuple[Any, str], ...] = ()
 
 
 class SharedItems(list[Any]):

@@ -598,10 +598,14 @@ def _dumps(body: Any) -> bytes:
 
 def _items_json(items: SharedItems) -> str:
     start, end, store = items.start, items.end, items.json
-    known = store.texts
-    if len(known) < end - start:
-        known = known + tuple(map(_ENCODE, items[start + len(known):end]))
-        if len(known) > len(store.texts):
-            store.texts = known
+    known, shared = store.texts, items[start:end]
+    kept = 0  # the kept texts that are still of the very items at their place
+    for (item, _text), current in zip(known, shared):
+        if item is not current:
+            break
+        kept += 1
+    texts = [text for _item, text in known[:kept]] + [_ENCODE(item) for item in shared[kept:]]
+    if kept == len(known) < len(shared) and len(store.texts) == kept:  # this conversation grew: keep the rest
+        store.texts = known + tuple(zip(shared[kept:], texts[kept:]))
     own = [_ENCODE(item) for item in items[:start]], [_ENCODE(item) for item in items[end:]]
-    return "[" + ",".join([*own[0], *known[:end - start], *own[1]]) + "]"
+    return "[" + ",".join([*own[0], *texts, *own[1]]) + "]"

@@ -105,3 +105,14 @@ def test_a_turn_encodes_only_what_it_adds(monkeypatch: Any) -> None:
     again = convert_messages(model, Context(system_prompt="sys", messages=grown), compat, share=True)
     transport._dumps({"messages": again})
     assert encoded == ["messages", *again[4:]]  # only the last turn's own call and result
+
+
+def test_a_replaced_shared_item_is_encoded_afresh() -> None:
+    model, compat = MODELS[1], get_compat(MODELS[1])
+    history: list[Any] = [message(0, 0), message(2, 1), message(6, 2), message(0, 3), message(2, 4)]
+    for _ in range(2):  # the second request finds the first one's texts kept
+        shared = convert_messages(model, Context(system_prompt="sys", messages=history), compat, share=True)
+        transport._dumps({"messages": shared})
+    shared[1] = {"role": "user", "content": "replaced in the list, not edited"}
+    assert same_bytes(shared, list(shared))
+    assert b"replaced in the list" in transport._dumps({"messages": shared})
