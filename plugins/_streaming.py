@@ -33,13 +33,11 @@ def new_builder(model: Model) -> MessageBuilder:
 
 async def apply_payload_hook(body: dict[str, Any], model: Model, options: StreamOptions) -> dict[str, Any]:
     """``options.on_payload`` may replace the body the wire built (returning None keeps it); plugin hooks
-    behind it may be async. It gets a copy of its own to edit in place: the wire's history items are shared
-    with the conversation's other requests (a JSON round trip, in C: cheaper than converting the history anew)."""
+    behind it may be async."""
     if options.on_payload is None:
         return body
-    own = json.loads(json.dumps(body))
-    replaced = await resolved(options.on_payload(own, model))
-    return replaced if replaced is not None else own
+    replaced = await resolved(options.on_payload(body, model))
+    return replaced if replaced is not None else body
 
 
 def failure_event(builder: MessageBuilder, err: BaseException, options: StreamOptions,

@@ -215,8 +215,8 @@ def convert_tools(tools: list[ToolDefinition], model: Model, oauth: bool,
 def build_params(model: Model, context: Context, options: StreamOptions, oauth: bool) -> dict[str, Any]:
     control = cache_control(model, options)
     max_tokens = base_max_tokens(model, options.max_tokens) or model.max_tokens // 3
-    # Shared history items: an on_payload hook edits a copy (plugins/_streaming.apply_payload_hook).
-    messages = convert_messages(context, model, oauth, control, share=True)
+    # Shared history items unless something may edit the body in place (an on_payload hook).
+    messages = convert_messages(context, model, oauth, control, share=options.on_payload is None)
     params: dict[str, Any] = {"model": model.id, "messages": messages,
                               "max_tokens": max_tokens, "stream": True}
     system: list[dict[str, Any]] = []

@@ -187,8 +187,8 @@ def thinking_config(model: Model, options: StreamOptions) -> dict[str, Any] | No
 
 
 def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-    # Shared history items: an on_payload hook edits a copy (plugins/_streaming.apply_payload_hook).
-    body: dict[str, Any] = {"contents": convert_contents(model, context, share=True)}
+    # Shared history items unless something may edit the body in place (an on_payload hook).
+    body: dict[str, Any] = {"contents": convert_contents(model, context, share=options.on_payload is None)}
     if context.system_prompt:
         body["systemInstruction"] = {"role": "user", "parts": [{"text": sanitize_surrogates(context.system_prompt)}]}
     tools = convert_tools(context.tools or [])

@@ -329,9 +329,9 @@ def _thinking_fields(model: Model, options: StreamOptions, compat: dict[str, Any
 
 
 def build_body(model: Model, context: Context, options: StreamOptions, compat: dict[str, Any]) -> dict[str, Any]:
-    # History dicts are shared across turns unless the Anthropic-style cache markers below edit the body in
-    # place (an on_payload hook edits a copy: plugins/_streaming.apply_payload_hook).
-    share = compat["cacheControlFormat"] != "anthropic"
+    # History dicts are shared across turns unless something may edit the body in place: an on_payload
+    # hook, or the Anthropic-style cache markers below.
+    share = options.on_payload is None and compat["cacheControlFormat"] != "anthropic"
     body: dict[str, Any] = {"model": model.id, "messages": convert_messages(model, context, compat, share=share),
                             "stream": True}
     if compat["supportsUsageInStreaming"] is not False:

@@ -180,8 +180,8 @@ def convert_tools(tools: list[ToolDefinition]) -> list[dict[str, Any]]:
 
 
 def build_body(model: Model, context: Context, options: StreamOptions) -> dict[str, Any]:
-    # Shared history items: an on_payload hook edits a copy (plugins/_streaming.apply_payload_hook).
-    body: dict[str, Any] = {"model": model.id, "input": convert_input(model, context, share=True),
+    # Shared history items unless something may edit the body in place (an on_payload hook).
+    body: dict[str, Any] = {"model": model.id, "input": convert_input(model, context, share=options.on_payload is None),
                             "stream": True}
     retention = cache_retention(options)
     if options.session_id and retention != "none":
