@@ -12,7 +12,7 @@ import socket
 import struct
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 import httpx2
 import pytest
@@ -21,35 +21,19 @@ from pi_core.testing.fake_server import FakeModelServer, Reply, ToolUse
 from pi_core.testing.pi_home import write_models
 from pi_core.testing.runner import PiRunner
 
-from .test_http11_transport import OK, Outcome, both, exchange
+from .test_http11_transport import OK, Outcome, RawServer, both, exchange
 
 
-class HangUpServer:
+class HangUpServer(RawServer):
     """Answers ``first`` to the first request on each connection, ``later`` (bytes, then close) to the next one;
     ``later=None``: closes unanswered, with RST when ``reset``."""
 
     def __init__(self, first: bytes | None = OK, later: bytes | None = None, *, reset: bool = False) -> None:
+        super().__init__()
         self.first, self.later, self.reset = first, later, reset
-        self.connections = 0
         self.requests = 0
-        self._handlers: set[asyncio.Task[None]] = set()
 
-    async def __aenter__(self) -> Self:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/v1/x"
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.server.close()
-        for handler in self._handlers:
-            handler.cancel()
-        await asyncio.gather(*self._handlers, return_exceptions=True)
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        handler = asyncio.current_task()
-        assert handler is not None
-        self._handlers.add(handler)
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             for reply in (self.first, self.later):
                 head = await reader.readuntil(b"\r\n\r\n")

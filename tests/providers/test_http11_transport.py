@@ -42,19 +42,18 @@ ODD_BUT_VALID = {
 Outcome = tuple[Any, ...]
 
 
-class CannedServer:
-    """Answers every request with ``reply`` (bytes written as they are; ``close`` ends the connection after)."""
+class RawServer:
+    """A server on 127.0.0.1 whose ``_answer`` writes raw bytes; counts connections, ends kept-alive ones on exit."""
 
-    def __init__(self, reply: bytes, *, close: bool = False, trickle: bool = False) -> None:
-        self.reply = reply
-        self.close = close
-        self.trickle = trickle  # a few bytes per write: every parser state meets a read boundary
+    path = "/v1/x"
+
+    def __init__(self) -> None:
         self.connections = 0
         self._handlers: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> Self:
         self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.url = f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}/v1/x?a=1"
+        self.url = f"http://127.0.0.1:{self.server.sockets[0].getsockname()[1]}{self.path}"
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -68,6 +67,24 @@ class CannedServer:
         handler = asyncio.current_task()
         assert handler is not None
         self._handlers.add(handler)
+        await self._answer(reader, writer)
+
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        raise NotImplementedError
+
+
+class CannedServer(RawServer):
+    """Answers every request with ``reply`` (bytes written as they are; ``close`` ends the connection after)."""
+
+    path = "/v1/x?a=1"
+
+    def __init__(self, reply: bytes, *, close: bool = False, trickle: bool = False) -> None:
+        super().__init__()
+        self.reply = reply
+        self.close = close
+        self.trickle = trickle  # a few bytes per write: every parser state meets a read boundary
+
+    async def _answer(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
