@@ -433,10 +433,12 @@ class _Updates:
         if self.closed:
             return
         self.latest = partial
+        if self.timer is not None:  # it sends the latest when due (sending now too made two updates in a row)
+            return
         due = self.last_sent + UPDATE_INTERVAL_SECONDS - self.loop.time()
         if due <= 0:
             self._send()
-        elif self.timer is None:
+        else:
             self.timer = self.loop.call_later(due, self._send)
 
     def _send(self) -> None:
