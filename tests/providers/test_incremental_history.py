@@ -93,10 +93,7 @@ def test_growing_history_converts_like_one_piece(wire: str, kinds: list[int], im
     model = _model(api, images)
     history = [message(kind, n, api) for n, kind in enumerate(kinds)]
     for end in [*range(0, len(history), step), len(history)]:
-        context = Context(system_prompt="sys", messages=history[:end])
-        shared, plain = convert(model, context, True), convert(model, context, False)
-        assert shared == plain
-        assert same_bytes(shared, plain)
+        converts_alike(model, convert, history[:end])
 
 
 def same_bytes(shared: list[Any], plain: list[Any]) -> bool:
@@ -106,6 +103,14 @@ def same_bytes(shared: list[Any], plain: list[Any]) -> bool:
     return transport._dumps(body) == expected
 
 
+def converts_alike(model: Any, convert: Any, messages: list[Message]) -> None:
+    """``messages`` convert to the same items, and the same JSON bytes, with and without the shared prefix."""
+    context = Context(system_prompt="sys", messages=messages)
+    shared, plain = convert(model, context, True), convert(model, context, False)
+    assert shared == plain
+    assert same_bytes(shared, plain)
+
+
 @pytest.mark.parametrize("wire", sorted(WIRES))
 def test_a_changed_history_is_converted_again(wire: str) -> None:
     api, convert = WIRES[wire]
@@ -113,10 +118,7 @@ def test_a_changed_history_is_converted_again(wire: str) -> None:
     history = [message(k, n, api) for n, k in enumerate([0, 2, 8, 2, 8, 6, 0, 2, 8, 6, 0])]
 
     def same(messages: list[Message]) -> None:
-        context = Context(system_prompt="sys", messages=messages)
-        shared, plain = convert(model, context, True), convert(model, context, False)
-        assert shared == plain
-        assert same_bytes(shared, plain)
+        converts_alike(model, convert, messages)
 
     same(history)
     same([*history, message(2, 11, api), message(8, 12, api)])
@@ -138,10 +140,7 @@ def test_a_history_that_is_exactly_the_kept_prefix(wire: str) -> None:
     history = [message(k, n, api) for n, k in enumerate([0, 2, 8, 0, 2, 8])]
 
     def same(messages: list[Message]) -> None:
-        context = Context(system_prompt="sys", messages=messages)
-        shared, plain = convert(model, context, True), convert(model, context, False)
-        assert shared == plain
-        assert same_bytes(shared, plain)
+        converts_alike(model, convert, messages)
 
     same(history)
     same(history[:4])  # the kept prefix: up to the prompt before the last call
