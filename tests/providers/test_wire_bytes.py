@@ -4,7 +4,8 @@ and the turn after it on one kept-alive connection (chunked answers), a 429 and 
 on a new connection), and the same requests to a server that closes every connection (close-delimited
 answers). A relay between pi and the server records each connection's request bytes; they must equal the
 recording in ``tests/providers/wire_bytes/`` (the port and version numbers replaced), and the replies must
-read as recorded too. ``PI_RECORD_WIRE_BYTES=1`` rewrites the recordings after a deliberate change."""
+read as recorded too. The recordings were made on pi's own HTTP/1.1 transport before issue 31 put the wires on
+httpx2's (the differential of that switch); ``PI_RECORD_WIRE_BYTES=1`` rewrites them after a deliberate change."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from pi_core.llm import transport
 from pi_core.providers import ApiProvider, StreamOptions
 from pi_core.testing.fake_auth import ACCOUNT_ID, fake_jwt
 from pi_core.testing.fake_server import FakeModelServer, Reply, ToolUse
@@ -192,43 +192,20 @@ def exchange(api: str, keep_alive: bool) -> dict[str, Any]:
     return {"connections": connections, "outcomes": outcomes}
 
 
-def recorded(api: str, keep_alive: bool, got: dict[str, Any], stack: str) -> dict[str, Any]:
+def recorded(api: str, keep_alive: bool, got: dict[str, Any]) -> dict[str, Any]:
     path = RECORDINGS / f"{api}-{'keep-alive' if keep_alive else 'close'}.json"
-    if RECORD and stack == "pi":
+    if RECORD:
         RECORDINGS.mkdir(exist_ok=True)
         path.write_text(json.dumps(got, indent=1, ensure_ascii=False) + "\n")
     result: dict[str, Any] = json.loads(path.read_text())
     return result
 
 
-def httpx2_client() -> Any:
-    """httpx2's own transport (httpcore2 and h11), configured as the shared client is."""
-    import httpx2
-
-    return httpx2.AsyncClient(timeout=transport.DEFAULT_TIMEOUT_S, follow_redirects=True, trust_env=False)
-
-
-@pytest.fixture(params=["pi", "httpx2"])
-def stack(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Differential (issue 31): the same bytes through pi's own HTTP/1.1 transport and httpx2's."""
-    if request.param == "httpx2":
-        clients: dict[int, Any] = {}
-
-        def shared_client() -> Any:
-            loop = id(asyncio.get_running_loop())
-            if loop not in clients:
-                clients[loop] = httpx2_client()
-            return clients[loop]
-
-        monkeypatch.setattr(transport, "shared_client", shared_client)
-    return str(request.param)
-
-
 @pytest.mark.parametrize("keep_alive", [True, False], ids=["keep-alive", "close"])
 @pytest.mark.parametrize("api", sorted(WIRES))
-def test_each_wire_sends_the_recorded_bytes(api: str, keep_alive: bool, stack: str) -> None:
+def test_each_wire_sends_the_recorded_bytes(api: str, keep_alive: bool) -> None:
     got = exchange(api, keep_alive)
-    assert got == recorded(api, keep_alive, got, stack)
+    assert got == recorded(api, keep_alive, got)
     texts = [o["text"] for o in got["outcomes"]]
     assert texts[1:5] == ["It says: kept alive.", "after the 429", "after the 529", "after the hang-up"]
     assert got["outcomes"][5]["stop"] == "error"
