@@ -157,6 +157,16 @@ def shared_client() -> httpx2.AsyncClient:
     return client
 
 
+def preload_http() -> None:
+    """Import what a first request runs on, for a caller with time to spare (the interactive app calls
+    this in a thread while the user types): httpx2, httpcore2, h11, and the anyio backend that httpcore2's
+    pool and sockets run on, which anyio itself loads only at the first request."""
+    import anyio._backends._asyncio  # noqa: F401
+    import h11  # noqa: F401
+    import httpcore2  # noqa: F401
+    import httpx2  # noqa: F401
+
+
 def _proxies() -> dict[str, str]:
     """The environment's proxy URLs by scheme (``all`` for ALL_PROXY), as httpx2 reads them."""
     from urllib.request import getproxies

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +164,17 @@ def test_a_long_answer_read_slowly_arrives_whole(pi_fake_server: FakeModelServer
         return final.text()
 
     assert asyncio.run(asyncio.wait_for(go(), 60)) == text
+
+
+@pytest.mark.parametrize("provider", ["anthropic_messages.AnthropicMessages", "openai_completions.OpenAICompletionsProvider",
+                                      "openai_responses.OpenAIResponsesProvider",
+                                      "google_generative_ai.GoogleGenerativeAIProvider"])
+def test_a_core_wires_preload_imports_the_whole_http_stack(provider: str) -> None:
+    """The interactive app preloads while the user types: the first request then imports nothing of the stack
+    (anyio loads its asyncio backend only at the first request, unless preloaded)."""
+    module, name = provider.split(".")
+    code = (f"import sys; from pi_plugins.{module} import {name}; before = set(sys.modules); {name}().preload(); "
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert {"httpx2", "httpcore2", "h11", "anyio._backends._asyncio"} <= set(done.stdout.split())
