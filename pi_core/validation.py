@@ -56,7 +56,9 @@ def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
         return value  # type: ignore[no-any-return]  # validated: a JSON object by the schema's own rule
     lines: list[str] = []
     for error in errors:
-        lines.extend(_describe(error))
+        for line in _describe(error):
+            if line not in lines:  # jsonschema reports `required` once per missing name; Pi names them in one line
+                lines.append(line)
     received = json.dumps(arguments, indent=2, ensure_ascii=False)
     raise ValidationError(
         f'Validation failed for tool "{tool.name}":\n' + "\n".join(lines) + f"\n\nReceived arguments:\n{received}"
