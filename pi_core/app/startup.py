@@ -418,7 +418,7 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     """Everything a mode needs, in one AgentSession."""
     from pi_core.app.flags import parse_plugin_flags
     from pi_core.app.tool_selection import select_tools
-    from pi_core.models.resolution import initial_model
+    from pi_core.models.resolution import initial_model, resolve_scope
     from pi_core.resources import expand_input
     from pi_core.session import AgentSession, SessionConfig
 
@@ -446,7 +446,10 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     wanted = args.provider or (args.model.split("/", 1)[0] if args.model and "/" in args.model else None)
     if wanted and wanted not in models.providers():
         models.discover(settings)  # --model ollama/qwen3:8b: ask the local servers what they serve
-    chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=has_history,
+    patterns = args.models if args.models is not None else settings.enabled_models
+    scoped = resolve_scope(models, patterns, env.warnings.append) if patterns else []
+    chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, scope=scoped,
+                           has_messages=has_history,
                            session_model=(context.model["provider"], context.model["modelId"])
                            if context.model else None,
                            default_provider=settings.default_provider, default_model=settings.default_model)
@@ -467,12 +470,6 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
             raise PiError(no_models_text())
         env.warnings.append(no_models_text())  # the interactive header and RPC's stderr say how to fix it
 
-    patterns = args.models if args.models is not None else settings.enabled_models
-    scoped = []
-    if patterns:
-        from pi_core.models.resolution import resolve_scope
-
-        scoped = resolve_scope(models, patterns, env.warnings.append)
     config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
                            all_tools=selection.available, system_prompt=sources.build(selection.active),
                            steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,
