@@ -17,7 +17,7 @@ import socket
 import struct
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import pytest
 
@@ -71,7 +71,7 @@ class Relay:
         self.sent: list[bytearray] = []
         self._tasks: set[asyncio.Task[None]] = set()
 
-    async def __aenter__(self) -> Relay:
+    async def __aenter__(self) -> Self:
         self.server = await asyncio.start_server(self._relay, "127.0.0.1", 0)
         self.port = self.server.sockets[0].getsockname()[1]
         return self
