@@ -357,6 +357,10 @@ def install(spec: str, *, local: bool = False, editable: bool = False, pip_args:
         out("Contributes:", False)
         for line in describe(report):
             out(line, False)
+        failed = [p["plugin"] for d in report.values() for p in d["plugins"] if p["error"]]
+        if failed:
+            raise PackageError(f"{spec} is installed, but its plugin{'s' * (len(failed) > 1)} {', '.join(failed)} "
+                               f"failed to load (FAILED above); pi starts without {'them' if len(failed) > 1 else 'it'}")
     elif named not in pi_distributions(site) and named not in pi_distributions():
         out(f"Warning: {spec} has no entry points in group 'pi'; it adds nothing to pi", True)
     return report

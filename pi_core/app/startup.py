@@ -17,7 +17,7 @@ from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
 from pi_core.records.lazyclass import dataclass, field
-from pi_core.registry import Registry, build_registry
+from pi_core.registry import PluginFailure, Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level
 
@@ -115,9 +115,7 @@ def load_environment(args: Args, cwd: Path, *, mode: str | None = None, trust: T
         line = _untrusted_line(trust, mode)
         if line:
             warnings.append(line)
-    for failure in plugins.failures:
-        if not failure.fatal:
-            warnings.append(f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}')
+    warnings.extend(_failure_text(f, args.verbose) + "; skipped" for f in plugins.failures if not f.fatal)
     for clash in (c for c in registry.conflicts if c.kind != "tool" or settings.tool_overrides.get(c.name) != c.winner):
         warnings.append(f'{clash.kind.capitalize()} "{clash.name}" is provided by plugins "{clash.winner}" and '
                         f'"{clash.loser}" of one layer; using "{clash.winner}" '
@@ -155,13 +153,19 @@ def _untrusted_line(trust: TrustDecision, mode: str | None) -> str | None:
     return trust.skipped_line()
 
 
+def _failure_text(failure: PluginFailure, verbose: bool) -> str:
+    text = f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}'
+    text += f" at {failure.where}" if failure.where else ""
+    return text + (f"\n{failure.details.rstrip()}" if verbose and failure.details else "")
+
+
 def check_plugins(env: Startup) -> None:
     """Refuse to start a session when a plugin the user asked for could not load (Pi's wording for ``-e``)."""
     fatal = [f for f in env.plugins.failures if f.fatal]
     if not fatal:
         return
     lines = [f'Failed to load extension "{f.source}": {f.reason}' if f.source.startswith(("/", "plugin:"))
-             else f'Failed to load plugin "{f.name}" ({f.source}): {f.reason}' for f in fatal]
+             else _failure_text(f, False) for f in fatal]
     names = " ".join(f"--disable-plugin {f.name}" for f in fatal)
     raise PiError("\n".join(lines) + f"\nHint: start without it: pi {names}, or without extensions: pi -ne")
 
