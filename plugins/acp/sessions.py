@@ -1,0 +1,100 @@
+"""The sessions one ACP server holds: each a pi AgentSession built as the CLI builds one, for the client's cwd.
+
+The command line's flags (``--model``, ``--tools``, ``-e``...) hold for every session; the session flags
+(``--session``, ``--continue``...) do not: the client says which session it wants. Settings and plugins are
+loaded once per project folder; project trust is decided as in any mode that cannot ask at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_core.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_core.app.args import Args
+    from pi_core.app.startup import Startup
+    from pi_core.session import AgentSession
+
+MODE_NAME = "acp"
+
+
+class SessionNotFound(PiError):
+    pass
+
+
+class SessionFactory:
+    def __init__(self, args: Args, first: Startup) -> None:
+        from pi_core.app.trust import canonical
+
+        self.args = args
+        self._envs: dict[str, Startup] = {canonical(first.cwd): first}
+        self._loading: dict[str, asyncio.Task[Startup]] = {}
+
+    async def environment(self, cwd: Path) -> Startup:
+        """Settings and plugins for ``cwd``, loaded in a worker thread the first time a session asks."""
+        from pi_core.app.trust import canonical
+
+        key = canonical(cwd)
+        if key in self._envs:
+            return self._envs[key]
+        if key not in self._loading:
+            self._loading[key] = asyncio.ensure_future(asyncio.to_thread(self._load, Path(key)))
+        try:
+            env = await asyncio.shield(self._loading[key])
+        finally:
+            self._loading.pop(key, None)
+        self._envs[key] = env
+        return env
+
+    def _load(self, cwd: Path) -> Startup:
+        from pi_core.app.startup import check_plugins, load_environment
+
+        env = load_environment(self.args, cwd, mode=MODE_NAME)
+        check_plugins(env)
+        for warning in env.warnings:
+            sys.stderr.write((warning if warning.startswith("Warning:") else f"Warning: {warning}") + "\n")
+        return env
+
+    def session_args(self, session_id: str | None) -> Args:
+        args = copy.copy(self.args)
+        args.session = args.fork = args.name = None
+        args.continue_ = args.resume = args.no_session = False
+        args.session_id = session_id
+        args.messages, args.file_args = [], []
+        return args
+
+    async def build(self, cwd: Path, session_id: str | None = None) -> AgentSession:
+        """A new session for ``cwd``, or the saved session ``session_id`` of that project."""
+        from pi_core.app.startup import build_session
+        from pi_core.sessions.lookup import find_by_id
+        from pi_core.sessions.store import resolve_session_dir
+
+        env = await self.environment(cwd)
+        if session_id is not None:
+            session_dir = resolve_session_dir(env.cwd, self.args.session_dir, env.settings.session_dir)
+            if find_by_id(session_id, env.cwd, session_dir) is None:
+                raise SessionNotFound(f"No session {session_id} for {env.cwd}")
+        shown = len(env.warnings)
+        session = build_session(self.session_args(session_id), env, model_optional=True)
+        for warning in env.warnings[shown:]:
+            sys.stderr.write((warning if warning.startswith("Warning:") else f"Warning: {warning}") + "\n")
+        return session
+
+    def list_saved(self, cwd: Path | None) -> list[Any]:
+        """Saved sessions, newest first: of ``cwd``'s project, or of every project."""
+        from pi_core.sessions.manager import SessionManager
+
+        if cwd is None:
+            found = SessionManager.list_all()
+        else:
+            from pi_core.sessions.store import resolve_session_dir
+
+            first = next(iter(self._envs.values()))
+            found = SessionManager.list(cwd, resolve_session_dir(cwd, self.args.session_dir,
+                                                                 first.settings.session_dir))
+        return sorted(found, key=lambda info: info.modified, reverse=True)
