@@ -313,6 +313,12 @@ def _export_theme(args: Args, cwd: Path) -> Any:
     return theme
 
 
+def run_session(args: Args, cwd: Path, env: Startup | None = None) -> int:
+    """Run a session as ``pi [options]`` does, on plugins already loaded (``env``): for a plugin's sub-command
+    that is a mode by another name (``pi acp``)."""
+    return _run_session(args, cwd, env)
+
+
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     if not _EXITING:  # pi's own process only: a test or an embedding program keeps its collector as it was
         return _start_session(args, cwd, env)

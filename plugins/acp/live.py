@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from acp import helpers, schema
+from acp import RequestError, helpers, schema
 
 from pi_core.control.session_control import SessionControl
 from pi_core.errors import PiError
@@ -16,11 +16,17 @@ from pi_plugins.acp.updates import EventTranslator, replay
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
+    from pi_core.types import ImageContent
+
     from pi_core.session import AgentSession
 
 DEFAULT_MODE = "default"
 PLAN_MODE = "plan"
 REFUSAL_WORDS = ("refusal", "refused", "content_filter", "content filter", "safety", "sensitive")
+
+
+class _Cancelled(Exception):
+    """A cancel arrived before the run started."""
 
 
 class LiveSession:
@@ -32,6 +38,8 @@ class LiveSession:
         self.control = SessionControl(session)
         self.lock = asyncio.Lock()  # one prompt at a time; a second waits its turn
         self.mode = DEFAULT_MODE
+        self.cancelled = False  # session/cancel during the current prompt
+        self._asking: set[asyncio.Future[Any]] = set()  # permission requests the client has not answered
         fs = caps.fs if caps is not None and caps.fs is not None else None
         self.side = ClientSide(client, self.id, loop, session, read=bool(fs and fs.read_text_file),
                                write=bool(fs and fs.write_text_file),
@@ -72,11 +80,21 @@ class LiveSession:
                    for option_id, name, kind in choices]
         tool_call = schema.ToolCallUpdate(tool_call_id=call_id, content=[
             helpers.tool_content(helpers.text_block(title))] if not own else None)
+        request = asyncio.ensure_future(
+            self.client.request_permission(session_id=self.id, tool_call=tool_call, options=options))
+        self._asking.add(request)
         try:
-            response = await self.client.request_permission(session_id=self.id, tool_call=tool_call, options=options)
-        except ConnectionError:
-            return None
-        outcome = response.outcome
+            response = await request
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            response = None  # session/cancel withdrew the question: the call does not run
+        except (ConnectionError, RequestError):
+            response = None  # the client is gone, or refused to ask: nobody allowed the call
+        finally:
+            self._asking.discard(request)
+        outcome = response.outcome if response is not None else None
         chosen = getattr(outcome, "option_id", None) if getattr(outcome, "outcome", None) == "selected" else None
         if own:
             await self.send(helpers.update_tool_call(call_id, status="completed" if chosen else "failed"))
@@ -108,8 +126,11 @@ class LiveSession:
             raise PiError(f'Unknown mode "{mode_id}" (available: {", ".join(known)})')
         if mode_id != self.mode:
             await self.session.run_command(PLAN_MODE, "")  # /plan toggles plan mode on and off
-            self.mode = mode_id
-        await self.send(helpers.update_current_mode(mode_id))
+            await self._mode_toggled()
+
+    async def _mode_toggled(self) -> None:
+        self.mode = PLAN_MODE if self.mode == DEFAULT_MODE else DEFAULT_MODE
+        await self.send(helpers.update_current_mode(self.mode))
 
     def config_options(self) -> list[Any]:
         options: list[Any] = []
@@ -140,6 +161,36 @@ class LiveSession:
             raise PiError(f'Unknown option "{config_id}" (available: model, thinking)')
 
     # --- turns -----------------------------------------------------------------------------------------
+
+    async def run_prompt(self, text: str, images: list[ImageContent]) -> schema.StopReason:
+        """One ``session/prompt``: the run with its updates, then why it stopped. A cancel that arrives before
+        the run starts stops it there (nothing is sent to the model)."""
+        async with self.lock:
+            self.cancelled = False
+
+            def starting() -> None:
+                if self.cancelled:
+                    raise _Cancelled()
+
+            self.session.release_held_back()
+            try:
+                disposition = await self.session.prompt(text, images or None, source="acp", prepared=starting)
+            except _Cancelled:
+                return "cancelled"
+            if disposition == "handled" and text.strip().split(" ")[0] == f"/{PLAN_MODE}":
+                await self._mode_toggled()
+            if self.cancelled:
+                return "cancelled"
+            return self.stop_reason(disposition)
+
+    def cancel(self) -> None:
+        """``session/cancel``: stop the turn as Escape does (its partial reply and tool results are saved),
+        withdraw open permission questions, stop a running ``bash``."""
+        self.cancelled = True
+        for request in list(self._asking):
+            request.cancel()
+        self.control.bash.abort()
+        self.session.request_abort()
 
     def stop_reason(self, disposition: str) -> schema.StopReason:
         if disposition != "started":

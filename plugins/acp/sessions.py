@@ -32,6 +32,7 @@ class SessionFactory:
         from pi_core.app.trust import canonical
 
         self.args = args
+        self.first_cwd = Path(first.cwd)
         self._envs: dict[str, Startup] = {canonical(first.cwd): first}
         self._loading: dict[str, asyncio.Task[Startup]] = {}
 
@@ -84,6 +85,14 @@ class SessionFactory:
         for warning in env.warnings[shown:]:
             sys.stderr.write((warning if warning.startswith("Warning:") else f"Warning: {warning}") + "\n")
         return session
+
+    @staticmethod
+    def has_credentials(env: Startup) -> bool:
+        """Whether any model has credentials now (auth.json and models.json read again: the user may just have
+        signed in)."""
+        from pi_core.models.registry import ModelRegistry
+
+        return bool(ModelRegistry.from_plugins(env.plugins, env.agent_dir).available_models())
 
     def list_saved(self, cwd: Path | None) -> list[Any]:
         """Saved sessions, newest first: of ``cwd``'s project, or of every project."""

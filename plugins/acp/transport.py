@@ -47,7 +47,8 @@ class StdioTransport:
         threading.Thread(target=pump, name="pi-acp-stdin", daemon=True).start()
 
     async def send(self, message: dict[str, Any]) -> None:
-        line = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8",
+        # default=str: the SDK's invalid-params answer carries pydantic's error details, which may hold objects
+        line = (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8",
                                                                                             "surrogatepass")
         with self._lock:
             if self._broken:
