@@ -222,3 +222,22 @@ async def step(awaitable: Any, timeout: float = STEP_TIMEOUT) -> Any:
 
 def run(coro: Any) -> Any:
     return asyncio.run(coro)
+
+
+async def until(predicate: Callable[[], Any], timeout: float = STEP_TIMEOUT, what: str = "the condition") -> Any:
+    """Wait until ``predicate()`` is truthy and return it (the editor's updates arrive on their own)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not (value := predicate()):
+        if loop.time() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.02)
+    return value
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
