@@ -13,6 +13,7 @@ policy before the client sees it, and bash runs in pi, inside the sandbox, inste
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import errno
 import io
 import os
@@ -269,15 +270,15 @@ def client_tools(side: ClientSide, shell_argv: Callable[[str], list[str]]) -> di
     if side.can_terminal:
         local = create_bash_tool()
         remote = create_bash_tool(BashOptions(operations=ClientTerminalOperations(side, shell_argv)))
+        in_terminal = remote.execute
 
         def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             if confinement(side.session) is not None:
                 return local.execute(args, ctx)  # type: ignore[no-any-return]  # confined: pi runs it itself
             _call_id.set(ctx.call_id)  # this worker thread's own context: the terminal belongs to this call
-            return remote.execute(args, ctx)  # type: ignore[no-any-return]
+            return in_terminal(args, ctx)  # type: ignore[no-any-return]
 
-        remote.execute = execute
-        tools["bash"] = remote
+        tools["bash"] = dataclasses.replace(remote, execute=execute)
     return tools
 
 
