@@ -13,6 +13,7 @@ policy before the client sees it, and bash runs in pi, inside the sandbox, inste
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import errno
 import io
@@ -29,7 +30,6 @@ from pi_core.toolkit.fileops import (
     LocalEditOperations,
     ReadOperations,
     WriteOperations,
-    os_error,
 )
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class ClientSide:
             return future.result()
         except (ConnectionError, OSError):
             raise
-        except Exception as err:  # noqa: BLE001 - acp.RequestError and the like: the client refused
+        except Exception as err:
             raise OSError(errno.EIO, f"the editor refused: {err}") from err
 
     def check(self, path: str, *, write: bool) -> None:
@@ -103,10 +103,8 @@ class ClientSide:
         if path in self.written:
             return self.written.pop(path)
         if self.can_read and _small_text(path):
-            try:
+            with contextlib.suppress(Exception):  # the diff is a nicety: the disk answers instead
                 return (await self.client.read_text_file(session_id=self.session_id, path=path)).content
-            except Exception:  # noqa: BLE001 - the diff is a nicety: the disk answers instead
-                pass
         return await asyncio.to_thread(_local_text, path)
 
 
@@ -243,7 +241,7 @@ class ClientTerminalOperations:
         """Hand bash the output that arrived since ``seen`` (the client sends all it kept each time)."""
         side = self.side
         output = side.call(side.client.terminal_output(session_id=side.session_id, terminal_id=terminal)).output
-        fresh = output[len(seen):] if output.startswith(seen) else output
+        fresh = output.removeprefix(seen)
         if fresh and options.on_data is not None:
             options.on_data(fresh.encode("utf-8", "surrogateescape"))
         return output

@@ -6,19 +6,18 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError, helpers, schema
-
-from pi_core.control.session_control import SessionControl
-from pi_core.errors import PiError
 from pi_plugins.acp.client_ops import ClientSide, client_tools, swap_in
 from pi_plugins.acp.ui import AcpUI, question_id
 from pi_plugins.acp.updates import EventTranslator, replay
 
+from pi_core.control.session_control import SessionControl
+from pi_core.errors import PiError
+
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
-    from pi_core.types import ImageContent
-
     from pi_core.session import AgentSession
+    from pi_core.types import ImageContent
 
 DEFAULT_MODE = "default"
 PLAN_MODE = "plan"
@@ -71,8 +70,8 @@ class LiveSession:
     async def ask(self, call_id: str | None, title: str, choices: list[tuple[str, str, str]]) -> str | None:
         """``session/request_permission`` on ``call_id``'s tool call (or a question of its own); the chosen id."""
         own = call_id is None
+        call_id = call_id or question_id()
         if own:
-            call_id = question_id()
             await self.send(helpers.start_tool_call(call_id, title.splitlines()[0] if title else "Question",
                                                     kind="other", status="pending",
                                                     content=[helpers.tool_content(helpers.text_block(title))]))
@@ -103,7 +102,8 @@ class LiveSession:
     async def announce(self) -> None:
         """What a client shows beside the chat: the slash commands, prompt templates and skills."""
         commands = [schema.AvailableCommand(name=info.name, description=info.description or info.name,
-                                            input=schema.UnstructuredCommandInput(hint="arguments"))
+                                            input=schema.AvailableCommandInput(
+                                                root=schema.UnstructuredCommandInput(hint="arguments")))
                     for info in self.session.command_infos()]
         await self.send(schema.AvailableCommandsUpdate(session_update="available_commands_update",
                                                        available_commands=commands))
@@ -182,6 +182,11 @@ class LiveSession:
             if self.cancelled:
                 return "cancelled"
             return self.stop_reason(disposition)
+
+    async def settled(self) -> None:
+        """Once the prompt running now (if any) has ended and been saved."""
+        async with self.lock:
+            return
 
     def cancel(self) -> None:
         """``session/cancel``: stop the turn as Escape does (its partial reply and tool results are saved),

@@ -11,7 +11,7 @@ import asyncio
 import signal
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi_core.mode import ModeRequest
@@ -22,19 +22,19 @@ EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGINT: 130}
 async def serve(request: ModeRequest, *, stdin_fd: int = 0, stdout: object = None) -> int:
     """Serve ACP until stdin closes (exit 0) or a signal (128 + its number)."""
     from acp.agent.connection import AgentSideConnection
-
-    from pi_core.modes.rpc import protect_stdout
     from pi_plugins.acp.server import PiAgent
     from pi_plugins.acp.transport import StdioTransport
+
+    from pi_core.modes.rpc import protect_stdout
 
     transport = StdioTransport(stdin_fd, stdout if stdout is not None else protect_stdout())  # type: ignore[arg-type]
     agent = PiAgent(request)
     connection = AgentSideConnection(agent, transport, listening=False)
     stopped: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     remove = _on_signals(stopped)
-    listening = asyncio.ensure_future(connection.listen())
+    listening: asyncio.Future[Any] = asyncio.ensure_future(connection.listen())
     try:
-        await asyncio.wait({listening, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait([listening, stopped], return_when=asyncio.FIRST_COMPLETED)
         code = stopped.result() if stopped.done() else 0
     finally:
         remove()

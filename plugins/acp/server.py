@@ -12,18 +12,18 @@ import functools
 import re
 import sys
 import traceback
-from collections.abc import Awaitable, Callable
-from datetime import datetime, timezone
+from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from acp import PROTOCOL_VERSION, RequestError, schema
-
-from pi_core import __version__
-from pi_core.errors import PiError
 from pi_plugins.acp.live import LiveSession
 from pi_plugins.acp.prompt import prompt_parts
 from pi_plugins.acp.sessions import SessionFactory, SessionNotFound
+
+from pi_core import __version__
+from pi_core.errors import PiError
 
 if TYPE_CHECKING:
     from acp.interfaces import Client
@@ -39,7 +39,7 @@ SERVER_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]+")
 LIST_PAGE = 50
 
 
-def answers(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+def answers(method: Callable[P, Coroutine[Any, Any, R]]) -> Callable[P, Coroutine[Any, Any, R]]:
     """A request handler whose failures reach the client as JSON-RPC errors, never as a traceback."""
 
     @functools.wraps(method)
@@ -52,7 +52,7 @@ def answers(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
             raise RequestError(-32002, str(err), {"details": str(err)}) from None
         except PiError as err:
             raise RequestError(-32603, str(err), {"details": str(err)}) from None
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - the traceback goes to stderr, the client gets an error
             sys.stderr.write(f"pi: {method.__name__} failed:\n{traceback.format_exc()}")
             text = str(err) or type(err).__name__
             raise RequestError(-32603, f"Internal error: {text}", {"details": text}) from None
@@ -106,7 +106,9 @@ class PiAgent:
                 load_session=True,
                 prompt_capabilities=schema.PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=schema.McpCapabilities(http=True, sse=False),
-                session_capabilities=schema.SessionCapabilities(list=schema.SessionListCapabilities())),
+                session_capabilities=schema.SessionCapabilities(
+                    list=schema.SessionListCapabilities(), close=schema.SessionCloseCapabilities(),
+                    resume=schema.SessionResumeCapabilities(), fork=schema.SessionForkCapabilities())),
             auth_methods=[schema.AuthMethodAgent(
                 id=AUTH_METHOD, name="pi's credentials",
                 description="Sign in with `pi auth login <provider>` in a terminal, or set the provider's API key "
@@ -150,6 +152,36 @@ class PiAgent:
         await live.replay_history()
         await live.announce()
         return schema.LoadSessionResponse(modes=live.modes(), config_options=live.config_options())
+
+    @answers
+    async def resume_session(self, session_id: str, cwd: str, additional_directories: list[str] | None = None,
+                             mcp_servers: list[Any] | None = None, **kwargs: Any) -> schema.ResumeSessionResponse:
+        """``session/load`` without the history replayed (the client still shows it)."""
+        live = self.sessions.get(session_id)
+        if live is None:
+            live = await self._open(await self.factory.build(_absolute(cwd), session_id), mcp_servers)
+            await live.announce()
+        return schema.ResumeSessionResponse(modes=live.modes(), config_options=live.config_options())
+
+    @answers
+    async def fork_session(self, session_id: str, cwd: str, additional_directories: list[str] | None = None,
+                           mcp_servers: list[Any] | None = None, **kwargs: Any) -> schema.ForkSessionResponse:
+        """A new session that starts with a copy of ``session_id``'s history (``pi --fork``)."""
+        live = self.sessions.get(session_id)
+        if live is not None:
+            await live.settled()  # a turn still running is saved first
+        session = await self.factory.build(_absolute(cwd), session_id, fork=True)
+        forked = await self._open(session, mcp_servers)
+        self.loop.call_soon(lambda: asyncio.ensure_future(forked.announce()))
+        return schema.ForkSessionResponse(session_id=forked.id, modes=forked.modes(),
+                                          config_options=forked.config_options())
+
+    @answers
+    async def close_session(self, session_id: str, **kwargs: Any) -> schema.CloseSessionResponse:
+        """Stop the session's turn (saved as aborted) and let it go; ``session/load`` opens it again."""
+        await self._live(session_id).close()
+        self.sessions.pop(session_id, None)
+        return schema.CloseSessionResponse()
 
     @answers
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None,
@@ -241,4 +273,4 @@ def _absolute(cwd: str) -> Path:
 
 
 def _iso(ms: int) -> str:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat().replace("+00:00", "Z")

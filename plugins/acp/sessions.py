@@ -61,16 +61,18 @@ class SessionFactory:
             sys.stderr.write((warning if warning.startswith("Warning:") else f"Warning: {warning}") + "\n")
         return env
 
-    def session_args(self, session_id: str | None) -> Args:
+    def session_args(self, session_id: str | None, *, fork: bool = False) -> Args:
         args = copy.copy(self.args)
         args.session = args.fork = args.name = None
         args.continue_ = args.resume = args.no_session = False
         args.session_id = session_id
+        if fork:
+            args.fork, args.session_id = session_id, None
         args.messages, args.file_args = [], []
         return args
 
-    async def build(self, cwd: Path, session_id: str | None = None) -> AgentSession:
-        """A new session for ``cwd``, or the saved session ``session_id`` of that project."""
+    async def build(self, cwd: Path, session_id: str | None = None, *, fork: bool = False) -> AgentSession:
+        """A new session for ``cwd``, or the saved session ``session_id`` of that project (or a fork of it)."""
         from pi_core.app.startup import build_session
         from pi_core.sessions.lookup import find_by_id
         from pi_core.sessions.store import resolve_session_dir
@@ -81,7 +83,7 @@ class SessionFactory:
             if find_by_id(session_id, env.cwd, session_dir) is None:
                 raise SessionNotFound(f"No session {session_id} for {env.cwd}")
         shown = len(env.warnings)
-        session = build_session(self.session_args(session_id), env, model_optional=True)
+        session = build_session(self.session_args(session_id, fork=fork), env, model_optional=True)
         for warning in env.warnings[shown:]:
             sys.stderr.write((warning if warning.startswith("Warning:") else f"Warning: {warning}") + "\n")
         return session

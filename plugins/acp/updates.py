@@ -13,10 +13,17 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from acp import helpers, schema
+from pi_plugins.acp.ui import CURRENT_CALL
 
 from pi_core.events import AgentEvent
-from pi_core.types import AssistantMessage, ImageContent, TextContent, ToolCall, ToolResultMessage, UserMessage
-from pi_plugins.acp.ui import CURRENT_CALL
+from pi_core.types import (
+    AssistantMessage,
+    ImageContent,
+    TextContent,
+    ToolCall,
+    ToolResultMessage,
+    UserMessage,
+)
 
 Send = Callable[[Any], Awaitable[None]]
 Snapshot = Callable[[str], Awaitable[str | None]]  # a file's text as the editor has it, None if unreadable
@@ -145,9 +152,9 @@ class EventTranslator:
         if content:
             await self.send(helpers.update_tool_call(call_id, content=content))
 
-    def terminal_started(self, call_id: str, terminal_id: str) -> Awaitable[None]:
+    async def terminal_started(self, call_id: str, terminal_id: str) -> None:
         self.terminals[call_id] = terminal_id
-        return self.send(helpers.update_tool_call(call_id, content=[helpers.tool_terminal_ref(terminal_id)]))
+        await self.send(helpers.update_tool_call(call_id, content=[helpers.tool_terminal_ref(terminal_id)]))
 
     async def _on_tool_end(self, call_id: str, name: str, result: dict[str, Any], is_error: bool) -> None:
         if CURRENT_CALL.get() == call_id:
@@ -186,11 +193,12 @@ async def replay(messages: list[Any], send: Send, cwd: str) -> None:
     calls: dict[str, ToolCall] = {}
     for message in messages:
         if isinstance(message, UserMessage):
-            for block in message.content if isinstance(message.content, list) else [TextContent(text=message.content)]:
-                if isinstance(block, TextContent) and block.text:
-                    await send(helpers.update_user_message_text(block.text))
-                elif isinstance(block, ImageContent):
-                    await send(helpers.update_user_message(helpers.image_block(block.data, block.mime_type)))
+            said = message.content if isinstance(message.content, list) else [TextContent(text=message.content)]
+            for part in said:
+                if isinstance(part, TextContent) and part.text:
+                    await send(helpers.update_user_message_text(part.text))
+                elif isinstance(part, ImageContent):
+                    await send(helpers.update_user_message(helpers.image_block(part.data, part.mime_type)))
         elif isinstance(message, AssistantMessage):
             for block in message.content:
                 if block.type == "thinking" and block.thinking:  # type: ignore[union-attr]

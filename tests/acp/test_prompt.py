@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from acp import schema, text_block
+from acp import text_block
 
 from pi_core.testing.fake_server import Reply
 from tests.acp.harness import AcpEnv, run, step
