@@ -29,7 +29,8 @@ async def serve(request: ModeRequest, *, stdin_fd: int = 0, stdout: object = Non
 
     transport = StdioTransport(stdin_fd, stdout if stdout is not None else protect_stdout())  # type: ignore[arg-type]
     agent = PiAgent(request)
-    connection = AgentSideConnection(agent, transport, listening=False)
+    # fork, resume and close are "unstable" in this SDK: without the flag it answers them "Method not found"
+    connection = AgentSideConnection(agent, transport, listening=False, use_unstable_protocol=True)
     stopped: asyncio.Future[int] = asyncio.get_running_loop().create_future()
     remove = _on_signals(stopped)
     listening: asyncio.Future[Any] = asyncio.ensure_future(connection.listen())
