@@ -6,8 +6,8 @@ with these operations, so the tools' texts and checks stay as they are; a tool a
 (a company ``read``) keeps its name and wins over both. Operations run in the tools' worker threads and wait
 for the client's answers on the event loop.
 
-The sandbox seam (issue 35): when the sandbox plugin's confining mode is on, every path is checked against its
-policy before the client sees it, and bash runs in pi, inside the sandbox, instead of in the client's terminal.
+The sandbox (issue 35): while a confining sandbox mode is on, every path is checked against its policy before
+the client sees it, and bash runs in pi, inside the sandbox, instead of in the client's terminal.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import os
 import time
 from collections.abc import Callable, Coroutine
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, BinaryIO, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal, Protocol, TypeVar
 
 from pi_core.errors import ToolError
 from pi_core.toolkit.fileops import (
@@ -50,25 +50,28 @@ _call_id: ContextVar[str] = ContextVar("pi_acp_terminal_call", default="")
 
 
 class Confinement(Protocol):
-    """What the sandbox plugin offers (``policy_for(session)`` on its module): None when it does not confine."""
+    """The part of ``pi_core.toolkit.sandbox.Sandbox`` (issue 35) this plugin uses."""
 
-    def check_path(self, path: str, *, write: bool) -> None:
-        """Raise ``ToolError`` when the sandbox policy forbids ``path``."""
+    def check_path(self, path: str, access: Literal["read", "write"]) -> None:
+        """Raise ``SandboxDenied`` (a ``ToolError``) when the policy forbids a file tool ``access`` to ``path``."""
 
 
-def confinement(session: AgentSession) -> Confinement | None:
-    """The sandbox's policy for ``session`` while a confining sandbox mode is active, else None."""
-    module = session.plugins.pm.get_plugin("sandbox")
-    policy_for = getattr(module, "policy_for", None)
-    return policy_for(session) if callable(policy_for) else None  # type: ignore[no-any-return]
+def confinement() -> Confinement | None:
+    """The sandbox the model's commands run in while a confining sandbox mode is on, else None. The toolkit's
+    slot is asked on every call: it is set at start-up, and a pi without the sandbox module has none."""
+    try:
+        from pi_core.toolkit import sandbox  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None
+    return sandbox.active()  # type: ignore[no-any-return,unused-ignore]
 
 
 class ClientSide:
     """One session's view of the client: what it offered, and calls to it from worker threads."""
 
-    def __init__(self, client: Client, session_id: str, loop: asyncio.AbstractEventLoop, session: AgentSession, *,
+    def __init__(self, client: Client, session_id: str, loop: asyncio.AbstractEventLoop, *,
                  read: bool, write: bool, terminal: bool) -> None:
-        self.client, self.session_id, self.loop, self.session = client, session_id, loop, session
+        self.client, self.session_id, self.loop = client, session_id, loop
         self.can_read, self.can_write, self.can_terminal = read, write, terminal
         self.on_terminal: Callable[[str, str], Coroutine[Any, Any, None]] = _ignore_terminal
         self.written: dict[str, str] = {}  # what we last wrote through the client, per path (for diffs)
@@ -84,9 +87,10 @@ class ClientSide:
             raise OSError(errno.EIO, f"the editor refused: {err}") from err
 
     def check(self, path: str, *, write: bool) -> None:
-        policy = confinement(self.session)
+        """The sandbox's word on ``path`` before the client sees it (the client is no sandbox)."""
+        policy = confinement()
         if policy is not None:
-            policy.check_path(path, write=write)
+            policy.check_path(path, "write" if write else "read")
 
     def read_text(self, path: str) -> str:
         self.check(path, write=False)
@@ -271,7 +275,7 @@ def client_tools(side: ClientSide, shell_argv: Callable[[str], list[str]]) -> di
         in_terminal = remote.execute
 
         def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-            if confinement(side.session) is not None:
+            if confinement() is not None:
                 return local.execute(args, ctx)  # type: ignore[no-any-return]  # confined: pi runs it itself
             _call_id.set(ctx.call_id)  # this worker thread's own context: the terminal belongs to this call
             return in_terminal(args, ctx)  # type: ignore[no-any-return]

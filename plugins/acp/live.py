@@ -40,7 +40,7 @@ class LiveSession:
         self.cancelled = False  # session/cancel during the current prompt
         self._asking: set[asyncio.Future[Any]] = set()  # permission requests the client has not answered
         fs = caps.fs if caps is not None and caps.fs is not None else None
-        self.side = ClientSide(client, self.id, loop, session, read=bool(fs and fs.read_text_file),
+        self.side = ClientSide(client, self.id, loop, read=bool(fs and fs.read_text_file),
                                write=bool(fs and fs.write_text_file),
                                terminal=bool(caps is not None and caps.terminal))
         self.translator = EventTranslator(self.send, str(session.cwd), self.side.snapshot)

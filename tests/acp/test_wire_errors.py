@@ -34,7 +34,7 @@ LINES: list[tuple[str, int | None]] = [  # what the client sends, and the error 
 def _exchange(acp_env: AcpEnv, lines: list[str]) -> tuple[list[dict[str, Any]], str]:
     text = "\n".join(lines) + "\n"
     done = subprocess.run([*PI, "--mode", "acp"], cwd=acp_env.cwd, env=acp_env.env(), input=text.encode(
-        "utf-8", "surrogateescape"), capture_output=True, timeout=60)
+        "utf-8", "surrogateescape"), capture_output=True, timeout=60, check=False)
     out = done.stdout.decode("utf-8")
     assert done.returncode == 0, done.stderr.decode()
     return [json.loads(line) for line in out.splitlines()], done.stderr.decode()
