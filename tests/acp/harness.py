@@ -29,13 +29,15 @@ PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
 STEP_TIMEOUT = 60.0
 
 
-def write_models(home: Path, base_url: str) -> None:
+def write_models(home: Path, base_url: str, openai_url: str) -> None:
     home.mkdir(parents=True, exist_ok=True)
     common = {"input": ["text", "image"], "contextWindow": 100000, "maxTokens": 4096,
               "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}}
     models = {"providers": {"fake": {"baseUrl": base_url, "api": API, "apiKey": "test-key", "models": [
         {"id": "fake-model", "name": "Fake Model", "reasoning": False, **common},
         {"id": "fake-think", "name": "Fake Thinker", "reasoning": True, **common},
+    ]}, "fake-openai": {"baseUrl": openai_url, "api": "openai-completions", "apiKey": "test-key", "models": [
+        {"id": "fake-gpt", "name": "Fake GPT", "reasoning": False, **common},  # its finish reasons: refusals
     ]}}}
     (home / "models.json").write_text(json.dumps(models))
 
@@ -173,7 +175,7 @@ class AcpEnv:
         self.home = tmp_path / "agent"
         self.cwd = tmp_path / "project"
         self.cwd.mkdir()
-        write_models(self.home, server.base_url_for(API))
+        write_models(self.home, server.base_url_for(API), server.base_url_for("openai-completions"))
         self.incoming: list[dict[str, Any]] = []  # every message pi sent, as JSON
 
     def env(self) -> dict[str, str]:
