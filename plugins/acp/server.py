@@ -73,6 +73,7 @@ def client_mcp_servers(servers: list[Any] | None) -> dict[str, dict[str, Any]]:
         else:
             entry = {"command": server.command, "args": list(server.args or []),
                      "env": {v.name: v.value for v in server.env or []}}
+        entry["exposure"] = "direct"  # the editor chose them for this session: declared at once, no tool_search
         entries[name] = entry
     return entries
 
