@@ -11,6 +11,8 @@ from pi_core.mode import Mode, ModeRequest
 if TYPE_CHECKING:
     import click
 
+    from pi_core.ui import UI
+
 MODE = "acp"
 
 
@@ -20,10 +22,16 @@ async def run_mode(request: ModeRequest) -> int:
     return await serve(request)
 
 
+def startup_ui() -> UI:
+    from pi_plugins.acp.ui import startup_ui
+
+    return startup_ui()
+
+
 @hookimpl
 def pi_modes() -> list[Mode]:
     return [Mode(MODE, run_mode, "Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains)",
-                 stdio=True)]
+                 startup_ui=startup_ui, stdio=True)]
 
 
 @hookimpl

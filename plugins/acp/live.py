@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from acp import RequestError, helpers, schema
@@ -26,6 +27,35 @@ REFUSAL_WORDS = ("refusal", "refused", "content_filter", "content filter", "safe
 
 class _Cancelled(Exception):
     """A cancel arrived before the run started."""
+
+
+async def ask_client(client: Client, session_id: str, call_id: str | None, title: str,
+                     choices: list[tuple[str, str, str]]) -> str | None:
+    """Ask the editor through ``session/request_permission``: on the tool call ``call_id``, or on a question
+    shown as a tool call of its own. The chosen option's id; None when dismissed or the client is gone."""
+    own = call_id is None
+    call_id = call_id or question_id()
+
+    async def send(update: Any) -> None:
+        with contextlib.suppress(ConnectionError):
+            await client.session_update(session_id=session_id, update=update)
+
+    if own:
+        await send(helpers.start_tool_call(call_id, title.splitlines()[0] if title else "Question", kind="other",
+                                           status="pending", content=[helpers.tool_content(helpers.text_block(title))]))
+    options = [schema.PermissionOption(option_id=option_id, name=name, kind=kind)  # type: ignore[arg-type]
+               for option_id, name, kind in choices]
+    tool_call = schema.ToolCallUpdate(tool_call_id=call_id, content=[
+        helpers.tool_content(helpers.text_block(title))] if not own else None)
+    try:
+        response = await client.request_permission(session_id=session_id, tool_call=tool_call, options=options)
+    except (ConnectionError, RequestError):
+        response = None  # the client is gone, or refused to ask: nobody allowed it
+    outcome = response.outcome if response is not None else None
+    chosen = getattr(outcome, "option_id", None) if getattr(outcome, "outcome", None) == "selected" else None
+    if own:
+        await send(helpers.update_tool_call(call_id, status="completed" if chosen else "failed"))
+    return chosen
 
 
 class LiveSession:
@@ -68,36 +98,19 @@ class LiveSession:
             asyncio.ensure_future(self.send(helpers.update_agent_message_text(text + "\n")))
 
     async def ask(self, call_id: str | None, title: str, choices: list[tuple[str, str, str]]) -> str | None:
-        """``session/request_permission`` on ``call_id``'s tool call (or a question of its own); the chosen id."""
-        own = call_id is None
-        call_id = call_id or question_id()
-        if own:
-            await self.send(helpers.start_tool_call(call_id, title.splitlines()[0] if title else "Question",
-                                                    kind="other", status="pending",
-                                                    content=[helpers.tool_content(helpers.text_block(title))]))
-        options = [schema.PermissionOption(option_id=option_id, name=name, kind=kind)  # type: ignore[arg-type]
-                   for option_id, name, kind in choices]
-        tool_call = schema.ToolCallUpdate(tool_call_id=call_id, content=[
-            helpers.tool_content(helpers.text_block(title))] if not own else None)
-        request = asyncio.ensure_future(
-            self.client.request_permission(session_id=self.id, tool_call=tool_call, options=options))
+        """``session/request_permission`` on ``call_id``'s tool call (or a question of its own); the chosen id.
+        ``session/cancel`` withdraws it."""
+        request = asyncio.ensure_future(ask_client(self.client, self.id, call_id, title, choices))
         self._asking.add(request)
         try:
-            response = await request
+            return await request
         except asyncio.CancelledError:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
                 raise
-            response = None  # session/cancel withdrew the question: the call does not run
-        except (ConnectionError, RequestError):
-            response = None  # the client is gone, or refused to ask: nobody allowed the call
+            return None  # session/cancel withdrew the question: the call does not run
         finally:
             self._asking.discard(request)
-        outcome = response.outcome if response is not None else None
-        chosen = getattr(outcome, "option_id", None) if getattr(outcome, "outcome", None) == "selected" else None
-        if own:
-            await self.send(helpers.update_tool_call(call_id, status="completed" if chosen else "failed"))
-        return chosen
 
     async def announce(self) -> None:
         """What a client shows beside the chat: the slash commands, prompt templates and skills."""

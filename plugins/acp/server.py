@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from acp import PROTOCOL_VERSION, RequestError, schema
-from pi_plugins.acp.live import LiveSession
+from pi_plugins.acp.live import LiveSession, ask_client
 from pi_plugins.acp.prompt import prompt_parts
 from pi_plugins.acp.sessions import SessionFactory, SessionNotFound
+from pi_plugins.acp.ui import AcpUI
 
 from pi_core import __version__
 from pi_core.errors import PiError
@@ -137,7 +138,14 @@ class PiAgent:
     async def new_session(self, cwd: str, additional_directories: list[str] | None = None,
                           mcp_servers: list[Any] | None = None, **kwargs: Any) -> schema.NewSessionResponse:
         folder = _absolute(cwd)
-        session = self._take_spare(folder) or await self.factory.build(folder)
+        session = None if self.factory.would_ask(folder) else self._take_spare(folder)
+        if session is None:
+            from pi_core.sessions.format import uuid7
+
+            new_id = uuid7()  # known before the session exists: the trust question is asked on it
+            assert self.client is not None
+            asker = AcpUI(functools.partial(ask_client, self.client, new_id), self.loop)
+            session = await self.factory.build(folder, new_id=new_id, asker=asker)
         live = await self._open(session, mcp_servers)
         self.loop.call_soon(lambda: asyncio.ensure_future(live.announce()))  # once the client knows the id
         return schema.NewSessionResponse(session_id=live.id, modes=live.modes(), config_options=live.config_options())

@@ -29,7 +29,10 @@ _ALWAYS = re.compile(r"\b(always|don'?t ask|remember)\b", re.IGNORECASE)
 _REJECT = re.compile(r"^\W*(no|deny|denied|reject|block|cancel|stop|abort|never|do not|don'?t)\b", re.IGNORECASE)
 
 # (request) -> the chosen option id, or None when the client cancelled
-AskPermission = Callable[[str | None, str, list[tuple[str, str, str]]], Awaitable[str | None]]
+AskPermission = Callable[[str | None, str, list[tuple[str, str, str]]], Coroutine[Any, Any, str | None]]
+# The start-up UI of the session being opened now (its project-trust question), for the worker thread that
+# loads the project (``asyncio.to_thread`` copies this context into it).
+OPENING: ContextVar[UI | None] = ContextVar("pi_acp_opening", default=None)
 
 
 def option_kind(label: str) -> str:
@@ -75,7 +78,11 @@ class AcpUI(UI):
                           signal: AbortSignal | None) -> str | None:
         if self._closed or not choices or (signal is not None and signal.aborted):
             return None
-        return await within(self._ask(CURRENT_CALL.get(), title, choices), None, timeout=timeout, signal=signal)
+        question = self._ask(CURRENT_CALL.get(), title, choices)
+        asking: Awaitable[str | None] = question
+        if asyncio.get_running_loop() is not self._loop:  # a worker thread's own loop (project trust at load)
+            asking = asyncio.wrap_future(asyncio.run_coroutine_threadsafe(question, self._loop))
+        return await within(asking, None, timeout=timeout, signal=signal)
 
     def notify(self, message: str, level: NotifyLevel = "info") -> None:
         sys.stderr.write(f"pi: {message}\n" if level == "info" else f"pi: {level}: {message}\n")
@@ -85,6 +92,17 @@ class AcpUI(UI):
     def blocking(self, awaitable: Coroutine[Any, Any, T]) -> T:
         """Ask from a worker thread (a sync tool's ``execute``) and wait for the answer."""
         return asyncio.run_coroutine_threadsafe(awaitable, self._loop).result()
+
+
+def startup_ui() -> UI:
+    """``Mode.startup_ui`` of the ACP mode: the editor answers while a session is being opened; before a client
+    is connected (the CLI's own start-up) nobody can, and the project is decided as in any mode without a UI."""
+    opening = OPENING.get()
+    if opening is not None:
+        return opening
+    from pi_core.app.trust import stderr_ui
+
+    return stderr_ui()
 
 
 def question_id() -> str:
