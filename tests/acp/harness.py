@@ -189,11 +189,11 @@ class AcpEnv:
             self.incoming.append(event.message)
 
     @contextlib.asynccontextmanager
-    async def connect(self, *args: str, fs: bool = False, terminal: bool = False,
+    async def connect(self, *args: str, fs: bool = False, terminal: bool = False, command: list[str] | None = None,
                       ) -> AsyncIterator[tuple[Any, Editor, asyncio.subprocess.Process]]:
-        """Start ``pi --mode acp ARGS``, initialize, and yield (connection, editor, process)."""
+        """Start ``pi --mode acp ARGS`` (or ``command``), initialize, and yield (connection, editor, process)."""
         editor = Editor(self.cwd)
-        command = [*PI, "--mode", "acp", *args]
+        command = command or [*PI, "--mode", "acp", *args]
         async with spawn_agent_process(editor, command[0], *command[1:], env=self.env(), cwd=self.cwd,
                                        observers=[self.observe]) as (conn, process):
             caps = schema.ClientCapabilities(

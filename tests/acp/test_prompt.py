@@ -5,7 +5,7 @@ from __future__ import annotations
 from acp import text_block
 
 from pi_core.testing.fake_server import Reply
-from tests.acp.harness import AcpEnv, run, step
+from tests.acp.harness import PI, AcpEnv, run, step
 
 
 def test_a_prompt_with_a_tool_call_streams_its_updates(acp_env: AcpEnv) -> None:
@@ -19,8 +19,7 @@ def test_a_prompt_with_a_tool_call_streams_its_updates(acp_env: AcpEnv) -> None:
         async with acp_env.connect() as (conn, editor, _process):
             new = await step(conn.new_session(cwd=str(acp_env.cwd), mcp_servers=[]))
             assert new.session_id
-            model = next(o for o in new.config_options if o.root.id == "model") \
-                if hasattr(new.config_options[0], "root") else next(o for o in new.config_options if o.id == "model")
+            model = next(getattr(o, "root", o) for o in new.config_options if getattr(o, "root", o).id == "model")
             assert model.current_value == "fake/fake-model"
             response = await step(conn.prompt(session_id=new.session_id, prompt=[text_block("What is in notes.txt?")]))
             assert response.stop_reason == "end_turn"
@@ -58,3 +57,39 @@ def test_an_unknown_session_is_a_json_rpc_error(acp_env: AcpEnv) -> None:
                 raise AssertionError("a prompt to an unknown session succeeded")
 
     run(scenario())
+
+
+def test_pi_acp_takes_pis_options_after_its_name(acp_env: AcpEnv) -> None:
+    acp_env.server.add(Reply(text="hello from the thinker"))
+
+    async def scenario() -> None:
+        async with acp_env.connect(command=[*PI, "acp", "--model", "fake/fake-think"]) as (conn, editor, _process):
+            new = await step(conn.new_session(cwd=str(acp_env.cwd), mcp_servers=[]))
+            model = next(getattr(o, "root", o) for o in new.config_options if getattr(o, "root", o).id == "model")
+            assert model.current_value == "fake/fake-think"
+            await step(conn.prompt(session_id=new.session_id, prompt=[text_block("hi")]))
+            assert editor.text() == "hello from the thinker"
+
+    run(scenario())
+    assert "fake-think" in acp_env.server.requests[0].path
+
+
+def test_images_and_embedded_files_reach_the_model(acp_env: AcpEnv) -> None:
+    from acp import helpers
+
+    acp_env.server.add(Reply(text="seen"))
+    pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+    path = acp_env.cwd / "draft.py"
+
+    async def scenario() -> None:
+        async with acp_env.connect() as (conn, _editor, _process):
+            sid = (await step(conn.new_session(cwd=str(acp_env.cwd), mcp_servers=[]))).session_id
+            blocks = [text_block("look at these"), helpers.image_block(pixel, "image/png"),
+                      helpers.resource_block(helpers.embedded_text_resource(path.as_uri(), "x = 'unsaved'\n"))]
+            assert (await step(conn.prompt(session_id=sid, prompt=blocks))).stop_reason == "end_turn"
+
+    run(scenario())
+    parts = acp_env.server.requests[0].body["contents"][0]["parts"]
+    text = "".join(p.get("text", "") for p in parts)
+    assert f'<file name="{path}">\nx = \'unsaved\'\n\n</file>' in text and text.endswith("look at these")
+    assert any(p.get("inlineData", {}).get("mimeType") == "image/png" for p in parts)
