@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from acp import PROTOCOL_VERSION, schema, spawn_agent_process
-from acp.connection import StreamEvent
 
 from pi_core.testing.fake_server import FakeModelServer
 
@@ -168,7 +167,7 @@ class Editor:
 
 
 class AcpEnv:
-    """The project folder, pi's home with a models.json pointing at the fake server, and the raw messages."""
+    """The project folder and pi's home, with a models.json pointing at the fake server."""
 
     def __init__(self, server: FakeModelServer, tmp_path: Path) -> None:
         self.server = server
@@ -176,7 +175,6 @@ class AcpEnv:
         self.cwd = tmp_path / "project"
         self.cwd.mkdir()
         write_models(self.home, server.base_url_for(API), server.base_url_for("openai-completions"))
-        self.incoming: list[dict[str, Any]] = []  # every message pi sent, as JSON
 
     def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
@@ -184,18 +182,14 @@ class AcpEnv:
         env["PI_OFFLINE"] = "1"
         return env
 
-    def observe(self, event: StreamEvent) -> None:
-        if event.direction.value == "incoming":
-            self.incoming.append(event.message)
-
     @contextlib.asynccontextmanager
     async def connect(self, *args: str, fs: bool = False, terminal: bool = False, command: list[str] | None = None,
                       ) -> AsyncIterator[tuple[Any, Editor, asyncio.subprocess.Process]]:
         """Start ``pi --mode acp ARGS`` (or ``command``), initialize, and yield (connection, editor, process)."""
         editor = Editor(self.cwd)
         command = command or [*PI, "--mode", "acp", *args]
-        async with spawn_agent_process(editor, command[0], *command[1:], env=self.env(), cwd=self.cwd,
-                                       observers=[self.observe]) as (conn, process):
+        async with spawn_agent_process(editor, command[0], *command[1:], env=self.env(),
+                                       cwd=self.cwd) as (conn, process):
             caps = schema.ClientCapabilities(
                 fs=schema.FileSystemCapabilities(read_text_file=fs, write_text_file=fs), terminal=terminal)
             init = await step(conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=caps))
