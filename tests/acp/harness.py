@@ -75,6 +75,7 @@ class Editor:
         self.terminals: dict[str, Terminal] = {}
         self.commands: list[str] = []
         self.permission_asked = asyncio.Event()
+        self.hold_permissions: asyncio.Event | None = None
         self.terminal_started = asyncio.Event()
 
     # --- what the agent calls ---------------------------------------------------------------------------
@@ -87,6 +88,8 @@ class Editor:
         self.permissions.append(schema.RequestPermissionRequest(session_id=session_id, tool_call=tool_call,
                                                                 options=options))
         self.permission_asked.set()
+        if self.hold_permissions is not None:  # the user has not answered yet
+            await self.hold_permissions.wait()
         chosen = self.choose(options)
         if chosen is None:
             return schema.RequestPermissionResponse(outcome=schema.DeniedOutcome(outcome="cancelled"))

@@ -73,3 +73,25 @@ def test_cancel_while_the_model_streams(acp_env: AcpEnv) -> None:
     run(scenario())
     roles = [e["message"]["role"] for e in acp_env.entries() if e["type"] == "message"]
     assert roles == ["user", "assistant", "user", "assistant"]
+
+
+def test_cancel_withdraws_an_open_permission_question(acp_env: AcpEnv) -> None:
+    (acp_env.cwd / "junk").mkdir()
+    acp_env.server.add(Reply(tool_calls=[("bash", {"command": "rm -rf junk"})]), Reply(text="next"))
+
+    async def scenario() -> None:
+        async with acp_env.connect("-e", "plugin:permission_gate") as (conn, editor, _process):
+            editor.hold_permissions = asyncio.Event()
+            sid = (await step(conn.new_session(cwd=str(acp_env.cwd), mcp_servers=[]))).session_id
+            turn = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[text_block("clean")]))
+            await step(editor.permission_asked.wait())
+            await conn.cancel(session_id=sid)
+            assert (await step(turn)).stop_reason == "cancelled"
+            editor.hold_permissions.set()  # the editor's late answer ("Yes") changes nothing
+            assert (await step(conn.prompt(session_id=sid, prompt=[text_block("go on")]))).stop_reason == "end_turn"
+
+    run(scenario())
+    assert (acp_env.cwd / "junk").is_dir()
+    results = [e["message"] for e in acp_env.entries() if e["type"] == "message"
+               and e["message"]["role"] == "toolResult"]
+    assert len(results) == 1 and results[0]["isError"] is True
