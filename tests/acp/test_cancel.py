@@ -31,7 +31,8 @@ def _cancel_mid_bash(acp_env: AcpEnv, *, terminal: bool) -> None:
             assert editor.tool_updates(call.tool_call_id)[-1].status == "failed"
             if terminal:
                 assert editor.commands and "sleep 30" in editor.commands[0]
-                assert all(t.process.returncode is not None for t in editor.terminals.values())
+                await until(lambda: all(t.process.returncode is not None for t in editor.terminals.values()),
+                            timeout=10, what="the editor's terminal to end")
 
             # the session is intact: the next prompt runs on the same history
             again = await step(conn.prompt(session_id=sid, prompt=[text_block("go on")]))
