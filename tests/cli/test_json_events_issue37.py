@@ -7,6 +7,7 @@ and a session's first run opens with a ``system`` message declaring the prompt's
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -41,3 +42,62 @@ def test_tool_execution_end_has_duration_and_structured_content(tmp_path: Path) 
     for never_ran in (invalid, unknown):  # a call refused before execute has no duration, no data
         assert never_ran["isError"] is True
         assert "durationMs" not in never_ran and "structuredContent" not in never_ran["result"]
+
+
+def _system(events: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    return [(e["type"], e["message"]) for e in events
+            if e["type"] in ("message_start", "message_end") and e["message"]["role"] == "system"]
+
+
+def test_first_run_declares_prompt_sections_and_tools(tmp_path: Path) -> None:
+    with pi_runner(tmp_path) as pi:
+        pi.server.add(Reply(text="done"))
+        result = pi.run("--mode", "json", "--tools", "read,bash", "--append-system-prompt", "Be brief.", "hi")
+        sent = pi.server.requests[0].body["system"]
+    assert result.returncode == 0, result.stderr
+    events = _events(result.stdout)
+    kinds = [e["type"] for e in events[:6]]
+    assert kinds == ["session", "agent_start", "turn_start", "message_start", "message_end", "message_start"]
+    assert [kind for kind, _ in _system(events)] == ["message_start", "message_end"]
+    message = _system(events)[1][1]
+    assert message["content"] == "" and isinstance(message["timestamp"], int)
+    sections = message["sections"]
+    assert list(sections) == ["preamble", "tools", "rules", "docs", "addendum", "date", "cwd"]
+    assert sections["addendum"] == "Be brief."
+    assert sections["tools"].startswith("Available tools:\n- read: ")
+    assert sections["cwd"] == f"Current working directory: {pi.cwd}"
+    prompt = "".join(block["text"] for block in sent)
+    for text in sections.values():  # every section is text the model got
+        assert text in prompt
+    assert [tool["name"] for tool in message["toolsAdded"]] == ["read", "bash"]
+    assert message["toolsAdded"][1]["parameters"]["required"] == ["command"]
+    assert "toolsRemoved" not in message
+    assert events[5]["message"]["role"] == "user"  # the declaration comes before the prompt, as in Pi
+
+
+def test_rpc_declares_once_per_session_and_again_after_new_session(tmp_path: Path) -> None:
+    with pi_runner(tmp_path) as pi:
+        pi.server.add(Reply(text="one"), Reply(text="two"), Reply(text="three"))
+        proc = subprocess.Popen(pi.command("--mode", "rpc"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True, cwd=pi.cwd, env=pi.env())
+
+        def run(command: dict[str, Any], until: str) -> list[dict[str, Any]]:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(json.dumps(command) + "\n")
+            proc.stdin.flush()
+            seen = []
+            for line in proc.stdout:
+                seen.append(json.loads(line))
+                if seen[-1].get("type") == until:
+                    return seen
+            raise AssertionError(f"no {until}: {seen}")
+
+        first = run({"type": "prompt", "message": "hi"}, "agent_settled")
+        second = run({"type": "prompt", "message": "again"}, "agent_settled")
+        run({"id": "n", "type": "new_session"}, "response")
+        third = run({"type": "prompt", "message": "fresh"}, "agent_settled")
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert len(_system(first)) == 2 and _system(first)[1][1]["sections"]["preamble"].startswith("You are")
+    assert _system(second) == []  # nothing changed: nothing declared
+    assert len(_system(third)) == 2 and "toolsAdded" in _system(third)[1][1]
