@@ -70,8 +70,9 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperation
     result = _read(args, ctx, operations=operations, auto_resize_images=auto_resize_images)
     text = next((block.text for block in result.content if isinstance(block, TextContent)), "")
     image = next((block for block in result.content if isinstance(block, ImageContent)), None)
-    return result.with_structured(text if image is None else
-                                  {"type": "image", "data": image.data, "mimeType": image.mime_type, "note": text})
+    result.structured_content = text if image is None else {"type": "image", "data": image.data,
+                                                            "mimeType": image.mime_type, "note": text}
+    return result
 
 
 def _read(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None,

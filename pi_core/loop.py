@@ -487,14 +487,9 @@ async def _emit_end(prepared: _Prepared, emit: Emit) -> None:
 
 
 def _result_fields(result: ToolResult) -> dict[str, Any]:
-    """Content, then details and structured content only when there are any (Pi's events carry no
-    ``details: null``)."""
-    fields: dict[str, Any] = {"content": result.content}
-    if result.details is not None:
-        fields["details"] = result.details
-    if result.structured_content is not None:
-        fields["structuredContent"] = result.structured_content
-    return fields
+    """Content, then details and structured content when there are any (Pi's events carry no ``details: null``)."""
+    fields = {"content": result.content, "details": result.details, "structuredContent": result.structured_content}
+    return {key: value for key, value in fields.items() if key == "content" or value is not None}
 
 
 def _encodable_result(result: ToolResult) -> ToolResult:

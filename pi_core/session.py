@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.agent import Agent
-from pi_core.declaration import Declarations
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent, Listener, Listeners
 from pi_core.extension import (
@@ -92,8 +91,6 @@ class AgentSession:
         self._held_back: list[AgentMessage] = []  # user bash results that arrived during a run
         self._busy = 0  # runs being started or continued (is_idle is False meanwhile)
         self._sending: set[asyncio.Future[None]] = set()  # send_user_message calls not yet queued or started
-        self.declarations = Declarations()  # the prompt and tools the stream's clients were told of
-        self._declare_next = False  # set by agent_start: its first turn_start declares what changed
         self.stream_fn = parts.stream_fn or provider_stream_fn(registry)
         self.bus = EventBus(plugins)
         self.ext = ExtensionContext(self, bus=self.bus)
@@ -242,8 +239,6 @@ class AgentSession:
         return self._call("pi_agent_event", event=event) if self.plugins.has("pi_agent_event") else None
 
     async def _on_agent_event(self, event: AgentEvent, signal: AbortSignal | None) -> None:
-        if event.type == "agent_start":
-            self._declare_next = True
         if event.type == "message_end":
             self._save(event.message)
         if event.type == "message_start" and isinstance(event.message, UserMessage):
@@ -251,18 +246,6 @@ class AgentSession:
             if update is not None:
                 await self.listeners.emit(update)
         await self.listeners.emit(event)
-        if event.type == "turn_start" and self._declare_next:
-            self._declare_next = False
-            await self._declare()
-
-    async def _declare(self) -> None:
-        """Pi 1.6.0's ``system`` message, after a run's first ``turn_start``, when the prompt or tools changed."""
-        prompt = self.agent.state.system_prompt
-        sections = self.prompt_source.sections_of(prompt) if self.prompt_source is not None else None
-        message = self.declarations.patch(prompt, sections, self.agent.state.tools)
-        if message is not None:
-            for kind in ("message_start", "message_end"):
-                await self.listeners.emit(AgentEvent(kind, message=message))
 
     def _save(self, message: AgentMessage | dict[str, Any]) -> None:
         """Append to the session file; a full disk must not cost the user the answer on screen."""
@@ -679,7 +662,6 @@ class AgentSession:
 
     def reset_agent(self, messages: list[AgentMessage]) -> None:
         self.agent.reset()
-        self.declarations.reset()
         self.agent.state.messages = messages
         self._held_back.clear()
 

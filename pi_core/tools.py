@@ -41,11 +41,6 @@ class ToolResult:
 
         return cls(content=[TextContent(text=text)], details=details)
 
-    def with_structured(self, structured: Any) -> ToolResult:
-        """This result, carrying ``structured`` as its ``structured_content``."""
-        self.structured_content = structured
-        return self
-
     def to_json(self) -> dict[str, Any]:
         """The wire form Pi's events carry (``partialResult``): content, and details when there are any."""
         out: dict[str, Any] = {"content": [block.model_dump(by_alias=True, exclude_none=True, mode="json")

@@ -315,23 +315,6 @@ class ToolDefinition(PiModel):
     parameters: dict[str, Any]
 
 
-class ToolReference(PiModel):
-    name: str
-
-
-class SystemMessage(PiModel):
-    """Pi 1.6.0's declaration of the prompt and tools, sent in JSON/RPC streams when a session's first run starts
-    and when either changed since (then a patch: changed ``sections``, ``None`` removing one, and the tools
-    added or removed). Not part of the transcript: the providers get ``Context.system_prompt``."""
-
-    role: Literal["system"] = "system"
-    content: str = ""
-    sections: dict[str, str | None] | None = None
-    tools_added: list[ToolDefinition] | None = None
-    tools_removed: list[ToolReference] | None = None
-    timestamp: int = Field(default_factory=now_ms)
-
-
 class Context(PiModel):
     system_prompt: str | None = None
     messages: list[Message] = Field(default_factory=list)

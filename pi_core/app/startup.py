@@ -306,7 +306,11 @@ class PromptSources:
         return part_sections(parts) if parts is not None else None
 
     def _parts(self, tools: list[Any], options: SystemPromptOptions | None) -> list[tuple[str, str, str]]:
-        from pi_core.app.system_prompt import gather_prompt_hooks, plugin_parts, prompt_parts
+        from pi_core.app.system_prompt import (
+            gather_prompt_hooks,
+            plugin_parts,
+            prompt_parts,
+        )
 
         env = self.env
         snippets, guidelines = gather_prompt_hooks(env.plugins, frozenset(t.name for t in tools))

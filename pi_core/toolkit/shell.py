@@ -149,8 +149,9 @@ def shell_tool_result(outcome: ShellOutcome, timeout: float | None, wall_seconds
     text = output or "(no output)"
     if outcome.exit_code not in (0, None):
         raise ToolError(f"{text}\n\nCommand exited with code {outcome.exit_code}")
-    structured = None if wall_seconds is None else structured_output(outcome, wall_seconds)
-    return ToolResult.text(text, snap.details()).with_structured(structured)
+    result = ToolResult.text(text, snap.details())
+    result.structured_content = None if wall_seconds is None else structured_output(outcome, wall_seconds)
+    return result
 
 
 def structured_output(outcome: ShellOutcome, wall_seconds: float) -> dict[str, object]:

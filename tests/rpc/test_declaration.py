@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pi_core.declaration import Declarations
+from pi_core.modes.declaration import Declarations
 from pi_core.tools import Tool
 
 
