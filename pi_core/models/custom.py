@@ -2,8 +2,8 @@
 
 Both files share one shape: ``providers.<name>`` with baseUrl, api, apiKey, headers, authHeader, compat,
 models (new models) and modelOverrides (patches to built-in models). TOML keys may also be snake_case.
-On any error the whole file is ignored, the built-in models stay, and the error text (Pi's wording)
-is kept for the user.
+On any error the whole file is ignored, the built-in models stay, and every error of the file is kept
+for the user, one ``path:line:col: message`` line each (Pi's wording for the message).
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ class CustomConfig:
 
 
 def strip_json_comments(text: str) -> str:
-    """Drop ``//`` line comments and trailing commas that are outside strings."""
+    """Blank out ``//`` line comments and trailing commas that are outside strings (with spaces, so that a
+    parser's line and column still point into the user's text)."""
     out: list[str] = []
     i, n, in_string = 0, len(text), False
     while i < n:
@@ -55,6 +56,7 @@ def strip_json_comments(text: str) -> str:
             out.append(ch)
         elif ch == "/" and text.startswith("//", i):
             while i < n and text[i] != "\n":
+                out.append(" ")
                 i += 1
             continue
         elif ch == ",":
@@ -66,6 +68,7 @@ def strip_json_comments(text: str) -> str:
                 else:
                     j += 1
             if j < n and text[j] in "}]":
+                out.append(" ")
                 i += 1
                 continue
             out.append(ch)
@@ -98,33 +101,41 @@ def read_models_json(path: Path) -> dict[str, Any]:
     try:
         return _shallow_enough(path, json.loads(strip_json_comments(text)))
     except json.JSONDecodeError as err:
-        raise ModelsFileError(f"Failed to parse {path.name}: {err}\n\nFile: {path}") from err
+        raise ModelsFileError(f"{path}:{err.lineno}:{err.colno}: {err.msg}") from err
     except RecursionError as err:
         raise _too_deep(path) from err
 
 
 def read_models_toml(path: Path) -> dict[str, Any]:
+    import re
     import tomllib  # only when there is a models.toml
 
     try:
         return _camelize(_shallow_enough(path, tomllib.loads(_read_text(path))))
     except tomllib.TOMLDecodeError as err:
-        raise ModelsFileError(f"Failed to parse {path.name}: {err}\n\nFile: {path}") from err
+        # tomllib only puts the position into its text: "Invalid value (at line 1, column 18)"
+        found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(err))
+        line, column, message = (found.group(1), found.group(2), str(err)[:found.start()]) if found \
+            else ("1", "1", str(err))
+        raise ModelsFileError(f"{path}:{line}:{column}: {message}") from err
     except RecursionError as err:
         raise _too_deep(path) from err
 
 
 def _read_text(path: Path) -> str:
+    data = path.read_bytes()
     try:
-        return path.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
-        raise ModelsFileError(f"Failed to parse {path.name}: not UTF-8 text ({err.reason})\n\nFile: {path}") from err
+        line = data.count(b"\n", 0, err.start) + 1
+        column = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+        raise ModelsFileError(f"{path}:{line}:{column}: not UTF-8 text ({err.reason})") from err
 
 
 def _too_deep(path: Path) -> ModelsFileError:
     from pi_core.app.settings_schema import MAX_NESTING
 
-    return ModelsFileError(f"Failed to parse {path.name}: nested more than {MAX_NESTING} levels deep\n\nFile: {path}")
+    return ModelsFileError(f"{path}:1:1: nested more than {MAX_NESTING} levels deep")
 
 
 def _shallow_enough(path: Path, data: Any) -> Any:
@@ -160,135 +171,153 @@ def upsert_custom_model(path: Path, provider: str, model_def: dict[str, Any],
 
 # --- schema ----------------------------------------------------------------------------------------
 
-_TYPE_NAMES = {str: "string", bool: "boolean", dict: "object", list: "array"}
+@dataclass
+class Problem:
+    """One thing wrong in a models file: the JSON pointer it is about and Pi's message for it."""
+
+    pointer: str
+    message: str
+
+
+class _Problems(list[Problem]):
+    def add(self, pointer: str, message: str) -> None:
+        self.append(Problem(pointer, message))
+
+    def check(self, value: Any, kind: str, where: str) -> bool:
+        """Record a problem unless ``value`` is of ``kind``; True when it is (so its insides can be checked)."""
+        ok = {
+            "string": isinstance(value, str), "boolean": isinstance(value, bool), "object": isinstance(value, dict),
+            "array": isinstance(value, list), "number": _is_number(value),
+        }[kind]
+        if not ok:
+            self.add(where, f"must be {kind}")
+        elif kind == "string" and value == "":
+            self.add(where, "must NOT have fewer than 1 characters")
+        return ok
+
+    def check_string_map(self, value: Any, where: str) -> None:
+        if self.check(value, "object", where):
+            for key, item in value.items():
+                if not isinstance(item, str):
+                    self.add(f"{where}/{key}", "must be string")
 
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _check(value: Any, kind: str, where: str) -> None:
-    ok = {
-        "string": isinstance(value, str), "boolean": isinstance(value, bool), "object": isinstance(value, dict),
-        "array": isinstance(value, list), "number": _is_number(value),
-    }[kind]
-    if not ok:
-        raise _SchemaError(where, f"must be {kind}")
-    if kind == "string" and value == "":
-        raise _SchemaError(where, "must NOT have fewer than 1 characters")
-
-
-class _SchemaError(Exception):
-    def __init__(self, where: str, message: str) -> None:
-        super().__init__(f"{where or 'root'}: {message}")
-
-
-def _check_string_map(value: Any, where: str) -> None:
-    _check(value, "object", where)
-    for key, item in value.items():
-        if not isinstance(item, str):
-            raise _SchemaError(f"{where}/{key}", "must be string")
-
-
-def _check_model_fields(entry: dict[str, Any], where: str, *, partial_cost: bool) -> None:
+def _check_model_fields(problems: _Problems, entry: dict[str, Any], where: str, *, partial_cost: bool) -> None:
     for key, kind in (("name", "string"), ("api", "string"), ("baseUrl", "string"), ("reasoning", "boolean"),
                       ("contextWindow", "number"), ("maxTokens", "number"), ("compat", "object")):
         if key in entry:
-            _check(entry[key], kind, f"{where}/{key}")
+            problems.check(entry[key], kind, f"{where}/{key}")
     if "headers" in entry:
-        _check_string_map(entry["headers"], f"{where}/headers")
-    if "input" in entry:
-        _check(entry["input"], "array", f"{where}/input")
+        problems.check_string_map(entry["headers"], f"{where}/headers")
+    if "input" in entry and problems.check(entry["input"], "array", f"{where}/input"):
         for i, item in enumerate(entry["input"]):
             if item not in ("text", "image"):
-                raise _SchemaError(f"{where}/input/{i}", "must be equal to one of the allowed values")
-    if "thinkingLevelMap" in entry:
-        _check(entry["thinkingLevelMap"], "object", f"{where}/thinkingLevelMap")
+                problems.add(f"{where}/input/{i}", "must be equal to one of the allowed values")
+    if "thinkingLevelMap" in entry and problems.check(entry["thinkingLevelMap"], "object", f"{where}/thinkingLevelMap"):
         for level, mapped in entry["thinkingLevelMap"].items():
             if mapped is not None and not isinstance(mapped, str):
-                raise _SchemaError(f"{where}/thinkingLevelMap/{level}", "must be string,null")
-    if "cost" in entry:
-        cost = entry["cost"]
-        _check(cost, "object", f"{where}/cost")
+                problems.add(f"{where}/thinkingLevelMap/{level}", "must be string,null")
+    if "cost" in entry and problems.check(entry["cost"], "object", f"{where}/cost"):
         for key in ("input", "output", "cacheRead", "cacheWrite"):
-            if key not in cost:
-                if not partial_cost:
-                    raise _SchemaError(f"{where}/cost", f"must have required property '{key}'")
-                continue
-            _check(cost[key], "number", f"{where}/cost/{key}")
+            if key in entry["cost"]:
+                problems.check(entry["cost"][key], "number", f"{where}/cost/{key}")
+            elif not partial_cost:
+                problems.add(f"{where}/cost", f"must have required property '{key}'")
 
 
-def check_schema(config: Any) -> None:
-    """Raise _SchemaError at the first problem, naming its JSON path (``/providers/x/models/0/id``)."""
-    _check(config, "object", "")
+def check_schema(config: Any) -> list[Problem]:
+    """Every schema problem of the file, each naming its JSON pointer (``/providers/x/models/0/id``)."""
+    problems = _Problems()
+    if not problems.check(config, "object", ""):
+        return problems
     if "providers" not in config:
-        raise _SchemaError("", "must have required property 'providers'")
-    _check(config["providers"], "object", "/providers")
+        problems.add("", "must have required property 'providers'")
+        return problems
+    if not problems.check(config["providers"], "object", "/providers"):
+        return problems
     for name, provider in config["providers"].items():
         where = f"/providers/{name}"
-        _check(provider, "object", where)
+        if not problems.check(provider, "object", where):
+            continue
         for key, kind in (("name", "string"), ("baseUrl", "string"), ("apiKey", "string"), ("api", "string"),
                           ("authHeader", "boolean"), ("compat", "object")):
             if key in provider:
-                _check(provider[key], kind, f"{where}/{key}")
+                problems.check(provider[key], kind, f"{where}/{key}")
         if "headers" in provider:
-            _check_string_map(provider["headers"], f"{where}/headers")
-        if "models" in provider:
-            _check(provider["models"], "array", f"{where}/models")
+            problems.check_string_map(provider["headers"], f"{where}/headers")
+        if "models" in provider and problems.check(provider["models"], "array", f"{where}/models"):
             for i, model in enumerate(provider["models"]):
-                _check(model, "object", f"{where}/models/{i}")
+                if not problems.check(model, "object", f"{where}/models/{i}"):
+                    continue
                 if "id" not in model:
-                    raise _SchemaError(f"{where}/models/{i}", "must have required property 'id'")
-                _check(model["id"], "string", f"{where}/models/{i}/id")
-                _check_model_fields(model, f"{where}/models/{i}", partial_cost=False)
-        if "modelOverrides" in provider:
-            _check(provider["modelOverrides"], "object", f"{where}/modelOverrides")
+                    problems.add(f"{where}/models/{i}", "must have required property 'id'")
+                else:
+                    problems.check(model["id"], "string", f"{where}/models/{i}/id")
+                _check_model_fields(problems, model, f"{where}/models/{i}", partial_cost=False)
+        if "modelOverrides" in provider and problems.check(provider["modelOverrides"], "object",
+                                                           f"{where}/modelOverrides"):
             for model_id, override in provider["modelOverrides"].items():
-                _check(override, "object", f"{where}/modelOverrides/{model_id}")
-                _check_model_fields(override, f"{where}/modelOverrides/{model_id}", partial_cost=True)
+                if problems.check(override, "object", f"{where}/modelOverrides/{model_id}"):
+                    _check_model_fields(problems, override, f"{where}/modelOverrides/{model_id}", partial_cost=True)
+    return problems
 
 
-def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any]]) -> None:
-    """Pi's extra checks (docs/models.md#custom-models); raises ValueError with Pi's message.
+def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any]]) -> list[Problem]:
+    """Pi's extra checks (docs/models.md#custom-models), each with Pi's message, on a schema-valid file.
 
     ``defaults`` maps each built-in provider (and preset) to its api/baseUrl/apiKey defaults: such a
     provider's custom models may leave those out.
     """
+    problems = _Problems()
     for name, provider in config["providers"].items():
+        where = f"/providers/{name}"
         models = provider.get("models") or []
         builtin = name in defaults
         preset = defaults.get(name, {})
         if not models:
             if not any(provider.get(k) for k in ("baseUrl", "headers", "compat", "modelOverrides")):
-                raise ValueError(f'Provider {name}: must specify "baseUrl", "headers", "compat", '
-                                 f'"modelOverrides", or "models".')
+                problems.add(where, f'Provider {name}: must specify "baseUrl", "headers", "compat", '
+                                    f'"modelOverrides", or "models".')
         elif not builtin and not provider.get("baseUrl"):
             # No "apiKey" is fine (a deliberate difference: Pi requires one): local servers need none.
-            raise ValueError(f'Provider {name}: "baseUrl" is required when defining custom models.')
-        for model in models:
+            problems.add(where, f'Provider {name}: "baseUrl" is required when defining custom models.')
+        for i, model in enumerate(models):
             if not model.get("id"):
-                raise ValueError(f'Provider {name}: model missing "id"')
+                problems.add(f"{where}/models/{i}", f'Provider {name}: model missing "id"')
+                continue
             if not (model.get("api") or provider.get("api") or preset.get("api")):
-                raise ValueError(f'Provider {name}, model {model["id"]}: no "api" specified. '
-                                 f"Set at provider or model level.")
+                problems.add(f"{where}/models/{i}", f'Provider {name}, model {model["id"]}: no "api" specified. '
+                                                    f"Set at provider or model level.")
             for key in ("contextWindow", "maxTokens"):
                 if key in model and model[key] <= 0:
-                    raise ValueError(f"Provider {name}, model {model['id']}: invalid {key}")
+                    problems.add(f"{where}/models/{i}/{key}", f"Provider {name}, model {model['id']}: invalid {key}")
+    return problems
 
 
 def load_custom_file(path: Path, defaults: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
-    """Read and validate one file; raise ModelsFileError carrying the user-facing message."""
-    label = path.name
+    """Read and validate one file; raise ModelsFileError carrying every problem as ``path:line:col: message``."""
     config = read_models_toml(path) if path.suffix == ".toml" else read_models_json(path)
-    try:
-        check_schema(config)
-    except _SchemaError as err:
-        raise ModelsFileError(f"Invalid {label} schema:\n  - {err}\n\nFile: {path}") from err
-    try:
-        check_semantics(config, defaults)
-    except ValueError as err:
-        raise ModelsFileError(f"Failed to load {label}: {err}\n\nFile: {path}") from err
+    schema = check_schema(config)
+    problems = [Problem(p.pointer, f"{p.pointer or '/'}: {p.message}") for p in schema] if schema \
+        else check_semantics(config, defaults)
+    if problems:
+        raise ModelsFileError(_located(path, problems))
     return config["providers"]
+
+
+def _located(path: Path, problems: list[Problem]) -> str:
+    from pi_core.models.positions import locate
+
+    toml = path.suffix == ".toml"
+    text = path.read_text(encoding="utf-8")
+    located = sorted((locate(text if toml else strip_json_comments(text), problem.pointer, toml=toml,
+                             key_name=_camel if toml else str), i, problem.message)
+                     for i, problem in enumerate(problems))
+    return "\n".join(f"{path}:{line}:{column}: {message}" for (line, column), _i, message in located)
 
 
 def load_custom_config(paths: list[Path], defaults: Mapping[str, dict[str, Any]]) -> CustomConfig:
@@ -302,7 +331,7 @@ def load_custom_config(paths: list[Path], defaults: Mapping[str, dict[str, Any]]
         except ModelsFileError as err:
             result.errors.append(str(err))
         except OSError as err:
-            result.errors.append(f"Failed to load {path.name}: {err}\n\nFile: {path}")
+            result.errors.append(f"{path}:1:1: {err.strerror or err}")
     return result
 
 

@@ -29,8 +29,8 @@ def test_every_models_toml_example_parses_and_passes_pis_checks() -> None:
     tables = _models_tables()
     assert len(tables) >= 5
     for table in tables:
-        check_schema(table)
-        check_semantics(table, {"ollama": {}, "lmstudio": {}, "vllm": {}, "anthropic": {}})
+        assert check_schema(table) == []
+        assert check_semantics(table, {"ollama": {}, "lmstudio": {}, "vllm": {}, "anthropic": {}}) == []
     apis = {provider.get("api") for table in tables for provider in table["providers"].values()}
     assert set(WIRES) <= apis  # one example per wire
     keys = {key for table in tables for provider in table["providers"].values() for key in provider}

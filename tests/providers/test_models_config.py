@@ -138,17 +138,16 @@ def test_failing_key_command_names_the_command(tmp_path: Path) -> None:
 ])
 def test_semantic_errors(tmp_path: Path, config: dict, message: str) -> None:
     path = write_json(tmp_path, config)
-    assert registry(tmp_path).errors == [f"Failed to load models.json: {message}\n\nFile: {path}"]
+    [error] = registry(tmp_path).errors
+    assert error.startswith(f"{path}:") and error.endswith(f": {message}") and "\n" not in error
 
 
 def test_schema_and_syntax_errors(tmp_path: Path) -> None:
     path = write_json(tmp_path, {"providers": {"x": {"baseUrl": "http://h", "apiKey": "k", "api": "a",
                                                      "models": [{"id": "m", "maxTokens": "big"}]}}})
-    assert registry(tmp_path).errors == [
-        f"Invalid models.json schema:\n  - /providers/x/models/0/maxTokens: must be number\n\nFile: {path}"]
+    assert registry(tmp_path).errors == [f"{path}:1:108: /providers/x/models/0/maxTokens: must be number"]
     write_json(tmp_path, '{"providers": {')
-    [error] = registry(tmp_path).errors
-    assert error.startswith("Failed to parse models.json: ") and error.endswith(f"\n\nFile: {path}")
+    assert registry(tmp_path).errors == [f"{path}:1:16: Expecting property name enclosed in double quotes"]
 
 
 def test_overrides_patch_builtin_models(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -187,8 +186,7 @@ def test_native_toml_with_snake_case_and_later_file_wins(tmp_path: Path) -> None
 def test_toml_errors_name_the_toml_file(tmp_path: Path) -> None:
     path = tmp_path / "models.toml"
     path.write_text("[providers\n")
-    [error] = registry(tmp_path).errors
-    assert error.startswith("Failed to parse models.toml: ") and error.endswith(f"File: {path}")
+    assert registry(tmp_path).errors == [f"{path}:1:11: Expected ']' at the end of a table declaration"]
 
 
 def test_upsert_writes_toml_that_loads_back(tmp_path: Path) -> None:
@@ -284,5 +282,22 @@ def test_refresh_rereads_the_files(tmp_path: Path) -> None:
 def test_load_errors_surface_as_warnings(tmp_path: Path) -> None:
     path = write_json(tmp_path, "{oops")
     [warning] = registry(tmp_path).warnings
-    assert warning.startswith("errors loading models.json:\nFailed to parse models.json: ")
-    assert warning.endswith(f"File: {path}")
+    assert warning == f"errors loading models.json:\n{path}:1:2: Expecting property name enclosed in double quotes"
+
+
+def test_every_error_of_a_file_at_once_as_path_line_col(tmp_path: Path) -> None:
+    """JSON with comments and TOML (snake_case keys) print the same ``path:line:col: message`` lines."""
+    path = tmp_path / "models.json"
+    path.write_text('{\n  // two mistakes\n  "providers": {"p": {"baseUrl": "http://h", "api": "a", "models": [\n'
+                    '    {"id": "m", "maxTokens": "big"},\n    {"contextWindow": true},\n  ]}}\n}\n')
+    assert registry(tmp_path).errors == ["\n".join([
+        f"{path}:4:30: /providers/p/models/0/maxTokens: must be number",
+        f"{path}:5:5: /providers/p/models/1: must have required property 'id'",
+        f"{path}:5:23: /providers/p/models/1/contextWindow: must be number"])]
+    path.unlink()
+    toml = tmp_path / "models.toml"
+    toml.write_text('[providers.p]\nbase_url = "http://h"\napi = "a"\n\n[[providers.p.models]]\nid = "m"\n\n'
+                    '[[providers.p.models]]\nid = "n"\nmax_tokens = "big"\n  context_window = false\n')
+    assert registry(tmp_path).errors == ["\n".join([
+        f"{toml}:10:1: /providers/p/models/1/maxTokens: must be number",
+        f"{toml}:11:3: /providers/p/models/1/contextWindow: must be number"])]
