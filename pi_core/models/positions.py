@@ -38,21 +38,23 @@ def _locate_json(text: str, parts: list[str]) -> Position:
     def parse_object(s_and_end: tuple[str, int], strict: bool, scan_once: Any, hook: Any, pairs_hook: Any,
                      memo: Any = None) -> tuple[Any, int]:
         offsets: list[int] = []
-        obj, end = json.decoder.JSONObject(s_and_end, strict, _recording(scan_once, offsets), hook, None, memo)
+        obj, end = json.decoder.JSONObject(  # type: ignore[attr-defined]
+            s_and_end, strict, _recording(scan_once, offsets), hook, None, memo)
         starts[id(obj)] = dict(zip(obj, offsets, strict=False)) if len(obj) == len(offsets) else {}
         return obj, end
 
     def parse_array(s_and_end: tuple[str, int], scan_once: Any) -> tuple[Any, int]:
         offsets: list[int] = []
-        arr, end = json.decoder.JSONArray(s_and_end, _recording(scan_once, offsets))
+        arr, end = json.decoder.JSONArray(  # type: ignore[attr-defined]
+            s_and_end, _recording(scan_once, offsets))
         starts[id(arr)] = offsets
         return arr, end
 
     decoder = json.JSONDecoder()
-    decoder.parse_object = parse_object  # type: ignore[assignment]
-    decoder.parse_array = parse_array  # type: ignore[assignment]
+    decoder.parse_object = parse_object  # type: ignore[attr-defined]
+    decoder.parse_array = parse_array  # type: ignore[attr-defined]
     decoder.memo = {}  # type: ignore[attr-defined]
-    scan = json.scanner.py_make_scanner(decoder)
+    scan = json.scanner.py_make_scanner(decoder)  # type: ignore[attr-defined]
     begin = len(text) - len(text.lstrip())
     node, _end = scan(text, begin)
     offset = begin
