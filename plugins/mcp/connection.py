@@ -15,6 +15,7 @@ import logging
 import math
 import os
 import sys
+import warnings
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -124,6 +125,7 @@ class ServerConnection:
     on_tools: Callable[[ServerConnection], None] = lambda _c: None
     on_change: Callable[[ServerConnection], None] = lambda _c: None
     auth: AuthFactory | None = None
+    roots: Callable[[], list[Path]] | None = None  # answers roots/list; None: the roots capability is not declared
     state: State = "connecting"
     error: str | None = None
     tools: list[types.Tool] = field(default_factory=list)
@@ -253,6 +255,7 @@ class ServerConnection:
                     client = Client(transport, cache=None,
                                     client_info=types.Implementation(name="pi", version=__version__),
                                     logging_callback=self._on_log, message_handler=self._on_message,
+                                    list_roots_callback=self._list_roots if self.roots is not None else None,
                                     log_level="info")
                     await stack.enter_async_context(client)
                     procs.remember(procs.children() - before)
@@ -326,6 +329,20 @@ class ServerConnection:
         """Wait for tool-list refreshes in flight, so a call that changed the list is followed by the new list."""
         if self._refreshing:
             await asyncio.wait(list(self._refreshing), timeout=self.timeout)
+
+    async def _list_roots(self, _context: Any) -> types.ListRootsResult:
+        paths = self.roots() if self.roots is not None else []
+        return types.ListRootsResult(roots=[types.Root(uri=path.as_uri(), name=path.name or str(path))  # type: ignore[arg-type]
+                                            for path in paths])
+
+    async def roots_changed(self) -> None:
+        """Tell the connected server its roots changed (``notifications/roots/list_changed``); it asks again."""
+        client = self.client
+        if client is None or self.state != "connected" or self.roots is None:
+            return
+        with warnings.catch_warnings(), contextlib.suppress(Exception):
+            warnings.simplefilter("ignore")  # the SDK marks roots deprecated from protocol 2026-07-28 on
+            await client.send_roots_list_changed()
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         if self.log is not None:

@@ -61,6 +61,7 @@ class McpManager:
     ctx: ExtensionContext | None = None
     config: McpConfig = field(default_factory=McpConfig)
     servers: list[Server] = field(default_factory=list)
+    extra_roots: list[Path] = field(default_factory=list)
     owners: dict[str, str] = field(default_factory=dict)  # pi tool name -> "server\0tool"
     server_tools: dict[str, set[str]] = field(default_factory=dict)
     resource_exposure: str | None = None
@@ -126,7 +127,28 @@ class McpManager:
         if self._log is None:
             self._log = ServerLog(self.agent_dir / "mcp.log")
         return ServerConnection(entry=entry, cwd=self.cwd, log=self._log, on_tools=self._on_tools,
-                                auth=session_auth(self.agent_dir))
+                                auth=session_auth(self.agent_dir), roots=self.roots)
+
+    # --- roots ------------------------------------------------------------------------------------
+
+    def roots(self) -> list[Path]:
+        """What servers may work on (``roots/list``): the project directory, then any extra roots."""
+        return list(dict.fromkeys([self.cwd.resolve(), *(p.resolve() for p in self.extra_roots)]))
+
+    async def set_roots(self, cwd: Path | None = None, extra: Iterable[Path] | None = None) -> None:
+        """A new project directory and/or extra roots: connected servers are told (``roots/list_changed``)
+        and ask again. Servers started later use the new directory as their working directory too."""
+        before = self.roots()
+        if cwd is not None:
+            self.cwd = Path(cwd)
+        if extra is not None:
+            self.extra_roots = [Path(p) for p in extra]
+        if self.roots() == before:
+            return
+        connections = [s.connection for s in self.servers if s.connection is not None]
+        for connection in connections:
+            connection.cwd = self.cwd
+        await asyncio.gather(*(c.roots_changed() for c in connections))
 
     async def _report_when_settled(self) -> None:
         while self._later and not self.closed:
