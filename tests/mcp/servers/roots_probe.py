@@ -50,7 +50,7 @@ async def roots(ctx: Context) -> str:
     return json.dumps(listed)
 
 
-@server.tool(description="Return text, an image, then text.")
+@server.tool(description="Return text, an image, then text.", structured_output=False)
 def mixed() -> list[Any]:
     return ["before the image", Image(data=PNG_1X1, format="png"), "after the image"]
 
