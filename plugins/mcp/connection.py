@@ -138,6 +138,14 @@ class ServerConnection:
     _stop: asyncio.Event | None = None
     _closed: bool = False
     _refreshing: set[asyncio.Task[None]] = field(default_factory=set)
+    _stderr: StderrTail | None = None
+
+    @property
+    def stderr_text(self) -> str:
+        """What a stdio server wrote to stderr lately (its last 2000 characters), live while it runs."""
+        if self._stderr is not None:
+            return self._stderr.tail()
+        return self.stderr_tail or ""
 
     @property
     def name(self) -> str:
@@ -241,7 +249,7 @@ class ServerConnection:
         return stdio_with_errlog(params, errlog)
 
     async def _run(self, started: asyncio.Future[Client], stop: asyncio.Event) -> None:
-        stderr = StderrTail() if self.entry.config.transport == "stdio" else None
+        stderr = self._stderr = StderrTail() if self.entry.config.transport == "stdio" else None
         dropped = asyncio.Event()
         try:
             before = procs.children()

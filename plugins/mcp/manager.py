@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +62,7 @@ class McpManager:
     config: McpConfig = field(default_factory=McpConfig)
     servers: list[Server] = field(default_factory=list)
     extra_roots: list[Path] = field(default_factory=list)
+    watchers: set[Callable[[], None]] = field(default_factory=set)
     owners: dict[str, str] = field(default_factory=dict)  # pi tool name -> "server\0tool"
     server_tools: dict[str, set[str]] = field(default_factory=dict)
     resource_exposure: str | None = None
@@ -117,6 +118,7 @@ class McpManager:
             return
         connection = self._connection(server.entry)
         server.connection = connection
+        self.changed()
         await connection.try_connect()
 
     def _connection(self, entry: ServerEntry) -> ServerConnection:
@@ -127,7 +129,13 @@ class McpManager:
         if self._log is None:
             self._log = ServerLog(self.agent_dir / "mcp.log")
         return ServerConnection(entry=entry, cwd=self.cwd, log=self._log, on_tools=self._on_tools,
-                                auth=session_auth(self.agent_dir), roots=self.roots)
+                                on_change=lambda _c: self.changed(), auth=session_auth(self.agent_dir),
+                                roots=self.roots)
+
+    def changed(self) -> None:
+        """A server's state changed: tell the watchers (the /mcp panel redraws)."""
+        for watcher in list(self.watchers):
+            watcher()
 
     # --- roots ------------------------------------------------------------------------------------
 
