@@ -338,7 +338,7 @@ class ServerConnection:
         if self._refreshing:
             await asyncio.wait(list(self._refreshing), timeout=self.timeout)
 
-    async def _list_roots(self, _context: Any) -> types.ListRootsResult:
+    async def _list_roots(self, context: Any) -> types.ListRootsResult:
         paths = self.roots() if self.roots is not None else []
         return types.ListRootsResult(roots=[types.Root(uri=path.as_uri(), name=path.name or str(path))  # type: ignore[arg-type]
                                             for path in paths])

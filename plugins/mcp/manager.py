@@ -36,6 +36,7 @@ TOOL_SEARCH = "tool_search"
 SECTION_TYPE = "mcp_servers"
 MAX_SECTION_CHARS = 4096
 MAX_SUMMARY_CHARS = 250
+STATE_RANK = {"needs-auth": 0, "failed": 1, "disconnected": 2, "connecting": 3, "connected": 4}
 
 
 @dataclass
@@ -415,3 +416,14 @@ def describe_state(server: Server, with_error: bool = True) -> str:
     if connection.state == "connecting":
         return "connecting…"
     return connection.state
+
+
+def attention_rank(server: Server) -> int:
+    """Servers that need the user come first; disabled ones last."""
+    if not server.enabled:
+        return 5
+    return STATE_RANK.get(server.connection.state if server.connection else "connecting", 3)
+
+
+def source_of(server: Server) -> str:
+    return "global, project override" if server.entry.override else server.entry.scope

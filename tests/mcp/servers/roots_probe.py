@@ -60,7 +60,7 @@ async def on_roots_changed(ctx: Any, _params: types.NotificationParams) -> None:
     record(event="roots", roots=await ask_roots(ctx.session))
 
 
-lowlevel = server._lowlevel_server  # noqa: SLF001 - MCPServer has no public notification hook
+lowlevel = server._lowlevel_server
 lowlevel.add_notification_handler("notifications/roots/list_changed", types.NotificationParams, on_roots_changed)
 
 

@@ -1,0 +1,70 @@
+"""/mcp in the interactive UI opens the server manager at once, even while a server hangs on ``initialize``
+(issue 38): each server's state live, and from the list a server is reconnected, disabled and enabled again
+(saved to its mcp.json), or its stderr is read. The real ``pi`` in tmux with real MCP servers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.interactive.tmux_kit import pi_rig
+
+from .conftest import fault_server, time_server, write_mcp
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def test_slash_mcp_opens_at_once_and_manages_servers_while_one_hangs(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "mcp-manager") as rig:
+        write_mcp(rig.home / "mcp.json", {
+            "time": time_server(exposure="direct"),
+            "hang": fault_server("--slow-start", "600", exposure="direct", timeout=600),  # never answers initialize
+            "broken": fault_server("--crash-at-start", exposure="direct"),
+        })
+        rig.start(env={"PI_MCP_STARTUP_WAIT": "60"})
+        rig.tmux.wait_for("(fake) fake-model")
+        rig.tmux.type("/mcp")
+        time.sleep(0.5)  # let the completion menu settle, as a person would
+        rig.tmux.keys("Enter")
+        screen = rig.tmux.wait_for("MCP servers", 20, visible=True)
+        assert "hang" in rig.tmux.wait_for("connecting…", 20, visible=True)
+        screen = rig.tmux.wait_for("connected · 2 tools", 60, visible=True)  # the list redraws by itself
+        screen = rig.tmux.wait_for("failed: Connection closed · direct · global", 60, visible=True)
+        rows = [line for line in screen.splitlines() if any(f" {n} " in line for n in ("time", "hang", "broken"))]
+        assert [next(n for n in ("broken", "hang", "time") if f" {n} " in row) for row in rows] == \
+            ["broken", "hang", "time"], screen  # those that need attention first
+        assert "connecting…" in rows[1]
+
+        rig.tmux.keys("Enter")  # broken: its menu, with the failure and its stderr
+        screen = rig.tmux.wait_for("MCP server broken", 20, visible=True)
+        assert "Reconnect" in screen and "Disable" in screen
+        rig.tmux.keys("Up", "Enter")  # the last item: Stderr
+        screen = rig.tmux.wait_for("Stderr of broken", 20, visible=True)
+        assert "cannot open the database at /nonexistent (permission denied)" in screen
+        rig.tmux.keys("Escape")
+        rig.tmux.wait_for("MCP server broken", 20, visible=True)
+        rig.tmux.keys("Enter")  # Reconnect: it fails again, and says so on the server's screen
+        rig.tmux.wait_for("State: failed", 60, visible=True)
+        rig.tmux.keys("Escape")
+
+        rig.tmux.wait_for("MCP servers", 20, visible=True)
+        rig.tmux.keys("Down", "Down", "Enter")  # time
+        screen = rig.tmux.wait_for("MCP server time", 20, visible=True)
+        assert "Tools" in screen and "2 offered" in screen
+        rig.tmux.keys("Down", "Down", "Enter")  # Tools, Reconnect, Disable
+        rig.tmux.wait_for("State: disabled", 30, visible=True)
+        saved = json.loads((rig.home / "mcp.json").read_text())
+        assert saved["mcpServers"]["time"]["enabled"] is False
+        rig.tmux.keys("Enter")  # Enable: the first item now
+        rig.tmux.wait_for("State: connected · 2 tools", 60, visible=True)
+        assert json.loads((rig.home / "mcp.json").read_text())["mcpServers"]["time"].get("enabled", True) is True
+        rig.tmux.keys("Escape")
+        rig.tmux.wait_for("MCP servers", 20, visible=True)
+        assert "connecting…" in rig.tmux.visible()  # hang still hangs: nothing waited for it
+        rig.tmux.keys("Escape")
+        rig.tmux.wait_gone("MCP servers", 20)
+        assert rig.server.requests == []  # none of it went to the model
