@@ -352,9 +352,15 @@ class McpManager:
     # --- changes from /mcp ------------------------------------------------------------------------
 
     async def set_enabled(self, server: Server, enabled: bool, *, in_project: bool = False) -> None:
+        """Saved to the file that defines the server (or a project override); an editor's server
+        (``use_client_servers``) has no file: the change holds for the session."""
+        from pi_plugins.mcp import CLIENT_SOURCE
+
         entry = server.entry
         path = self.config.project_path if in_project and self.config.project_path else entry.edit_path
-        if entry.scope == "global" and path == self.config.project_path and entry.override is None:
+        if entry.source == CLIENT_SOURCE:
+            pass  # nothing to save it in
+        elif entry.scope == "global" and path == self.config.project_path and entry.override is None:
             update_server(path, entry.name, enabled=enabled, create_override=True)
             entry.override = path
         else:

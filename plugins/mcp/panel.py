@@ -70,8 +70,12 @@ def server_menu(manager: McpManager, name: str) -> Menu:
     if server is None:
         return Menu(title=name, empty="This server is no longer configured.")
     entry, connection = server.entry, server.connection
-    saved = f"saved to {entry.edit_path}"
-    in_project = entry.scope == "global" and entry.override is None and manager.config.project_path is not None
+    from pi_plugins.mcp import CLIENT_SOURCE
+
+    from_editor = entry.source == CLIENT_SOURCE
+    saved = "for this session" if from_editor else f"saved to {entry.edit_path}"
+    in_project = (entry.scope == "global" and entry.override is None and not from_editor
+                  and manager.config.project_path is not None)
     items: list[SelectItem] = []
     if not server.enabled:
         items.append(SelectItem("enable", "Enable", saved))

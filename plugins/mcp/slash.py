@@ -140,8 +140,10 @@ async def _set_enabled(ctx: ExtensionContext, manager: McpManager, server: Serve
     except (ConfigError, OSError) as err:
         _say(ctx, f"Could not update {server.entry.edit_path}: {err}", "error")
         return
-    where = server.entry.edit_path
-    _say(ctx, f'{"Enabled" if enabled else "Disabled"} MCP server "{server.name}" (saved to {where}): '
+    from pi_plugins.mcp import CLIENT_SOURCE
+
+    where = "for this session" if server.entry.source == CLIENT_SOURCE else f"saved to {server.entry.edit_path}"
+    _say(ctx, f'{"Enabled" if enabled else "Disabled"} MCP server "{server.name}" ({where}): '
               f"{describe_state(server)}.")
 
 

@@ -115,3 +115,37 @@ def test_a_directory_change_is_announced_and_the_server_lists_the_new_roots(tmp_
     assert events(seen) == [{"event": "list_changed"},
                             {"event": "roots", "roots": [{"uri": second.as_uri(), "name": "second"},
                                                          {"uri": extra.as_uri(), "name": "extra"}]}]
+
+
+def test_an_editors_session_elsewhere_gives_its_servers_that_folder_as_root(tmp_path: Path) -> None:
+    # ACP: the editor opens a session in another folder and passes the probe; the probe's root is that folder,
+    # and disabling the editor's server from /mcp holds for the session (there is no file to save it in)
+    from acp import schema, text_block
+
+    from pi_core.testing.fake_server import FakeModelServer
+    from tests.acp.harness import AcpEnv, run, step
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    seen = tmp_path / "events.jsonl"
+    with FakeModelServer() as fake:
+        env = AcpEnv(fake, tmp_path)
+        fake.add(Reply(tool_calls=[("mcp__probe__roots", {})]), Reply(text="done"))
+        probe_server = schema.McpServerStdio(name="probe", command=sys.executable,
+                                             args=[str(SERVERS / "roots_probe.py"), str(seen)], env=[])
+
+        async def scenario() -> None:
+            async with env.connect() as (conn, editor, _process):
+                sid = (await step(conn.new_session(cwd=str(elsewhere), mcp_servers=[probe_server]))).session_id
+                await step(conn.prompt(session_id=sid, prompt=[text_block("which roots?")]))
+                await step(conn.prompt(session_id=sid, prompt=[text_block("/mcp disable probe")]))
+                for _ in range(100):  # the notice is sent beside the prompt's answer
+                    if "Disabled MCP server" in editor.text():
+                        break
+                    await asyncio.sleep(0.05)
+                assert 'Disabled MCP server "probe" (for this session): disabled.' in editor.text()
+
+        run(scenario())
+    assert events(seen)[-1] == {"event": "roots", "roots": [{"uri": elsewhere.resolve().as_uri(),
+                                                             "name": "elsewhere"}]}
+    assert not (env.home / "mcp.json").exists()
