@@ -19,11 +19,12 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 def test_slash_mcp_opens_at_once_and_manages_servers_while_one_hangs(tmp_path: Path) -> None:
+    starts = tmp_path / "broken.pids"  # one line per start of the broken server
     with pi_rig(tmp_path, "mcp-manager") as rig:
         write_mcp(rig.home / "mcp.json", {
             "time": time_server(exposure="direct"),
             "hang": fault_server("--slow-start", "600", exposure="direct", timeout=600),  # never answers initialize
-            "broken": fault_server("--crash-at-start", exposure="direct"),
+            "broken": fault_server("--crash-at-start", "--pidfile", str(starts), exposure="direct"),
         })
         rig.start(env={"PI_MCP_STARTUP_WAIT": "60"})
         rig.tmux.wait_for("(fake) fake-model")
@@ -47,7 +48,12 @@ def test_slash_mcp_opens_at_once_and_manages_servers_while_one_hangs(tmp_path: P
         assert "cannot open the database at /nonexistent (permission denied)" in screen
         rig.tmux.keys("Escape")
         rig.tmux.wait_for("MCP server broken", 20, visible=True)
-        rig.tmux.keys("Enter")  # Reconnect: it fails again, and says so on the server's screen
+        assert len(starts.read_text().splitlines()) == 1
+        rig.tmux.keys("Enter")  # Reconnect: started again, it fails again, and says so on the server's screen
+        deadline = time.monotonic() + 60
+        while len(starts.read_text().splitlines()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(starts.read_text().splitlines()) == 2
         rig.tmux.wait_for("State: failed", 60, visible=True)
         rig.tmux.keys("Escape")
 
