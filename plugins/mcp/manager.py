@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.mcp.config import (
+    Exposure,
     McpConfig,
     ServerEntry,
     load_config,
@@ -376,6 +377,29 @@ class McpManager:
             return
         server.ready = asyncio.get_running_loop().create_task(self._connect(server))
         await server.ready
+        self.ensure_discovery_active()
+
+    async def set_exposure(self, server: Server, exposure: Exposure) -> None:
+        """Saved like ``set_enabled``; the server's tools are published again with it, and those no longer
+        ``direct`` leave the declared set at once (a ``direct`` one is declared from the next request)."""
+        from dataclasses import replace
+
+        from pi_plugins.mcp import CLIENT_SOURCE
+
+        entry = server.entry
+        if entry.source != CLIENT_SOURCE:
+            update_server(entry.edit_path, entry.name, exposure=exposure)
+        entry.config = replace(entry.config, exposure=exposure)  # type: ignore[misc]
+        if server.connection is not None and server.connection.state == "connected":
+            self._on_tools(server.connection)
+        self.sync_resource_tools()
+        if self.ctx is not None:
+            mine = self.server_tools.get(server.name, set())
+            indirect = {t.name for t in self.ctx.get_all_tools() if getattr(t, "exposure", "direct") != "direct"}
+            active = self.ctx.get_active_tools()
+            kept = [name for name in active if name not in mine or name not in indirect]
+            if kept != active:
+                self.ctx.set_active_tools(kept)
         self.ensure_discovery_active()
 
     async def reconnect(self, server: Server) -> None:

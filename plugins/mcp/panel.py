@@ -25,12 +25,19 @@ from pi_core.tui import (
 from pi_core.tui.width import truncate_to_width, visible_width
 
 if TYPE_CHECKING:
+    from pi_plugins.mcp.config import Exposure
     from pi_plugins.mcp.manager import McpManager
 
     from pi_core.extension import ExtensionContext
 
 MAX_VISIBLE_ITEMS = 12
 _running: set[asyncio.Task[None]] = set()
+EXPOSURE_MEANINGS: dict[Exposure, str] = {
+    "codemode": "not declared; found with tool_search (pi has no code mode)",
+    "deferred": "declared once tool_search loads them",
+    "direct": "declared to the model like a built-in tool",
+    "hidden": "registered but unreachable",
+}
 
 
 @dataclass
@@ -91,6 +98,7 @@ def server_menu(manager: McpManager, name: str) -> Menu:
             items.append(SelectItem("reconnect", "Reconnect"))
         if state == "connected" and entry.config.uses_oauth:
             items.append(SelectItem("signout", "Sign out", "deletes the stored credentials"))
+        items.append(SelectItem("exposure", "Exposure", entry.config.exposure))
         items.append(SelectItem("disable", "Disable", saved))
         if in_project:
             items.append(SelectItem("disable-project", "Disable in this project", "saved to the project mcp.json"))
@@ -116,6 +124,19 @@ def tools_menu(server: Server) -> Menu:
         items.append(SelectItem(tool.name, tool.name, first if exposure == config.exposure else f"[{exposure}] {first}"))
     return Menu(title=f"Tools of {server.name}", items=items, details=f"Exposure {config.exposure}",
                 empty="The server offers no tools.", confirm_label="back")
+
+
+def exposure_menu(server: Server) -> Menu:
+    from pi_plugins.mcp import CLIENT_SOURCE
+
+    entry = server.entry
+    current = entry.config.exposure
+    where = "Applies to this session (the editor passed the server)." if entry.source == CLIENT_SOURCE \
+        else f"Saved to {entry.edit_path}."
+    return Menu(title=f"Exposure of {server.name}", details=where,
+                items=[SelectItem(exposure, f"{'✓ ' if exposure == current else '  '}{exposure}", meaning)
+                       for exposure, meaning in EXPOSURE_MEANINGS.items()],
+                selected=current, confirm_label="save")
 
 
 def stderr_menu(server: Server) -> Menu:
@@ -248,6 +269,10 @@ class Manager:
             await self.view.menu(lambda: tools_menu(server))
         elif action == "stderr":
             await self.view.menu(lambda: stderr_menu(server))
+        elif action == "exposure":
+            chosen = await self.view.menu(lambda: exposure_menu(server))
+            if chosen is not None and chosen != server.entry.config.exposure:
+                self.background(server, self.manager.set_exposure(server, chosen))  # type: ignore[arg-type]
         elif action == "reconnect":
             self.background(server, self.manager.reconnect(server))
         elif action in ("enable", "disable", "enable-project", "disable-project"):

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from pi_core.testing.fake_server import Reply
 from tests.interactive.tmux_kit import pi_rig
 
-from .conftest import fault_server, time_server, write_mcp
+from .conftest import fault_server, time_server, tool_names, write_mcp
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
@@ -74,3 +75,41 @@ def test_slash_mcp_opens_at_once_and_manages_servers_while_one_hangs(tmp_path: P
         rig.tmux.keys("Escape")
         rig.tmux.wait_gone("MCP servers", 20)
         assert rig.server.requests == []  # none of it went to the model
+
+
+def test_the_exposure_chosen_in_the_manager_is_saved_and_reaches_the_next_request(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "mcp-exposure") as rig:
+        write_mcp(rig.home / "mcp.json", {"time": time_server(exposure="direct")})
+        rig.server.add(Reply(text="first"), Reply(text="second"))
+        rig.start(env={"PI_MCP_STARTUP_WAIT": "60"})
+        rig.tmux.wait_for("(fake) fake-model")
+
+        def choose(exposure: str, moves: list[str]) -> None:
+            rig.tmux.type("/mcp")
+            time.sleep(0.5)  # let the completion menu settle, as a person would
+            rig.tmux.keys("Enter")
+            rig.tmux.wait_for("connected · 2 tools", 60, visible=True)
+            rig.tmux.keys("Enter")
+            rig.tmux.wait_for("MCP server time", 20, visible=True)
+            rig.tmux.keys("Down", "Down", "Enter")  # Tools, Reconnect, Exposure
+            rig.tmux.wait_for("Exposure of time", 20, visible=True)
+            rig.tmux.keys(*moves, "Enter")  # codemode, deferred, direct, hidden; the current one selected
+            rig.tmux.wait_for("MCP server time", 20, visible=True)
+            deadline = time.monotonic() + 30
+            while json.loads((rig.home / "mcp.json").read_text())["mcpServers"]["time"].get("exposure") != exposure:
+                assert time.monotonic() < deadline, (rig.home / "mcp.json").read_text()
+                time.sleep(0.1)
+            rig.tmux.keys("Escape")
+            rig.tmux.wait_for("MCP servers", 20, visible=True)
+            rig.tmux.keys("Escape")
+            rig.tmux.wait_gone("MCP servers", 20)
+
+        choose("deferred", ["Up"])
+        rig.command("what time is it?")
+        rig.tmux.wait_for("first", 60)
+        declared = tool_names(rig.server.requests[0].body)
+        assert "tool_search" in declared and not any(n.startswith("mcp__time__") for n in declared)
+        choose("direct", ["Down"])
+        rig.command("and now?")
+        rig.tmux.wait_for("second", 60)
+        assert "mcp__time__get_current_time" in tool_names(rig.server.requests[1].body)
