@@ -104,7 +104,8 @@ def server_menu(manager: McpManager, name: str) -> Menu:
             items.append(SelectItem("disable-project", "Disable in this project", "saved to the project mcp.json"))
     if entry.config.transport == "stdio":
         written = connection.stderr_text if connection is not None else ""
-        items.append(SelectItem("stderr", "Stderr", f"{len(written.splitlines())} lines" if written else "empty"))
+        count = len(written.splitlines())
+        items.append(SelectItem("stderr", "Stderr", f"{count} line{'s' if count != 1 else ''}" if written else "empty"))
     details = [transport_of(server), f"{entry.scope}: {entry.source}",
                *([f"project override: {entry.override}"] if entry.override else []),
                f"State: {describe_state(server, with_error=False)}"]

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import time
 from pathlib import Path
@@ -43,7 +44,7 @@ def test_slash_mcp_opens_at_once_and_manages_servers_while_one_hangs(tmp_path: P
 
         rig.tmux.keys("Enter")  # broken: its menu, with the failure and its stderr
         screen = rig.tmux.wait_for("MCP server broken", 20, visible=True)
-        assert "Reconnect" in screen and "Disable" in screen
+        assert "Reconnect" in screen and "Disable" in screen and re.search(r"Stderr +1 line\b", screen), screen
         rig.tmux.keys("Up", "Enter")  # the last item: Stderr
         screen = rig.tmux.wait_for("Stderr of broken", 20, visible=True)
         assert "cannot open the database at /nonexistent (permission denied)" in screen
@@ -62,7 +63,7 @@ def test_slash_mcp_opens_at_once_and_manages_servers_while_one_hangs(tmp_path: P
         rig.tmux.keys("Down", "Down", "Enter")  # time
         screen = rig.tmux.wait_for("MCP server time", 20, visible=True)
         assert "Tools" in screen and "2 offered" in screen
-        rig.tmux.keys("Down", "Down", "Enter")  # Tools, Reconnect, Disable
+        rig.tmux.keys("Down", "Down", "Down", "Enter")  # Tools, Reconnect, Exposure, Disable
         rig.tmux.wait_for("State: disabled", 30, visible=True)
         saved = json.loads((rig.home / "mcp.json").read_text())
         assert saved["mcpServers"]["time"]["enabled"] is False
