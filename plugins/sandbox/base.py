@@ -105,7 +105,9 @@ class BaseSandbox:
 
     def explain(self, output: str) -> str | None:
         """A note under a failed command's output when the failure looks like the sandbox's doing."""
-        if not _REFUSALS.search(output[-4000:]):
+        tail = output[-4000:]
+        # bubblewrap hides a protected directory: reading in it says "No such file or directory"
+        if not _REFUSALS.search(tail) and not any(entry in tail for entry in self.policy.deny_read):
             return None
         roots = self.writable_roots()
         writes = f"writes only under {', '.join(roots)}" if roots else "no writes at all"
