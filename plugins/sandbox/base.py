@@ -110,9 +110,9 @@ class BaseSandbox:
         if not _REFUSALS.search(tail) and not any(entry in tail for entry in self.policy.deny_read):
             return None
         roots = self.writable_roots()
-        writes = f"writes only under {', '.join(roots)}" if roots else "no writes at all"
+        writes = f"may write only under {', '.join(roots)}" if roots else "may write nothing"
         network = self.policy.network
-        net = ("no network" if network == "off" else "the network" if network == "on"
-               else "the network only to " + ", ".join(network) + " (through a proxy)")
-        return (f"[pi's sandbox ({self.mechanism}, {self.policy.mode}) allows this command {writes}, {net}, and "
-                f"no access to {', '.join(self.policy.deny_read)}: an error above may be the sandbox refusing it.]")
+        net = ("has no network" if network == "off" else "has the network" if network == "on"
+               else "reaches only " + ", ".join(network) + " (through pi's proxy)")
+        return (f"[pi's sandbox ({self.mechanism}, {self.policy.mode}): this command {writes}, {net}, and cannot "
+                f"read {', '.join(self.policy.deny_read)}. An error above may be the sandbox refusing it.]")

@@ -72,7 +72,7 @@ class Plan:
 def build_ruleset(plan: Plan) -> tuple[Ruleset, list[tuple[str, int]]]:
     """The ruleset for ``plan`` and the directories it listed, with their mtimes (a new entry in one of
     them needs a new ruleset: it would not be readable)."""
-    from landlockpy import AccessFS, AccessNet, Ruleset, Scope, fs_for_abi
+    from landlockpy import AccessFS, AccessNet, Ruleset, Scope, fs_for_abi, net_for_abi
 
     version = abi()
     everything = fs_for_abi(version)
@@ -80,7 +80,7 @@ def build_ruleset(plan: Plan) -> tuple[Ruleset, list[tuple[str, int]]]:
     read_file = AccessFS.READ_FILE | AccessFS.EXECUTE
     if version >= 9:
         read_dir |= AccessFS.RESOLVE_UNIX  # named Unix sockets stay reachable, as under bubblewrap
-    net = AccessNet.BIND_TCP | AccessNet.CONNECT_TCP if plan.network_off else AccessNet.NONE
+    net = net_for_abi(version) if plan.network_off else AccessNet.NONE  # TCP; UDP too where the ABI has it
     ruleset = Ruleset(handled_fs=everything, handled_net=net,
                       scoped=Scope.ABSTRACT_UNIX_SOCKET if plan.network_off else Scope.NONE)
     listed: list[tuple[str, int]] = []

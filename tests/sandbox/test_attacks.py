@@ -54,9 +54,10 @@ def test_workspace_write_blocks_every_way_out_and_keeps_the_model_reachable(box:
 
     assert by_step[0][1].strip() == "started"
     for step in (1, 2, 3, 4):  # bash writing outside: the kernel refuses, the note says why
-        tool, text, failed = by_step[step]
+        _tool, text, failed = by_step[step]
         assert failed and "Command exited with code" in text, (step, text)
-        assert "[pi's sandbox (" in text and "writes only under" in text, (step, text)
+        assert f"[pi's sandbox ({mechanism}, workspace-write): this command may write only under {box.workspace}" \
+            in text, (step, text)
     assert by_step[5][1].strip() == "fine" and not by_step[5][2]
     assert by_step[6][2] and SECRET not in by_step[6][1]
     assert by_step[7][2] and ("Connection refused" in by_step[7][1] or "Permission denied" in by_step[7][1])
