@@ -6,14 +6,16 @@ One process runs the real ``bash``, ``read`` and ``write`` tools with each confi
 then ``workspace-write`` under bubblewrap (network off, on, and a host list, which adds pi's proxy bridge), and
 under Landlock (network off), skipping those this machine cannot run. The configurations take turns for
 ``--rounds`` rounds of ``--calls`` calls each, so a noisy moment hits them all; the table shows the median and
-90th percentile per call and the median's difference from ``off``. Times cover the tool call only (the
-sandbox's start is untimed, as it happens once per pi start).
+90th percentile per call, the median's difference from ``off``, and the median CPU per call (user + system of
+pi and the processes it waited for: steadier than wall time on a busy machine). Times cover the tool call only
+(the sandbox's start is untimed, as it happens once per pi start).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -80,12 +82,18 @@ def operations(workspace: Path) -> dict[str, Callable[[], Any]]:
     }
 
 
+def _cpu() -> float:
+    mine, waited = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return mine.ru_utime + mine.ru_stime + waited.ru_utime + waited.ru_stime
+
+
 def run(calls: int, rounds: int) -> int:
     with tempfile.TemporaryDirectory(prefix="pi-bench-sandbox-") as tmp:
         workspace = Path(os.path.realpath(tmp))
         found, skipped = configs(str(workspace))
         ops = operations(workspace)
         samples: dict[tuple[str, str], list[float]] = {(c.label, op): [] for c in found for op in ops}
+        cpu: dict[tuple[str, str], list[float]] = {key: [] for key in samples}
         for _ in range(rounds):
             for config in found:
                 activate(config.sandbox)
@@ -93,15 +101,16 @@ def run(calls: int, rounds: int) -> int:
                     for op_name, operation in ops.items():
                         operation()  # warm: the first call after a start builds what is cached
                         for _ in range(calls):
-                            started = time.perf_counter()
+                            started, used = time.perf_counter(), _cpu()
                             operation()
                             samples[(config.label, op_name)].append(time.perf_counter() - started)
+                            cpu[(config.label, op_name)].append(_cpu() - used)
                 finally:
                     activate(None)
     print(f"{rounds} rounds x {calls} calls per configuration and tool; Python {sys.version.split()[0]}, "
           f"{os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}\n")
-    print(f"| {'call':<22} | {'configuration':<30} | {'median':>9} | {'p90':>9} | {'vs off':>9} |")
-    print(f"|{'-' * 24}|{'-' * 32}|{'-' * 10}:|{'-' * 10}:|{'-' * 10}:|")
+    print(f"| {'call':<22} | {'configuration':<30} | {'median':>9} | {'p90':>9} | {'vs off':>9} | {'CPU':>9} |")
+    print(f"|{'-' * 24}|{'-' * 32}|{'-' * 10}:|{'-' * 10}:|{'-' * 10}:|{'-' * 10}:|")
     worst = 0.0
     for op_name in ops:
         plain = statistics.median(samples[("off", op_name)])
@@ -112,8 +121,9 @@ def run(calls: int, rounds: int) -> int:
             if op_name.startswith("bash") and config.sandbox is not None:
                 worst = max(worst, extra)
             shown = "" if config.sandbox is None else f"{extra:+.1f} ms"
+            used = statistics.median(cpu[(config.label, op_name)]) * 1000
             print(f"| {op_name:<22} | {config.label:<30} | {median * 1000:6.2f} ms | {p90 * 1000:6.2f} ms | "
-                  f"{shown:>9} |")
+                  f"{shown:>9} | {used:6.2f} ms |")
     for reason in skipped:
         print(f"skipped: {reason}")
     print(f"\nworst bash overhead (median): {worst:.1f} ms; goal <= {GOAL_MS:.0f} ms: "

@@ -1,8 +1,11 @@
-"""Inside a sandbox with a host allow-list: listen on the network namespace's loopback, hand each connection to
-pi's proxy on its Unix socket, and run the command meanwhile.
+"""Inside a sandbox with a host allow-list: listen on the network namespace's loopback and hand each connection to
+pi's proxy on its Unix socket.
 
-``python -I -S bridge.py SOCKET PORT -- COMMAND [ARGS...]``. Standard library only and no ``site``: it starts
-before every such command. It exits as the command does (its code, or the signal that killed it).
+``python -I -S bridge.py SOCKET PORT``: the run's shared network (``netns.py``); prints ``ready`` once listening
+and serves until its stdin closes (pi holds the other end, so it ends with pi, however pi ends).
+``python -I -S bridge.py SOCKET PORT -- COMMAND [ARGS...]``: one command's own network namespace (no
+``nsenter``); runs the command meanwhile and exits as it does (its code, or the signal that killed it).
+Standard library only and no ``site``: it starts quickly.
 """
 
 import os
@@ -50,15 +53,21 @@ def _accept(listener, path):
 
 
 def main(argv):
-    path, port, dashes, command = argv[0], int(argv[1]), argv[2], argv[3:]
-    if dashes != "--" or not command:
-        sys.stderr.write("usage: bridge.py SOCKET PORT -- COMMAND [ARGS...]\n")
+    if len(argv) < 2 or len(argv) > 2 and (argv[2] != "--" or len(argv) < 4):
+        sys.stderr.write("usage: bridge.py SOCKET PORT [-- COMMAND [ARGS...]]\n")
         return 2
+    path, port, command = argv[0], int(argv[1]), argv[3:]
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", port))
     listener.listen(64)
     threading.Thread(target=_accept, args=(listener, path), daemon=True).start()
+    if not command:
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
+        while sys.stdin.buffer.read(65536):
+            pass
+        return 0
     try:
         pid = os.posix_spawnp(command[0], command, os.environ)
     except OSError as err:

@@ -1,5 +1,6 @@
 """bubblewrap: each command in its own user, mount (and network) namespace; the file system read-only but the
-writable roots, the protected paths hidden, the network cut or routed through pi's host proxy.
+writable roots, the protected paths hidden, the network cut or routed through pi's host proxy (the run's
+shared network namespace, ``netns.py``).
 
 The system's ``bwrap`` is used (the distribution's package: it gets security fixes, and Ubuntu's AppArmor
 profile lets exactly that binary create user namespaces). No PID namespace: a daemon a command starts
@@ -14,6 +15,7 @@ import subprocess
 import sys
 
 from pi_plugins.sandbox.base import PROXY_PORT, BaseSandbox
+from pi_plugins.sandbox.netns import BRIDGE, SharedNetwork
 from pi_plugins.sandbox.rules import aliases, inner_mounts, mounts
 
 from pi_core.toolkit.sandbox import SandboxPolicy, Spawn
@@ -23,7 +25,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 PROBE_TIMEOUT_S = 10.0
-BRIDGE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bridge.py")
 
 
 def find_bwrap() -> str | None:
@@ -55,13 +56,28 @@ class BubblewrapSandbox(BaseSandbox):
     def __init__(self, policy: SandboxPolicy, bwrap: str) -> None:
         super().__init__(policy)
         self.bwrap = bwrap
+        self.network: SharedNetwork | None = None
+
+    def start(self) -> None:
+        super().start()
+        if self.policy.network != "on":
+            self.network = SharedNetwork.begin(self.bwrap, self.proxy.path if self.proxy is not None else None)
+
+    def close(self) -> None:
+        network, self.network = self.network, None
+        if network is not None:
+            network.close()
+        super().close()
 
     def confine(self, argv: list[str], env: Mapping[str, str] | None, *, inline: bool) -> Spawn:
-        network = self.policy.network
+        shared = self.network.enter() if self.network is not None else None
+        if shared is not None:
+            return Spawn([*shared, self.bwrap, *_namespaces(False), *self.mounts(), "--", *argv], self.env(env))
         command = argv
         if self.proxy is not None:
-            # The bridge listens on the namespace's loopback and hands each connection to pi's proxy.
+            # This command's own namespace: a bridge on its loopback hands each connection to pi's proxy.
             command = [sys.executable, "-I", "-S", BRIDGE, self.proxy.path, str(PROXY_PORT), "--", *argv]
+        network = self.policy.network
         return Spawn([self.bwrap, *_namespaces(network != "on"), *self.mounts(), "--", *command], self.env(env))
 
     def mounts(self) -> list[str]:

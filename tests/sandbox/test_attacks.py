@@ -19,6 +19,7 @@ def test_workspace_write_blocks_every_way_out_and_keeps_the_model_reachable(box:
     _prepare_links(box)
     outside, home = box.outside, box.home
     via_proc = f"/proc/self/root{outside}"
+    via_other = f"/proc/{os.getpid()}/root{outside}"
     port = box.pi.server.port
     box.settings(mode="workspace-write", mechanism=mechanism)
     daemon = (f"(setsid sh -c 'sleep 0.5; echo escaped > {outside}/daemon.txt; echo $? > daemon.rc' "
@@ -45,6 +46,9 @@ def test_workspace_write_blocks_every_way_out_and_keeps_the_model_reachable(box:
         ("grep", {"pattern": "PRIVATE KEY", "path": str(home)}),
         ("ls", {"path": str(home / ".ssh")}),
         ("bash", {"command": "sleep 1.5; cat daemon.rc"}),
+        # Another process's root (this test's own: the same user, outside every namespace of the sandbox)
+        ("bash", {"command": f"echo x > {via_other}/other.txt"}),
+        ("write", {"path": f"{via_other}/other.txt", "content": "x"}),
     ]
     run = box.run(calls, "--tools", "bash,read,write,edit,grep,ls")
     assert run.process.returncode == 0, run.process.stderr
@@ -53,7 +57,7 @@ def test_workspace_write_blocks_every_way_out_and_keeps_the_model_reachable(box:
     by_step = dict(enumerate(results))
 
     assert by_step[0][1].strip() == "started"
-    for step in (1, 2, 3, 4):  # bash writing outside: the kernel refuses, the note says why
+    for step in (1, 2, 3, 4, 21):  # bash writing outside: the kernel refuses, the note says why
         _tool, text, failed = by_step[step]
         assert failed and "Command exited with code" in text, (step, text)
         assert f"[pi's sandbox ({mechanism}, workspace-write): this command may write only under {box.workspace}" \
@@ -61,7 +65,7 @@ def test_workspace_write_blocks_every_way_out_and_keeps_the_model_reachable(box:
     assert by_step[5][1].strip() == "fine" and not by_step[5][2]
     assert by_step[6][2] and SECRET not in by_step[6][1]
     assert by_step[7][2] and ("Connection refused" in by_step[7][1] or "Permission denied" in by_step[7][1])
-    for step in (8, 9, 10):
+    for step in (8, 9, 10, 22):
         assert by_step[step][2] and by_step[step][1].startswith("blocked by the sandbox: write outside the workspace")
     for step in (11, 13):
         assert by_step[step][2] and "hard links" in by_step[step][1], by_step[step]
