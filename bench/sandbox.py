@@ -28,7 +28,12 @@ from typing import TYPE_CHECKING, Any
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pi_core.toolkit.sandbox import DEFAULT_DENY_READ, SandboxError, SandboxPolicy, activate
+from pi_core.toolkit.sandbox import (
+    DEFAULT_DENY_READ,
+    SandboxError,
+    SandboxPolicy,
+    activate,
+)
 
 if TYPE_CHECKING:
     from pi_core.toolkit.sandbox import Sandbox
