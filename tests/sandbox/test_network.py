@@ -3,6 +3,7 @@ pi's proxy (bubblewrap), which lets only those hosts through; Landlock refuses a
 
 from __future__ import annotations
 
+import shutil
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -84,3 +85,30 @@ def test_network_on_lets_commands_connect(box: Box, web: int, mechanism: str) ->
     box.settings(mode="workspace-write", mechanism=mechanism, network="on")
     run = box.run([("bash", {"command": FETCH.format(url=f"http://127.0.0.1:{web}/open")})])
     assert run.results[0][1].strip() == "200 hello from /open"
+
+
+def test_the_commands_of_a_run_share_one_private_loopback(box: Box, web: int) -> None:
+    """Under bubblewrap every command joins the run's network namespace: a server one command starts answers
+    the next on localhost (as without the sandbox), while this machine's own loopback stays out of reach."""
+    problem = bwrap_problem()
+    if problem:
+        pytest.skip(f"needs bubblewrap: {problem}")
+    if shutil.which("nsenter") is None:
+        pytest.skip("without nsenter each command gets a network namespace of its own")
+    box.settings(mode="workspace-write", mechanism="bubblewrap", network="off")
+    port = 8765 if web != 8765 else 8766  # any port: the namespace is the run's own
+    serve = (f"setsid python3 -m http.server {port} --bind 127.0.0.1 > server.log 2>&1 < /dev/null & "
+             f"echo $! > server.pid; sleep 1")
+    calls = [
+        ("bash", {"command": serve}),
+        ("bash", {"command": f"python3 -c \"import urllib.request; print(urllib.request.urlopen("
+                             f"'http://127.0.0.1:{port}/server.pid', timeout=10).status)\""}),
+        ("bash", {"command": FETCH.format(url=f"http://127.0.0.1:{web}/mine")}),
+        ("bash", {"command": "kill $(cat server.pid) && echo stopped"}),
+    ]
+    run = box.run(calls)
+    assert run.process.returncode == 0, run.process.stderr
+    _started, served, machine, stopped = (text for _tool, text, _failed in run.results)
+    assert served.strip() == "200", served
+    assert "Connection refused" in machine and "hello" not in machine
+    assert stopped.strip() == "stopped"
