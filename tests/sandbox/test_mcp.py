@@ -20,6 +20,7 @@ def test_an_mcp_server_runs_confined_unless_its_entry_opts_out(box: Box, mechani
     (box.pi.home / "mcp.json").write_text(json.dumps({"mcpServers": {
         "boxed": _server(), "trusted": _server(sandbox=False)}}))
     box.settings(mode="workspace-write", mechanism=mechanism)
+    box.pi.extra_env["PI_MCP_STARTUP_WAIT"] = "60"  # as tests/mcp: a loaded machine starts the SDK slowly
     key = str(box.home / ".ssh" / "id_ed25519")
     calls = [
         ("mcp__boxed__touch", {"path": str(box.outside / "boxed.txt"), "text": "x"}),
@@ -31,7 +32,7 @@ def test_an_mcp_server_runs_confined_unless_its_entry_opts_out(box: Box, mechani
     run = box.run(calls)
     assert run.process.returncode == 0, run.process.stderr
     texts = [text for _tool, text, _failed in run.results]
-    assert texts[0].startswith("refused: ") and texts[1] == "wrote", texts
+    assert texts[0].startswith("refused: ") and texts[1] == "wrote", (texts, run.process.stderr)
     assert texts[2].startswith("refused: ") and SECRET not in texts[2]
     assert texts[3] == "wrote" and texts[4] == f"read: {SECRET}"
     assert sorted(box.outside_files()) == ["target.txt", "trusted.txt"]
