@@ -49,8 +49,10 @@ def test_workspace_write_blocks_every_way_out_and_keeps_the_model_reachable(box:
         # Another process's root (this test's own: the same user, outside every namespace of the sandbox)
         ("bash", {"command": f"echo x > {via_other}/other.txt"}),
         ("write", {"path": f"{via_other}/other.txt", "content": "x"}),
+        ("find", {"pattern": "id_*", "path": str(home / ".ssh")}),
+        ("find", {"pattern": "*", "path": f"{via_proc}/../home/.ssh"}),
     ]
-    run = box.run(calls, "--tools", "bash,read,write,edit,grep,ls")
+    run = box.run(calls, "--tools", "bash,read,write,edit,grep,find,ls")
     assert run.process.returncode == 0, run.process.stderr
     results = run.results
     assert len(results) == len(calls)
@@ -72,7 +74,7 @@ def test_workspace_write_blocks_every_way_out_and_keeps_the_model_reachable(box:
     assert by_step[12][2] and by_step[12][1].startswith("blocked by the sandbox: write outside the workspace")
     assert by_step[14][2] and by_step[14][1].startswith("blocked by the sandbox: write outside the workspace")
     assert not by_step[15][2]  # inside the workspace the file tools work as always
-    for step in (16, 17, 19):
+    for step in (16, 17, 19, 23, 24):
         assert by_step[step][2] and "is protected" in by_step[step][1] and "sandbox.denyRead" in by_step[step][1]
     assert SECRET not in by_step[18][1] and "sk-secret-in-auth" not in by_step[17][1]
     assert by_step[20][1].strip() not in ("", "0")  # the daemon, detached from everything, was still refused
