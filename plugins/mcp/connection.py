@@ -43,6 +43,7 @@ from pi_core import __version__
 from pi_core.errors import PiError
 from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
+from pi_core.toolkit.sandbox import confine
 
 # The SDK logs failures it also raises (with tracebacks); pi reports them itself, so its records go nowhere.
 logging.getLogger("mcp").addHandler(logging.NullHandler())
@@ -243,8 +244,11 @@ class ServerConnection:
                                                                     max_sse_event_size=MAX_SSE_EVENT_BYTES))
         env = {**os.environ, **expand_map(config.env, what, "env")}
         cwd = self.cwd / expand_home(config.cwd) if config.cwd else self.cwd
-        params = StdioServerParameters(command=expand_home(config.command),
-                                       args=[expand_home(a) for a in config.args], env=env, cwd=str(cwd))
+        argv = [expand_home(config.command), *(expand_home(a) for a in config.args)]
+        if config.raw.get("sandbox") is not False:  # inside pi's sandbox, if one is on, unless "sandbox": false
+            spawn = confine(argv, env, inline=False)
+            argv, env = spawn.argv, spawn.env or env
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(cwd))
         errlog = stderr.errlog() if stderr is not None else sys.stderr
         return stdio_with_errlog(params, errlog)
 
