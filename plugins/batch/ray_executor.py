@@ -126,7 +126,7 @@ class RayExecutor:
         if resources:
             options["resources"] = resources
         self._remote = ray.remote(remote_attempt).options(**options)
-        self._reaper = ray.remote(reap).options(num_cpus=0, max_retries=0)
+        self._reaper = ray.remote(num_cpus=0, max_retries=0)(reap)
         self._box = ray.remote(num_cpus=0)(ProgressBox).remote()
         cpus = float(ray.cluster_resources().get("CPU", 1))
         self.slots = jobs or max(1, int(cpus // task_cpus) if task_cpus > 0 else int(cpus))
