@@ -214,10 +214,14 @@ class RayExecutor:
     def _reap_everywhere(self, name: str, value: str, scratch: str | None = None) -> None:
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        for node in self.ray.nodes():
-            if node.get("Alive"):
-                on_node = NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
-                self._reaps.append(self._reaper.options(scheduling_strategy=on_node).remote(name, value, scratch))
+        try:
+            for node in self.ray.nodes():
+                if node.get("Alive"):
+                    on_node = NodeAffinitySchedulingStrategy(node["NodeID"], soft=False)
+                    self._reaps.append(self._reaper.options(scheduling_strategy=on_node).remote(name, value,
+                                                                                              scratch))
+        except Exception:  # noqa: BLE001 - the cluster is going away: its nodes' processes go with it
+            return
 
     def close(self) -> None:
         if self._cancelled_at is not None:  # an interrupted task may have left its pi (or its git) behind

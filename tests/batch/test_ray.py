@@ -133,17 +133,13 @@ def test_sigterm_cancels_ray_tasks_through_ray_within_seconds(batch: Batch, shar
         wait_for(lambda: any(" git" in line for line in ps_with(tag)), timeout=60, what="the hanging clone")
         signalled = time.monotonic()
         process.send_signal(signal.SIGTERM)
-        try:
-            wait_for(lambda: len(batch.results()) == 2, timeout=30, what="both results")
-        except AssertionError:
-            process.kill()
-            print(process.communicate()[1][-5000:], batch.results(), ps_with(tag))
-            raise
+        wait_for(lambda: len(batch.results()) == 2, timeout=30, what="both results")
         cancelled_in = time.monotonic() - signalled
         _, err = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
             process.kill()
+    print(err, cancelled_in, batch.results())
     assert process.returncode == 128 + signal.SIGTERM, err[-3000:]
     assert cancelled_in < 10, err[-3000:]
     assert f"ray: joined the Ray cluster at {shared_ray.address} in " in err
@@ -183,7 +179,6 @@ def test_ctrl_c_cancels_ray_tasks_and_resume_runs_them(batch: Batch, shared_ray:
     assert sorted(r["status"] for r in batch.results()) == ["ok"] * 3
 
 
-@pytest.mark.slow
 def test_a_killed_ray_worker_makes_its_task_retry_and_complete_once(batch: Batch, shared_ray: SharedRay,
                                                                     tmp_path: Path) -> None:
     tag = f"raykill{uuid.uuid4().hex[:8]}"
