@@ -42,8 +42,8 @@ class Executor(Protocol):
 
 class LocalExecutor:
     name = "local"
-    startup_s = 0.0
-    startup_note = None
+    startup_s: float = 0.0
+    startup_note: str | None = None
 
     def __init__(self, settings: RunSettings, jobs: int, report: Report) -> None:
         self.settings, self.slots, self.report = settings, jobs, report

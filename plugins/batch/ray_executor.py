@@ -132,7 +132,7 @@ class RayExecutor:
         self.slots = jobs or max(1, int(cpus // task_cpus) if task_cpus > 0 else int(cpus))
         self.startup_s = time.monotonic() - began
         where = "started a private Ray instance" if self.private else f"joined the Ray cluster at {_address(ray, address)}"
-        self.startup_note = f"ray: {where} in {self.startup_s:.1f}s ({cpus:g} CPUs)"
+        self.startup_note: str | None = f"ray: {where} in {self.startup_s:.1f}s ({cpus:g} CPUs)"
         self._running: dict[Any, tuple[TaskSpec, int]] = {}
         self._last: dict[str, Progress] = {}
         self._drained = 0.0

@@ -10,8 +10,8 @@ cancelled task as SIGINT would, and such a worker used to ignore it and run its 
 from __future__ import annotations
 
 import os
-import signal
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
