@@ -8,14 +8,6 @@ from pathlib import Path
 from pi_core.app.args import Args
 
 
-def radius_signed_in() -> bool:
-    """A Radius credential in ``auth.json`` (what sends Pi's ``auto`` destination to Radius)."""
-    from pi_core.config_paths import agent_dir
-    from pi_core.models.auth import AuthStorage
-
-    return AuthStorage.load(agent_dir() / "auth.json").credential("radius") is not None
-
-
 def confirm(question: str) -> bool:
     """y/yes on stdin; end of input (a script without --yes) is a no."""
     sys.stderr.write(f"{question} [y/N] ")
@@ -39,7 +31,7 @@ def run_share(args: Args, cwd: Path, colors: dict[str, str] | None) -> str:
     if not source.is_file():
         raise SessionError(f"File not found: {source}")
     settings = Settings.load(cwd, project_trusted=project_trusted(cwd, agent_dir(), approve=args.approve))
-    share.check_destination(settings.get("sessionShareDestination"), radius_signed_in())
+    share.check_destination(settings.get("sessionShareDestination"), share.radius_signed_in())
     share.check_gh()
     if not args.yes:
         sys.stderr.write(share.contents_warning(source) + "\n")

@@ -47,6 +47,14 @@ def share_destination(setting: object) -> str:
     return setting if isinstance(setting, str) and setting in DESTINATIONS else "auto"
 
 
+def radius_signed_in() -> bool:
+    """A Radius credential in ``auth.json`` (what sends Pi's ``auto`` destination to Radius)."""
+    from pi_core.config_paths import agent_dir
+    from pi_core.models.auth import AuthStorage
+
+    return AuthStorage.load(agent_dir() / "auth.json").credential("radius") is not None
+
+
 def check_destination(setting: object, radius_signed_in: bool) -> None:
     """Refuse the destinations pi cannot serve (Radius), before anything is exported."""
     destination = share_destination(setting)
@@ -63,10 +71,10 @@ def contents_warning(session_path: Path) -> str:
     stats = session_stats(load_file(session_path).records)
     held = stats.messages_summary() or "no messages"
     calls = f", {stats.tool_calls} tool calls" if stats.tool_calls else ""
-    return (f"This uploads {session_path.name} ({held} messages{calls}) as a private (unlisted) GitHub gist: "
-            "anyone with the link can read it. It holds your prompts, the model's replies, tool arguments, "
-            "command output and file contents. Known API keys and token formats are replaced by [REDACTED], "
-            "other secrets may remain.")
+    return (f"The session holds {held} messages{calls}.\n"
+            "It goes up as a private (unlisted) GitHub gist: anyone with the link can read it.\n"
+            "It may hold prompts, replies, tool arguments, command output and file contents.\n"
+            "Known API keys and tokens are [REDACTED]; other secrets may remain.")
 
 
 def _gh(args: list[str]) -> subprocess.CompletedProcess[str]:
