@@ -114,6 +114,10 @@ class Session:
     async def compact(self, instructions: str | None = None) -> Any:
         return await self._live().compact(instructions)
 
+    def fork_points(self) -> list[tuple[str, str]]:
+        """(entry id, text) of each user message: where :meth:`fork` can start."""
+        return [(point["entryId"], point["text"]) for point in self._control.fork_messages()]
+
     async def fork(self, entry_id: str) -> str:
         """A new session from the user message ``entry_id``; returns that message's text."""
         text, _cancelled = await self._control.fork(entry_id)

@@ -9,7 +9,7 @@ import pytest
 
 from pi_core.sdk import SdkError, create_session, create_session_sync
 from pi_core.testing.fake_server import FakeModelServer, Reply
-from pi_core.tools import Tool
+from pi_core.tools import Tool, ToolContext
 
 
 def test_prompt_events_and_state(server: FakeModelServer) -> None:
@@ -95,3 +95,43 @@ def test_sync_wrapper(server: FakeModelServer) -> None:
     with create_session_sync(model="fake/fake-model") as session:
         kinds = [event.type for event in session.prompt_events("hi")]
         assert kinds[-1] == "agent_settled" and session.last_text() == "sync reply"
+
+
+def test_abort_follow_up_fork_and_compact(server: FakeModelServer, tmp_path: Path) -> None:
+    asyncio.run(_abort_follow_up_fork_and_compact(server, tmp_path))
+
+
+async def _abort_follow_up_fork_and_compact(server: FakeModelServer, tmp_path: Path) -> None:
+    started = asyncio.Event()
+
+    async def hang(args: dict[str, object], ctx: ToolContext) -> str:
+        started.set()
+        await asyncio.wait_for(ctx.signal.wait(), 60)  # a well-behaved tool ends on abort
+        return "aborted"
+
+    tool = Tool(name="hang", description="Hangs", parameters={"type": "object", "properties": {}}, execute=hang)
+    server.add(Reply(tool_calls=[("hang", {})]))
+    session = await create_session(model="fake/fake-model", custom_tools=[tool], storage="disk",
+                                   session_dir=tmp_path / "s")
+    run = asyncio.create_task(session.prompt("hang please"))
+    await asyncio.wait_for(started.wait(), 10)
+    await asyncio.wait_for(session.abort(), 10)
+    await asyncio.wait_for(run, 10)
+    assert not session.is_running
+
+    server.add(Reply(text="one"), Reply(text="two"))
+    session.follow_up("and then this")  # idle: kept for the next run, delivered when it would stop
+    await session.prompt("first question")
+    users = [m for m in session.state.messages if m.role == "user"]
+    assert len(users) >= 2 and session.last_text() in ("one", "two")
+
+    points = session.fork_points()
+    assert points[0][1] == "hang please"
+    before = session.state.session_file
+    assert await session.fork(points[-1][0]) == points[-1][1]
+    assert session.state.session_file != before
+
+    server.add(Reply(text="A summary of the talk."))
+    result = await session.compact("keep it short")
+    assert result is not None
+    await session.dispose()
