@@ -10,13 +10,13 @@ import asyncio
 import inspect
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.errors import ToolError
 from pi_core.events import AgentEvent
 from pi_core.providers import StreamOptions
-from pi_core.records.lazyclass import dataclass, field, replace
 from pi_core.signals import AbortSignal
 from pi_core.tools import (
     AfterToolCall,

@@ -6,10 +6,10 @@ import functools
 import os
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
 
 if TYPE_CHECKING:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 import re
 import time
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pi_core.records import Field, PrivateAttr, Record, model_validator
-from pi_core.records.lazyclass import dataclass, field
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]

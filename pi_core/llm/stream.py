@@ -26,12 +26,12 @@ from __future__ import annotations
 import json
 import re
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 from pi_core.errors import ProviderError
 from pi_core.llm.partial_json import StreamingJsonParser
 from pi_core.models.cost import calculate_cost, update_total_tokens
-from pi_core.records.lazyclass import dataclass
 from pi_core.toolkit.redact import redact, register_secret
 from pi_core.types import (
     AssistantMessage,

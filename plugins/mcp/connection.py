@@ -16,6 +16,7 @@ import math
 import os
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,7 +41,6 @@ from pi_plugins.mcp.streams import (
 
 from pi_core import __version__
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
 
 # The SDK logs failures it also raises (with tracebacks); pi reports them itself, so its records go nowhere.
