@@ -251,7 +251,7 @@ def models_of(catalog: dict[str, Any]) -> list[Model]:
 
 def unreadable_model(catalog: dict[str, Any]) -> str | None:
     """Why some model of ``catalog`` cannot be used by this pi (the first one found), or None when all can."""
-    from pi_core.records import ValidationError
+    from pydantic import ValidationError
 
     for provider, entry in catalog["providers"].items():
         try:
