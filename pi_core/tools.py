@@ -194,10 +194,18 @@ class Tool:
         return made
 
     def build_args(self, validated: dict[str, Any]) -> Any:
-        """Turn validated JSON arguments into what ``execute`` receives."""
+        """Turn validated JSON arguments into what ``execute`` receives: the dict, or an instance of the
+        pydantic model (whose own validators may still refuse it: pi_core.validation words that)."""
         if isinstance(self.parameters, dict):
             return validated
-        return self.parameters.model_validate(validated)
+        from pydantic import ValidationError as PydanticError
+
+        try:
+            return self.parameters.model_validate(validated)
+        except PydanticError as err:
+            from pi_core.validation import model_error
+
+            raise model_error(self, err, validated) from None
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:
@@ -205,17 +213,21 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
 
-    def clean(node: Any) -> Any:
+    def clean(node: Any, names: bool = False) -> Any:
+        """``names``: ``node`` maps property names to schemas (a property may be called "title")."""
         if isinstance(node, dict):
-            if "$ref" in node:
+            if not names and "$ref" in node:
                 return clean(defs[node["$ref"].rsplit("/", 1)[-1]])
-            return {k: clean(v) for k, v in node.items() if k != "title"}
+            return {k: clean(v, not names and k in _NAME_MAPS) for k, v in node.items() if names or k != "title"}
         if isinstance(node, list):
             return [clean(v) for v in node]
         return node
 
     cleaned: dict[str, Any] = clean(raw)
     return cleaned
+
+
+_NAME_MAPS = ("properties", "patternProperties")
 
 
 class ToolPolicy(Protocol):

@@ -12,6 +12,7 @@ from pi_core.errors import ValidationError
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
+    from pydantic import ValidationError as PydanticError
 
     from pi_core.tools import Tool
 
@@ -57,10 +58,7 @@ def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
     lines: list[str] = []
     for error in errors:
         lines.extend(_describe(error))
-    received = json.dumps(arguments, indent=2, ensure_ascii=False)
-    raise ValidationError(
-        f'Validation failed for tool "{tool.name}":\n' + "\n".join(lines) + f"\n\nReceived arguments:\n{received}"
-    )
+    raise _failure(tool, lines, arguments)
 
 
 def non_finite_error(tool: Tool, non_finite: dict[str, str], arguments: Any) -> ValidationError:
@@ -77,7 +75,19 @@ def non_finite_error(tool: Tool, non_finite: dict[str, str], arguments: Any) -> 
             holder[int(last) if isinstance(holder, list) else last] = float(token)
         except (KeyError, IndexError, TypeError, ValueError):
             continue  # a key with a dot in it: the line above still names the path
-    received = json.dumps(shown, indent=2, ensure_ascii=False)  # Python prints NaN/Infinity as the model did
+    return _failure(tool, lines, shown)  # json.dumps prints NaN/Infinity as the model did
+
+
+def model_error(tool: Tool, err: PydanticError, arguments: Any) -> ValidationError:
+    """The validation error for arguments the schema accepted but the tool's pydantic model refused (its own
+    validators): Pi's layout, pydantic's wording for each problem."""
+    lines = [f"  - {_path(problem['loc'])}: {problem['msg']}" for problem in err.errors(include_url=False)]
+    return _failure(tool, lines, arguments)
+
+
+def _failure(tool: Tool, lines: list[str], arguments: Any) -> ValidationError:
+    """Pi's text: the problems, one a line, then the arguments as received."""
+    received = json.dumps(arguments, indent=2, ensure_ascii=False)
     return ValidationError(
         f'Validation failed for tool "{tool.name}":\n' + "\n".join(lines) + f"\n\nReceived arguments:\n{received}")
 
