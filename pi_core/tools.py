@@ -194,18 +194,11 @@ class Tool:
         return made
 
     def build_args(self, validated: dict[str, Any]) -> Any:
-        """Turn validated JSON arguments into what ``execute`` receives: the dict, or an instance of the
-        pydantic model (whose own validators may still refuse it: pi_core.validation words that)."""
+        """Turn validated JSON arguments into what ``execute`` receives (pi_core.validation.tool_args words a
+        refusal by the pydantic model's own validators)."""
         if isinstance(self.parameters, dict):
             return validated
-        from pydantic import ValidationError as PydanticError
-
-        try:
-            return self.parameters.model_validate(validated)
-        except PydanticError as err:
-            from pi_core.validation import model_error
-
-            raise model_error(self, err, validated) from None
+        return self.parameters.model_validate(validated)
 
 
 def schema_of(model: type[BaseModel]) -> dict[str, Any]:

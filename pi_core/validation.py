@@ -12,7 +12,6 @@ from pi_core.errors import ValidationError
 
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
-    from pydantic import ValidationError as PydanticError
 
     from pi_core.tools import Tool
 
@@ -77,11 +76,16 @@ def non_finite_error(tool: Tool, non_finite: dict[str, str], arguments: Any) -> 
     return _failure(tool, lines, shown)  # json.dumps prints NaN/Infinity as the model did
 
 
-def model_error(tool: Tool, err: PydanticError, arguments: Any) -> ValidationError:
-    """The validation error for arguments the schema accepted but the tool's pydantic model refused (its own
-    validators): Pi's layout, pydantic's wording for each problem."""
-    lines = [f"  - {_path(problem['loc'])}: {problem['msg']}" for problem in err.errors(include_url=False)]
-    return _failure(tool, lines, arguments)
+def tool_args(tool: Tool, validated: dict[str, Any]) -> Any:
+    """``tool.build_args``; arguments the schema accepted but the tool's pydantic model refused (its own
+    validators) raise Pi's text, with pydantic's wording for each problem."""
+    from pydantic import ValidationError as PydanticError
+
+    try:
+        return tool.build_args(validated)
+    except PydanticError as err:
+        lines = [f"  - {_path(problem['loc'])}: {problem['msg']}" for problem in err.errors(include_url=False)]
+        raise _failure(tool, lines, validated) from None
 
 
 def _failure(tool: Tool, lines: list[str], arguments: Any) -> ValidationError:
