@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 
 from pi_builtin_tools.powershell import POWERSHELL_ARGS
 
 from pi_core import ToolError
-from pi_core.records.lazyclass import dataclass
 from pi_core.toolkit.procs import LocalShellOperations, ShellConfig
 
 

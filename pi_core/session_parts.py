@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.providers import ApiProvider, StreamOptions
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.tools import Tool, ToolPolicy, ToolSettings
 from pi_core.types import (
     AgentMessage,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,6 @@ from pi_core.app.args import Args
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registry import PluginFailure, Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level

@@ -7,6 +7,7 @@ click ``obj``: pi's own options given before the command's name, and the plugins
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,6 @@ import click
 
 from pi_core.app.args import Args, CommandLine
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_core.app.startup import Startup

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core.compaction.tokens import (
@@ -19,7 +20,6 @@ from pi_core.compaction.tokens import (
     should_compact,
 )
 from pi_core.errors import AbortedError
-from pi_core.records.lazyclass import dataclass
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
 from pi_core.types import CompactionResult, CompactionSettings

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_core.models.auth import resolve_config_value, resolve_headers
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.types import Model
 
 DEFAULT_CONTEXT_WINDOW = 128_000

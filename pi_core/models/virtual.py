@@ -12,11 +12,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.errors import PiError
 from pi_core.providers import VirtualModel
-from pi_core.records.lazyclass import dataclass, field, replace
 from pi_core.signals import AbortSignal
 from pi_core.types import THINKING_LEVELS, Model
 

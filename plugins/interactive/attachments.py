@@ -9,11 +9,11 @@ import asyncio
 import os
 import shlex
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.toolkit.images import detect_image_mime_type, fit_image
 from pi_core.types import ImageContent
 

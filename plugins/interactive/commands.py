@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
-
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_core.control.session_control import SessionControl

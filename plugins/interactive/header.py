@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_plugins.interactive.footer import short_cwd
-
-from pi_core.records.lazyclass import dataclass, field
 
 
 @dataclass

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit.formatted_text import ANSI, to_formatted_text
@@ -19,7 +20,6 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Float, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.ui import Component, OverlayOptions
 
 if TYPE_CHECKING:

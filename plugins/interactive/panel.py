@@ -7,9 +7,8 @@ and the character typed, so panels follow keybindings.json without knowing key n
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
-
-from pi_core.records.lazyclass import dataclass
 
 
 @dataclass(frozen=True)

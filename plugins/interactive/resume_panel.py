@@ -3,6 +3,7 @@ activity or by match (Ctrl+S), with Ctrl+R to rename, Ctrl+D to delete and Ctrl+
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,6 @@ from pi_plugins.interactive import style
 from pi_plugins.interactive.panel import Done, PanelKey
 from pi_plugins.interactive.pickers import age
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.tui.fuzzy import fuzzy_filter
 
 SORTS = ("threaded", "recent", "fuzzy")

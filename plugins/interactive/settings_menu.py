@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.panel import Done, PanelKey
-
-from pi_core.records.lazyclass import dataclass
 
 VISIBLE = 12
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive.keybindings import (
@@ -13,8 +14,6 @@ from pi_plugins.interactive.keybindings import (
     parse_key,
     to_prompt_toolkit,
 )
-
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp

@@ -8,13 +8,13 @@ line, Escape or Ctrl+C cancels, as Pi's extension editor.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import style
 from prompt_toolkit.document import Document
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.app import InteractiveApp

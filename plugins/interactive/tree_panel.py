@@ -5,12 +5,12 @@ Shift+L sets or clears a label, Enter continues from the selected entry (asking 
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.panel import Done, PanelKey
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.sessions.describe import (
     SETTINGS_TYPES,
     describe_entry,

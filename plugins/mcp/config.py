@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field, replace
 
 Exposure = Literal["codemode", "deferred", "direct", "hidden"]
 EXPOSURES: tuple[Exposure, ...] = ("codemode", "deferred", "direct", "hidden")

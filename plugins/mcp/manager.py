@@ -10,6 +10,7 @@ import asyncio
 import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +23,6 @@ from pi_plugins.mcp.config import (
     update_server,
 )
 from pi_plugins.mcp.naming import assign_names, server_summary
-
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_plugins.mcp.connection import ServerConnection

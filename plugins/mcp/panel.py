@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.mcp.manager import Server, attention_rank, describe_state, source_of
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.tui import (
     Container,
     DynamicBorder,

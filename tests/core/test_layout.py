@@ -141,40 +141,12 @@ def test_nothing_in_pi_core_imports_the_plugins_or_the_builtin_tools() -> None:
     assert offending == []
 
 
-# Foundations sit below the kernel: the kernel may import them, they import nothing of pi but themselves.
-# They are not kernel code (not counted in its budget) and not wings (no wing's work goes there).
-FOUNDATIONS = {
-    # The record base of pi_core.types: pydantic's model API in plain Python, so that a print run does not
-    # import pydantic (issue 19). Generic: it knows no pi type.
-    "pi_core.records": "typed records for pi_core.types without pydantic",
-}
-
-
-def in_foundation(name: str) -> bool:
-    return any(name == f or name.startswith(f + ".") for f in FOUNDATIONS)
-
-
 def test_the_kernel_imports_no_wing() -> None:
     kernel = set(kernel_modules()) | {"pi_core"}
     offending = [f"{name} imports {target}" for name in kernel_modules()
                  for target, _line in imported_names(MODULES[name])
-                 if target.startswith("pi_core.") and target in MODULES and target not in kernel
-                 and not in_foundation(target)]
+                 if target.startswith("pi_core.") and target in MODULES and target not in kernel]
     assert offending == []
-
-
-def test_a_foundation_imports_nothing_of_pi_but_itself() -> None:
-    offending = [f"{name}:{line} imports {target}" for name in MODULES if in_foundation(name)
-                 for target, line in imported_names(MODULES[name])
-                 if (target == "pi_core" or target.startswith("pi_core.") or target.split(".")[0] in OUTSIDE)
-                 and not in_foundation(target)]
-    assert [name for name in MODULES if in_foundation(name)], "the foundations exist"
-    assert offending == []
-
-
-def test_foundation_membership_is_by_package() -> None:
-    assert in_foundation("pi_core.records") and in_foundation("pi_core.records.checks")
-    assert not in_foundation("pi_core.recordsx") and not in_foundation("pi_core.types")
 
 
 def test_pi_core_has_no_import_circles() -> None:
@@ -195,7 +167,9 @@ def test_the_kernel_stays_small() -> None:
     # margin leaves room for small contract additions, not for a wing's work. 3,898 after issue 37.7 (a skipped
     # plugin's failure keeps its hook's file:line and its traceback). Issue 35's two sandbox hooks
     # (pi_sandbox_policy, pi_sandbox: 9 lines) came on top (3,907); their types live in pi_core.toolkit.sandbox.
-    assert total <= 3910, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # 3,914 after issue 31 (wire types on pydantic with their config spelled out; a tool's pydantic-model
+    # arguments, its own validators' refusal worded in Pi's text).
+    assert total <= 3920, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 # Modules allowed past the per-module limit, each with its reason and its own ceiling.
