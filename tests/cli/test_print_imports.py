@@ -41,8 +41,9 @@ DEFERRED = (
 # ``pi install -l`` packages in the project), the local-model prober's thread pool (no local servers).
 DEFERRED_AT_START = (
     "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.compaction.plan", "pi_core.models.virtual",
-    "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "uuid", "secrets", "hmac", "pi_core.validation",
-    "pi_core.resources.frontmatter", "pi_core.resources.ignore", "sysconfig", "concurrent.futures.thread",
+    "pi_core.llm.routed", "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "uuid", "secrets", "hmac",
+    "pi_core.validation", "pi_core.resources.frontmatter", "pi_core.resources.ignore", "sysconfig",
+    "concurrent.futures.thread",
 )
 
 
