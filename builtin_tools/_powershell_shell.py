@@ -5,11 +5,11 @@ from __future__ import annotations
 import os
 import shutil
 
-from pi_builtin_tools.powershell import POWERSHELL_ARGS
-
 from pi_core import ToolError
 from pi_core.records.lazyclass import dataclass
 from pi_core.toolkit.procs import LocalShellOperations, ShellConfig
+
+POWERSHELL_ARGS = ("-NoLogo", "-NoProfile", "-NonInteractive", "-Command")
 
 
 @dataclass

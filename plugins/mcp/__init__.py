@@ -132,4 +132,4 @@ def pi_commands() -> list[SlashCommand]:
 async def _slash(args: str, ctx: ExtensionContext) -> None:
     from pi_plugins.mcp.slash import run_slash_command
 
-    await run_slash_command(args, ctx)
+    await run_slash_command(args, ctx, manager_of(ctx))

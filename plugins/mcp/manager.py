@@ -261,7 +261,7 @@ class McpManager:
             names = set(self._resource_tool_names())
             if names & set(active):
                 self.ctx.set_active_tools([n for n in active if n not in names])
-        self.ctx.add_tools(resource_tools(self, pi_exposure))
+        self.ctx.add_tools(resource_tools(self.resource_servers, pi_exposure))
 
     def ensure_discovery_active(self) -> None:
         """Servers whose tools are not declared are reached through tool_search: turn it on when one is configured."""

@@ -65,10 +65,8 @@ def tools_text(server: Server) -> str:
     return "\n".join(lines)
 
 
-async def run_slash_command(args: str, ctx: ExtensionContext) -> None:
-    from pi_plugins.mcp import manager_of
-
-    manager = manager_of(ctx)
+async def run_slash_command(args: str, ctx: ExtensionContext, manager: McpManager | None) -> None:
+    """``/mcp args`` for the session's ``manager`` (None: MCP is not running in it)."""
     if manager is None:
         _say(ctx, "MCP is not running in this session.", "warning")
         return
