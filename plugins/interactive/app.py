@@ -56,6 +56,8 @@ class InteractiveApp:
     """The app's state and the actions keys, commands and plugins call (``host.AppHost``); each part's work is
     in its module."""
 
+    themes: ThemeSet  # found by load_theme(), first called while the app is built
+
     def __init__(self, session: Any, *, startup: Any = None, header: StartupInfo | None = None,
                  console: Console | None = None, input: Any = None, output: Any = None,
                  preloader: Preloader | None = None, quiet_startup: bool = False) -> None:
@@ -93,7 +95,6 @@ class InteractiveApp:
         self.startup_notes += self.keybindings.diagnostics
         self.shortcuts: list[PluginShortcut] = []  # plugins' (pi_shortcuts), bound by keys.build
         self._collect_shortcuts()
-        self.themes: ThemeSet | None = None  # found by load_theme()
         self.theme_watcher = style.ThemeWatcher(self._theme_reloaded, lambda text: self.notify(text, "red"))
         self.last_ctrl_c = 0.0
         self.last_escape = 0.0
@@ -235,8 +236,7 @@ class InteractiveApp:
         self.invalidate()
 
     def _theme_reloaded(self, theme: Theme) -> None:
-        if self.themes is not None:
-            self.themes.themes[theme.name] = theme
+        self.themes.themes[theme.name] = theme
         self.apply_theme(theme)
         self.notify(f"Theme reloaded: {theme.name}", "green")
 

@@ -35,7 +35,7 @@ class CommandUI(Protocol):
     buffer: Buffer  # the editor's text
     keybindings: Keybindings
     shortcuts: list[PluginShortcut]  # the plugins' keys in force (/hotkeys)
-    themes: ThemeSet | None  # found by the last theme discovery
+    themes: ThemeSet  # found by the last theme discovery
 
     def notify(self, text: str, style: str = "dim") -> None: ...
     def show(self, renderable: Any) -> None: ...

@@ -266,20 +266,17 @@ class InteractiveUI(UI):
         return unsubscribe
 
     def get_all_themes(self) -> list[ThemeInfo]:
-        found = self.app.themes
-        themes = found.themes.values() if found is not None else []
-        return [ThemeInfo(t.name, str(t.path) if t.path else None) for t in themes]
+        return [ThemeInfo(t.name, str(t.path) if t.path else None) for t in self.app.themes.themes.values()]
 
     def get_theme(self, name: str) -> Theme | None:
-        found = self.app.themes
-        theme = found.themes.get(name) if found is not None else None
+        theme = self.app.themes.themes.get(name)
         return AnsiTheme(theme) if theme is not None else None
 
     def set_theme(self, theme: str | Theme) -> ThemeResult:
         from pi_core.resources.themes import Theme as ThemeData
 
         if isinstance(theme, str):
-            found = self.app.themes.themes.get(theme) if self.app.themes is not None else None
+            found = self.app.themes.themes.get(theme)
             if found is None:
                 return ThemeResult(False, f"Theme not found: {theme}")
             self.app.apply_theme(found)

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from pi_plugins.interactive.style import ThemeWatcher
     from prompt_toolkit.application import Application
     from prompt_toolkit.document import Document
-    from rich.console import Console
 
     from pi_core.resources.themes import Theme
     from pi_core.types import ImageContent
@@ -55,7 +54,6 @@ class Attachment:
 class AppHost(CommandUI, Protocol):
     # the prompt_toolkit application and what the app is built from
     app: Application[int]
-    console: Console  # the scrollback's
     scrollback: Scrollback
     overlays: OverlayStack
     router: KeyRouter  # keys from the terminal, before the key bindings
