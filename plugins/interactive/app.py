@@ -43,6 +43,7 @@ from pi_core.errors import PiError
 if TYPE_CHECKING:
     from pi_plugins.interactive.shortcuts import PluginShortcut
 
+    from pi_core.mode import ModeRequest
     from pi_core.resources.themes import Theme, ThemeSet
 
 STARTUP_WAIT_SECONDS = lifecycle.STARTUP_WAIT_SECONDS
@@ -58,7 +59,7 @@ class InteractiveApp:
 
     themes: ThemeSet  # found by load_theme(), first called while the app is built
 
-    def __init__(self, session: Any, *, startup: Any = None, header: StartupInfo | None = None,
+    def __init__(self, session: Any, *, startup: ModeRequest | None = None, header: StartupInfo | None = None,
                  console: Console | None = None, input: Any = None, output: Any = None,
                  preloader: Preloader | None = None, quiet_startup: bool = False) -> None:
         self.session = session
@@ -77,7 +78,7 @@ class InteractiveApp:
             self.view.show_thinking = False  # Ctrl+T shows it again
         self.commands: dict[str, MenuCommand] = {}
         self.startup_notes: list[str] = []  # problems found while starting (commands, keybindings, shortcuts)
-        self.commands = collect_commands(BUILTIN_COMMANDS, session, self._resources(), warn=self.startup_notes.append)
+        self.commands = collect_commands(BUILTIN_COMMANDS, session, session.resources, warn=self.startup_notes.append)
         self.preloader = preloader or Preloader(session)
         self.busy = False
         self.run_ended = False  # agent_end came; the prompt's call has not returned yet
@@ -137,11 +138,8 @@ class InteractiveApp:
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
 
-    def _resources(self) -> Any:
-        return getattr(self.startup, "resources", None) or self.session.resources
-
     def refresh_commands(self) -> None:
-        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, self._resources(),
+        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, self.session.resources,
                                          warn=lambda text: self.notify(text, "yellow"))
 
     def notify(self, text: str, style: str = "dim") -> None:
@@ -216,7 +214,7 @@ class InteractiveApp:
         ``theme`` setting."""
         from pi_core.resources.themes import session_theme
 
-        theme, found, warnings = session_theme(self.session, getattr(self.startup, "args", None), name)
+        theme, found, warnings = session_theme(self.session, self.startup.args if self.startup else None, name)
         self.themes = found
         self.theme_notes = warnings
         self.apply_theme(theme)

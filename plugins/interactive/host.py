@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from prompt_toolkit.application import Application
     from prompt_toolkit.document import Document
 
+    from pi_core.mode import ModeRequest
     from pi_core.resources.themes import Theme
     from pi_core.types import ImageContent
 
@@ -64,7 +65,7 @@ class AppHost(CommandUI, Protocol):
     preloader: Preloader
     theme_watcher: ThemeWatcher
     commands: dict[str, MenuCommand]
-    startup: Any  # the start-up ModeRequest (its warnings, resources and args), if any
+    startup: ModeRequest | None  # what the CLI handed the mode (its warnings, resources and args)
     header: StartupInfo | None
     quiet_startup: bool
     startup_notes: list[str]  # problems found while starting, shown after the header

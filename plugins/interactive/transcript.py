@@ -19,7 +19,7 @@ def header_renderable(app: AppHost) -> Any:
         from rich.text import Text
 
         return Text.from_ansi("\n".join(render_lines(app.chrome.header, app.width())))
-    info = app.header or startup_info(app.session, app.startup)
+    info = app.header or startup_info(app.session, app.startup.warnings if app.startup else None)
     listing = app.setting("quietStartup", False) != "header"  # "header": keep only the header
     return render_header(info, app.session.config.cwd, listing=listing)
 
