@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.mcp.config import (
+    CLIENT_SOURCE,
     Exposure,
     McpConfig,
     ServerEntry,
@@ -355,8 +356,6 @@ class McpManager:
     async def set_enabled(self, server: Server, enabled: bool, *, in_project: bool = False) -> None:
         """Saved to the file that defines the server (or a project override); an editor's server
         (``use_client_servers``) has no file: the change holds for the session."""
-        from pi_plugins.mcp import CLIENT_SOURCE
-
         entry = server.entry
         path = self.config.project_path if in_project and self.config.project_path else entry.edit_path
         if entry.source == CLIENT_SOURCE:
@@ -383,8 +382,6 @@ class McpManager:
         """Saved like ``set_enabled``; the server's tools are published again with it, and those no longer
         ``direct`` leave the declared set at once (a ``direct`` one is declared from the next request)."""
         from dataclasses import replace
-
-        from pi_plugins.mcp import CLIENT_SOURCE
 
         entry = server.entry
         if entry.source != CLIENT_SOURCE:
