@@ -6,10 +6,10 @@ import os
 import shutil
 from dataclasses import dataclass
 
-from pi_builtin_tools.powershell import POWERSHELL_ARGS
-
 from pi_core import ToolError
 from pi_core.toolkit.procs import LocalShellOperations, ShellConfig
+
+POWERSHELL_ARGS = ("-NoLogo", "-NoProfile", "-NonInteractive", "-Command")
 
 
 @dataclass

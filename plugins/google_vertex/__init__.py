@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from pi_plugins.google_vertex.hosts import CATALOG_BASE
+
 from pi_core import hookimpl
 
 if TYPE_CHECKING:
@@ -15,7 +17,6 @@ if TYPE_CHECKING:
 
 CLAUDE_PROVIDER = "google-vertex-anthropic"
 CLAUDE_API = "google-vertex-anthropic"
-CATALOG_BASE = "https://{location}-aiplatform.googleapis.com"  # the location comes from the environment
 
 
 def _failed(model: Model, err: Exception) -> AssistantMessageEvent:

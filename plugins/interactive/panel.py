@@ -33,7 +33,8 @@ class Done:
 
 
 class Panel(Protocol):
-    title: str
+    @property
+    def title(self) -> str: ...
 
     def lines(self, width: int) -> list[tuple[str, str]]: ...
     def handle(self, key: PanelKey) -> Done | None: ...

@@ -51,7 +51,7 @@ DEFERRED = (
 # (uuid, secrets, hmac and sysconfig come with pydantic now.)
 DEFERRED_AT_START = (
     "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.compaction.plan", "pi_core.models.virtual",
-    "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "pi_core.validation",
+    "pi_core.llm.routed", "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "pi_core.validation",
     "pi_core.resources.frontmatter", "pi_core.resources.ignore", "concurrent.futures.thread",
 )
 
