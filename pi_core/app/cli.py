@@ -233,8 +233,8 @@ def _version_or_help(args: Args, cwd: Path | None = None) -> int:
     else:
         from pathlib import Path
 
-        from pi_core.app.args import HELP
         from pi_core.app.flags import cached_flags, help_section
+        from pi_core.app.help_text import HELP
 
         # Plugin flags come from the cache the last run wrote: --help imports no plugin.
         sys.stdout.write(HELP + help_section(cached_flags(args, cwd or Path.cwd())))
