@@ -34,7 +34,10 @@ if TYPE_CHECKING:
 
 NO_PROMPT_TEXT = ("No prompt given. Pass one as a message (pi -p \"...\"), as @file arguments or on stdin; "
                   "run pi in a terminal without -p for the interactive UI.")
-SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
+SUBCOMMANDS = ("plugins", "tools", "config", "install", "remove", "uninstall", "update", "list")
+# Commands of the plugins pi ships (Pi 1.6.0 has ``mcp`` built in): with the plugin off, the word is still
+# never sent to the model as a prompt.
+PLUGIN_COMMANDS = {"mcp": "mcp", "batch": "batch", "acp": "acp"}
 
 
 HIDDEN_KEY_ENV = "PI_CLI_API_KEY"  # where a re-executed pi finds the --api-key value it was given
@@ -263,6 +266,8 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
             return run_click(found, command.argv, f"pi {command.name}",
                              CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd,
                                             startup=env))
+        if command.name in PLUGIN_COMMANDS:
+            raise PiError(_missing_command(command.name))
         code = _report_parse(args)  # not a command after all: the whole line is pi's
         if code or args.version or args.help:
             return code or _version_or_help(args, cwd)
@@ -271,6 +276,14 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
                         trust=env.trust if args.approve == command.options.approve else None)
         return _run_session(args, cwd, env)
     return _run_session(args, cwd, None)
+
+
+def _missing_command(name: str) -> str:
+    plugin = PLUGIN_COMMANDS[name]
+    flags = "--no-mcp, " if name == "mcp" else ""
+    return (f'"pi {name}" is a command of the {plugin} plugin, which is not loaded in this run (turned off by '
+            f"{flags}--no-extensions, --disable-plugin or the disabledPlugins setting: see pi config). "
+            f'To send "{name} ..." to the model as a prompt: pi -- {name} ...')
 
 
 def _load(args: Args, cwd: Path, *, rpc: bool, mode: str, trust: TrustDecision | None = None) -> Startup:

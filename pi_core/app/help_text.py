@@ -19,6 +19,7 @@ Commands:
   pi list [--json]               Installed plugin packages and what they add
   pi plugins [--json]            Every plugin: origin, tools, providers, modes and overrides
   pi tools [--json]              Registered tools, their plugin, and which are active by default
+  pi config [-l]                 Switch plugins on or off, globally or for this project (Tab switches)
   pi auth <command>              Log in or out, print credentials, check a provider (login, logout,
                                  print-api-key, print-bearer-token, check)
   pi mcp <command>               MCP servers in mcp.json (add, remove, list, login, logout)
@@ -135,6 +136,9 @@ Examples:
   # Install a tool pack, for you or for this project only
   pi install pi-acme-tools
   pi install -l ./packs/company-read
+
+  # Switch plugins on or off for this project
+  pi config -l
 
   # Keys and servers
   pi auth login anthropic

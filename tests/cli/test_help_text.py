@@ -18,7 +18,7 @@ from pi_core.app.args import parse_args, split_command
 from pi_core.models.env_keys import BEARER_ENV, ENV_VARS, REQUIRED_ENV
 
 ROOT = Path(__file__).resolve().parents[2]
-PI16_COMMANDS = ("install", "remove", "uninstall", "update", "list", "auth", "mcp")
+PI16_COMMANDS = ("install", "remove", "uninstall", "update", "list", "config", "auth", "mcp")
 
 
 def _pi(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
