@@ -50,6 +50,7 @@ class Args:
     extensions: list[str]
     no_extensions: bool = False
     no_mcp: bool = False
+    sandbox: str | None = None  # --sandbox MODE (docs/sandbox.md)
     disable_plugins: list[str]
     skills: list[str]
     no_skills: bool = False
@@ -147,7 +148,7 @@ _VALUE_FLAGS = {
     "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
     "--thinking": "thinking", "--session": "session", "--session-id": "session_id", "--fork": "fork",
     "--session-dir": "session_dir", "--system-prompt": "system_prompt", "--export": "export",
-    "--use-theme": "use_theme",
+    "--use-theme": "use_theme", "--sandbox": "sandbox",
 }
 _LIST_FLAGS = {"--models": "models", "--tools": "tools", "-t": "tools", "--exclude-tools": "exclude_tools",
                "-xt": "exclude_tools"}
@@ -259,4 +260,3 @@ def split_command(argv: list[str]) -> CommandLine | None:
     if at is None:
         return None
     return CommandLine(name=argv[at], options=parse_args(argv[:at]), global_argv=argv[:at], argv=argv[at + 1:])
-

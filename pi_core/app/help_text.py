@@ -60,6 +60,8 @@ Options:
   -ne, --no-extensions           Skip plugin discovery (-e files still load)
   --disable-plugin <name>        Do not load this plugin (repeatable)
   --no-mcp                       No MCP servers, MCP tools or /mcp this run
+  --sandbox <mode>               Confine the model's commands and file tools: off, read-only,
+                                 workspace-write (docs/sandbox.md; setting sandbox.mode)
   --skill <path>                 Load a skill file or directory (repeatable)
   -ns, --no-skills               Skip skill discovery
   --prompt-template <path>       Load a prompt template file or directory (repeatable)
