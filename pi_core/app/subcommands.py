@@ -127,6 +127,27 @@ def tools_command(context: CommandContext, json_: bool, extensions: tuple[str, .
         click.echo(f"{mark} {row['name']:<12} {row['plugin']:<22} {row['description']}")
 
 
+@commands.command("config")
+@click.option("-l", "--local", is_flag=True, help="Start in this project's settings (.pi/settings.toml).")
+@click.option("-a/-na", "--approve/--no-approve", "approve", default=None,
+              help="Trust (or not) this project's .pi files for this command (with -l).")
+@click.pass_obj
+def config_command(context: CommandContext, local: bool, approve: bool | None) -> int:
+    """Switch plugins on or off: built-in, installed, opt-in and extension files (Tab switches scope)."""
+    from pi_core.app.config_command import ResourceConfig, print_list
+
+    given = context.options.approve
+    config = ResourceConfig(context.cwd, approve=given if approve is None else approve,
+                            scope="project" if local else "global")
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from pi_core.app.config_tui import browse
+
+        browse(config)
+    else:
+        print_list(config)
+    return 0
+
+
 _plugin_options(plugins_command)
 _plugin_options(tools_command)
 
