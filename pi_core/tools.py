@@ -24,13 +24,16 @@ class ToolResult:
     """What ``execute`` returns: content the model reads, details for renderers and sessions.
 
     ``is_error`` marks a failed call that keeps its details (raising ``ToolError`` is the usual way to fail);
-    ``terminate`` ends the run once every call of the batch asked for it.
+    ``terminate`` ends the run once every call of the batch asked for it. ``structured_content`` is the
+    result as data for scripts (Pi 1.6.0's ``structuredContent``: bash's output and exit code, read's text),
+    sent in ``tool_execution_end`` events, never to the model.
     """
 
     content: list[TextContent | ImageContent]
     details: Any = None
     terminate: bool = False
     is_error: bool = False
+    structured_content: Any = None
 
     @classmethod
     def text(cls, text: str, details: Any = None) -> ToolResult:
