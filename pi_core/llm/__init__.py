@@ -1,8 +1,9 @@
 """pi's LLM layer: one event protocol for every provider, plus the shared pieces provider plugins use.
 
 Modules (each documents its API): ``stream`` (MessageBuilder, error_event, sanitize_surrogates),
-``partial_json``, ``transform`` (cross-provider history hand-off), ``cost``, ``overflow``, ``env_keys``,
-``thinking`` (levels, clamping, budgets), ``retry`` (RetryPolicy, stream_with_retry).
+``tool_json`` (streamed tool arguments, through jiter), ``transform`` (cross-provider history hand-off),
+``cost``, ``overflow``, ``env_keys``, ``thinking`` (levels, clamping, budgets), ``retry`` (RetryPolicy,
+stream_with_retry).
 
 Conveniences here:
 - ``stream_simple(provider, model, context, options, retry=None)``: checks the api matches, clamps the

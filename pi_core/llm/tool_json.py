@@ -20,8 +20,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-import jiter
-
 from pi_core.types import encodable
 
 _EOF = "EOF while parsing"
@@ -84,6 +82,8 @@ def _repair_part(match: re.Match[str]) -> str:
 
 def _parse(text: str) -> Any:
     """jiter's strict parse, or its partial parse when the text is only cut off; ValueError when malformed."""
+    import jiter  # here, not at the top: a reply without tool calls never pays for it
+
     data = text.encode("utf-8", "surrogatepass")
     try:
         return jiter.from_json(data)
@@ -98,6 +98,8 @@ def _parse(text: str) -> Any:
 
 def _ends_in_string(data: bytes) -> bool:
     """Whether cut-off ``data`` ends inside a string: closing it with a quote then leaves a valid prefix."""
+    import jiter
+
     try:
         jiter.from_json(data + b'"')
     except ValueError as err:
