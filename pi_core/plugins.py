@@ -5,8 +5,9 @@ One entry point per name: an installed distribution whose entry point is named l
 replaces the built-in plugin; two installed distributions with one name raise PluginConflict unless the
 name is disabled. Entry points of group ``pi.optional`` are available but off until enabled by name
 (setting ``enabledPlugins``, or ``-e plugin:NAME``). An installed plugin that fails to import is recorded in
-``failures`` and skipped; an explicit one that fails, or any plugin with a ``@hookimpl`` matching no hook,
-is a fatal failure (pi refuses to start, naming it).
+``failures`` and skipped, as is one whose ``@hookimpl`` matches no hook (pi starts and warns, naming the
+plugin, the hook and its file:line); an explicit plugin (``-e``, an extension file, an opt-in asked for by
+name) that fails is a fatal failure (pi refuses to start, naming it), as Pi does for ``-e``.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import traceback
 from pathlib import Path
 from types import FunctionType, MethodType, ModuleType
 from typing import TYPE_CHECKING, Any
@@ -140,13 +142,15 @@ def _load_project_entry_point(plugins: PluginSet, ep: EntryPoint, disabled: set[
     try:
         module = ep.load()
     except Exception as err:  # noqa: BLE001 - a broken plugin must not stop pi
-        plugins.failures.append(PluginFailure(ep.name, f"{dist_label(ep)} (project)", f"{type(err).__name__}: {err}"))
+        plugins.failures.append(PluginFailure(ep.name, f"{dist_label(ep)} (project)", f"{type(err).__name__}: {err}",
+                                              details=traceback.format_exc()))
         return
     replaces = plugins.info[ep.name].layer if ep.name in plugins.info else None
     if replaces:
         plugins.pm.unregister(name=ep.name)
         del plugins.info[ep.name]
-    _register(plugins, module, PluginInfo(ep.name, "project", f"{dist_label(ep)} (project)", replaces=replaces))
+    _register(plugins, module, PluginInfo(ep.name, "project", f"{dist_label(ep)} (project)", replaces=replaces),
+              fatal=False)
 
 
 def _load_entry_points(plugins: PluginSet, found: dict[str, list[EntryPoint]], disabled: set[str]) -> None:
@@ -186,9 +190,10 @@ def _load_entry_point(plugins: PluginSet, ep: EntryPoint, info: PluginInfo, *, f
     try:
         module = ep.load()
     except Exception as err:  # noqa: BLE001 - a broken installed plugin must not stop pi
-        plugins.failures.append(PluginFailure(info.name, info.source, f"{type(err).__name__}: {err}", fatal=fatal))
+        plugins.failures.append(PluginFailure(info.name, info.source, f"{type(err).__name__}: {err}", fatal=fatal,
+                                              details=traceback.format_exc()))
         return
-    _register(plugins, module, info)
+    _register(plugins, module, info, fatal=fatal)
 
 
 def register_file(plugins: PluginSet, path: Path, disabled: set[str] = frozenset(),  # type: ignore[assignment]
@@ -223,46 +228,55 @@ def register_module(plugins: PluginSet, module: object, name: str, layer: Layer 
     _register(plugins, module, PluginInfo(name, layer, getattr(module, "__name__", repr(module))))
 
 
-def _register(plugins: PluginSet, module: object, info: PluginInfo) -> None:
+def _register(plugins: PluginSet, module: object, info: PluginInfo, *, fatal: bool = True) -> None:
     problem = _unmarked_hooks(module)
     try:
         plugins.pm.register(module, name=info.name)
     except Exception as err:  # noqa: BLE001 - e.g. a hookimpl whose arguments the spec does not have
-        plugins.failures.append(PluginFailure(info.name, info.source, f"{type(err).__name__}: {err}", fatal=True))
+        plugins.failures.append(PluginFailure(info.name, info.source, f"{type(err).__name__}: {err}", fatal=fatal))
         return
     problem = problem or _hook_problem(plugins.pm, module)
     if problem:
         plugins.pm.unregister(module)
-        plugins.failures.append(PluginFailure(info.name, info.source, problem, fatal=True))
+        plugins.failures.append(PluginFailure(info.name, info.source, *problem, fatal=fatal))
         return
     plugins.info[info.name] = info
 
 
-def _hook_problem(pm: pluggy.PluginManager, module: object) -> str | None:
+def _location(function: object) -> str:
+    """``file:line`` of a hook function, or "" when it has no source (a builtin, a lambda in a REPL)."""
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    return f"{code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+
+
+def _hook_problem(pm: pluggy.PluginManager, module: object) -> tuple[str, str] | None:
     """What pluggy's ``check_pending`` finds (an ``@hookimpl`` matching no spec: named with the closest spec),
-    then a wrapper; asked of this module's own hooks rather than of every registered plugin's."""
-    hooks = [(opts.get("specname") or attr, opts) for attr in dir(module)
+    then a wrapper; asked of this module's own hooks rather than of every registered plugin's. Returns the
+    reason and the hook's file:line."""
+    hooks = [(opts.get("specname") or attr, attr, opts) for attr in dir(module)
              if (opts := pm.parse_hookimpl_opts(module, attr)) is not None]
-    for hook, opts in hooks:
+    for hook, attr, opts in hooks:
         caller = getattr(pm.hook, hook, None)
         if not opts.get("optionalhook") and (caller is None or not caller.has_spec()):
             import difflib
 
             close = difflib.get_close_matches(hook, _SPEC_NAMES, n=1)
             hint = f'; did you mean "{close[0]}"?' if close else f"; hooks are: {', '.join(_SPEC_NAMES)}"
-            return f'hook "{hook}" matches no hook specification{hint}'
-    wrapped = next((hook for hook, opts in hooks if opts.get("hookwrapper") or opts.get("wrapper")), None)
-    return wrapped and (f'hook "{wrapped}" is a pluggy wrapper: pi calls hooks under their own policy '
-                        "(collect, chain, notify, first) and does not run wrappers")
+            return f'hook "{hook}" matches no hook specification{hint}', _location(getattr(module, attr))
+    wrapped = next((attr for hook, attr, opts in hooks if opts.get("hookwrapper") or opts.get("wrapper")), None)
+    return None if wrapped is None else ((f'hook "{wrapped}" is a pluggy wrapper: pi calls hooks under their own '
+                                          "policy (collect, chain, notify, first) and does not run wrappers"),
+                                         _location(getattr(module, wrapped)))
 
 
-def _unmarked_hooks(module: object) -> str | None:
+def _unmarked_hooks(module: object) -> tuple[str, str] | None:
     """A function named exactly like a hook but without ``@hookimpl`` would be silently ignored by pluggy."""
     # a module's own dict: a failed getattr on a module is slow, and most of the ~60 names are not there
     for name in sorted(vars(module).keys() & set(_SPEC_NAMES)) if isinstance(module, ModuleType) else _SPEC_NAMES:
         function = vars(module).get(name) if isinstance(module, ModuleType) else getattr(module, name, None)
         if callable(function) and not hasattr(function, "pi_impl") and not hasattr(function, "pi_spec"):
-            return f'function "{name}" looks like a hook but has no @hookimpl (from pi_core import hookimpl)'
+            return (f'function "{name}" looks like a hook but has no @hookimpl (from pi_core import hookimpl)',
+                    _location(function))
     return None
 
 

@@ -57,7 +57,9 @@ class PluginFailure:
     name: str
     source: str
     reason: str
-    fatal: bool = False  # stops a session from starting (an explicit plugin, a misspelt hook)
+    where: str = ""  # file:line of the offending hook, when one is to blame
+    fatal: bool = False  # stops a session from starting (an explicit plugin or file); an installed one is skipped
+    details: str = ""  # the traceback of a failed import, shown under --verbose
 
 
 @dataclass

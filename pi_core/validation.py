@@ -54,9 +54,8 @@ def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
     errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
     if not errors:
         return value  # type: ignore[no-any-return]  # validated: a JSON object by the schema's own rule
-    lines: list[str] = []
-    for error in errors:
-        lines.extend(_describe(error))
+    # jsonschema reports `required` once per missing name, and Pi's one line names them all: each line once
+    lines = list(dict.fromkeys(line for error in errors for line in _describe(error)))
     received = json.dumps(arguments, indent=2, ensure_ascii=False)
     raise ValidationError(
         f'Validation failed for tool "{tool.name}":\n' + "\n".join(lines) + f"\n\nReceived arguments:\n{received}"

@@ -17,15 +17,19 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import click
 
+from pi_core.app.pip_env import (
+    Echo,
+    PackageError,
+    path_files,
+    read_new_path_files,
+    run_pip,
+)
 from pi_core.errors import PiError
 from pi_core.plugins import OPTIONAL_GROUP, project_site
 
@@ -36,11 +40,6 @@ _NAME_RE = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(?:[<
 _EGG_RE = re.compile(r"[#&]egg=([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 Snapshot = dict[str, str]  # normalized distribution name -> version
-Echo = Callable[[str, bool], None]  # (line, to_stderr)
-
-
-class PackageError(PiError):
-    """A package command failed; the CLI prints ``Error: <message>`` and exits 1."""
 
 
 def normalize(name: str) -> str:
@@ -126,35 +125,6 @@ def _drop_stale_metadata(site: Path) -> None:
         for stale in folders:
             if stale != newest:
                 shutil.rmtree(stale, ignore_errors=True)
-
-
-def _pump(stream: IO[str], to_stderr: bool, echo: Echo) -> None:
-    for line in iter(stream.readline, ""):
-        echo(line.rstrip("\n"), to_stderr)
-
-
-def run_pip(args: Sequence[str], echo: Echo | None = None, site: Path | None = None) -> int:
-    """Run ``python -m pip ARGS`` for this interpreter, streaming stdout and stderr line by line. With a
-    project's ``site`` pip also sees what is installed there (to upgrade or uninstall it in place)."""
-    out = echo or (lambda line, err: click.echo(line, err=err))
-    env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PYTHONUNBUFFERED": "1"}
-    if site is not None:
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))
-    try:
-        proc = subprocess.Popen([sys.executable, "-m", "pip", *args], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, bufsize=1, env=env)
-    except OSError as err:
-        raise PackageError(f"could not run pip with {sys.executable}: {err}") from err
-    assert proc.stdout is not None and proc.stderr is not None
-    err_thread = threading.Thread(target=_pump, args=(proc.stderr, True, out), daemon=True)
-    err_thread.start()
-    try:
-        _pump(proc.stdout, False, out)
-        err_thread.join()
-    except KeyboardInterrupt:
-        proc.wait()  # Ctrl+C reached pip too: let it clean up before anything is rolled back
-        raise
-    return proc.wait()
 
 
 # --- requirement strings --------------------------------------------------------------------------
@@ -351,7 +321,7 @@ def install(spec: str, *, local: bool = False, editable: bool = False, pip_args:
         _prepare_prefix(where)
         site = project_site(where)
         target = ["--prefix", str(project_prefix(where))]
-    before = snapshot(site)
+    before, pth_before = snapshot(site), path_files(site)
     out(click.style(f"Installing {spec}...", dim=True), False)
     try:
         code = run_pip(["install", *target, *pip_args, *(["-e"] if editable else []), spec], out, site)
@@ -362,6 +332,7 @@ def install(spec: str, *, local: bool = False, editable: bool = False, pip_args:
         raise PackageError(f"pip install {spec} failed (exit code {code}); {_rollback(before, out, site)}")
     if site is not None:
         _drop_stale_metadata(site)
+    read_new_path_files(pth_before, site)
     after = snapshot(site)
     touched = {n for n, v in after.items() if before.get(n) != v}
     named = dist_name_of(spec, where)
@@ -386,6 +357,10 @@ def install(spec: str, *, local: bool = False, editable: bool = False, pip_args:
         out("Contributes:", False)
         for line in describe(report):
             out(line, False)
+        failed = [p["plugin"] for d in report.values() for p in d["plugins"] if p["error"]]
+        if failed:
+            raise PackageError(f"{spec} is installed, but its plugin{'s' * (len(failed) > 1)} {', '.join(failed)} "
+                               f"failed to load (FAILED above); pi starts without {'them' if len(failed) > 1 else 'it'}")
     elif named not in pi_distributions(site) and named not in pi_distributions():
         out(f"Warning: {spec} has no entry points in group 'pi'; it adds nothing to pi", True)
     return report

@@ -17,7 +17,7 @@ from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
 from pi_core.records.lazyclass import dataclass, field
-from pi_core.registry import Registry, build_registry
+from pi_core.registry import PluginFailure, Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level
 
@@ -115,9 +115,7 @@ def load_environment(args: Args, cwd: Path, *, mode: str | None = None, trust: T
         line = _untrusted_line(trust, mode)
         if line:
             warnings.append(line)
-    for failure in plugins.failures:
-        if not failure.fatal:
-            warnings.append(f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}')
+    warnings.extend(_failure_text(f, args.verbose) + "; skipped" for f in plugins.failures if not f.fatal)
     for clash in (c for c in registry.conflicts if c.kind != "tool" or settings.tool_overrides.get(c.name) != c.winner):
         warnings.append(f'{clash.kind.capitalize()} "{clash.name}" is provided by plugins "{clash.winner}" and '
                         f'"{clash.loser}" of one layer; using "{clash.winner}" '
@@ -155,13 +153,19 @@ def _untrusted_line(trust: TrustDecision, mode: str | None) -> str | None:
     return trust.skipped_line()
 
 
+def _failure_text(failure: PluginFailure, verbose: bool) -> str:
+    text = f'Failed to load plugin "{failure.name}" ({failure.source}): {failure.reason}'
+    text += f" at {failure.where}" if failure.where else ""
+    return text + (f"\n{failure.details.rstrip()}" if verbose and failure.details else "")
+
+
 def check_plugins(env: Startup) -> None:
     """Refuse to start a session when a plugin the user asked for could not load (Pi's wording for ``-e``)."""
     fatal = [f for f in env.plugins.failures if f.fatal]
     if not fatal:
         return
     lines = [f'Failed to load extension "{f.source}": {f.reason}' if f.source.startswith(("/", "plugin:"))
-             else f'Failed to load plugin "{f.name}" ({f.source}): {f.reason}' for f in fatal]
+             else _failure_text(f, False) for f in fatal]
     names = " ".join(f"--disable-plugin {f.name}" for f in fatal)
     raise PiError("\n".join(lines) + f"\nHint: start without it: pi {names}, or without extensions: pi -ne")
 
@@ -418,7 +422,7 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     """Everything a mode needs, in one AgentSession."""
     from pi_core.app.flags import parse_plugin_flags
     from pi_core.app.tool_selection import select_tools
-    from pi_core.models.resolution import initial_model
+    from pi_core.models.resolution import initial_model, resolve_scope
     from pi_core.resources import expand_input
     from pi_core.session import AgentSession, SessionConfig
 
@@ -446,7 +450,10 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     wanted = args.provider or (args.model.split("/", 1)[0] if args.model and "/" in args.model else None)
     if wanted and wanted not in models.providers():
         models.discover(settings)  # --model ollama/qwen3:8b: ask the local servers what they serve
-    chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, has_messages=has_history,
+    patterns = args.models if args.models is not None else settings.enabled_models
+    scoped = resolve_scope(models, patterns, env.warnings.append) if patterns else []
+    chosen = initial_model(models, cli_provider=args.provider, cli_model=args.model, scope=scoped,
+                           has_messages=has_history,
                            session_model=(context.model["provider"], context.model["modelId"])
                            if context.model else None,
                            default_provider=settings.default_provider, default_model=settings.default_model)
@@ -467,12 +474,6 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
             raise PiError(no_models_text())
         env.warnings.append(no_models_text())  # the interactive header and RPC's stderr say how to fix it
 
-    patterns = args.models if args.models is not None else settings.enabled_models
-    scoped = []
-    if patterns:
-        from pi_core.models.resolution import resolve_scope
-
-        scoped = resolve_scope(models, patterns, env.warnings.append)
     config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
                            all_tools=selection.available, system_prompt=sources.build(selection.active),
                            steering_mode=settings.steering_mode, follow_up_mode=settings.follow_up_mode,

@@ -78,6 +78,15 @@ def test_validation_error_reaches_model(pi_anthropic: PiRunner) -> None:
         'Received arguments:\n{\n  "path": [\n    "x"\n  ]\n}')
 
 
+def test_missing_properties_are_named_once_each(pi_anthropic: PiRunner) -> None:
+    pi_anthropic.server.add(Reply(tool_calls=[("edit", {})]), Reply(text="sorry"))
+    result = pi_anthropic.run("-p", "go")
+    assert result.returncode == 0, result.stderr
+    assert tool_result_texts(pi_anthropic.server.requests[1].body)[-1] == (
+        'Validation failed for tool "edit":\n  - path: must have required properties path, edits\n\n'
+        'Received arguments:\n{}')
+
+
 def test_json_mode_emits_header_then_events(pi: PiRunner) -> None:
     pi.server.add(Reply(text="json answer"))
     result = pi.run("--mode", "json", "hello")

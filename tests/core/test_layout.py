@@ -192,8 +192,9 @@ def test_the_kernel_stays_small() -> None:
     assert len(kernel_units()) <= 22, sorted(kernel_units())
     # Issue 15 put the whole plugin contract here (hook specs, ExtensionContext, the UI base, registrations).
     # 3,867 after the session split (session-file operations moved to pi_core.control.session_files); the
-    # margin leaves room for small contract additions, not for a wing's work.
-    assert total <= 3890, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # margin leaves room for small contract additions, not for a wing's work. 3,898 after issue 37.7 (a skipped
+    # plugin's failure keeps its hook's file:line and its traceback).
+    assert total <= 3900, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 # Modules allowed past the per-module limit, each with its reason and its own ceiling.

@@ -49,9 +49,16 @@ def test_array_for_string_fails_with_exact_text() -> None:
         'Received arguments:\n{\n  "path": [\n    "a.ts"\n  ]\n}')
 
 
-def test_missing_required_lists_all_names_on_one_line() -> None:
-    assert "  - path: must have required properties path, content\n" in error_text(WRITE, {})
-    assert "  - content: must have required properties content\n" in error_text(WRITE, {"path": "a"})
+def test_missing_required_lists_all_names_on_one_line_once() -> None:
+    assert error_text(WRITE, {}) == (
+        'Validation failed for tool "write":\n  - path: must have required properties path, content\n\n'
+        'Received arguments:\n{}')
+    assert error_text(WRITE, {"path": "a"}) == (
+        'Validation failed for tool "write":\n  - content: must have required properties content\n\n'
+        'Received arguments:\n{\n  "path": "a"\n}')
+    assert error_text(EDIT, {"path": "a", "edits": [{}]}) == (
+        'Validation failed for tool "edit":\n  - edits.0.oldText: must have required properties oldText, newText\n\n'
+        'Received arguments:\n{\n  "path": "a",\n  "edits": [\n    {}\n  ]\n}')
 
 
 def test_non_object_arguments() -> None:

@@ -55,3 +55,6 @@ def test_following_the_walkthrough_installs_a_working_tool(eco: Eco) -> None:
     assert row.startswith("*") and "file_stats" in row  # installed and active
     assert "3 passed" in outputs["python -m pytest pi-file-stats/tests"]
     assert "tools: file_stats" in outputs["pi list"]
+    installed = outputs["pi install -e ./pi-file-stats"]
+    assert "tools: file_stats" in installed and "FAILED" not in installed, installed
+    assert "Requirement already satisfied" not in installed, installed
