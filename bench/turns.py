@@ -55,19 +55,20 @@ class Window:
         self.on = False
 
     def install(self) -> None:
-        from pi_core.llm import aio, sse, transport
+        from pi_core.llm import sse, transport
 
         window = self
-        send_request = aio._Connection.send
+        trace = transport._ConnectionTrace.trace
         feed = sse.SSEDecoder.feed
         aclose = transport.SSEStream.aclose
 
-        async def sent(connection: Any, request: Any, timeouts: Any) -> None:
-            await send_request(connection, request, timeouts)
-            window.sent.append((time.perf_counter(), time.thread_time()))
-            if window.on and window.profiler is not None:
-                window.profiler.disable()
-                window.on = False
+        async def sent(connection: Any, name: str, info: dict[str, Any]) -> None:  # httpcore2's trace events
+            await trace(connection, name, info)
+            if name.endswith("send_request_body.complete"):
+                window.sent.append((time.perf_counter(), time.thread_time()))
+                if window.on and window.profiler is not None:
+                    window.profiler.disable()
+                    window.on = False
 
         def fed(decoder: Any, chunk: bytes) -> Any:
             window.chunks.append((time.perf_counter(), time.thread_time()))
@@ -79,7 +80,7 @@ class Window:
                 window.profiler.enable()
             await aclose(stream)
 
-        aio._Connection.send = sent  # type: ignore[method-assign]
+        transport._ConnectionTrace.trace = sent  # type: ignore[method-assign]
         sse.SSEDecoder.feed = fed  # type: ignore[method-assign]
         transport.SSEStream.aclose = closing  # type: ignore[method-assign]
 

@@ -32,6 +32,9 @@ class ModeRequest:
     warnings: list[str] = field(default_factory=list)
     verbose: bool = False
     args: Any = None  # the parsed command line (pi_core.app.args.Args), for a mode's own flags (--use-theme)
+    # The settings and plugins the CLI loaded (pi_core.app.startup.Startup): a mode that serves several sessions
+    # (ACP) builds the others from them.
+    startup: Any = None
 
 
 @dataclass
@@ -41,7 +44,9 @@ class Mode:
     ``run`` serves the request and returns the exit code. ``pick_session`` lets ``pi -r`` choose among
     sessions (newest first; None when the user cancels); the interactive UI has one. ``startup_ui``
     builds a UI that can ask the user before any session exists (the project-trust prompt, a plugin's
-    ``pi_project_trust``); modes without one cannot ask at start-up.
+    ``pi_project_trust``); modes without one cannot ask at start-up. ``stdio``: the mode speaks a protocol on
+    stdin/stdout (RPC, ACP), so the CLI reads no prompt from stdin, takes no ``@file`` arguments, starts without
+    a model (the client may choose one) and keeps file descriptor 1 for the protocol.
     """
 
     name: str
@@ -49,3 +54,4 @@ class Mode:
     description: str = ""
     pick_session: Callable[[list[Any]], Path | None] | None = None
     startup_ui: Callable[[], UI] | None = None
+    stdio: bool = False

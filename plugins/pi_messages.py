@@ -166,6 +166,7 @@ class PiMessagesProvider:
                 for out in replay.feed(event if isinstance(event, dict) else {}):
                     yield out
                 if replay.final is not None:
+                    stream.release()
                     yield replay.final
                     return
             if options.signal.aborted:

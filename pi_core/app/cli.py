@@ -313,6 +313,12 @@ def _export_theme(args: Args, cwd: Path) -> Any:
     return theme
 
 
+def run_session(args: Args, cwd: Path, env: Startup | None = None) -> int:
+    """Run a session as ``pi [options]`` does, on plugins already loaded (``env``): for a plugin's sub-command
+    that is a mode by another name (``pi acp``)."""
+    return _run_session(args, cwd, env)
+
+
 def _run_session(args: Args, cwd: Path, env: Startup | None) -> int:
     if not _EXITING:  # pi's own process only: a test or an embedding program keeps its collector as it was
         return _start_session(args, cwd, env)
@@ -348,8 +354,6 @@ def _start_session(args: Args, cwd: Path, env: Startup | None,
         path = export_html(Path(args.export), out, colors=theme.export_colors())
         _out(f"Exported to: {path}")
         return 0
-    if args.mode == "rpc" and args.file_args:
-        return _fail("@file arguments are not supported in RPC mode")
     conflicting = [flag for flag, on in (("--session", args.session), ("--continue", args.continue_),
                                          ("--resume", args.resume), ("--no-session", args.no_session)) if on]
     if args.fork and conflicting:
@@ -378,12 +382,18 @@ def _start_session(args: Args, cwd: Path, env: Startup | None,
 
     mode = _choose_mode(env, args)
     interactive = mode.name == "interactive"
+    if mode.stdio:
+        if args.file_args:
+            return _fail(f"@file arguments are not supported in {mode.name.upper()} mode")
+        from pi_core.modes.rpc import protect_stdout
+
+        protect_stdout()  # idempotent: --mode rpc claimed it before the plugins loaded
     # Each warning is shown once: the interactive UI lists them in its header, other modes on stderr.
     shown = 0
     if not interactive:
         _print_warnings(env.warnings)
         shown = len(env.warnings)
-    stdin_text = "" if args.mode == "rpc" else boot.read_piped_stdin()
+    stdin_text = "" if mode.stdio else boot.read_piped_stdin()
     file_text, images = boot.read_file_args(args.file_args, cwd)
     prompts = list(args.messages)
     first = stdin_text + file_text + (prompts.pop(0) if prompts else "")
@@ -391,14 +401,15 @@ def _start_session(args: Args, cwd: Path, env: Startup | None,
     if not messages and mode.name in ("text", "json"):
         raise PiError(NO_PROMPT_TEXT)
     try:
-        session = boot.build_session(args, env, picker=_session_picker(env), interactive=interactive)
+        session = boot.build_session(args, env, picker=_session_picker(env), interactive=interactive,
+                                     model_optional=mode.stdio)
     except PiError:
         _print_warnings(env.warnings[shown:])
         raise
     if not interactive:
         _print_warnings(env.warnings[shown:])
     request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose,
-                          args=args)
+                          args=args, startup=env)
     if "pi_core.app.typeahead" in sys.modules:
         sys.modules["pi_core.app.typeahead"].hand_to(mode.run)
     started()

@@ -418,8 +418,9 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
 
 
 def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,
-                  ) -> AgentSession:
-    """Everything a mode needs, in one AgentSession."""
+                  model_optional: bool = False) -> AgentSession:
+    """Everything a mode needs, in one AgentSession. Without a model it fails, unless the mode can choose one
+    later (``interactive``, ``model_optional``: RPC and ACP clients)."""
     from pi_core.app.flags import parse_plugin_flags
     from pi_core.app.tool_selection import select_tools
     from pi_core.models.resolution import initial_model, resolve_scope
@@ -470,9 +471,9 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     if chosen.model is None:
         from pi_core.models.resolution import no_models_text
 
-        if args.mode != "rpc" and not interactive:
+        if args.mode != "rpc" and not (interactive or model_optional):
             raise PiError(no_models_text())
-        env.warnings.append(no_models_text())  # the interactive header and RPC's stderr say how to fix it
+        env.warnings.append(no_models_text())  # the interactive header and a client's stderr say how to fix it
 
     config = SessionConfig(cwd=env.cwd, model=chosen.model, thinking_level=thinking, tools=selection.active,
                            all_tools=selection.available, system_prompt=sources.build(selection.active),

@@ -10,6 +10,7 @@ request, never with this module.
 from __future__ import annotations
 
 import functools
+import re
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
 
 CONNECT_TIMEOUT_S = 5.0
 _HTTP_WHITESPACE = " \t\r\n"
+_TOKEN = re.compile(r"[-!#$%&'*+.^_`|~0-9a-zA-Z]+")  # RFC 9110's token: what a header name may be
 
 
 class HeaderValueError(ValueError):
@@ -61,11 +63,9 @@ def httpx2_timeout(timeout: float) -> httpx2.Timeout:
 def sendable(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
     """``headers`` as fetch (Pi) sends them: each value without surrounding whitespace, text beyond ASCII as
     its Latin-1 bytes; raises ``HeaderValueError`` for what no HTTP request can carry."""
-    from pi_core.llm.http11 import TOKEN
-
     out: list[tuple[bytes, bytes]] = []
     for name, value in headers.items():
-        if not name.isascii() or not TOKEN.fullmatch(name.encode("ascii")):
+        if not name.isascii() or not _TOKEN.fullmatch(name):
             raise HeaderValueError(f"Header name {name!r} cannot be sent: HTTP header names are ASCII letters, "
                                    "digits and -!#$%&'*+.^_`|~, without spaces")
         value = value.strip(_HTTP_WHITESPACE)

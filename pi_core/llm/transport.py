@@ -144,24 +144,27 @@ def shared_client() -> httpx2.AsyncClient:
     clients = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
     client = clients.get(key)
     if client is None:
+        socks = next((url for url in _proxies().values() if url.lower().startswith("socks")), None)
+        if socks is not None:  # httpx2 would fail every request with "pip install httpx[socks]"
+            raise WireError(f"Cannot use the SOCKS proxy {_without_credentials(socks)} named in the environment "
+                            "(HTTPS_PROXY, HTTP_PROXY or ALL_PROXY): pi uses http:// proxies only", permanent=True)
         import httpx2
 
-        from pi_core.llm.aio import AsyncioTransport
-
-        # httpx2 reads proxies from the environment only for a client without a transport of its own: with a
-        # proxy set, the client is httpx2's own (its proxy transports, NO_PROXY patterns), as it always was.
-        if _environment_proxies():
-            socks = next((url for url in _proxies().values() if url.lower().startswith("socks")), None)
-            if socks is not None:  # httpx2 would fail every request with "pip install httpx[socks]"
-                raise WireError(f"Cannot use the SOCKS proxy {_without_credentials(socks)} named in the environment "
-                                "(HTTPS_PROXY, HTTP_PROXY or ALL_PROXY): pi uses http:// proxies only",
-                                permanent=True)
-            client = httpx2.AsyncClient(verify=_tls_context(key), timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
-        else:
-            client = httpx2.AsyncClient(transport=AsyncioTransport(functools.partial(_tls_context, key)),
-                                        timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
+        # httpx2's own transport (httpcore2 on anyio, h11 framing; proxies and NO_PROXY from the environment).
+        # HTTP/1.1 only, as Pi's fetch: see docs/providers.md for why not HTTP/2.
+        client = httpx2.AsyncClient(verify=_tls_context(key), timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
         clients[key] = client
     return client
+
+
+def preload_http() -> None:
+    """Import what a first request runs on, for a caller with time to spare (the interactive app calls
+    this in a thread while the user types): httpx2, httpcore2, h11, and the anyio backend that httpcore2's
+    pool and sockets run on, which anyio itself loads only at the first request."""
+    import anyio._backends._asyncio  # noqa: F401
+    import h11  # noqa: F401
+    import httpcore2  # noqa: F401
+    import httpx2  # noqa: F401
 
 
 def _proxies() -> dict[str, str]:
@@ -452,17 +455,23 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
         timeout = options.timeout_s if options.timeout_s is not None else DEFAULT_TIMEOUT_S
         retries = options.max_retries if options.max_retries is not None else DEFAULT_MAX_RETRIES
         attempt = 0
+        resent = False
         while True:
             try:
                 http_request = build_request(client, options.http_client is None, request.method, request.url,
                                               content, headers, timeout)
             except HeaderValueError as err:
                 raise WireError(f"{err}{request.origin()}", permanent=True) from None
+            connection = _ConnectionTrace()
+            http_request.extensions["trace"] = connection.trace
             try:
                 response = await guard.wait(client.send(http_request, stream=True))
             except (StreamAborted, _IdleTimeout):
                 raise
             except httpx2.TransportError as err:
+                if not resent and connection.stale(err):
+                    resent = True  # the server's idle timeout crossed our request: not a failure of the server
+                    continue
                 failure = _connect_failure(err, request)
                 if failure.retryable and attempt < retries:
                     attempt += 1
@@ -497,6 +506,35 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
     except BaseException:
         guard.close()
         raise
+
+
+class _ConnectionTrace:
+    """Follows one request through httpcore2's ``trace`` extension: whether it went out on a kept-alive
+    connection rather than one opened for it."""
+
+    def __init__(self) -> None:
+        self.opened = False
+        self.sent = False
+
+    async def trace(self, name: str, info: dict[str, Any]) -> None:
+        if name.startswith("connection.connect_"):
+            self.opened = True
+        elif name.endswith("send_request_headers.started"):
+            self.sent = True
+
+    def stale(self, err: Exception) -> bool:
+        """A kept-alive connection the server closed as the request went out: no answer came back (a FIN,
+        or a reset), so the request is sent once more on a new connection. httpcore2 skips only an idle
+        connection already seen closed; one closing while the request is written fails it."""
+        import httpx2
+
+        if not self.sent or self.opened:
+            return False
+        return isinstance(err, (httpx2.ReadError, httpx2.WriteError)) or (
+            isinstance(err, httpx2.RemoteProtocolError) and str(err) == _UNANSWERED)
+
+
+_UNANSWERED = "Server disconnected without sending a response."  # httpcore2's text, of an EOF before any answer
 
 
 def status_failure(status: int, body: str, headers: Mapping[str, str], request: WireRequest,

@@ -53,5 +53,5 @@ def pi_modes() -> list[Mode]:
     return [
         Mode("text", run_text, "Answer the prompts, print the final reply and exit (-p)"),
         Mode("json", run_json, "Print every event as one JSON line and exit"),
-        Mode("rpc", run_rpc, "Serve Pi's JSONL RPC protocol on stdin/stdout"),
+        Mode("rpc", run_rpc, "Serve Pi's JSONL RPC protocol on stdin/stdout", stdio=True),
     ]

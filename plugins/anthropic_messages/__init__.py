@@ -19,7 +19,9 @@ class AnthropicMessages:
 
     def preload(self) -> None:
         """Import the request path ahead of the first prompt (the interactive app calls this in a thread)."""
-        import httpx2  # noqa: F401
+        from pi_core.llm.transport import preload_http
+
+        preload_http()
         import pi_plugins.anthropic_messages.provider  # noqa: F401
 
     def __init__(self) -> None:

@@ -12,7 +12,7 @@ import asyncio
 import importlib
 from typing import Any
 
-# The core wires stream over pi's own transport and define ``preload()``; this covers SDK-backed wires.
+# The core wires stream over pi_core.llm.transport and define ``preload()``; this covers SDK-backed wires.
 SDK_MODULES: dict[str, tuple[str, ...]] = {
     "azure-openai-responses": ("openai",),
 }

@@ -22,6 +22,16 @@ _managers: weakref.WeakKeyDictionary[Any, McpManager] = weakref.WeakKeyDictionar
 _unconfigured: weakref.WeakKeyDictionary[Any, tuple[ExtensionContext, Path]] = weakref.WeakKeyDictionary()
 
 
+# MCP servers a client passed for a session (ACP ``session/new``): raw ``mcpServers`` entries by name.
+_client_servers: weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+CLIENT_SOURCE = Path("<editor>")  # where the client's servers come from, in messages
+
+
+def use_client_servers(session: Any, servers: dict[str, dict[str, Any]]) -> None:
+    """Connect ``servers`` (``mcpServers`` entries) for ``session`` besides mcp.json's, from its next start on."""
+    _client_servers[session] = dict(servers)
+
+
 def manager_of(ctx: ExtensionContext) -> McpManager | None:
     manager = _managers.get(ctx.session)
     if manager is None and ctx.session in _unconfigured:
@@ -50,10 +60,17 @@ async def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
         await previous.shutdown()
     _unconfigured.pop(ctx.session, None)
     home = agent_dir()
-    if not (home / "mcp.json").exists() and not (Path(ctx.cwd) / ".pi" / "mcp.json").exists():
+    client = _client_servers.get(ctx.session)
+    if not client and not (home / "mcp.json").exists() and not (Path(ctx.cwd) / ".pi" / "mcp.json").exists():
         _unconfigured[ctx.session] = (ctx, home)
         return
-    _start(ctx, home)
+    config = None
+    if client:
+        from pi_plugins.mcp.config import add_client_servers, load_config
+
+        config = load_config(home, Path(ctx.cwd))
+        add_client_servers(config, client, CLIENT_SOURCE)
+    _start(ctx, home, config)
 
 
 @hookimpl

@@ -324,6 +324,23 @@ def load_config(agent_dir: Path, cwd: Path, *, trusted: bool | None = None) -> M
     return config
 
 
+def add_client_servers(config: McpConfig, servers: dict[str, dict[str, Any]], source: Path) -> None:
+    """Servers an editor passed for this session (ACP ``session/new``), validated like ``mcpServers`` entries;
+    one named like a configured server replaces it for the session. Never saved."""
+    for name, raw in servers.items():
+        try:
+            server = validate_server(name, raw)
+        except ConfigError as err:
+            config.errors.append(f"{source}: {err}")
+            continue
+        entry = ServerEntry(server, source, "global")
+        existing = config.find(name)
+        if existing is not None:
+            config.servers[config.servers.index(existing)] = entry
+        else:
+            config.servers.append(entry)
+
+
 # --- editing (pi mcp add/remove, /mcp enable/disable) ----------------------------------------------
 
 

@@ -168,6 +168,7 @@ async def stream_mistral(model: Model, context: Context, options: StreamOptions)
             raise ProviderError(reader.stop_text or "An unknown error occurred", retryable=None)
         if reader.stop == "stop" and builder.message.tool_calls():
             reader.stop = "toolUse"
+        stream.release()
         yield builder.done(reader.stop)
     except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
         yield failure_event(builder, err, options)

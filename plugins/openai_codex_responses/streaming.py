@@ -228,6 +228,7 @@ async def stream_codex(model: Model, context: Context, options: StreamOptions) -
             raise CodexError("Codex stream ended without a stop reason")
         if reader.stop in ("error", "aborted"):
             raise CodexError(UNKNOWN_ERROR_TEXT)
+        stream.release()
         yield builder.done(reader.stop)
     except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
         yield failure_event(builder, err, options)

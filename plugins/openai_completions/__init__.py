@@ -17,7 +17,9 @@ class OpenAICompletionsProvider:
 
     def preload(self) -> None:
         """Import the request path ahead of the first prompt (the interactive app calls this in a thread)."""
-        import httpx2  # noqa: F401
+        from pi_core.llm.transport import preload_http
+
+        preload_http()
         import pi_plugins.openai_completions.streaming  # noqa: F401
 
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:

@@ -100,3 +100,14 @@ def test_version_prints_before_the_argument_parser_loads() -> None:
         assert done.returncode == 0 and done.stdout == "0.1.0\n"
         loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
         assert "pi_core.app.cli" in loaded and "pi_core.app.args" not in loaded and "dataclasses" not in loaded
+
+
+@pytest.mark.parametrize("flag", ["--version", "--help"])
+def test_version_and_help_load_no_http_stack_and_no_pydantic(flag: str) -> None:
+    """Neither needs a provider request: httpx2's stack (httpcore2, anyio, h11) and pydantic stay unloaded."""
+    done = subprocess.run([CLI[0], "-X", "importtime", *CLI[1:], flag], capture_output=True, text=True, timeout=60,
+                          check=False)
+    assert done.returncode == 0 and done.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "pi_core.app.cli" in loaded
+    assert sorted(m for m in loaded if m.split(".")[0] in {"httpx2", "httpcore2", "anyio", "h11", *PYDANTIC}) == []

@@ -1,13 +1,14 @@
-"""The provider transport (pi_core.llm.aio: HTTP/1.1 on plain asyncio sockets) does what httpx2's own
-transport did — idle connections the server closed are replaced, large bodies are written whole, read
-timeouts keep their texts; a proxy in the environment keeps httpx2's own transport; no
-TLS context for plain http (issue 19: per-turn HTTP cost, TLS set-up only when https is used)."""
+"""The shared httpx2 client of the provider wires: idle connections the server closed are replaced, large
+bodies are written whole, read timeouts keep their texts, the requests built once per turn equal httpx2's
+``build_request``, and no TLS context is made for plain http (TLS set-up only when https is used)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,8 @@ from pi_plugins.anthropic_messages import AnthropicMessages
 from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
 
 from pi_core.llm import request_build, transport
-from pi_core.llm.aio import READ_BUFFER_LIMIT, AsyncioTransport, _Socket
+from pi_core.llm.environ import getenv_all
+from pi_core.llm.tls import DeferredTrustContext
 from pi_core.providers import StreamOptions
 from pi_core.testing.fake_proxy import make_certificates
 from pi_core.testing.fake_server import FakeModelServer, Reply
@@ -73,18 +75,6 @@ def test_a_stalled_read_ends_at_the_read_timeout(pi_fake_server: FakeModelServer
     assert message.error_message == f"Request timed out.{transport.origin_suffix('test', 'POST', pi_fake_server.url + '/v1/chat/completions')}"
 
 
-def test_the_shared_client_uses_it_unless_a_proxy_is_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(name, raising=False)
-
-    async def transport_of_client() -> Any:
-        return transport.shared_client()._transport_for_url(request_build.parsed_url("https://api.example/v1"))
-
-    assert isinstance(asyncio.run(transport_of_client()), AsyncioTransport)
-    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
-    assert not isinstance(asyncio.run(transport_of_client()), AsyncioTransport)
-
-
 @pytest.mark.parametrize("wire", sorted(PROVIDERS))
 def test_requests_carry_the_headers_httpx2_would_merge_and_the_cookies_a_server_set(wire: str) -> None:
     """The shared client's requests are built without ``build_request`` (its merge is done once): the headers
@@ -134,10 +124,10 @@ def test_the_fast_request_equals_httpx2_build_request() -> None:
     assert b"route=a1" in dict(pairs[3][0].headers.raw)[b"Cookie"]
 
 
-def test_the_tls_context_is_made_at_the_first_https_request_once(pi_fake_server: FakeModelServer,
+def test_the_ca_certificates_load_at_the_first_https_request_once(pi_fake_server: FakeModelServer,
                                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A local http:// server costs no TLS context; https builds one, once per process (every loop's client
-    shares it), and its CA file is read at the first handshake."""
+    """A local http:// server costs no CA load; https loads the CA file at the first handshake, once per
+    process (every loop's client shares the context)."""
     if shutil.which("openssl") is None:
         pytest.skip("needs the openssl command")
     certs = make_certificates(tmp_path)
@@ -148,39 +138,18 @@ def test_the_tls_context_is_made_at_the_first_https_request_once(pi_fake_server:
     transport._tls_context.cache_clear()
     pi_fake_server.add(Reply(text="plain"))
     assert ask(pi_fake_server, "anthropic-messages").text() == "plain"
-    assert transport._tls_context.cache_info().currsize == 0
+    context = transport._tls_context(getenv_all(transport._ENV_KEYS))
+    assert isinstance(context, DeferredTrustContext) and context.cert_store_stats()["x509_ca"] == 0
     with FakeModelServer(tls=certs.server_context()) as tls_server:
         tls_server.add(Reply(text="one"), Reply(text="two"))
         assert [ask(tls_server, "anthropic-messages").text() for _ in range(2)] == ["one", "two"]
+    assert context.cert_store_stats()["x509_ca"] == 1
     assert (transport._tls_context.cache_info().currsize, transport._tls_context.cache_info().misses) == (1, 1)
-
-
-class _Transport:
-    def __init__(self) -> None:
-        self.reading = True
-
-    def pause_reading(self) -> None:
-        self.reading = False
-
-    def resume_reading(self) -> None:
-        self.reading = True
-
-
-def test_a_connection_stops_reading_while_its_reader_lags() -> None:
-    socket_end = _Socket()
-    transport = _Transport()
-    socket_end.transport = transport  # type: ignore[assignment]
-    socket_end.data_received(b"x" * (READ_BUFFER_LIMIT - 1))
-    assert transport.reading
-    socket_end.data_received(b"yz")
-    assert not transport.reading
-    assert socket_end.take(10) == b"x" * 10 and transport.reading
-    assert len(socket_end.buffer) == READ_BUFFER_LIMIT + 1 - 10
 
 
 @pytest.mark.parametrize("wire", sorted(PROVIDERS))
 def test_a_long_answer_read_slowly_arrives_whole(pi_fake_server: FakeModelServer, wire: str) -> None:
-    text = "".join(f"line {i:06d} of a long answer\n" for i in range(40000))  # ~1.1 MB, several buffer limits
+    text = "".join(f"line {i:06d} of a long answer\n" for i in range(40000))  # ~1.1 MB, far beyond the socket buffers
     pi_fake_server.add(Reply(text=text, chunk_size=4096))
 
     async def go() -> str:
@@ -189,9 +158,23 @@ def test_a_long_answer_read_slowly_arrives_whole(pi_fake_server: FakeModelServer
                                                   StreamOptions(api_key="k", max_retries=0)):
             if event.type == "text_delta" and len(event.delta or "") and event.partial is not None \
                     and len(event.partial.text()) < 8192:
-                await asyncio.sleep(0.3)  # the server keeps writing meanwhile: the buffer fills, reading pauses
+                await asyncio.sleep(0.3)  # the server keeps writing meanwhile
             final = event.final or final
         assert final is not None
         return final.text()
 
     assert asyncio.run(asyncio.wait_for(go(), 60)) == text
+
+
+@pytest.mark.parametrize("provider", ["anthropic_messages.AnthropicMessages", "openai_completions.OpenAICompletionsProvider",
+                                      "openai_responses.OpenAIResponsesProvider",
+                                      "google_generative_ai.GoogleGenerativeAIProvider"])
+def test_a_core_wires_preload_imports_the_whole_http_stack(provider: str) -> None:
+    """The interactive app preloads while the user types: the first request then imports nothing of the stack
+    (anyio loads its asyncio backend only at the first request, unless preloaded)."""
+    module, name = provider.split(".")
+    code = (f"import sys; from pi_plugins.{module} import {name}; before = set(sys.modules); {name}().preload(); "
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert {"httpx2", "httpcore2", "h11", "anyio._backends._asyncio"} <= set(done.stdout.split())

@@ -24,7 +24,7 @@ from pi_core.testing.fake_wires import RENDERERS
 from pi_core.testing.streams import model_for, user_context
 from pi_core.types import AssistantMessage, Model
 
-from .test_http11_transport import CannedServer
+from .raw_servers import CannedServer
 
 TEXT = "a compressed answer, " * 20
 
