@@ -4,9 +4,9 @@ imports is declared, and no third-party private module or pluggy internal is rea
 
 The run paths are real ``pi`` processes against the fake model server: print on the Anthropic and Completions
 wires (a tool call reading a large image, a skill file), json on the Responses wire, rpc, an MCP server from
-PyPI, ``--export`` to HTML and the interactive UI on a pseudo-terminal. Each writes the modules it loaded at
-exit, through a ``sitecustomize`` the test puts on ``PYTHONPATH`` (child processes that are not pi, such as
-the MCP server, write nothing)."""
+PyPI, ``--export`` to HTML, an editor's session over ACP and the interactive UI on a pseudo-terminal. Each
+writes the modules it loaded at exit, through a ``sitecustomize`` the test puts on ``PYTHONPATH`` (child
+processes that are not pi, such as the MCP server, write nothing)."""
 
 from __future__ import annotations
 
@@ -165,6 +165,42 @@ def _export(pi: PiRunner) -> None:
     assert "<strong>bold</strong>" in out.read_text()
 
 
+def _acp(pi: PiRunner) -> None:
+    """An editor's session over ACP on raw pipes: initialize, a new session, one prompt answered."""
+    from acp import PROTOCOL_VERSION
+
+    pi.server.add(Reply(text="the answer"))
+    requests = [("initialize", {"protocolVersion": PROTOCOL_VERSION, "clientCapabilities": {}}),
+                ("session/new", {"cwd": str(pi.cwd), "mcpServers": []})]
+    process = subprocess.Popen(pi.command("--mode", "acp"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=pi.cwd, env=pi.env())
+    assert process.stdin is not None and process.stdout is not None
+    answers: dict[int, dict] = {}
+    try:
+        for number, (method, params) in enumerate(requests, 1):
+            answers[number] = _acp_answer(process, number, method, params)
+        session = answers[2]["result"]["sessionId"]
+        prompt = {"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]}
+        answers[3] = _acp_answer(process, 3, "session/prompt", prompt)
+        process.stdin.close()
+        assert process.wait(60) == 0, process.stderr.read() if process.stderr else ""
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert answers[3]["result"]["stopReason"] == "end_turn", answers[3]
+
+
+def _acp_answer(process: subprocess.Popen[str], number: int, method: str, params: dict) -> dict:
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(json.dumps({"jsonrpc": "2.0", "id": number, "method": method, "params": params}) + "\n")
+    process.stdin.flush()
+    for line in process.stdout:
+        message = json.loads(line)
+        if message.get("id") == number:
+            return message  # type: ignore[no-any-return]
+    raise AssertionError(f"pi acp closed stdout before answering {method}")
+
+
 def _interactive(pi: PiRunner) -> None:
     pi.server.add(Reply(text="## Done\n\nthe **answer**"))
     env = {**pi.env(), "TERM": "xterm-256color"}
@@ -181,10 +217,10 @@ def _interactive(pi: PiRunner) -> None:
 
 
 RUNS = {"print-anthropic": _print_anthropic, "print-tools": _print_tools, "json": _json_responses, "rpc": _rpc,
-        "mcp": _mcp, "export": _export, "interactive": _interactive}
+        "mcp": _mcp, "export": _export, "acp": _acp, "interactive": _interactive}
 API = {"print-anthropic": "anthropic-messages", "print-tools": "openai-completions", "json": "openai-responses",
        "rpc": "google-generative-ai", "mcp": "openai-completions", "export": "anthropic-messages",
-       "interactive": "anthropic-messages"}
+       "acp": "openai-responses", "interactive": "anthropic-messages"}
 
 
 def test_every_runtime_dependency_is_imported_by_a_run_of_pi(loaded: dict[str, set[str]]) -> None:
