@@ -50,6 +50,7 @@ class Args:
     extensions: list[str]
     no_extensions: bool = False
     no_mcp: bool = False
+    sandbox: str | None = None  # --sandbox MODE (docs/sandbox.md)
     disable_plugins: list[str]
     skills: list[str]
     no_skills: bool = False
@@ -147,7 +148,7 @@ _VALUE_FLAGS = {
     "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
     "--thinking": "thinking", "--session": "session", "--session-id": "session_id", "--fork": "fork",
     "--session-dir": "session_dir", "--system-prompt": "system_prompt", "--export": "export",
-    "--use-theme": "use_theme",
+    "--use-theme": "use_theme", "--sandbox": "sandbox",
 }
 _LIST_FLAGS = {"--models": "models", "--tools": "tools", "-t": "tools", "--exclude-tools": "exclude_tools",
                "-xt": "exclude_tools"}
@@ -298,6 +299,8 @@ Options:
   -ne, --no-extensions           Skip plugin discovery (-e files still load)
   --disable-plugin <name>        Do not load this plugin (repeatable)
   --no-mcp                       No MCP servers, MCP tools or /mcp this run
+  --sandbox <mode>               Confine the model's commands and file tools: off, read-only,
+                                 workspace-write (docs/sandbox.md; setting sandbox.mode)
   --skill <path>                 Load a skill file or directory (repeatable)
   -ns, --no-skills               Skip skill discovery
   --prompt-template <path>       Load a prompt template file or directory (repeatable)

@@ -170,6 +170,17 @@ def check_plugins(env: Startup) -> None:
     raise PiError("\n".join(lines) + f"\nHint: start without it: pi {names}, or without extensions: pi -ne")
 
 
+def start_sandbox(args: Args, env: Startup) -> None:
+    """Confine what the model runs from here on (docs/sandbox.md), or refuse to start when that was asked for
+    and cannot be done; with no sandbox asked for, nothing is imported."""
+    from pi_core.app.sandbox_start import resolve_sandbox
+    from pi_core.toolkit.sandbox import activate
+
+    chosen = resolve_sandbox(env.plugins, env.settings, env.cwd, env.agent_dir, args.sandbox)
+    if chosen is not None:
+        activate(chosen[0])
+
+
 def model_registry(startup: Startup) -> Any:
     if startup.models is None:
         from pi_core.models.registry import ModelRegistry
@@ -430,6 +441,7 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     check_plugins(env)
     flag_values = parse_plugin_flags(args, env.registry)
     settings = env.settings
+    start_sandbox(args, env)
     if args.provider and not args.model:
         raise PiError(f"--provider requires --model (for example: --provider {args.provider} --model <pattern>)")
     name = args.name.strip() if args.name is not None else None

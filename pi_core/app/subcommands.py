@@ -80,13 +80,28 @@ def plugins_command(context: CommandContext, json_: bool, extensions: tuple[str,
     from pi_core.app.plugin_report import plugin_rows, render_plugin_rows
 
     env = _environment(context, extensions, disable_plugins, no_extensions, approve)
-    rows = plugin_rows(env.registry)
+    rows = plugin_rows(env.registry, sandbox_status(context.options, env))
     if json_:
         import json
 
         click.echo(json.dumps(rows, indent=2))
     else:
         click.echo(render_plugin_rows(rows, env.registry))
+
+
+def sandbox_status(options: Args, env: Startup) -> dict[str, str]:
+    """``{plugin: "sandbox: <mode> (<mechanism>)"}`` for the plugin that would confine this run; "sandbox: off",
+    or why a sandbox cannot start, under every plugin that offers one otherwise."""
+    from pi_core.app.sandbox_start import resolve_sandbox
+    from pi_core.toolkit.sandbox import SandboxError
+
+    offering = [impl.plugin_name for impl in env.plugins.pm.hook.pi_sandbox.get_hookimpls()]
+    try:
+        chosen = resolve_sandbox(env.plugins, env.settings, env.cwd, env.agent_dir, options.sandbox)
+    except SandboxError as err:
+        return dict.fromkeys(offering, f"sandbox: cannot start: {err}")
+    return {chosen[1]: f"sandbox: {chosen[0].describe()}"} if chosen is not None else \
+        dict.fromkeys(offering, "sandbox: off")
 
 
 @commands.command("tools")

@@ -144,8 +144,17 @@ def shell_tool_result(outcome: ShellOutcome, timeout: float | None) -> ToolResul
         raise ToolError(f"{output}\n\nCommand aborted" if output else "Command aborted")
     text = output or "(no output)"
     if outcome.exit_code not in (0, None):
-        raise ToolError(f"{text}\n\nCommand exited with code {outcome.exit_code}")
+        raise ToolError(f"{text}{_sandbox_note(text)}\n\nCommand exited with code {outcome.exit_code}")
     return ToolResult.text(text, snap.details())
+
+
+def _sandbox_note(output: str) -> str:
+    """Under a sandbox, a line saying what it forbids when a failure looks like its doing (else "")."""
+    from pi_core.toolkit.sandbox import active
+
+    sandbox = active()
+    note = sandbox.explain(output) if sandbox is not None else None
+    return f"\n\n{note}" if note else ""
 
 
 class BashResult(NamedTuple):

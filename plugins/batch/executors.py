@@ -24,6 +24,8 @@ class Ended:
 class Executor(Protocol):
     name: str
     slots: int  # how many attempts may run at once
+    startup_s: float  # what getting ready to run tasks took (Ray: starting or joining an instance)
+    startup_note: str | None  # said once the executor is ready
 
     def submit(self, task: TaskSpec, attempt: int) -> None: ...
 
@@ -40,6 +42,8 @@ class Executor(Protocol):
 
 class LocalExecutor:
     name = "local"
+    startup_s: float = 0.0
+    startup_note: str | None = None
 
     def __init__(self, settings: RunSettings, jobs: int, report: Report) -> None:
         self.settings, self.slots, self.report = settings, jobs, report

@@ -1,4 +1,4 @@
-"""The start-up header: version, key hints, loaded context files, plugins (and overrides), skills."""
+"""The start-up header: version, key hints, the sandbox, loaded context files, plugins (and overrides), skills."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ class StartupInfo:
     skills: list[str] = field(default_factory=list)
     templates: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    sandbox: str | None = None  # the active sandbox, described ("workspace-write, network off (bubblewrap)")
 
 
 def startup_info(session: Any, startup: Any = None) -> StartupInfo:
@@ -36,6 +37,10 @@ def startup_info(session: Any, startup: Any = None) -> StartupInfo:
                     for name, p in registry.plugins.info.items()]
     info.overrides = [f"{o.kind} {o.name}: {o.winner} overrides {o.loser}" for o in registry.overrides]
     info.warnings = list(getattr(startup, "warnings", None) or [])
+    from pi_core.toolkit.sandbox import active
+
+    sandbox = active()
+    info.sandbox = sandbox.describe() if sandbox is not None else None
     return info
 
 
@@ -56,6 +61,8 @@ def render_header(info: StartupInfo, cwd: Path, *, listing: bool = True) -> Any:
             text.append(", ".join(items), style=themed(style) if style else "")
             lines.append(text)
 
+    if info.sandbox:  # shown even when the listing is off: it says what the model's commands may do
+        lines.append(Text.assemble(("Sandbox: ", "bold"), (info.sandbox, themed("green"))))
     section("Context", [short_cwd(p) for p in info.context_files], "green")
     section("Plugins", info.plugins, "cyan")
     for override in info.overrides if listing else []:

@@ -6,7 +6,13 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from pi_plugins.mcp.manager import Server, describe_state, startup_wait
+from pi_plugins.mcp.manager import (
+    Server,
+    attention_rank,
+    describe_state,
+    source_of,
+    startup_wait,
+)
 
 if TYPE_CHECKING:
     from pi_plugins.mcp.manager import McpManager
@@ -30,14 +36,12 @@ def status(manager: McpManager) -> str:
     if not manager.servers and not manager.config.errors:
         return (f"No MCP servers configured. Add them to {manager.agent_dir / 'mcp.json'} or .pi/mcp.json "
                 "(check them with pi mcp list).")
-    rank = {"needs-auth": 0, "failed": 1, "disconnected": 2, "connecting": 3, "connected": 4}
-    servers = sorted(manager.servers, key=lambda s: (5 if not s.enabled else rank.get(
-        s.connection.state if s.connection else "connecting", 3), s.name))
+    servers = sorted(manager.servers, key=lambda s: (attention_rank(s), s.name))
     lines = []
     for server in servers:
         entry = server.entry
-        source = "global, project override" if entry.override else entry.scope
-        line = f"{server.name}: {describe_state(server, with_error=False)} · {entry.config.exposure} · {source}"
+        line = f"{server.name}: {describe_state(server, with_error=False)} · {entry.config.exposure} · " \
+               f"{source_of(server)}"
         connection = server.connection
         if connection is not None and connection.state == "needs-auth":
             line += f" (run /mcp login {server.name})"
@@ -73,6 +77,11 @@ async def run_slash_command(args: str, ctx: ExtensionContext) -> None:
         _say(ctx, "MCP is not running in this session.", "warning")
         return
     words = args.split()
+    if not words and ctx.mode == "interactive":
+        from pi_plugins.mcp.panel import show_manager
+
+        await show_manager(ctx, manager)  # at once: the list shows servers still connecting as such
+        return
     if not words:
         await manager.wait([s for s in manager.servers if s.enabled], startup_wait())
         _say(ctx, status(manager))
@@ -101,7 +110,7 @@ async def run_slash_command(args: str, ctx: ExtensionContext) -> None:
     elif action in ("enable", "disable"):
         await _set_enabled(ctx, manager, server, action == "enable", "--project" in flags)
     elif action == "login":
-        await _login(ctx, manager, server)
+        await login(ctx, manager, server)
     else:
         from pi_plugins.mcp.oauth import sign_out
 
@@ -131,12 +140,14 @@ async def _set_enabled(ctx: ExtensionContext, manager: McpManager, server: Serve
     except (ConfigError, OSError) as err:
         _say(ctx, f"Could not update {server.entry.edit_path}: {err}", "error")
         return
-    where = server.entry.edit_path
-    _say(ctx, f'{"Enabled" if enabled else "Disabled"} MCP server "{server.name}" (saved to {where}): '
+    from pi_plugins.mcp import CLIENT_SOURCE
+
+    where = "for this session" if server.entry.source == CLIENT_SOURCE else f"saved to {server.entry.edit_path}"
+    _say(ctx, f'{"Enabled" if enabled else "Disabled"} MCP server "{server.name}" ({where}): '
               f"{describe_state(server)}.")
 
 
-async def _login(ctx: ExtensionContext, manager: McpManager, server: Server) -> None:
+async def login(ctx: ExtensionContext, manager: McpManager, server: Server) -> None:
     from pi_plugins.mcp.oauth import SignInCancelled, SignInError, sign_in
 
     if not server.entry.config.uses_oauth:

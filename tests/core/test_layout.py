@@ -193,9 +193,11 @@ def test_the_kernel_stays_small() -> None:
     # Issue 15 put the whole plugin contract here (hook specs, ExtensionContext, the UI base, registrations).
     # 3,867 after the session split (session-file operations moved to pi_core.control.session_files); the
     # margin leaves room for small contract additions, not for a wing's work. 3,898 after issue 37.7 (a skipped
-    # plugin's failure keeps its hook's file:line and its traceback). 3,908 with issue 31's HookManager (pluggy
-    # read through its public API: the manager counts its registrations, so call plans know when they are stale).
-    assert total <= 3910, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # plugin's failure keeps its hook's file:line and its traceback). Issue 35's two sandbox hooks
+    # (pi_sandbox_policy, pi_sandbox: 9 lines) came on top (3,907); their types live in pi_core.toolkit.sandbox.
+    # Issue 31's HookManager (pluggy read through its public API: the manager counts its registrations, so
+    # call plans know when they are stale) adds 12: 3,919.
+    assert total <= 3925, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 # Modules allowed past the per-module limit, each with its reason and its own ceiling.

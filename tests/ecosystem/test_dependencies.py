@@ -4,9 +4,9 @@ imports is declared, and no third-party private module or pluggy internal is rea
 
 The run paths are real ``pi`` processes against the fake model server: print on the Anthropic and Completions
 wires (a tool call reading a large image, a skill file), json on the Responses wire, rpc, an MCP server from
-PyPI, ``--export`` to HTML, an editor's session over ACP and the interactive UI on a pseudo-terminal. Each
-writes the modules it loaded at exit, through a ``sitecustomize`` the test puts on ``PYTHONPATH`` (child
-processes that are not pi, such as the MCP server, write nothing)."""
+PyPI, ``--export`` to HTML, a bash call in a Landlock sandbox, an editor's session over ACP and the interactive
+UI on a pseudo-terminal. Each writes the modules it loaded at exit, through a ``sitecustomize`` the test puts
+on ``PYTHONPATH`` (child processes that are not pi, such as the MCP server, write nothing)."""
 
 from __future__ import annotations
 
@@ -165,6 +165,22 @@ def _export(pi: PiRunner) -> None:
     assert "<strong>bold</strong>" in out.read_text()
 
 
+def _sandbox(pi: PiRunner) -> None:
+    """A bash call confined by Landlock: it writes in the workspace, not outside it."""
+    from pi_plugins.sandbox.landlock import abi
+
+    pi.settings('[sandbox]\nmode = "workspace-write"\nmechanism = "landlock"\n')
+    outside = pi.home / "outside.txt"
+    pi.server.add(Reply(tool_calls=[("bash", {"command": f"echo in > inside.txt; echo out > {outside}"})]),
+                  Reply(text="done"))
+    done = pi.run("-p", "write")
+    if abi() < 1:  # this kernel has no Landlock: pi refuses to run unconfined, having asked landlockpy
+        assert done.returncode != 0 and "landlock" in done.stderr.lower(), done.stderr
+        return
+    assert done.returncode == 0 and done.stdout == "done\n", done.stderr
+    assert (pi.cwd / "inside.txt").read_text() == "in\n" and not outside.exists()
+
+
 def _acp(pi: PiRunner) -> None:
     """An editor's session over ACP on raw pipes: initialize, a new session, one prompt answered."""
     from acp import PROTOCOL_VERSION
@@ -217,10 +233,10 @@ def _interactive(pi: PiRunner) -> None:
 
 
 RUNS = {"print-anthropic": _print_anthropic, "print-tools": _print_tools, "json": _json_responses, "rpc": _rpc,
-        "mcp": _mcp, "export": _export, "acp": _acp, "interactive": _interactive}
+        "mcp": _mcp, "export": _export, "sandbox": _sandbox, "acp": _acp, "interactive": _interactive}
 API = {"print-anthropic": "anthropic-messages", "print-tools": "openai-completions", "json": "openai-responses",
        "rpc": "google-generative-ai", "mcp": "openai-completions", "export": "anthropic-messages",
-       "acp": "openai-responses", "interactive": "anthropic-messages"}
+       "sandbox": "anthropic-messages", "acp": "openai-responses", "interactive": "anthropic-messages"}
 
 
 def test_every_runtime_dependency_is_imported_by_a_run_of_pi(loaded: dict[str, set[str]]) -> None:
