@@ -17,13 +17,13 @@ import functools
 import inspect
 import weakref
 from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import pluggy
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registrations import CommandInfo, SlashCommand
 
 T = TypeVar("T")

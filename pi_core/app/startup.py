@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,6 @@ from pi_core.app.args import Args
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registry import PluginFailure, Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level
@@ -399,12 +399,12 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
         if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
-            from pi_core.models.authorized import authorized_stream
+            from pi_core.llm.authorized import authorized_stream
 
             stream_fn = authorized_stream(models, stream_fn)
     direct_fn = stream_fn  # requests outside the agent loop (compaction, ctx.model_registry)
     if isinstance(models, ModelRegistry) and models.sources.virtual:
-        from pi_core.models.virtual import routed_stream
+        from pi_core.llm.routed import routed_stream
 
         direct_fn = routed_stream(models, store, stream_fn, direct=True)
         stream_fn = routed_stream(models, store, stream_fn)

@@ -2,8 +2,9 @@
 
 Modules (each documents its API): ``stream`` (MessageBuilder, error_event, sanitize_surrogates),
 ``tool_json`` (streamed tool arguments, through jiter), ``transform`` (cross-provider history hand-off),
-``cost``, ``overflow``, ``env_keys``, ``thinking`` (levels, clamping, budgets), ``retry`` (RetryPolicy,
-stream_with_retry).
+``overflow``, ``retry`` (RetryPolicy, stream_with_retry); the layers the session's stream function is wrapped
+in: ``authorized`` (stored credentials, an OAuth token refreshed after a 401) and ``routed`` (virtual models).
+What a model is (its cost, thinking levels, keys) is ``pi_core.models``, below this wing.
 
 Conveniences here:
 - ``stream_simple(provider, model, context, options, retry=None)``: checks the api matches, clamps the

@@ -42,6 +42,7 @@ import json
 import random
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import ProviderError
@@ -51,7 +52,6 @@ from pi_core.llm.request_build import HeaderValueError, build_request
 from pi_core.llm.sse import SSEDecoder, SSEEvent, SSEOverflow
 from pi_core.llm.stream import ABORTED_TEXT
 from pi_core.providers import resolved
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     import ssl

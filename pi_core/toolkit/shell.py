@@ -9,11 +9,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from pi_core.errors import ToolError
-from pi_core.records.lazyclass import dataclass
 from pi_core.signals import AbortSignal
 from pi_core.toolkit.procs import (
     ExecAborted,

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from pi_plugins.google_vertex.hosts import CATALOG_BASE
+
 from pi_core import hookimpl
 
 if TYPE_CHECKING:
@@ -15,7 +17,6 @@ if TYPE_CHECKING:
 
 CLAUDE_PROVIDER = "google-vertex-anthropic"
 CLAUDE_API = "google-vertex-anthropic"
-CATALOG_BASE = "https://{location}-aiplatform.googleapis.com"  # the location comes from the environment
 # The body's ``anthropic_version`` for Claude on Vertex: what anthropic's own Vertex client (anthropic 2.17)
 # sends; tests/providers/test_vertex.py checks it against that client's request.
 VERTEX_ANTHROPIC_VERSION = "2026-10-21"
