@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_core.errors import ProviderError
-from pi_core.llm.partial_json import StreamingJsonParser
+from pi_core.llm.tool_json import parse_partial_json
 from pi_core.models.cost import calculate_cost, update_total_tokens
 from pi_core.toolkit.redact import redact, register_secret
 from pi_core.types import (
@@ -121,7 +121,7 @@ class MessageBuilder:
         self.model = model
         self.message = message or AssistantMessage(api=model.api, provider=model.provider, model=model.id)
         self.interleaved = interleaved
-        self._tool_json: dict[int, StreamingJsonParser] = {}
+        self._tool_json: dict[int, str] = {}  # each open tool call's argument text so far
         self._open: int | None = None
 
     # -- lifecycle --
@@ -210,27 +210,24 @@ class MessageBuilder:
         event = self._open_block(ToolCall(id=call_id, name=name, arguments={}, thought_signature=thought_signature),
                                  "toolcall_start")
         assert event.content_index is not None
-        self._tool_json[event.content_index] = StreamingJsonParser()
+        self._tool_json[event.content_index] = ""
         return event
 
     def toolcall_delta(self, index: int, delta: str) -> AssistantMessageEvent:
         block = self._block(index, ToolCall)
-        block.arguments = self._tool_json.setdefault(index, StreamingJsonParser()).feed(delta)
+        text = self._tool_json[index] = self._tool_json.get(index, "") + delta
+        block.arguments = parse_partial_json(text)
         return self._event("toolcall_delta", index, delta=delta)
 
     def tool_json(self, index: int) -> str:
         """The raw argument JSON collected so far for the tool call at ``index``."""
-        parser = self._tool_json.get(index)
-        return parser.text if parser is not None else ""
+        return self._tool_json.get(index, "")
 
     def toolcall_end(self, index: int, arguments: dict[str, Any] | None = None) -> AssistantMessageEvent:
         """End a tool call; ``arguments`` (if the wire delivered a parsed object) wins over the deltas."""
         block = self._block(index, ToolCall)
-        parser = self._tool_json.pop(index, None)
-        if arguments is not None:
-            block.arguments = arguments
-        else:
-            block.arguments = parser.result() if parser is not None else {}
+        text = self._tool_json.pop(index, "")
+        block.arguments = arguments if arguments is not None else parse_partial_json(text)
         self._open = None
         return AssistantMessageEvent(type="toolcall_end", content_index=index, tool_call=block, partial=self.message)
 

@@ -250,8 +250,10 @@ def test_the_kernel_stays_small() -> None:
     # (pi_sandbox_policy, pi_sandbox: 9 lines) came on top (3,907); their types live in pi_core.toolkit.sandbox.
     # 3,914 after issue 31 (wire types on pydantic with their config spelled out; a tool's pydantic-model
     # arguments, its own validators' refusal worded in Pi's text); 3,925 after issue 37.1 (a tool result's
-    # structured_content and its duration in tool_execution_end, PromptSource.sections_of).
-    assert total <= 3930, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # structured_content and its duration in tool_execution_end, PromptSource.sections_of). Issue 31's
+    # HookManager (pluggy read through its public API: the manager counts its registrations, so call plans
+    # know when they are stale) on top: 3,935. Issue 32 part 3 is to bring this back down.
+    assert total <= 3940, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 # Modules allowed past the per-module limit, each with its reason and its own ceiling.
