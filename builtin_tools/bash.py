@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_core.toolkit.procs import ShellOperations
@@ -87,10 +88,11 @@ def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext]
         timeout = args.get("timeout")
         # Snapshots cost a tail truncation each: skip them when nobody listens.
         on_update = ctx.update if ctx.on_update is not None else None
+        started = time.monotonic()
         outcome = execute_shell(spawn.command, spawn.cwd, operations=ops, signal=ctx.signal, timeout=timeout,
                                 env=spawn.env, on_update=on_update, temp_prefix=options.temp_prefix,
                                 output_dir=ctx.settings.full_output_dir())
-        return shell_tool_result(outcome, timeout)
+        return shell_tool_result(outcome, timeout, time.monotonic() - started)
 
     return execute
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.records.lazyclass import dataclass
 
 # The helpers (globs, ripgrep, the listing format) are imported where they are used: pi loads every tool
 # plugin on start, and most runs never search.

@@ -7,11 +7,11 @@ import json
 import os
 import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.records.lazyclass import dataclass
 
 # The helpers (ripgrep, truncation, the listing format) are imported where they are used: pi loads every
 # tool plugin on start, and most runs never search.

@@ -64,6 +64,19 @@ def _model_accepts_images(ctx: ToolContext) -> bool:
 
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None = None,
             auto_resize_images: bool = True) -> ToolResult:
+    """The file's text or image for the model; as data for scripts, the text, or the image with its note."""
+    from pi_core.types import ImageContent, TextContent
+
+    result = _read(args, ctx, operations=operations, auto_resize_images=auto_resize_images)
+    text = next((block.text for block in result.content if isinstance(block, TextContent)), "")
+    image = next((block for block in result.content if isinstance(block, ImageContent)), None)
+    result.structured_content = text if image is None else {"type": "image", "data": image.data,
+                                                            "mimeType": image.mime_type, "note": text}
+    return result
+
+
+def _read(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None,
+          auto_resize_images: bool) -> ToolResult:
     """Show a text slice or an image of the file named in ``args``, read through ``operations``."""
     # Imported here: pi loads every tool plugin on start, and a run may never read.
     from pi_builtin_tools._text_slice import OffsetBeyondEnd, read_slice

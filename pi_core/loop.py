@@ -9,14 +9,15 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.errors import ToolError
 from pi_core.events import AgentEvent
 from pi_core.providers import StreamOptions
-from pi_core.records.lazyclass import dataclass, field, replace
 from pi_core.signals import AbortSignal
 from pi_core.tools import (
     AfterToolCall,
@@ -275,6 +276,7 @@ class _Prepared:
     result: ToolResult | None = None
     is_error: bool = False
     message: ToolResultMessage | None = None
+    duration_ms: int | None = None  # how long ``execute`` took; None when the tool did not run
 
 
 def _error_result(message: str) -> ToolResult:
@@ -333,7 +335,7 @@ async def execute_tool_calls(context: AgentContext, assistant: AssistantMessage,
 async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantMessage, config: LoopConfig,
                    emit: Emit, signal: AbortSignal) -> _Prepared:
     # Imported here: a reply without tool calls never loads the validator.
-    from pi_core.validation import non_finite_error, validate_tool_arguments
+    from pi_core.validation import non_finite_error, tool_args, validate_tool_arguments
 
     await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
     prepared = _Prepared(call)
@@ -362,7 +364,7 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
                 return prepared
             if decision is not None and decision.args is not None:
                 info.args = decision.args
-        prepared.args = tool.build_args(info.args)
+        prepared.args = tool_args(tool, info.args)
     except Exception as err:  # noqa: BLE001 - every preparation failure becomes a result the model reads
         prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
     return prepared
@@ -374,6 +376,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
     updates = _Updates(asyncio.get_running_loop(), emit, call)
     ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=updates.offer, model=config.model,
                       settings=config.tool_settings, pi=config.extension)
+    started = time.monotonic()
     try:
         if inspect.iscoroutinefunction(tool.execute):
             outcome = await tool.execute(prepared.args, ctx)
@@ -389,6 +392,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
 
             logging.getLogger("pi").debug("tool %s raised", call.name, exc_info=err)
         prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
+    prepared.duration_ms = round((time.monotonic() - started) * 1000)
     await updates.close()
     if config.after_tool_call is not None and prepared.info is not None:
         try:
@@ -403,6 +407,8 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
                 content=override.content if override.content is not None else result.content,
                 details=override.details if override.details is not None else result.details,
                 terminate=override.terminate if override.terminate is not None else result.terminate,
+                # New content makes the old data stale (Pi drops it too).
+                structured_content=result.structured_content if override.content is None else None,
             )
             if override.is_error is not None:
                 prepared.is_error = override.is_error
@@ -477,20 +483,21 @@ async def _emit_end(prepared: _Prepared, emit: Emit) -> None:
     assert prepared.result is not None
     result = prepared.result = _encodable_result(prepared.result)
     await emit(AgentEvent("tool_execution_end", tool_call_id=prepared.call.id, tool_name=prepared.call.name,
-                          result=_result_fields(result), is_error=prepared.is_error))
+                          result=_result_fields(result), is_error=prepared.is_error, duration_ms=prepared.duration_ms))
 
 
 def _result_fields(result: ToolResult) -> dict[str, Any]:
-    """Content, and details only when there are any (Pi's events carry no ``details: null``)."""
-    return {"content": result.content} if result.details is None else {"content": result.content,
-                                                                        "details": result.details}
+    """Content, then details and structured content when there are any (Pi's events carry no ``details: null``)."""
+    fields = {"content": result.content, "details": result.details, "structuredContent": result.structured_content}
+    return {key: value for key, value in fields.items() if key == "content" or value is not None}
 
 
 def _encodable_result(result: ToolResult) -> ToolResult:
     """Tool output can hold what UTF-8 cannot encode (a file name decoded with surrogateescape)."""
     content = [block.model_copy(update={"text": encodable(block.text)}) if isinstance(block, TextContent) else block
                for block in result.content]
-    return ToolResult(content=content, details=encodable_value(result.details), terminate=result.terminate)
+    return ToolResult(content=content, details=encodable_value(result.details), terminate=result.terminate,
+                      structured_content=encodable_value(result.structured_content))
 
 
 def _to_message(prepared: _Prepared) -> ToolResultMessage:

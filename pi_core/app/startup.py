@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,6 @@ from pi_core.app.args import Args
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registry import PluginFailure, Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level
@@ -256,6 +256,7 @@ class PromptSources:
     def __init__(self, env: Startup, args: Args) -> None:
         self.env, self.args = env, args
         self.plugin_paths: dict[str, dict[str, list[str]]] = {}  # plugin -> kind -> paths
+        self._built: dict[str, list[tuple[str, str, str]]] = {}  # prompt text -> its parts, latest last
         self.reload()
 
     def _paths(self, kind: str) -> list[str]:
@@ -301,21 +302,36 @@ class PromptSources:
             skills=[s.name for s in self.resources.skills])
 
     def build(self, tools: list[Any], options: SystemPromptOptions | None = None) -> str:
+        parts = self._parts(tools, options)
+        text = "".join(separator + text for _name, separator, text in parts)
+        self._built.pop(text, None)
+        self._built[text] = parts
+        while len(self._built) > 4:  # the base prompt and a few a plugin's hook made from it
+            del self._built[next(iter(self._built))]
+        return text
+
+    def sections_of(self, prompt: str) -> dict[str, str] | None:
+        from pi_core.app.system_prompt import part_sections
+
+        parts = self._built.get(prompt)
+        return part_sections(parts) if parts is not None else None
+
+    def _parts(self, tools: list[Any], options: SystemPromptOptions | None) -> list[tuple[str, str, str]]:
         from pi_core.app.system_prompt import (
-            build_system_prompt,
             gather_prompt_hooks,
-            render_sections,
+            plugin_parts,
+            prompt_parts,
         )
 
         env = self.env
         snippets, guidelines = gather_prompt_hooks(env.plugins, frozenset(t.name for t in tools))
-        prompt = build_system_prompt(
-            tools=tools, cwd=env.cwd, agent_dir=env.agent_dir,
+        parts = prompt_parts(
+            tools=tools, cwd=env.cwd,
             custom_prompt=options.custom_prompt if options is not None else self.texts.custom,
             append_prompts=options.append_system_prompt if options is not None else self.texts.append,
             context_files=self.resources.context_files, skills=self.resources.skills, extra_snippets=snippets,
             extra_guidelines=guidelines)
-        return prompt + render_sections(options.sections if options is not None else {})
+        return parts + plugin_parts(options.sections if options is not None else {})
 
 
 def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -> SessionManager:
@@ -399,12 +415,12 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
         if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
-            from pi_core.models.authorized import authorized_stream
+            from pi_core.llm.authorized import authorized_stream
 
             stream_fn = authorized_stream(models, stream_fn)
     direct_fn = stream_fn  # requests outside the agent loop (compaction, ctx.model_registry)
     if isinstance(models, ModelRegistry) and models.sources.virtual:
-        from pi_core.models.virtual import routed_stream
+        from pi_core.llm.routed import routed_stream
 
         direct_fn = routed_stream(models, store, stream_fn, direct=True)
         stream_fn = routed_stream(models, store, stream_fn)

@@ -6,12 +6,12 @@ skills, date and cwd (docs/config.md#system-prompt).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_core.config_paths import docs_root
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.resources.context_files import (
     ContextFile,
     Warn,
@@ -92,24 +92,56 @@ def build_system_prompt(
     ``agent_dir`` is accepted for symmetry with the loaders; the texts arrive already resolved.
     """
     del agent_dir
+    return "".join(separator + text for _name, separator, text in prompt_parts(
+        tools=tools, cwd=cwd, custom_prompt=custom_prompt, append_prompts=append_prompts,
+        context_files=context_files, skills=skills, extra_snippets=extra_snippets,
+        extra_guidelines=extra_guidelines, now=now))
+
+
+PromptPart = tuple[str, str, str]  # (section name, separator before it, text)
+
+
+def prompt_parts(
+    *,
+    tools: Sequence[Tool],
+    cwd: Path,
+    custom_prompt: str | None,
+    append_prompts: Sequence[str],
+    context_files: Sequence[ContextFile],
+    skills: Sequence[Skill],
+    extra_snippets: Iterable[str] = (),
+    extra_guidelines: Iterable[str] = (),
+    now: date | None = None,
+) -> list[PromptPart]:
+    """The prompt as named parts (Pi 1.6.0's section names where one fits): joined with their separators they
+    are ``build_system_prompt``'s text, and the JSON/RPC ``system`` message lists them as its ``sections``."""
     if custom_prompt:
-        prompt = custom_prompt
+        parts: list[PromptPart] = [("preamble", "", custom_prompt)]
     else:
         guidelines = "\n".join(f"- {g}" for g in _guidelines(tools, extra_guidelines))
-        prompt = (f"{INTRO}\n\nAvailable tools:\n{_tool_section(tools, extra_snippets)}\n\n{MORE_TOOLS}\n\n"
-                  f"Guidelines:\n{guidelines}\n\n{docs_block()}")
+        parts = [("preamble", "", INTRO),
+                 ("tools", "\n\n", f"Available tools:\n{_tool_section(tools, extra_snippets)}\n\n{MORE_TOOLS}"),
+                 ("rules", "\n\n", f"Guidelines:\n{guidelines}"),
+                 ("docs", "\n\n", docs_block())]
     append = "\n\n".join(append_prompts)
     if append:
-        prompt += f"\n\n{append}"
+        parts.append(("addendum", "\n\n", append))
     if context_files:
-        prompt += "\n\n# Project Context\n\nProject-specific instructions and guidelines:\n\n"
-        prompt += "".join(f"## {f.path}\n\n{f.content}\n\n" for f in context_files)
+        parts.append(("project_context", "\n\n", "# Project Context\n\nProject-specific instructions and guidelines:\n\n"
+                      + "".join(f"## {f.path}\n\n{f.content}\n\n" for f in context_files)))
     if any(tool.name == "read" for tool in tools):
-        prompt += format_skills_for_prompt(skills)
+        skills_text = format_skills_for_prompt(skills)
+        if skills_text:
+            parts.append(("skills", "", skills_text))
     today = now or date.today()  # local date, no time: keeps the prompt prefix cacheable all day
-    prompt += f"\nCurrent date: {today.isoformat()}"
-    prompt += f"\nCurrent working directory: {str(cwd).replace(chr(92), '/')}"
-    return prompt
+    parts.append(("date", "\n", f"Current date: {today.isoformat()}"))
+    parts.append(("cwd", "\n", f"Current working directory: {str(cwd).replace(chr(92), '/')}"))
+    return parts
+
+
+def part_sections(parts: Iterable[PromptPart]) -> dict[str, str]:
+    """Section name -> its text without the blank lines around it."""
+    return {name: text.strip("\n") for name, _separator, text in parts}
 
 
 def gather_prompt_hooks(plugins: PluginSet, active: frozenset[str]) -> tuple[list[str], list[str]]:
@@ -133,11 +165,15 @@ def gather_prompt_hooks(plugins: PluginSet, active: frozenset[str]) -> tuple[lis
 
 
 def render_sections(sections: dict[str, str]) -> str:
-    """Plugin sections (``SystemPromptOptions.sections``) as ``<name>`` blocks after pi's prompt. A name must
-    be an identifier and not "preamble" (Pi's rule); others are left out."""
-    blocks = [f"\n\n<{name}>\n{text.strip()}\n</{name}>" for name, text in sections.items()
-              if name.isidentifier() and name != "preamble" and text and text.strip()]
-    return "".join(blocks)
+    """Plugin sections (``SystemPromptOptions.sections``) as ``<name>`` blocks after pi's prompt."""
+    return "".join(separator + text for _name, separator, text in plugin_parts(sections))
+
+
+def plugin_parts(sections: dict[str, str]) -> list[PromptPart]:
+    """Plugin sections as prompt parts. A name must be an identifier and not "preamble" (Pi's rule); others
+    are left out."""
+    return [(name, "\n\n", f"<{name}>\n{text.strip()}\n</{name}>") for name, text in sections.items()
+            if name.isidentifier() and name != "preamble" and text and text.strip()]
 
 
 # --- base and append text sources -------------------------------------------------------------

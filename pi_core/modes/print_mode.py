@@ -16,6 +16,7 @@ from collections.abc import Coroutine
 from typing import Any
 
 from pi_core.events import AgentEvent
+from pi_core.modes.declaration import StreamDeclarer
 from pi_core.session import AgentSession
 from pi_core.toolkit.redact import redact
 from pi_core.types import AssistantMessage, ImageContent, encodable
@@ -67,11 +68,13 @@ async def run_print_mode(session: AgentSession, prompts: list[str], images: list
         sys.stdout.write(_dumps(header) + "\n")
         sys.stdout.flush()
 
+    declarer = StreamDeclarer(session)
+
     def on_event(event: AgentEvent) -> None:
         if event.type == "extension_error":
             sys.stderr.write(extension_error_line(event) + "\n")
         if json_mode:
-            sys.stdout.write(_dumps(event.to_json()) + "\n")
+            sys.stdout.write("".join(_dumps(out.to_json()) + "\n" for out in declarer.events(event)))
             sys.stdout.flush()
         elif spinner is not None:
             if event.type in ("agent_start", "tool_execution_end"):

@@ -15,10 +15,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from pi_core.errors import ToolError
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
 
 try:

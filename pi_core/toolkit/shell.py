@@ -9,11 +9,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from pi_core.errors import ToolError
-from pi_core.records.lazyclass import dataclass
 from pi_core.signals import AbortSignal
 from pi_core.toolkit.procs import (
     ExecAborted,
@@ -133,8 +133,12 @@ def _finish(acc: OutputAccumulator, lock: threading.Lock, throttle: _Throttle | 
         throttle.finish()
 
 
-def shell_tool_result(outcome: ShellOutcome, timeout: float | None) -> ToolResult:
-    """Pi's result for a finished command, raising ``ToolError`` for non-zero exit, timeout and abort."""
+STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024
+
+
+def shell_tool_result(outcome: ShellOutcome, timeout: float | None, wall_seconds: float | None = None) -> ToolResult:
+    """Pi's result for a finished command, raising ``ToolError`` for non-zero exit, timeout and abort; with
+    ``wall_seconds``, a success carries the command's data as ``structured_content``."""
     snap = outcome.snapshot
     output = snap.formatted() if snap.text or snap.truncation.truncated else ""
     if outcome.timed_out:
@@ -145,7 +149,31 @@ def shell_tool_result(outcome: ShellOutcome, timeout: float | None) -> ToolResul
     text = output or "(no output)"
     if outcome.exit_code not in (0, None):
         raise ToolError(f"{text}{_sandbox_note(text)}\n\nCommand exited with code {outcome.exit_code}")
-    return ToolResult.text(text, snap.details())
+    result = ToolResult.text(text, snap.details())
+    result.structured_content = None if wall_seconds is None else structured_output(outcome, wall_seconds)
+    return result
+
+
+def structured_output(outcome: ShellOutcome, wall_seconds: float) -> dict[str, object]:
+    """Pi 1.6.0's ``structuredContent`` of a command: its whole output up to 1 MiB (read back from the spill
+    file when the model's copy was cut), whether that is cut, the exit code and the wall time (0.1 s steps)."""
+    snap = outcome.snapshot
+    output, truncated = snap.text, snap.truncation.truncated
+    if truncated and snap.full_output_path is not None:
+        try:
+            with open(snap.full_output_path, "rb") as spilled:
+                data = spilled.read(STRUCTURED_OUTPUT_MAX_BYTES + 1)
+            truncated = len(data) > STRUCTURED_OUTPUT_MAX_BYTES
+            output = data[:STRUCTURED_OUTPUT_MAX_BYTES].decode("utf-8", errors="replace")
+        except OSError:
+            pass  # the tail the model got is what there is
+    out: dict[str, object] = {"output": output, "truncated": truncated}
+    if truncated and snap.full_output_path is not None:
+        out["full_output_path"] = snap.full_output_path
+    out["exit_code"] = outcome.exit_code
+    tenths = round(wall_seconds, 1)
+    out["wall_time_seconds"] = int(tenths) if tenths.is_integer() else tenths  # JSON ``0``, as Pi writes it
+    return out
 
 
 def _sandbox_note(output: str) -> str:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import IO, Any, Self
 
 from pi_plugins.batch.results import Finished
 from pi_plugins.batch.runner import Progress
 from pi_plugins.batch.tasks import TaskSpec
-
-from pi_core.records.lazyclass import dataclass, field
 
 STATUS_STYLE = {"ok": "green", "error": "red", "timeout": "yellow", "cancelled": "magenta"}
 MAX_ROWS = 60  # a longer summary shows only the tasks that did not end ok

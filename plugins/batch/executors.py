@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import queue
 import threading
+from dataclasses import dataclass
 from typing import Protocol
 
 from pi_plugins.batch.runner import Outcome, Report, RunSettings, run_task
 from pi_plugins.batch.tasks import TaskSpec
-
-from pi_core.records.lazyclass import dataclass
 
 
 @dataclass(frozen=True)

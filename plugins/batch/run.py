@@ -9,6 +9,7 @@ import signal
 import sys
 import time
 from collections import deque
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any, Self
@@ -27,7 +28,6 @@ from pi_plugins.batch.scratch import RunScratch
 from pi_plugins.batch.tasks import TaskError, TaskSpec, load_tasks
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field, replace
 
 DEFAULT_RETRIES = 2  # a task whose worker dies runs at most 1 + retries times
 _POLL_S = 0.1

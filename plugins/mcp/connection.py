@@ -17,6 +17,7 @@ import os
 import sys
 import warnings
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,7 +42,6 @@ from pi_plugins.mcp.streams import (
 
 from pi_core import __version__
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
 from pi_core.toolkit.sandbox import confine
 

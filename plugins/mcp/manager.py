@@ -10,10 +10,12 @@ import asyncio
 import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.mcp.config import (
+    CLIENT_SOURCE,
     Exposure,
     McpConfig,
     ServerEntry,
@@ -22,8 +24,6 @@ from pi_plugins.mcp.config import (
     update_server,
 )
 from pi_plugins.mcp.naming import assign_names, server_summary
-
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_plugins.mcp.connection import ServerConnection
@@ -293,7 +293,7 @@ class McpManager:
             names = set(self._resource_tool_names())
             if names & set(active):
                 self.ctx.set_active_tools([n for n in active if n not in names])
-        self.ctx.add_tools(resource_tools(self, pi_exposure))
+        self.ctx.add_tools(resource_tools(self.resource_servers, pi_exposure))
 
     def ensure_discovery_active(self) -> None:
         """Servers whose tools are not declared are reached through tool_search: turn it on when one is configured."""
@@ -355,8 +355,6 @@ class McpManager:
     async def set_enabled(self, server: Server, enabled: bool, *, in_project: bool = False) -> None:
         """Saved to the file that defines the server (or a project override); an editor's server
         (``use_client_servers``) has no file: the change holds for the session."""
-        from pi_plugins.mcp import CLIENT_SOURCE
-
         entry = server.entry
         path = self.config.project_path if in_project and self.config.project_path else entry.edit_path
         if entry.source == CLIENT_SOURCE:
@@ -383,8 +381,6 @@ class McpManager:
         """Saved like ``set_enabled``; the server's tools are published again with it, and those no longer
         ``direct`` leave the declared set at once (a ``direct`` one is declared from the next request)."""
         from dataclasses import replace
-
-        from pi_plugins.mcp import CLIENT_SOURCE
 
         entry = server.entry
         if entry.source != CLIENT_SOURCE:

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pi_plugins.mcp.config import CLIENT_SOURCE
 from pi_plugins.mcp.manager import Server, attention_rank, describe_state, source_of
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.tui import (
     Container,
     DynamicBorder,
@@ -77,8 +78,6 @@ def server_menu(manager: McpManager, name: str) -> Menu:
     if server is None:
         return Menu(title=name, empty="This server is no longer configured.")
     entry, connection = server.entry, server.connection
-    from pi_plugins.mcp import CLIENT_SOURCE
-
     from_editor = entry.source == CLIENT_SOURCE
     saved = "for this session" if from_editor else f"saved to {entry.edit_path}"
     in_project = (entry.scope == "global" and entry.override is None and not from_editor
@@ -128,8 +127,6 @@ def tools_menu(server: Server) -> Menu:
 
 
 def exposure_menu(server: Server) -> Menu:
-    from pi_plugins.mcp import CLIENT_SOURCE
-
     entry = server.entry
     current = entry.config.exposure
     where = "Applies to this session (the editor passed the server)." if entry.source == CLIENT_SOURCE \
@@ -280,7 +277,7 @@ class Manager:
             self.background(server, self.manager.set_enabled(server, action.startswith("enable"),
                                                              in_project=action.endswith("-project")))
         elif action == "signin":
-            from pi_plugins.mcp.slash import login
+            from pi_plugins.mcp.signin import login
 
             self.background(server, login(self.ctx, self.manager, server))
         elif action == "signout":

@@ -83,13 +83,13 @@ def test_the_interactive_header_names_the_active_sandbox(box: Box, mechanism: st
     start_sandbox(Args(), env)
     try:
         console = Console(width=200, record=True)
-        console.print(render_header(startup_info(session, env), box.workspace))
+        console.print(render_header(startup_info(session), box.workspace))
         assert f"Sandbox: workspace-write, network off ({mechanism})" in console.export_text()
     finally:
         activate(None)
     assert active() is None
     console = Console(width=200, record=True)
-    console.print(render_header(startup_info(session, env), box.workspace))
+    console.print(render_header(startup_info(session), box.workspace))
     assert "Sandbox:" not in console.export_text()
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pi_core.control.session_control import SessionControl
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
+from pi_core.modes.declaration import StreamDeclarer
 from pi_core.modes.rpc.commands import COMMANDS, NO_DATA, RESPONDED, warn
 from pi_core.modes.rpc.framing import JsonlSplitter
 from pi_core.modes.rpc.ui import RpcUI
@@ -62,6 +63,7 @@ class RpcMode:
         self._prompt_gate = asyncio.Lock()
         self._on_accept: Callable[[], None] | None = None
         session.set_ui(self.ui, "rpc")  # plugins reach it as ctx.ui (tools: ctx.pi.ui)
+        self.declarer = StreamDeclarer(session)
         self._unsubscribe = session.subscribe(self._on_session_event)
         session.on_shutdown_request(self.request_shutdown)
 
@@ -72,7 +74,8 @@ class RpcMode:
         if accept is not None and event.type in ACCEPTING_EVENTS:
             self._on_accept = None
             accept()  # the prompt's success response goes out before its first run event
-        self.output(event.to_json())
+        for out in self.declarer.events(event):
+            self.output(out.to_json())
 
     def respond(self, request_id: Any, command: str, *, data: Any = NO_DATA, error: str | None = None) -> None:
         response: dict[str, Any] = {}
