@@ -63,6 +63,8 @@ class Args:
     system_prompt: str | None = None
     append_system_prompt: list[str]
     export: str | None = None
+    share: str | None = None  # --share SESSION: pi's own addition (docs/sessions.md#share-a-session)
+    yes: bool = False  # --yes: share without the confirmation
     verbose: bool = False
     offline: bool = False
     approve: bool | None = None  # -a / -na: this run's project-trust decision (docs/config.md#project-trust)
@@ -142,13 +144,13 @@ _BOOL_FLAGS = {
     "--no-extensions": "no_extensions", "-ne": "no_extensions", "--no-skills": "no_skills", "-ns": "no_skills",
     "--no-prompt-templates": "no_prompt_templates", "-np": "no_prompt_templates", "--no-themes": "no_themes",
     "--no-context-files": "no_context_files", "-nc": "no_context_files", "--verbose": "verbose",
-    "--offline": "offline", "--no-mcp": "no_mcp",
+    "--offline": "offline", "--no-mcp": "no_mcp", "--yes": "yes",
 }
 _VALUE_FLAGS = {
     "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
     "--thinking": "thinking", "--session": "session", "--session-id": "session_id", "--fork": "fork",
     "--session-dir": "session_dir", "--system-prompt": "system_prompt", "--export": "export",
-    "--use-theme": "use_theme", "--sandbox": "sandbox",
+    "--use-theme": "use_theme", "--sandbox": "sandbox", "--share": "share",
 }
 _LIST_FLAGS = {"--models": "models", "--tools": "tools", "-t": "tools", "--exclude-tools": "exclude_tools",
                "-xt": "exclude_tools"}
@@ -198,7 +200,7 @@ def parse_args(argv: list[str]) -> Args:
         elif token in _VALUE_FLAGS and has_next:
             i += 1
             name, value = _VALUE_FLAGS[token], argv[i]
-            words_are_messages = words_are_messages or name in ("mode", "export")
+            words_are_messages = words_are_messages or name in ("mode", "export", "share")
             if name == "thinking" and value not in THINKING_CHOICES:
                 args.warnings.append(f'Invalid thinking level "{value}". Valid values: {", ".join(THINKING_CHOICES)}')
             else:

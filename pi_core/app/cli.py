@@ -181,7 +181,7 @@ BUILTIN_COMMANDS: dict[str, Callable[[CommandLine, Path], int]] = {
 
 def _catch_typeahead(args: Args, command: CommandLine | None) -> None:
     """An interactive run shows a stand-in editor now, taking keys while the plugins and the UI load."""
-    if (sys.platform == "win32" or _mode_name(args) != "interactive" or args.resume or args.export or args.list_models is not False
+    if (sys.platform == "win32" or _mode_name(args) != "interactive" or args.resume or args.export or args.share or args.list_models is not False
             or (command is not None and _may_be_command(command.name))):
         _release_typeahead()  # started by cli() on a guess the parse does not bear out
         return
@@ -328,6 +328,11 @@ def _start_session(args: Args, cwd: Path, env: Startup | None,
         _check_flags(args, env)
     if args.export:
         return _export(args, cwd)
+    if args.share:
+        from pi_core.app.share_command import run_share
+
+        _out(run_share(args, cwd, _export_theme(args, cwd).export_colors()))
+        return 0
     conflicting = [flag for flag, on in (("--session", args.session), ("--continue", args.continue_),
                                          ("--resume", args.resume), ("--no-session", args.no_session)) if on]
     if args.fork and conflicting:

@@ -75,6 +75,8 @@ Options:
   --system-prompt <text|file>    Replace the default system prompt
   --append-system-prompt <t|f>   Append to the system prompt (repeatable)
   --export <in.jsonl> [out.html] Export a session to HTML and exit
+  --share <in.jsonl> [--yes]     Upload a session as a private GitHub gist and print its viewer link
+                                 (pi's own; --yes skips the confirmation)
   --verbose                      Verbose start-up output (a failing plugin's traceback too)
   --offline                      No network at start-up (as PI_OFFLINE=1)
   --                             End of options: every later word is a message or an @file

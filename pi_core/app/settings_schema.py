@@ -27,6 +27,7 @@ KNOWN: dict[str, str] = {
     "defaultProvider": _STR, "defaultModel": _STR, "defaultThinkingLevel": _STR, "steeringMode": _STR,
     "followUpMode": _STR, "transport": _STR, "shellPath": _STR, "shellCommandPrefix": _STR, "sessionDir": _STR,
     "theme": _STR, "hideThinkingBlock": _BOOL, "enableSkillCommands": _BOOL,  # quietStartup may be "header"
+    "sessionShareDestination": _STR,
     "defaultTools": _LIST, "enabledModels": _LIST, "packages": _LIST, "extensions": _LIST, "skills": _LIST,
     "prompts": _LIST, "themes": _LIST, "disabledPlugins": _LIST, "enabledPlugins": _LIST, "disabled_plugins": _LIST,
     "thinkingBudgets": _TABLE, "images": _TABLE, "images.blockImages": _BOOL, "images.autoResize": _BOOL,

@@ -1,4 +1,4 @@
-"""Session commands of the interactive UI: /session, /clone, /import, /export, /changelog, /hotkeys."""
+"""Session commands of the interactive UI: /session, /clone, /import, /export, /share, /changelog, /hotkeys."""
 
 from __future__ import annotations
 
@@ -96,6 +96,30 @@ def cmd_export(ui: CommandUI, args: str) -> None:
         return
     ui.notify(f"Exported to: {ui.control.export_html(target or None, colors=style.current().export_colors())}",
               "green")
+
+
+async def cmd_share(ui: Any, args: str) -> None:
+    """The viewer page as a private gist (pi_core.export.share), after a confirmation naming its contents."""
+    import asyncio
+    import tempfile
+
+    from pi_core.export import share
+
+    source = ui.session.store.session_file
+    if source is None or not Path(source).is_file():
+        raise PiError("Nothing to share yet - start a conversation first")
+    settings = ui.session.settings
+    share.check_destination(settings.get("sessionShareDestination") if settings is not None else None,
+                            share.radius_signed_in())
+    await asyncio.to_thread(share.check_gh)
+    if not await ui.confirm("Share this session?", share.contents_warning(Path(source))):
+        ui.notify("Share cancelled")
+        return
+    ui.notify("Creating gist...")
+    with tempfile.TemporaryDirectory(prefix="pi-share-") as tmp:
+        html = ui.control.export_html(str(Path(tmp) / "session.html"), colors=style.current().export_colors())
+        links = await asyncio.to_thread(share.upload_gist, Path(html))
+    ui.notify(links.text(), "green")
 
 
 def changelog_path() -> Path | None:
