@@ -8,8 +8,7 @@ differing middle is split and handed to difflib. Context lines around it are cut
 from __future__ import annotations
 
 import difflib
-
-from pi_core.records.lazyclass import dataclass
+from dataclasses import dataclass
 
 CONTEXT_LINES = 4
 _BLOCK = 1 << 16

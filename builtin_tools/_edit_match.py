@@ -10,9 +10,9 @@ from __future__ import annotations
 import bisect
 import itertools
 import unicodedata
+from dataclasses import dataclass
 
 from pi_core.errors import ToolError
-from pi_core.records.lazyclass import dataclass
 
 # What JavaScript's trimEnd() strips (the content is LF-only by now, so "\n" never reaches it).
 _JS_WHITESPACE = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a" \

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Any
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, format_size, truncate_head
 from pi_core.tools import ToolResult
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import shutil
-
-from pi_builtin_tools.powershell import POWERSHELL_ARGS
+from dataclasses import dataclass
 
 from pi_core import ToolError
-from pi_core.records.lazyclass import dataclass
 from pi_core.toolkit.procs import LocalShellOperations, ShellConfig
+
+POWERSHELL_ARGS = ("-NoLogo", "-NoProfile", "-NonInteractive", "-Command")
 
 
 @dataclass

@@ -8,9 +8,9 @@ past that the line total is reported as a lower bound (Pi would have loaded the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.toolkit.truncate import DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES
 
 CHUNK_SIZE = 1 << 16

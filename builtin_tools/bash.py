@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_core.toolkit.procs import ShellOperations

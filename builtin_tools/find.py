@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.records.lazyclass import dataclass
 
 # The helpers (globs, ripgrep, the listing format) are imported where they are used: pi loads every tool
 # plugin on start, and most runs never search.
@@ -60,6 +60,9 @@ def make_execute(options: FindOptions) -> Callable[[dict[str, Any], ToolContext]
         limit = DEFAULT_LIMIT if limit is None else limit
         if options.operations is not None:
             return _find_with_operations(options.operations, pattern, search_path, limit)
+        from pi_core.toolkit.sandbox import check_path
+
+        check_path(search_path, "read")  # a protected folder is refused, not listed as empty
         if not os.path.isdir(search_path):
             raise ToolError(f"Not a directory: {search_path}" if os.path.lexists(search_path)
                             else f"Path not found: {search_path}")

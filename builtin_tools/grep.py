@@ -7,11 +7,11 @@ import json
 import os
 import stat
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.records.lazyclass import dataclass
 
 # The helpers (ripgrep, truncation, the listing format) are imported where they are used: pi loads every
 # tool plugin on start, and most runs never search.
@@ -53,6 +53,9 @@ class GrepOperations(Protocol):
 
 class LocalGrepOperations:
     def is_directory(self, path: str) -> bool:
+        from pi_core.toolkit.sandbox import check_path
+
+        check_path(path, "read")
         mode = os.stat(path).st_mode
         if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
             from pi_core.toolkit.fileops import special_file_error
@@ -61,6 +64,9 @@ class LocalGrepOperations:
         return stat.S_ISDIR(mode)
 
     def read_file(self, path: str) -> str:
+        from pi_core.toolkit.sandbox import check_path
+
+        check_path(path, "read")
         return Path(path).read_text(encoding="utf-8", errors="replace")
 
 

@@ -31,7 +31,6 @@ SNIPPET = "Run PowerShell commands"
 
 # Without this, Windows PowerShell writes output in the console code page and non-ASCII text breaks.
 UTF8_PREFIX = "try { [Console]::OutputEncoding=[System.Text.Encoding]::UTF8 } catch {}"
-POWERSHELL_ARGS = ("-NoLogo", "-NoProfile", "-NonInteractive", "-Command")
 
 
 def __getattr__(name: str) -> Any:

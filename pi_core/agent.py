@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -22,7 +23,6 @@ from pi_core.loop import (
     run_agent_loop_continue,
 )
 from pi_core.providers import StreamOptions
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
 from pi_core.tools import Tool, ToolSettings
 from pi_core.types import (

@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pi_core.records import Record
+from pydantic import BaseModel
 
 
 def _camel(name: str) -> str:
@@ -16,9 +16,9 @@ def _camel(name: str) -> str:
 
 
 def to_plain(value: Any) -> Any:
-    """JSON-ready form of event payloads: typed records (and pydantic models) by alias, results and lists
-    recursively."""
-    if isinstance(value, Record):
+    """JSON-ready form of event payloads: pydantic models (pi's wire types among them) by alias, results and
+    lists recursively."""
+    if isinstance(value, BaseModel):
         return value.model_dump(by_alias=True, exclude_none=True, mode="json")
     if isinstance(value, list):
         return [to_plain(v) for v in value]
@@ -27,9 +27,6 @@ def to_plain(value: Any) -> Any:
     to_json = getattr(value, "to_json", None)
     if callable(to_json):
         return to_json()
-    dump = getattr(value, "model_dump", None)
-    if callable(dump) and not isinstance(value, type):  # a pydantic model
-        return dump(by_alias=True, exclude_none=True, mode="json")
     return value
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registrations import SlashCommand
 from pi_core.ui import UI
 

@@ -11,13 +11,13 @@ import inspect
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.errors import ToolError
 from pi_core.events import AgentEvent
 from pi_core.providers import StreamOptions
-from pi_core.records.lazyclass import dataclass, field, replace
 from pi_core.signals import AbortSignal
 from pi_core.tools import (
     AfterToolCall,
@@ -335,7 +335,7 @@ async def execute_tool_calls(context: AgentContext, assistant: AssistantMessage,
 async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantMessage, config: LoopConfig,
                    emit: Emit, signal: AbortSignal) -> _Prepared:
     # Imported here: a reply without tool calls never loads the validator.
-    from pi_core.validation import non_finite_error, validate_tool_arguments
+    from pi_core.validation import non_finite_error, tool_args, validate_tool_arguments
 
     await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
     prepared = _Prepared(call)
@@ -364,7 +364,7 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
                 return prepared
             if decision is not None and decision.args is not None:
                 info.args = decision.args
-        prepared.args = tool.build_args(info.args)
+        prepared.args = tool_args(tool, info.args)
     except Exception as err:  # noqa: BLE001 - every preparation failure becomes a result the model reads
         prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
     return prepared

@@ -7,10 +7,9 @@ stdin and stdout are terminals, else ``text``. A plugin can add its own (``pi --
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_core.session import AgentSession

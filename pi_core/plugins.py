@@ -25,9 +25,9 @@ import pluggy
 from pi_core import discovery, hookspecs
 from pi_core.discovery import OPTIONAL_GROUP, PLUGIN_PREFIX, dist_label
 from pi_core.errors import PluginConflict
-from pi_core.registry import LAYER_RANK, Layer, PluginFailure, PluginInfo, PluginSet
+from pi_core.registry import HookManager, Layer, PluginFailure, PluginInfo, PluginSet
 
-__all__ = ["LAYER_RANK", "OPTIONAL_GROUP", "Layer", "PluginFailure", "PluginInfo", "PluginSet", "load_plugins",
+__all__ = ["OPTIONAL_GROUP", "Layer", "PluginFailure", "PluginInfo", "PluginSet", "load_plugins",
            "new_plugin_manager", "register_file", "register_module"]
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 _SPEC_NAMES = sorted(name for name in dir(hookspecs) if name.startswith("pi_"))
 
 
-class _Manager(pluggy.PluginManager):
+class _Manager(HookManager):
     """pluggy's manager, reading a module's functions from its ``__dict__``: pluggy looks at every name of
     every plugin module with ``inspect.getattr_static`` (most of a load's own time), which finds the same."""
 
@@ -63,7 +63,7 @@ def _module_opts(owner: object, name: str, marker: str) -> Any:
     return _ASK_PLUGGY if isinstance(value, (staticmethod, classmethod, MethodType)) else None
 
 
-def new_plugin_manager() -> pluggy.PluginManager:
+def new_plugin_manager() -> HookManager:
     pm = _Manager("pi")
     pm.add_hookspecs(hookspecs)
     return pm

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
 
 if TYPE_CHECKING:

@@ -7,9 +7,8 @@ receive a ``pi_core.extension.CommandContext`` and may be ``def`` or ``async def
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from pi_core.records.lazyclass import dataclass, field
 
 CommandContext = Any  # pi_core.extension.CommandContext (named loosely: extension imports this module)
 

@@ -17,12 +17,13 @@ import functools
 import inspect
 import weakref
 from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import pluggy
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registrations import CommandInfo, SlashCommand
 
 T = TypeVar("T")
@@ -130,11 +131,31 @@ _OMITTED = object()  # an argument (or ``ctx``) the caller left out
 _NO_PLAN = _Plan((), (), Policy("collect"))
 
 
+class HookManager(pluggy.PluginManager):
+    """pluggy's manager, counting the changes to its registrations: pluggy tells no one when a plugin comes
+    or goes, and ``register``, ``unregister`` (``set_blocked`` too) and ``add_hookspecs`` are the public ways
+    they change, so ``PluginSet`` keeps its call plans until the count moves."""
+
+    changes = 0
+
+    def register(self, plugin: object, name: str | None = None) -> str | None:
+        self.changes += 1
+        return super().register(plugin, name)
+
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+        self.changes += 1
+        return super().unregister(plugin, name)
+
+    def add_hookspecs(self, module_or_class: ModuleType | type) -> None:
+        self.changes += 1
+        super().add_hookspecs(module_or_class)
+
+
 @dataclass
 class PluginSet:
     """The plugin manager plus what was learned while loading it."""
 
-    pm: pluggy.PluginManager
+    pm: HookManager
     info: dict[str, PluginInfo] = field(default_factory=dict)
     failures: list[PluginFailure] = field(default_factory=list)
     available: dict[str, str] = field(default_factory=dict)  # opt-in plugins (group pi.optional): name -> dist
@@ -159,18 +180,15 @@ class PluginSet:
         return bool(self._plan(hook).impls)
 
     def _plan(self, hook: str) -> _Plan:
-        """Implementations in call order and the policy: built once, checked per call against pluggy's
-        registrations (every hook call passes here, so the check is kept to a list copy and a compare)."""
+        """Implementations in call order and the policy: built once, kept while the manager's registrations
+        and the loaded plugins stay as they were (every hook call passes here: a hit is one tuple compare)."""
+        key = (self.pm.changes, len(self.info))
+        cached = self._order.get(hook)
+        if cached is not None and cached.key == key:
+            return cached
         caller = getattr(self.pm.hook, hook, None)
         if caller is None:
             return _NO_PLAN
-        cached = self._order.get(hook)
-        # pluggy keeps a caller's registrations in one list it edits in place: compare it without a copy
-        raw = getattr(caller, "_hookimpls", None) or caller.get_hookimpls()
-        if cached is not None and cached.key[0] == len(self.info) and cached.key[1] is caller.spec \
-                and cached.key[2] == raw:
-            return cached
-        key = (len(self.info), caller.spec, list(raw))
         loaded = {name: index for index, name in enumerate(self.info)}
 
         def rank(impl: pluggy.HookImpl) -> tuple[int, int, int]:
@@ -178,7 +196,7 @@ class PluginSet:
             klass = 0 if impl.tryfirst else 2 if impl.trylast else 1
             return LAYER_RANK[self.layer_of(name)], klass, loaded.get(name, len(loaded))
 
-        ordered = tuple(sorted(raw, key=rank))
+        ordered = tuple(sorted(caller.get_hookimpls(), key=rank))
         found = getattr(caller.spec.function, "pi_policy", None) if caller.spec is not None else None
         policy = found if isinstance(found, Policy) else Policy("collect")
         plan = self._order[hook] = _Plan(key, ordered, policy)

@@ -8,9 +8,8 @@ Contributed via ``pi_renderers`` (keyed by tool name), ``pi_message_renderers`` 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Literal
-
-from pi_core.records.lazyclass import dataclass
 
 
 @dataclass

@@ -82,7 +82,6 @@ class AgentSession:
         self._exec = parts.exec
         self.reimport = parts.reimport or (lambda plugins: None)
         self.auto_compaction = True
-        self.is_compacting = False
         self.listeners = Listeners(self._to_plugins)
         self._shutdown_requests: list[Callable[[], None]] = []
         self._queue_texts: tuple[list[str], list[str]] = ([], [])
@@ -334,6 +333,10 @@ class AgentSession:
     @property
     def is_streaming(self) -> bool:
         return self.agent.state.is_streaming
+
+    @property
+    def is_compacting(self) -> bool:
+        return self.compactor is not None and self.compactor.running
 
     @property
     def is_idle(self) -> bool:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.providers import ApiProvider, StreamOptions
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.tools import Tool, ToolPolicy, ToolSettings
 from pi_core.types import (
     AgentMessage,
@@ -131,11 +131,11 @@ class CompactionHook(Protocol):
 class Compaction(Protocol):
     """Summarises old history and branches left behind: ``pi_core.compaction.Compactor``."""
 
+    running: bool  # a compaction, or the check for one, is under way (``AgentSession.is_compacting``)
+
     def subscribe(self, listener: Callable[[AgentEvent], Any]) -> None: ...
     def use_hook(self, hook: CompactionHook) -> None: ...
     def reset_overflow_guard(self) -> None: ...
-    async def check(self, assistant_message: Any, model: Model | None, agent_messages: list[Any], *,
-                    thinking_level: str | None = None, skip_aborted: bool = True) -> Any: ...
     async def compact(self, model: Model | None, *, thinking_level: str | None = None,
                       custom_instructions: str | None = None) -> Any: ...
     async def after_turn(self, session: Any, *, skip_aborted: bool) -> bool:

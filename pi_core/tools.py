@@ -6,10 +6,10 @@ import functools
 import os
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
 
 if TYPE_CHECKING:
@@ -197,7 +197,8 @@ class Tool:
         return made
 
     def build_args(self, validated: dict[str, Any]) -> Any:
-        """Turn validated JSON arguments into what ``execute`` receives."""
+        """Turn validated JSON arguments into what ``execute`` receives (pi_core.validation.tool_args words a
+        refusal by the pydantic model's own validators)."""
         if isinstance(self.parameters, dict):
             return validated
         return self.parameters.model_validate(validated)
@@ -208,17 +209,21 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
 
-    def clean(node: Any) -> Any:
+    def clean(node: Any, names: bool = False) -> Any:
+        """``names``: ``node`` maps property names to schemas (a property may be called "title")."""
         if isinstance(node, dict):
-            if "$ref" in node:
+            if not names and "$ref" in node:
                 return clean(defs[node["$ref"].rsplit("/", 1)[-1]])
-            return {k: clean(v) for k, v in node.items() if k != "title"}
+            return {k: clean(v, not names and k in _NAME_MAPS) for k, v in node.items() if names or k != "title"}
         if isinstance(node, list):
             return [clean(v) for v in node]
         return node
 
     cleaned: dict[str, Any] = clean(raw)
     return cleaned
+
+
+_NAME_MAPS = ("properties", "patternProperties")
 
 
 class ToolPolicy(Protocol):

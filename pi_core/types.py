@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 import re
 import time
+from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pi_core.records import Field, PrivateAttr, Record, model_validator
-from pi_core.records.lazyclass import dataclass, field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic.alias_generators import to_camel
 
 StopReason = Literal["stop", "length", "toolUse", "error", "aborted"]
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
@@ -58,8 +59,14 @@ def encodable_value(value: Any) -> Any:
     return value
 
 
-class PiModel(Record):
-    """Base for every wire type: camelCase JSON, unknown keys kept (Pi may add fields)."""
+class PiModel(BaseModel):
+    """Base for every wire type: camelCase JSON, unknown keys kept (Pi may add fields).
+
+    ``defer_build``: a class's validator and serializer are built when it is first used, so start-up pays only
+    for the types a run touches."""
+
+    model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=True,
+                              extra="allow", serialize_by_alias=True, defer_build=True)
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")

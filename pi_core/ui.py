@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
-
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_core.signals import AbortSignal

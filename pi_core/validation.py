@@ -56,10 +56,7 @@ def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
         return value  # type: ignore[no-any-return]  # validated: a JSON object by the schema's own rule
     # jsonschema reports `required` once per missing name, and Pi's one line names them all: each line once
     lines = list(dict.fromkeys(line for error in errors for line in _describe(error)))
-    received = json.dumps(arguments, indent=2, ensure_ascii=False)
-    raise ValidationError(
-        f'Validation failed for tool "{tool.name}":\n' + "\n".join(lines) + f"\n\nReceived arguments:\n{received}"
-    )
+    raise _failure(tool, lines, arguments)
 
 
 def non_finite_error(tool: Tool, non_finite: dict[str, str], arguments: Any) -> ValidationError:
@@ -76,7 +73,24 @@ def non_finite_error(tool: Tool, non_finite: dict[str, str], arguments: Any) -> 
             holder[int(last) if isinstance(holder, list) else last] = float(token)
         except (KeyError, IndexError, TypeError, ValueError):
             continue  # a key with a dot in it: the line above still names the path
-    received = json.dumps(shown, indent=2, ensure_ascii=False)  # Python prints NaN/Infinity as the model did
+    return _failure(tool, lines, shown)  # json.dumps prints NaN/Infinity as the model did
+
+
+def tool_args(tool: Tool, validated: dict[str, Any]) -> Any:
+    """``tool.build_args``; arguments the schema accepted but the tool's pydantic model refused (its own
+    validators) raise Pi's text, with pydantic's wording for each problem."""
+    from pydantic import ValidationError as PydanticError
+
+    try:
+        return tool.build_args(validated)
+    except PydanticError as err:
+        lines = [f"  - {_path(problem['loc'])}: {problem['msg']}" for problem in err.errors(include_url=False)]
+        raise _failure(tool, lines, validated) from None
+
+
+def _failure(tool: Tool, lines: list[str], arguments: Any) -> ValidationError:
+    """Pi's text: the problems, one a line, then the arguments as received."""
+    received = json.dumps(arguments, indent=2, ensure_ascii=False)
     return ValidationError(
         f'Validation failed for tool "{tool.name}":\n' + "\n".join(lines) + f"\n\nReceived arguments:\n{received}")
 

@@ -10,10 +10,10 @@ OpenAI-compatible ``/v1`` endpoint, so a found model works with ``openai-complet
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_core.types import Model

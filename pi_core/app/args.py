@@ -50,6 +50,7 @@ class Args:
     extensions: list[str]
     no_extensions: bool = False
     no_mcp: bool = False
+    sandbox: str | None = None  # --sandbox MODE (docs/sandbox.md)
     disable_plugins: list[str]
     skills: list[str]
     no_skills: bool = False
@@ -62,6 +63,8 @@ class Args:
     system_prompt: str | None = None
     append_system_prompt: list[str]
     export: str | None = None
+    share: str | None = None  # --share SESSION: pi's own addition (docs/sessions.md#share-a-session)
+    yes: bool = False  # --yes: share without the confirmation
     verbose: bool = False
     offline: bool = False
     approve: bool | None = None  # -a / -na: this run's project-trust decision (docs/config.md#project-trust)
@@ -141,13 +144,13 @@ _BOOL_FLAGS = {
     "--no-extensions": "no_extensions", "-ne": "no_extensions", "--no-skills": "no_skills", "-ns": "no_skills",
     "--no-prompt-templates": "no_prompt_templates", "-np": "no_prompt_templates", "--no-themes": "no_themes",
     "--no-context-files": "no_context_files", "-nc": "no_context_files", "--verbose": "verbose",
-    "--offline": "offline", "--no-mcp": "no_mcp",
+    "--offline": "offline", "--no-mcp": "no_mcp", "--yes": "yes",
 }
 _VALUE_FLAGS = {
     "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
     "--thinking": "thinking", "--session": "session", "--session-id": "session_id", "--fork": "fork",
     "--session-dir": "session_dir", "--system-prompt": "system_prompt", "--export": "export",
-    "--use-theme": "use_theme",
+    "--use-theme": "use_theme", "--sandbox": "sandbox", "--share": "share",
 }
 _LIST_FLAGS = {"--models": "models", "--tools": "tools", "-t": "tools", "--exclude-tools": "exclude_tools",
                "-xt": "exclude_tools"}
@@ -197,7 +200,7 @@ def parse_args(argv: list[str]) -> Args:
         elif token in _VALUE_FLAGS and has_next:
             i += 1
             name, value = _VALUE_FLAGS[token], argv[i]
-            words_are_messages = words_are_messages or name in ("mode", "export")
+            words_are_messages = words_are_messages or name in ("mode", "export", "share")
             if name == "thinking" and value not in THINKING_CHOICES:
                 args.warnings.append(f'Invalid thinking level "{value}". Valid values: {", ".join(THINKING_CHOICES)}')
             else:
@@ -259,74 +262,3 @@ def split_command(argv: list[str]) -> CommandLine | None:
     if at is None:
         return None
     return CommandLine(name=argv[at], options=parse_args(argv[:at]), global_argv=argv[:at], argv=argv[at + 1:])
-
-
-HELP = """\
-pi - a minimal, hackable coding agent; every tool and provider is a plugin
-
-Usage:
-  pi [options] [--] [@files...] [messages...]
-  pi [options] <command> [command options]   plugins, tools, install, remove, list, update, or a plugin's
-
-Options:
-  -p, --print                    Answer the prompt and exit (no interactive UI)
-  --mode <text|json|rpc|NAME>    Output mode: text (default), json (one event per line), rpc (stdin/stdout
-                                 protocol), or a mode a plugin adds
-  --provider <name>              Provider to search for --model (requires --model)
-  --model <pattern>              Model id or pattern; provider/id and a :<thinking> suffix are accepted
-  --api-key <key>                API key for the selected model's provider (not saved; pi hides it from
-                                 the process list, but an environment variable such as ANTHROPIC_API_KEY
-                                 is safer: shell history and other tools see command lines)
-  --thinking <level>             off, minimal, low, medium, high, xhigh, max (xhigh and max only
-                                 for models that support them)
-  --models <patterns>            Comma-separated models to cycle through
-  --list-models [search]         List models that have credentials
-  -c, --continue                 Continue the most recent session in this directory
-  -r, --resume                   Pick a session to resume
-  --session <path|id>            Open a session file or id prefix
-  --session-id <id>              Open this directory's session with this exact id, or create it
-  --fork <path|id>               Fork a session into a new one
-  --session-dir <dir>            Where sessions are stored and looked up
-  --no-session                   Keep the session in memory only
-  -n, --name <name>              Set the session's display name
-  -t, --tools <a,b>              Only these tools, e.g. read,grep; * patterns; mcp__ entries filter MCP
-                                 tools too; only +name/-name entries change the default selection
-  -nt, --no-tools                No tools at all (unless --tools is given)
-  -nbt, --no-builtin-tools       Start with no built-in tool active; plugin tools stay
-  -xt, --exclude-tools <a,b>     Remove these tools (names or * patterns, MCP tools included)
-  -e, --extension <file.py>      Load a plugin file for this run (repeatable)
-  -ne, --no-extensions           Skip plugin discovery (-e files still load)
-  --disable-plugin <name>        Do not load this plugin (repeatable)
-  --no-mcp                       No MCP servers, MCP tools or /mcp this run
-  --skill <path>                 Load a skill file or directory (repeatable)
-  -ns, --no-skills               Skip skill discovery
-  --prompt-template <path>       Load a prompt template file or directory (repeatable)
-  -np, --no-prompt-templates     Skip prompt template discovery
-  --theme <path>                 Load a theme file or directory (repeatable)
-  --use-theme <name[/name]>      The interactive theme for this run (light/dark: by terminal)
-  --no-themes                    Skip discovered and configured themes (--theme paths still load)
-  -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
-  -a, --approve                  Trust this project's .pi files, packages and .agents/skills for this run
-  -na, --no-approve              Skip them for this run (no prompt, nothing saved)
-  --system-prompt <text|file>    Replace the default system prompt
-  --append-system-prompt <t|f>   Append to the system prompt (repeatable)
-  --export <in.jsonl> [out.html] Export a session to HTML and exit
-  --verbose                      Verbose start-up output
-  --offline                      No network at start-up
-  -h, --help                     Show this help
-  -v, --version                  Show the version
-
-Sub-commands:
-  pi plugins [--json] [-e f.py]  Plugins with their origin, tools, providers and overrides
-  pi tools [--json] [-e f.py]    Registered tools and which are active by default
-                                 (both also take --disable-plugin <name> and -ne, --no-extensions)
-  pi install <pkg> [-l]          pip-install a plugin package into pi's environment
-  pi remove <pkg> [-l]           Uninstall a plugin package
-  pi list                        Installed plugin packages
-  pi update [pkg]                Upgrade plugin packages
-  pi mcp add|remove|list|login|logout   MCP servers in mcp.json (pi mcp --help)
-
-Environment:
-  PI_CODING_AGENT_DIR            Config directory (default ~/.pi/agent)
-  ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ...   Provider keys
-"""

@@ -11,11 +11,11 @@ import asyncio
 import json
 import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_core.app.args import Args

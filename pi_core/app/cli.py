@@ -34,10 +34,12 @@ if TYPE_CHECKING:
 
 NO_PROMPT_TEXT = ("No prompt given. Pass one as a message (pi -p \"...\"), as @file arguments or on stdin; "
                   "run pi in a terminal without -p for the interactive UI.")
-SUBCOMMANDS = ("plugins", "tools", "install", "remove", "uninstall", "update", "list")
+SUBCOMMANDS = ("plugins", "tools", "config", "install", "remove", "uninstall", "update", "list")
+# Commands of the plugins pi ships (Pi 1.6.0 has ``mcp`` built in): with the plugin off, the word is still
+# never sent to the model as a prompt.
+PLUGIN_COMMANDS = {"mcp": "mcp", "batch": "batch", "acp": "acp"}
 
 
-HIDDEN_KEY_ENV = "PI_CLI_API_KEY"  # where a re-executed pi finds the --api-key value it was given
 _EXITING = False  # set by cli(): the process ends right after main(), so the modes may skip teardown
 
 
@@ -53,8 +55,10 @@ def cli() -> None:
         from pi_core.app import typeahead
 
         typeahead.start()
+    from pi_core.app.hidden_key import hide_api_key, with_hidden_key
+
     hide_api_key(argv)
-    exit_now(main(_with_hidden_key(argv)))
+    exit_now(main(with_hidden_key(argv)))
 
 
 # Options that never keep a run from being interactive: flags, and options with one value. Anything else (-p,
@@ -66,7 +70,7 @@ _NEUTRAL_FLAGS = frozenset((
 _NEUTRAL_OPTIONS = frozenset((
     "--provider", "--model", "--models", "--thinking", "--session", "--session-id", "--session-dir", "--fork",
     "--system-prompt", "--append-system-prompt", "--use-theme", "--theme", "--tools", "-t", "--exclude-tools", "-xt",
-    "--extension", "-e", "--skill", "--prompt-template", "--disable-plugin", "--name", "-n"))
+    "--extension", "-e", "--skill", "--prompt-template", "--disable-plugin", "--name", "-n", "--sandbox"))
 
 
 def _plainly_interactive(argv: list[str]) -> bool:
@@ -86,51 +90,6 @@ def _plainly_interactive(argv: list[str]) -> bool:
             words = words or not token.startswith("-")
         i += 1
     return True
-
-
-def hide_api_key(argv: list[str]) -> None:
-    """``--api-key KEY`` is readable by every local user in ``ps`` and ``/proc/PID/cmdline``: run pi again
-    in this same process without it (``execv``), handing the key over in the environment, which only the
-    user can read. Does nothing when there is no key to hide, on Windows, or if the exec fails."""
-    if sys.platform == "win32" or os.environ.get(HIDDEN_KEY_ENV) is not None:
-        return
-    at = _api_key_at(argv)
-    if at is None:
-        return
-    original = list(getattr(sys, "orig_argv", []))
-    if not original or original[len(original) - len(argv):] != argv:
-        return  # started in a way we cannot reproduce: keep going with the key visible
-    command = original[:len(original) - len(argv)] + argv[:at] + argv[at + 2:]
-    env = {**os.environ, HIDDEN_KEY_ENV: argv[at + 1]}
-    sys.stdout.flush()
-    sys.stderr.flush()
-    try:
-        os.execve(sys.executable, command, env)
-    except OSError:
-        return
-
-
-def _api_key_at(argv: list[str]) -> int | None:
-    """Where ``--api-key VALUE`` is, read the way the argument parser reads it (not inside a message, not
-    among a sub-command's own arguments)."""
-    from pi_core.app.args import parse_args, split_command
-
-    command = split_command(argv)
-    own = command.global_argv if command is not None else argv
-    parsed = parse_args(own)
-    if parsed.api_key is None:
-        return None
-    for index in range(len(own) - 1):
-        if argv[index] == "--api-key" and argv[index + 1] == parsed.api_key:
-            return index
-    return None
-
-
-def _with_hidden_key(argv: list[str]) -> list[str]:
-    key = os.environ.pop(HIDDEN_KEY_ENV, None)
-    if key is None:
-        return argv
-    return ["--api-key", key, *argv]
 
 
 def exit_now(code: int) -> None:
@@ -176,14 +135,9 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
     if command is not None:
         if command.options.errors:
             return _report_parse(command.options)
-        if command.name == "auth":
-            from pi_core.app.auth_command import run as run_auth
-
-            return run_auth(command.argv, command.options)
-        if command.name in SUBCOMMANDS:
-            from pi_core.app.subcommands import run
-
-            return run(command, cwd or Path.cwd())
+        builtin = BUILTIN_COMMANDS.get(command.name)
+        if builtin is not None:
+            return builtin(command, cwd or Path.cwd())
     args = parse_args(argv)
     if args.offline or os.environ.get("PI_OFFLINE", "").lower() in ("1", "true", "yes"):
         os.environ["PI_OFFLINE"] = "1"
@@ -207,9 +161,27 @@ def main(argv: list[str], cwd: Path | None = None) -> int:
         _release_typeahead()
 
 
+def _auth_command(command: CommandLine, cwd: Path) -> int:
+    from pi_core.app.auth_command import run
+
+    return run(command.argv, command.options)
+
+
+def _click_command(command: CommandLine, cwd: Path) -> int:
+    from pi_core.app.subcommands import run
+
+    return run(command, cwd)
+
+
+# The built-in sub-commands, run before any plugin loads; each module is imported only when its command runs.
+# A plugin's command (pi_cli_commands) is looked up once the plugins that pi's options choose have loaded.
+BUILTIN_COMMANDS: dict[str, Callable[[CommandLine, Path], int]] = {
+    "auth": _auth_command, **dict.fromkeys(SUBCOMMANDS, _click_command)}
+
+
 def _catch_typeahead(args: Args, command: CommandLine | None) -> None:
     """An interactive run shows a stand-in editor now, taking keys while the plugins and the UI load."""
-    if (sys.platform == "win32" or _mode_name(args) != "interactive" or args.resume or args.export or args.list_models is not False
+    if (sys.platform == "win32" or _mode_name(args) != "interactive" or args.resume or args.export or args.share or args.list_models is not False
             or (command is not None and _may_be_command(command.name))):
         _release_typeahead()  # started by cli() on a guess the parse does not bear out
         return
@@ -233,8 +205,8 @@ def _version_or_help(args: Args, cwd: Path | None = None) -> int:
     else:
         from pathlib import Path
 
-        from pi_core.app.args import HELP
         from pi_core.app.flags import cached_flags, help_section
+        from pi_core.app.help_text import HELP
 
         # Plugin flags come from the cache the last run wrote: --help imports no plugin.
         sys.stdout.write(HELP + help_section(cached_flags(args, cwd or Path.cwd())))
@@ -263,6 +235,8 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
             return run_click(found, command.argv, f"pi {command.name}",
                              CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd,
                                             startup=env))
+        if command.name in PLUGIN_COMMANDS:
+            raise PiError(_missing_command(command.name))
         code = _report_parse(args)  # not a command after all: the whole line is pi's
         if code or args.version or args.help:
             return code or _version_or_help(args, cwd)
@@ -271,6 +245,14 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
                         trust=env.trust if args.approve == command.options.approve else None)
         return _run_session(args, cwd, env)
     return _run_session(args, cwd, None)
+
+
+def _missing_command(name: str) -> str:
+    plugin = PLUGIN_COMMANDS[name]
+    flags = "--no-mcp, " if name == "mcp" else ""
+    return (f'"pi {name}" is a command of the {plugin} plugin, which is not loaded in this run (turned off by '
+            f"{flags}--no-extensions, --disable-plugin or the disabledPlugins setting: see pi config). "
+            f'To send "{name} ..." to the model as a prompt: pi -- {name} ...')
 
 
 def _load(args: Args, cwd: Path, *, rpc: bool, mode: str, trust: TrustDecision | None = None) -> Startup:
@@ -345,14 +327,11 @@ def _start_session(args: Args, cwd: Path, env: Startup | None,
         env = env or _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
         _check_flags(args, env)
     if args.export:
-        from pathlib import Path
+        return _export(args, cwd)
+    if args.share:
+        from pi_core.app.share_command import run_share
 
-        from pi_core.export.html import export_html
-
-        out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"
-        theme = _export_theme(args, cwd)
-        path = export_html(Path(args.export), out, colors=theme.export_colors())
-        _out(f"Exported to: {path}")
+        _out(run_share(args, cwd, _export_theme(args, cwd).export_colors()))
         return 0
     conflicting = [flag for flag, on in (("--session", args.session), ("--continue", args.continue_),
                                          ("--resume", args.resume), ("--no-session", args.no_session)) if on]
@@ -362,25 +341,47 @@ def _start_session(args: Args, cwd: Path, env: Startup | None,
     if args.session_id is not None and conflicting:
         return _fail(f"--session-id cannot be combined with {', '.join(conflicting)}")
 
-    from pi_core.app import startup as boot
-    from pi_core.mode import ModeRequest
-
     if env is None:
         env = _load(args, cwd, rpc=args.mode == "rpc", mode=_mode_name(args))
     from pi_core.app.flags import parse_plugin_flags
 
     parse_plugin_flags(args, env.registry)  # before the messages are read: a boolean flag gives back its word
     if args.list_models is not False:
-        from pi_core.models.resolution import format_model_list
+        return _list_models(args, env)
+    return _run_mode(_choose_mode(env, args), args, cwd, env, started)
 
-        models = boot.model_registry(env)
-        models.discover(env.settings)  # local servers answer only when asked
-        _print_warnings(env.warnings)  # after the models files were read: their errors are shown too
-        search = args.list_models if isinstance(args.list_models, str) else None
-        _out(format_model_list(models.available_models(), search))
-        return 0
 
-    mode = _choose_mode(env, args)
+def _export(args: Args, cwd: Path) -> int:
+    from pathlib import Path
+
+    from pi_core.export.html import export_html
+
+    assert args.export is not None
+    out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"
+    theme = _export_theme(args, cwd)
+    path = export_html(Path(args.export), out, colors=theme.export_colors())
+    _out(f"Exported to: {path}")
+    return 0
+
+
+def _list_models(args: Args, env: Startup) -> int:
+    from pi_core.app import startup as boot
+    from pi_core.models.resolution import format_model_list
+
+    models = boot.model_registry(env)
+    models.discover(env.settings)  # local servers answer only when asked
+    _print_warnings(env.warnings)  # after the models files were read: their errors are shown too
+    search = args.list_models if isinstance(args.list_models, str) else None
+    _out(format_model_list(models.available_models(), search))
+    return 0
+
+
+def _run_mode(mode: Mode, args: Args, cwd: Path, env: Startup, started: Callable[[], None]) -> int:
+    """The one call that runs a session: its prompts gathered (piped stdin, @files, messages), the session
+    built, then ``mode.run`` until it ends."""
+    from pi_core.app import startup as boot
+    from pi_core.mode import ModeRequest
+
     interactive = mode.name == "interactive"
     if mode.stdio:
         if args.file_args:

@@ -8,8 +8,10 @@ from typing import Any
 from pi_core.registry import Registry
 
 
-def plugin_rows(registry: Registry) -> list[dict[str, Any]]:
+def plugin_rows(registry: Registry, status: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    """One row per plugin; ``status`` adds a line of state to some (the sandbox's active mode)."""
     plugins = registry.plugins
+    status = status or {}
     kinds = {"tool": registry.tools, "provider": registry.providers, "renderer": registry.renderers,
              "mode": registry.modes}
     beaten: dict[str, list[str]] = {}
@@ -39,16 +41,17 @@ def plugin_rows(registry: Registry) -> list[dict[str, Any]]:
             "overrides": beaten.get(name, []),
             "overridden": lost.get(name, []),
             "error": None,
+            "status": status.get(name),
         })
     for failure in plugins.failures:
         rows.append({"name": failure.name, "layer": "failed", "source": failure.source, "replaces": None,
                      "tools": [], "providers": [], "renderers": [], "modes": [], "overrides": [], "overridden": [],
-                     "error": failure.reason})
+                     "error": failure.reason, "status": None})
     for name, source in sorted(plugins.available.items()):
         if name not in plugins.info:
             rows.append({"name": name, "layer": "available", "source": source, "replaces": None, "tools": [],
                          "providers": [], "renderers": [], "modes": [], "overrides": [], "overridden": [],
-                         "error": None})
+                         "error": None, "status": None})
     return rows
 
 
@@ -70,6 +73,8 @@ def render_plugin_rows(rows: list[dict[str, Any]], registry: Registry) -> str:
             lines.append(f"{'':<{width}}  overridden: {override}")
         if row["error"]:
             lines.append(f"{'':<{width}}  FAILED: {row['error']}")
+        if row["status"]:
+            lines.append(f"{'':<{width}}  {row['status']}")
     if not lines:
         lines.append("No plugins loaded.")
     available: dict[str, list[str]] = {}

@@ -329,6 +329,11 @@ class Settings:
     def scope_data(self, scope: Scope) -> dict[str, Any]:
         return _deepcopy(self._scopes[scope].data)
 
+    def scope_path(self, scope: Scope) -> Path:
+        """The file a scope is read from (for messages): its TOML file, or Pi's settings.json without one."""
+        state = self._scopes[scope]
+        return state.json_path if state.json_path.is_file() and not state.toml_path.is_file() else state.toml_path
+
     def as_dict(self) -> dict[str, Any]:
         return _deepcopy(self._merged)
 

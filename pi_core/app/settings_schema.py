@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-MAX_NESTING = 64
+from pi_core.toolkit.nesting import MAX_NESTING, nesting_depth
 
 _NUMBER = "a number"
 _INT = "an integer"
@@ -27,6 +27,7 @@ KNOWN: dict[str, str] = {
     "defaultProvider": _STR, "defaultModel": _STR, "defaultThinkingLevel": _STR, "steeringMode": _STR,
     "followUpMode": _STR, "transport": _STR, "shellPath": _STR, "shellCommandPrefix": _STR, "sessionDir": _STR,
     "theme": _STR, "hideThinkingBlock": _BOOL, "enableSkillCommands": _BOOL,  # quietStartup may be "header"
+    "sessionShareDestination": _STR,
     "defaultTools": _LIST, "enabledModels": _LIST, "packages": _LIST, "extensions": _LIST, "skills": _LIST,
     "prompts": _LIST, "themes": _LIST, "disabledPlugins": _LIST, "enabledPlugins": _LIST, "disabled_plugins": _LIST,
     "thinkingBudgets": _TABLE, "images": _TABLE, "images.blockImages": _BOOL, "images.autoResize": _BOOL,
@@ -55,23 +56,6 @@ def _fits(value: Any, kind: str) -> bool:
 def _shown(value: Any) -> str:
     text = json.dumps(value, ensure_ascii=False, default=str)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def nesting_depth(value: Any) -> int:
-    """How deep lists and tables nest (a scalar is 0), without recursing."""
-    deepest, stack = 0, [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            stack.extend((child, depth + 1) for child in item.values())
-        elif isinstance(item, list):
-            stack.extend((child, depth + 1) for child in item)
-        else:
-            continue
-        deepest = max(deepest, depth + 1)
-        if deepest > MAX_NESTING:
-            break
-    return deepest
 
 
 def parse_settings_text(path: Path, text: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,6 @@ from pi_core.app.args import Args
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registry import PluginFailure, Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level
@@ -168,6 +168,17 @@ def check_plugins(env: Startup) -> None:
              else _failure_text(f, False) for f in fatal]
     names = " ".join(f"--disable-plugin {f.name}" for f in fatal)
     raise PiError("\n".join(lines) + f"\nHint: start without it: pi {names}, or without extensions: pi -ne")
+
+
+def start_sandbox(args: Args, env: Startup) -> None:
+    """Confine what the model runs from here on (docs/sandbox.md), or refuse to start when that was asked for
+    and cannot be done; with no sandbox asked for, nothing is imported."""
+    from pi_core.app.sandbox_start import resolve_sandbox
+    from pi_core.toolkit.sandbox import activate
+
+    chosen = resolve_sandbox(env.plugins, env.settings, env.cwd, env.agent_dir, args.sandbox)
+    if chosen is not None:
+        activate(chosen[0])
 
 
 def model_registry(startup: Startup) -> Any:
@@ -404,12 +415,12 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
         if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
-            from pi_core.models.authorized import authorized_stream
+            from pi_core.llm.authorized import authorized_stream
 
             stream_fn = authorized_stream(models, stream_fn)
     direct_fn = stream_fn  # requests outside the agent loop (compaction, ctx.model_registry)
     if isinstance(models, ModelRegistry) and models.sources.virtual:
-        from pi_core.models.virtual import routed_stream
+        from pi_core.llm.routed import routed_stream
 
         direct_fn = routed_stream(models, store, stream_fn, direct=True)
         stream_fn = routed_stream(models, store, stream_fn)
@@ -446,6 +457,7 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     check_plugins(env)
     flag_values = parse_plugin_flags(args, env.registry)
     settings = env.settings
+    start_sandbox(args, env)
     if args.provider and not args.model:
         raise PiError(f"--provider requires --model (for example: --provider {args.provider} --model <pattern>)")
     name = args.name.strip() if args.name is not None else None

@@ -7,6 +7,7 @@ click ``obj``: pi's own options given before the command's name, and the plugins
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,7 +15,6 @@ import click
 
 from pi_core.app.args import Args, CommandLine
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_core.app.startup import Startup
@@ -80,13 +80,28 @@ def plugins_command(context: CommandContext, json_: bool, extensions: tuple[str,
     from pi_core.app.plugin_report import plugin_rows, render_plugin_rows
 
     env = _environment(context, extensions, disable_plugins, no_extensions, approve)
-    rows = plugin_rows(env.registry)
+    rows = plugin_rows(env.registry, sandbox_status(context.options, env))
     if json_:
         import json
 
         click.echo(json.dumps(rows, indent=2))
     else:
         click.echo(render_plugin_rows(rows, env.registry))
+
+
+def sandbox_status(options: Args, env: Startup) -> dict[str, str]:
+    """``{plugin: "sandbox: <mode> (<mechanism>)"}`` for the plugin that would confine this run; "sandbox: off",
+    or why a sandbox cannot start, under every plugin that offers one otherwise."""
+    from pi_core.app.sandbox_start import resolve_sandbox
+    from pi_core.toolkit.sandbox import SandboxError
+
+    offering = [impl.plugin_name for impl in env.plugins.pm.hook.pi_sandbox.get_hookimpls()]
+    try:
+        chosen = resolve_sandbox(env.plugins, env.settings, env.cwd, env.agent_dir, options.sandbox)
+    except SandboxError as err:
+        return dict.fromkeys(offering, f"sandbox: cannot start: {err}")
+    return {chosen[1]: f"sandbox: {chosen[0].describe()}"} if chosen is not None else \
+        dict.fromkeys(offering, "sandbox: off")
 
 
 @commands.command("tools")
@@ -110,6 +125,27 @@ def tools_command(context: CommandContext, json_: bool, extensions: tuple[str, .
     for row in rows:
         mark = "*" if row["active"] else " "
         click.echo(f"{mark} {row['name']:<12} {row['plugin']:<22} {row['description']}")
+
+
+@commands.command("config")
+@click.option("-l", "--local", is_flag=True, help="Start in this project's settings (.pi/settings.toml).")
+@click.option("-a/-na", "--approve/--no-approve", "approve", default=None,
+              help="Trust (or not) this project's .pi files for this command (with -l).")
+@click.pass_obj
+def config_command(context: CommandContext, local: bool, approve: bool | None) -> int:
+    """Switch plugins on or off: built-in, installed, opt-in and extension files (Tab switches scope)."""
+    from pi_core.app.config_command import ResourceConfig, print_list
+
+    given = context.options.approve
+    config = ResourceConfig(context.cwd, approve=given if approve is None else approve,
+                            scope="project" if local else "global")
+    if sys.stdin.isatty() and sys.stdout.isatty():
+        from pi_core.app.config_tui import browse
+
+        browse(config)
+    else:
+        print_list(config)
+    return 0
 
 
 _plugin_options(plugins_command)

@@ -6,12 +6,12 @@ skills, date and cwd (docs/config.md#system-prompt).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pi_core.config_paths import docs_root
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.resources.context_files import (
     ContextFile,
     Warn,

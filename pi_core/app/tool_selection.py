@@ -10,9 +10,9 @@ MCP tools are kept by an allowlist unless one of its entries starts with ``mcp__
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registry import Registry
 from pi_core.tools import Tool
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core.compaction.plan import FileOperations, extract_file_ops
@@ -12,7 +13,6 @@ from pi_core.compaction.summarize import (
     serialize_conversation,
 )
 from pi_core.compaction.tokens import estimate_tokens
-from pi_core.records.lazyclass import dataclass
 from pi_core.sessions.context import entry_message
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core.compaction.tokens import (
@@ -19,7 +20,6 @@ from pi_core.compaction.tokens import (
     should_compact,
 )
 from pi_core.errors import AbortedError
-from pi_core.records.lazyclass import dataclass
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
 from pi_core.types import CompactionResult, CompactionSettings
@@ -96,6 +96,7 @@ class Compactor:
         self._is_overflow = is_context_overflow
         self._on_hook_error = on_hook_error
         self.overflow_recovery_attempted = False
+        self.running = False  # a compaction (or the check for one) is under way: the session is not idle
 
     def use_hook(self, hook: Hook) -> None:
         """The session's ``pi_session_before_compact`` caller (it owns the plugin context)."""
@@ -255,6 +256,14 @@ class Compactor:
         signal: AbortSignal | None = None,
     ) -> CompactionOutcome:
         """Manual compaction (``/compact [text]``, RPC ``compact``). Emits events; raises on failure."""
+        self.running = True
+        try:
+            return await self._compact(model, thinking_level, custom_instructions, signal)
+        finally:
+            self.running = False
+
+    async def _compact(self, model: Model | None, thinking_level: str | None, custom_instructions: str | None,
+                       signal: AbortSignal | None) -> CompactionOutcome:
         self._emit(_event("compaction_start", reason="manual"))
         try:
             if model is None:
@@ -370,12 +379,12 @@ class Compactor:
         last = session.last_assistant()
         if last is None:
             return False
-        session.is_compacting = True
+        self.running = True
         try:
             outcome = await self.check(last, session.model, session.messages, skip_aborted=skip_aborted,
                                        thinking_level=session.thinking_level)
         finally:
-            session.is_compacting = False
+            self.running = False
         if outcome is None:
             return False
         session.reload_messages()

@@ -7,8 +7,9 @@ Pure functions over the entries of the current branch (root→leaf). ``summarize
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from pi_core.compaction.tokens import estimate_context_tokens, estimate_tokens
-from pi_core.records.lazyclass import dataclass
 from pi_core.sessions.context import entry_message
 from pi_core.sessions.format import Entry
 from pi_core.sessions.messages import Message, compaction_summary_message

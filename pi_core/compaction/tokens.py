@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.sessions.format import message_to_dict
 from pi_core.sessions.jsonfmt import js_dumps
 

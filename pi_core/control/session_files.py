@@ -125,13 +125,8 @@ class SessionFiles:
         if compactor is None:
             raise PiError("Compaction is not available in this session")
         await session.abort()
-        session.is_compacting = True
-        try:
-            outcome = await compactor.compact(session.model if _has_model(session.model) else None,
-                                              thinking_level=session.thinking_level,
-                                              custom_instructions=custom_instructions)
-        finally:
-            session.is_compacting = False
+        outcome = await compactor.compact(session.model if _has_model(session.model) else None,
+                                          thinking_level=session.thinking_level, custom_instructions=custom_instructions)
         session.reload_messages()
         return outcome.result
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.types import AssistantMessage, ToolResultMessage, UserMessage
 
 if TYPE_CHECKING:

@@ -9,10 +9,10 @@ from __future__ import annotations
 import html
 import json
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi_core.export.markdown import highlight_code, render_markdown
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.sessions.describe import (
     SKILL_BLOCK,
     as_dict,

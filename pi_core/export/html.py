@@ -13,6 +13,7 @@ import base64
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -27,7 +28,6 @@ from pi_core.export.entries import (
 )
 from pi_core.export.markdown import syntax_css
 from pi_core.export.stats import SessionStats, session_stats
-from pi_core.records.lazyclass import dataclass
 from pi_core.sessions.describe import (
     SETTINGS_TYPES,
     describe_entry,

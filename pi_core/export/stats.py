@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pi_core.records.lazyclass import dataclass, field
+from dataclasses import dataclass, field
+
 from pi_core.sessions.describe import as_dict
 from pi_core.sessions.format import Entry
 

@@ -23,5 +23,6 @@ from pi_core.hookspecs.contributions import *
 from pi_core.hookspecs.markers import Policy, hookimpl, hookspec, spec  # noqa: F401
 from pi_core.hookspecs.provider import *
 from pi_core.hookspecs.run import *
+from pi_core.hookspecs.sandbox import *
 from pi_core.hookspecs.session import *
 from pi_core.hookspecs.tools import *

@@ -1,8 +1,10 @@
 """pi's LLM layer: one event protocol for every provider, plus the shared pieces provider plugins use.
 
 Modules (each documents its API): ``stream`` (MessageBuilder, error_event, sanitize_surrogates),
-``partial_json``, ``transform`` (cross-provider history hand-off), ``cost``, ``overflow``, ``env_keys``,
-``thinking`` (levels, clamping, budgets), ``retry`` (RetryPolicy, stream_with_retry).
+``tool_json`` (streamed tool arguments, through jiter), ``transform`` (cross-provider history hand-off),
+``overflow``, ``retry`` (RetryPolicy, stream_with_retry); the layers the session's stream function is wrapped
+in: ``authorized`` (stored credentials, an OAuth token refreshed after a 401) and ``routed`` (virtual models).
+What a model is (its cost, thinking levels, keys) is ``pi_core.models``, below this wing.
 
 Conveniences here:
 - ``stream_simple(provider, model, context, options, retry=None)``: checks the api matches, clamps the

@@ -29,11 +29,11 @@ import dataclasses
 import inspect
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core.llm.overflow import is_context_overflow, without_origin
 from pi_core.llm.stream import error_event, failure_info, safe_stream
-from pi_core.records.lazyclass import dataclass
 from pi_core.types import AssistantMessage
 
 if TYPE_CHECKING:

@@ -26,16 +26,17 @@ from __future__ import annotations
 import json
 import re
 import weakref
+from dataclasses import dataclass
 from typing import Any
 
 from pi_core.errors import ProviderError
-from pi_core.llm.partial_json import StreamingJsonParser
+from pi_core.llm.tool_json import parse_partial_json
 from pi_core.models.cost import calculate_cost, update_total_tokens
-from pi_core.records.lazyclass import dataclass
 from pi_core.toolkit.redact import redact, register_secret
 from pi_core.types import (
     AssistantMessage,
     AssistantMessageEvent,
+    EventType,
     Model,
     StopReason,
     TextContent,
@@ -120,7 +121,7 @@ class MessageBuilder:
         self.model = model
         self.message = message or AssistantMessage(api=model.api, provider=model.provider, model=model.id)
         self.interleaved = interleaved
-        self._tool_json: dict[int, StreamingJsonParser] = {}
+        self._tool_json: dict[int, str] = {}  # each open tool call's argument text so far
         self._open: int | None = None
 
     # -- lifecycle --
@@ -131,7 +132,7 @@ class MessageBuilder:
     def done(self, reason: StopReason) -> AssistantMessageEvent:
         """The ``done`` event (reason stop/length/toolUse). Open blocks must be ended first."""
         self.message.stop_reason = reason
-        return _built_event(type="done", reason=reason, message=self.message)
+        return AssistantMessageEvent(type="done", reason=reason, message=self.message)
 
     def error(self, exc: BaseException | Any, aborted: bool = False,
               info: FailureInfo | None = None) -> AssistantMessageEvent:
@@ -209,33 +210,30 @@ class MessageBuilder:
         event = self._open_block(ToolCall(id=call_id, name=name, arguments={}, thought_signature=thought_signature),
                                  "toolcall_start")
         assert event.content_index is not None
-        self._tool_json[event.content_index] = StreamingJsonParser()
+        self._tool_json[event.content_index] = ""
         return event
 
     def toolcall_delta(self, index: int, delta: str) -> AssistantMessageEvent:
         block = self._block(index, ToolCall)
-        block.arguments = self._tool_json.setdefault(index, StreamingJsonParser()).feed(delta)
+        text = self._tool_json[index] = self._tool_json.get(index, "") + delta
+        block.arguments = parse_partial_json(text)
         return self._event("toolcall_delta", index, delta=delta)
 
     def tool_json(self, index: int) -> str:
         """The raw argument JSON collected so far for the tool call at ``index``."""
-        parser = self._tool_json.get(index)
-        return parser.text if parser is not None else ""
+        return self._tool_json.get(index, "")
 
     def toolcall_end(self, index: int, arguments: dict[str, Any] | None = None) -> AssistantMessageEvent:
         """End a tool call; ``arguments`` (if the wire delivered a parsed object) wins over the deltas."""
         block = self._block(index, ToolCall)
-        parser = self._tool_json.pop(index, None)
-        if arguments is not None:
-            block.arguments = arguments
-        else:
-            block.arguments = parser.result() if parser is not None else {}
+        text = self._tool_json.pop(index, "")
+        block.arguments = arguments if arguments is not None else parse_partial_json(text)
         self._open = None
-        return _built_event(type="toolcall_end", content_index=index, tool_call=block, partial=self.message)
+        return AssistantMessageEvent(type="toolcall_end", content_index=index, tool_call=block, partial=self.message)
 
     # -- internals --
 
-    def _open_block(self, block: TextContent | ThinkingContent | ToolCall, kind: str) -> AssistantMessageEvent:
+    def _open_block(self, block: TextContent | ThinkingContent | ToolCall, kind: EventType) -> AssistantMessageEvent:
         if self._open is not None and not self.interleaved:
             raise RuntimeError(f"block {self._open} is still open; end it before starting another")
         self.message.content.append(block)
@@ -248,21 +246,8 @@ class MessageBuilder:
             raise RuntimeError(f"content[{index}] is {type(block).__name__}, not {kind.__name__}")  # noqa: TRY004 - a provider bug, not a caller's wrong type
         return block
 
-    def _event(self, kind: str, index: int | None = None, **fields: Any) -> AssistantMessageEvent:
-        return _built_event(type=kind, content_index=index, partial=self.message, **fields)
-
-
-_BLANK_EVENT: dict[str, Any] = {}
-
-
-def _built_event(**values: Any) -> AssistantMessageEvent:
-    """An event from the builder's own values, which are well typed by construction: validating them (as
-    ``AssistantMessageEvent(...)`` does) took most of the cost of every streamed delta."""
-    if not _BLANK_EVENT:
-        _BLANK_EVENT.update(AssistantMessageEvent.model_construct(type="start").__dict__)
-    event = AssistantMessageEvent.__new__(AssistantMessageEvent)
-    event.__dict__ = {**_BLANK_EVENT, **values}
-    return event
+    def _event(self, kind: EventType, index: int | None = None, **fields: Any) -> AssistantMessageEvent:
+        return AssistantMessageEvent(type=kind, content_index=index, partial=self.message, **fields)
 
 
 async def safe_stream(provider: Any, model: Model, context: Any, options: Any) -> Any:

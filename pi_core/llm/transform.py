@@ -121,6 +121,23 @@ def _collapse(content: Sequence[TextContent | ImageContent], placeholder: str) -
     return out
 
 
+def tool_result_text(content: Sequence[TextContent | ImageContent], image_marker: str) -> str:
+    """A tool result's text for a wire whose tool results hold text only (the images follow in a message of
+    their own): the texts joined by newlines, with ``image_marker`` where an image stood before more text, so
+    the model still reads them in the tool's order ("the image above …"). Empty when there is no text."""
+    parts: list[str] = []
+    pending_image = False
+    for block in content:
+        if isinstance(block, ImageContent):
+            pending_image = True
+            continue
+        if pending_image:
+            parts.append(image_marker)
+        pending_image = False
+        parts.append(block.text)
+    return "\n".join(parts)
+
+
 def _convert_assistant(message: AssistantMessage, model: Model, normalize: IdNormalizer | None,
                        id_map: dict[str, str]) -> AssistantMessage:
     same = is_same_model(message, model)

@@ -42,6 +42,7 @@ import json
 import random
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import ProviderError
@@ -51,7 +52,6 @@ from pi_core.llm.request_build import HeaderValueError, build_request
 from pi_core.llm.sse import SSEDecoder, SSEEvent, SSEOverflow
 from pi_core.llm.stream import ABORTED_TEXT
 from pi_core.providers import resolved
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     import ssl
@@ -159,12 +159,14 @@ def shared_client() -> httpx2.AsyncClient:
 
 def preload_http() -> None:
     """Import what a first request runs on, for a caller with time to spare (the interactive app calls
-    this in a thread while the user types): httpx2, httpcore2, h11, and the anyio backend that httpcore2's
-    pool and sockets run on, which anyio itself loads only at the first request."""
-    import anyio._backends._asyncio  # noqa: F401
-    import h11  # noqa: F401
+    this in a thread while the user types): httpx2, httpcore2 (which imports h11 and anyio), and the anyio
+    backend that httpcore2's pool and sockets run on. anyio loads its backend only when a loop first runs
+    through it, so one empty ``anyio.run`` loads it by anyio's public API; not for a thread running a loop."""
+    import anyio.lowlevel
     import httpcore2  # noqa: F401
     import httpx2  # noqa: F401
+
+    anyio.run(anyio.lowlevel.checkpoint, backend="asyncio")
 
 
 def _proxies() -> dict[str, str]:

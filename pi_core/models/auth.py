@@ -19,11 +19,11 @@ import os
 import stat
 import subprocess
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.toolkit.private_files import file_lock, lock_path, write_private_json
 
 COMMAND_TIMEOUT_S = 10.0

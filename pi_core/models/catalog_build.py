@@ -19,12 +19,12 @@ import os
 import re
 import sys
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_core import config_paths
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_core.types import Model
@@ -251,7 +251,7 @@ def models_of(catalog: dict[str, Any]) -> list[Model]:
 
 def unreadable_model(catalog: dict[str, Any]) -> str | None:
     """Why some model of ``catalog`` cannot be used by this pi (the first one found), or None when all can."""
-    from pi_core.records import ValidationError
+    from pydantic import ValidationError
 
     for provider, entry in catalog["providers"].items():
         try:

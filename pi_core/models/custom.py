@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_core.models.auth import resolve_config_value, resolve_headers
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.types import Model
 
 DEFAULT_CONTEXT_WINDOW = 128_000
@@ -133,14 +133,14 @@ def _read_text(path: Path) -> str:
 
 
 def _too_deep(path: Path) -> ModelsFileError:
-    from pi_core.app.settings_schema import MAX_NESTING
+    from pi_core.toolkit.nesting import MAX_NESTING
 
     return ModelsFileError(f"{path}:1:1: nested more than {MAX_NESTING} levels deep")
 
 
 def _shallow_enough(path: Path, data: Any) -> Any:
     """Absurd nesting is refused before anything walks it recursively."""
-    from pi_core.app.settings_schema import MAX_NESTING, nesting_depth
+    from pi_core.toolkit.nesting import MAX_NESTING, nesting_depth
 
     if nesting_depth(data) > MAX_NESTING:
         raise _too_deep(path)

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from pi_core.errors import PiError
 from pi_core.models.env_keys import ENV_VARS, required_env
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_core.models.oauth import LoginUI, OAuthProvider

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,6 @@ from pi_core.models.env_keys import (
     env_var_names,
     required_env,
 )
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.types import Model
 
 __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]

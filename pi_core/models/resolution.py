@@ -8,10 +8,10 @@ import fnmatch
 import functools
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.types import THINKING_LEVELS, Model, ScopedModel
 
 if TYPE_CHECKING:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registrations import CommandInfo
 from pi_core.resources.context_files import (
     ContextFile,

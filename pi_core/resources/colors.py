@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-
-from pi_core.records.lazyclass import dataclass
+from dataclasses import dataclass
 
 _HEX = re.compile(r"^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$")
 _FUNC = re.compile(r"^(oklch|okhsl)\(\s*([^)]*)\)$", re.IGNORECASE)

@@ -7,9 +7,8 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-
-from pi_core.records.lazyclass import dataclass
 
 # Per directory only the first existing name counts.
 CONTEXT_FILE_NAMES = ("AGENTS.md", "AGENTS.MD", "CLAUDE.md", "CLAUDE.MD")

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
-
-from pi_core.records.lazyclass import dataclass
 
 DiagnosticType = Literal["warning", "error", "collision"]
 Scope = Literal["user", "project", "temporary"]

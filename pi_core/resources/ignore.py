@@ -6,9 +6,8 @@ scan root do not count). Later rules win, so a deeper file or a ``!pattern`` can
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
-
-from pi_core.records.lazyclass import dataclass, field
 
 IGNORE_FILE_NAMES = (".gitignore", ".ignore", ".fdignore")
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.resources.diagnostics import Scope, canonical, expand_user_path
 
 Collector = Callable[[Path], list[Path]]  # files of one kind under a directory

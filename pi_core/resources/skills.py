@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.resources.diagnostics import (
     Collision,
     Diagnostic,

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.resources.diagnostics import (
     Collision,
     Diagnostic,

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.resources.colors import (
     RGB,
     ColorError,

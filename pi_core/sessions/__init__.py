@@ -28,16 +28,7 @@ _EXPORTS = {
     "find_session": "pi_core.sessions.lookup",
     "FoundSession": "pi_core.sessions.lookup",
     "convert_to_llm": "pi_core.sessions.messages",
-    "default_export_path": "pi_core.export.html",
     "migrate_stray_sessions": "pi_core.sessions.store",
-    "Compactor": "pi_core.compaction.compactor",
-    "CompactionOutcome": "pi_core.compaction.compactor",
-    "CompactionCancelled": "pi_core.compaction.compactor",
-    "CompactionResult": "pi_core.compaction.plan",
-    "CompactionSettings": "pi_core.compaction.plan",
-    "CompactionPreparation": "pi_core.compaction.plan",
-    "navigate_tree": "pi_core.compaction.branch_summary",
-    "NavigationResult": "pi_core.compaction.branch_summary",
     "CURRENT_SESSION_VERSION": "pi_core.sessions.format",
 }
 

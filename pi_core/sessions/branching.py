@@ -5,10 +5,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.sessions import format as fmt
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.sessions.format import Entry
 from pi_core.sessions.messages import (
     Message,

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.sessions.format import Entry
 
 # Style names: the theme colour roles the terminal tree uses for each piece.

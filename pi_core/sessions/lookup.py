@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.sessions.errors import SessionError, SessionNotFound
 from pi_core.sessions.store import (
     default_session_dir,

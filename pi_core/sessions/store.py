@@ -6,11 +6,11 @@ import json
 import logging
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_core.config_paths import agent_dir, sessions_dir
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.sessions.format import Entry, ms_from_iso, serialize_line
 from pi_core.sessions.jsonfmt import js_loads
 from pi_core.sessions.messages import message_text

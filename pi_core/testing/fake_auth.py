@@ -26,12 +26,11 @@ import sys
 import threading
 import time
 from collections import Counter
+from dataclasses import dataclass, field
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 from urllib.parse import parse_qs, urlencode, urlsplit
-
-from pi_core.records.lazyclass import dataclass, field
 
 ACCOUNT_ID = "acct_fake_chatgpt"
 

@@ -13,11 +13,10 @@ import socket
 import socketserver
 import subprocess
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import urlsplit
-
-from pi_core.records.lazyclass import dataclass
 
 
 class _Handler(socketserver.StreamRequestHandler):

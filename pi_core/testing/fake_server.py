@@ -66,12 +66,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
     Block,
     FramePos,

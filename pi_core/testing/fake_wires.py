@@ -12,9 +12,8 @@ import json
 import re
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from pi_core.testing.fake_script import Reply

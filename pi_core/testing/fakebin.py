@@ -13,9 +13,8 @@ import json
 import os
 import sys
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
-
-from pi_core.records.lazyclass import dataclass
 
 PRELUDE = """#!{python}
 import json, os, sys

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -24,7 +25,6 @@ from typing import Any
 import pytest
 
 from pi_core.plugins import PluginSet, load_plugins, register_file, register_module
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.registry import Registry, build_registry
 from pi_core.tools import Tool, ToolResult, ToolSettings
 

@@ -12,9 +12,9 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.testing.fake_server import FakeModelServer
 from pi_core.testing.pi_home import FAKE_MODEL, FAKE_PROVIDER, write_models
 

@@ -14,9 +14,8 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
-
-from pi_core.records.lazyclass import dataclass
 
 WIDTH, HEIGHT = 110, 40
 PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.ui import UI, NotifyLevel, WidgetPlacement
 
 

@@ -17,6 +17,8 @@ import threading
 from abc import ABC, abstractmethod
 from typing import BinaryIO
 
+from pi_core.toolkit.sandbox import check_fd, check_path
+
 # Node's wording for the errors users meet most; others fall back to the C library's text.
 _NODE_MESSAGES = {
     errno.ENOENT: "no such file or directory",
@@ -123,6 +125,7 @@ class LocalFileOperations(ReadOperations, WriteOperations, LsOperations):
     """The read, write and ls interfaces on the local disk; writes go through ``atomic_write``."""
 
     def access(self, path: str) -> None:
+        check_path(path, "read")
         try:
             os.stat(path)
         except OSError as err:  # keeps the real reason: ELOOP for a symlink loop, not ENOENT
@@ -131,6 +134,7 @@ class LocalFileOperations(ReadOperations, WriteOperations, LsOperations):
             raise os_error(errno.EACCES, path)
 
     def access_rw(self, path: str) -> None:
+        check_path(path, "write")
         LocalFileOperations.access(self, path)
         if not os.access(path, os.W_OK):
             raise os_error(errno.EACCES, path)
@@ -146,15 +150,20 @@ class LocalFileOperations(ReadOperations, WriteOperations, LsOperations):
         atomic_write(path, content)
 
     def mkdir(self, path: str) -> None:
+        if not os.path.isdir(path):  # an existing directory is no write (write's parent may be read-only)
+            check_path(path, "write")
         os.makedirs(path, exist_ok=True)
 
     def exists(self, path: str) -> bool:
+        check_path(path, "read")
         return os.path.exists(path)
 
     def is_dir(self, path: str) -> bool:
+        check_path(path, "read")
         return stat.S_ISDIR(os.stat(path).st_mode)
 
     def list_dir(self, path: str) -> list[str]:
+        check_path(path, "read")
         return os.listdir(path)
 
 
@@ -178,10 +187,13 @@ def special_file_error(path: str) -> Exception:
 
 def open_regular_file(path: str) -> BinaryIO:
     """Open a regular file for reading. A FIFO, socket or device is refused: reading one blocks forever
-    (a FIFO with no writer) or never ends (``/dev/zero``), and a tool thread cannot be interrupted."""
+    (a FIFO with no writer) or never ends (``/dev/zero``), and a tool thread cannot be interrupted.
+    A sandbox checks the path, then what was opened (a symlink swapped in between is caught)."""
 
+    check_path(path, "read")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # O_NONBLOCK: opening a FIFO must not wait for a writer
     try:
+        check_fd(fd, path, "read")
         mode = os.fstat(fd).st_mode
         if stat.S_ISDIR(mode):
             raise os_error(errno.EISDIR, path)
@@ -225,6 +237,7 @@ def atomic_write(path: str, data: bytes) -> None:
     """
     import tempfile
 
+    check_path(path, "write")
     target = os.path.realpath(path)
     try:
         st: os.stat_result | None = os.stat(target)
@@ -248,6 +261,7 @@ def atomic_write(path: str, data: bytes) -> None:
         return
     try:
         with os.fdopen(fd, "wb") as handle:
+            check_fd(fd, tmp, "write")  # where the file was really made (a directory swapped meanwhile)
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

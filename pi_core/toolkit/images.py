@@ -6,9 +6,8 @@ import base64
 import io
 import struct
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
     from PIL.Image import Image as PILImage

@@ -15,10 +15,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from pi_core.errors import ToolError
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
 
 try:
@@ -115,17 +115,25 @@ def spawn_group(argv: list[str], cwd: str, env: Mapping[str, str] | None) -> sub
     """Start ``argv`` as the leader of a new process group, stdout and stderr merged into one pipe.
 
     One shared pipe keeps the two streams in exact arrival order. A missing executable raises
-    ``ToolError("spawn {path} ENOENT")``, the text Pi shows for it.
+    ``ToolError("spawn {path} ENOENT")``, the text Pi shows for it. With a sandbox active
+    (``pi_core.toolkit.sandbox``) the process starts inside it, and so do all its descendants.
     """
+    from pi_core.toolkit.sandbox import confine
+
+    spawn = confine(argv, env)
     try:
+        # A sandbox's preexec_fn is two system calls on a ruleset built before the fork: no lock to inherit.
         proc = subprocess.Popen(
-            argv, cwd=cwd, env=dict(env) if env is not None else None, stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=sys.platform != "win32",
+            spawn.argv, cwd=cwd, env=spawn.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, start_new_session=sys.platform != "win32",
+            preexec_fn=spawn.preexec_fn,  # noqa: PLW1509
         )
     except FileNotFoundError as err:
         raise ToolError(f"spawn {argv[0]} ENOENT") from err
     except PermissionError as err:
         raise ToolError(f"spawn {argv[0]} EACCES") from err
+    except subprocess.SubprocessError as err:  # the sandbox's set-up in the child failed: nothing ran
+        raise ToolError(f"spawn {argv[0]}: the sandbox could not confine it ({err})") from err
     with _live_lock:
         _live_groups.add(proc.pid)
     return proc

@@ -45,10 +45,14 @@ class RgProcess:
             if "\x00" in arg:  # the OS refuses it ("embedded null byte"): say what to change instead
                 raise ToolError(f"{arg!r} contains a NUL character, which cannot be passed to ripgrep. Remove it "
                                 "from the pattern or glob and try again.")
+        from pi_core.toolkit.sandbox import confine
+
+        spawn = confine([require_rg(), *args], None)  # inside the sandbox: rg never reads what bash may not
         try:
-            self.proc = subprocess.Popen([require_rg(), *args], cwd=cwd, stdin=subprocess.DEVNULL,
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        except OSError as err:
+            self.proc = subprocess.Popen(spawn.argv, cwd=cwd, env=spawn.env, stdin=subprocess.DEVNULL,
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         preexec_fn=spawn.preexec_fn)  # noqa: PLW1509 - as in procs.spawn_group
+        except (OSError, subprocess.SubprocessError) as err:  # SubprocessError: the sandbox could not confine it
             raise ToolError(f"Failed to run ripgrep: {err}") from err
         assert self.proc.stdout is not None
         self.stdout: IO[bytes] = self.proc.stdout

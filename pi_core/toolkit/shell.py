@@ -9,11 +9,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
 from pi_core.errors import ToolError
-from pi_core.records.lazyclass import dataclass
 from pi_core.signals import AbortSignal
 from pi_core.toolkit.procs import (
     ExecAborted,
@@ -148,7 +148,7 @@ def shell_tool_result(outcome: ShellOutcome, timeout: float | None, wall_seconds
         raise ToolError(f"{output}\n\nCommand aborted" if output else "Command aborted")
     text = output or "(no output)"
     if outcome.exit_code not in (0, None):
-        raise ToolError(f"{text}\n\nCommand exited with code {outcome.exit_code}")
+        raise ToolError(f"{text}{_sandbox_note(text)}\n\nCommand exited with code {outcome.exit_code}")
     result = ToolResult.text(text, snap.details())
     result.structured_content = None if wall_seconds is None else structured_output(outcome, wall_seconds)
     return result
@@ -174,6 +174,15 @@ def structured_output(outcome: ShellOutcome, wall_seconds: float) -> dict[str, o
     tenths = round(wall_seconds, 1)
     out["wall_time_seconds"] = int(tenths) if tenths.is_integer() else tenths  # JSON ``0``, as Pi writes it
     return out
+
+
+def _sandbox_note(output: str) -> str:
+    """Under a sandbox, a line saying what it forbids when a failure looks like its doing (else "")."""
+    from pi_core.toolkit.sandbox import active
+
+    sandbox = active()
+    note = sandbox.explain(output) if sandbox is not None else None
+    return f"\n\n{note}" if note else ""
 
 
 class BashResult(NamedTuple):

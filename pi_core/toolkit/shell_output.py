@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import codecs
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.toolkit.tempdir import new_output_file
 from pi_core.toolkit.truncate import (
     DEFAULT_MAX_BYTES,

@@ -7,9 +7,8 @@ them a large string, and the work stays proportional to what is kept.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from pi_core.records.lazyclass import dataclass
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 51200

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
-
-from pi_core.records.lazyclass import dataclass
 
 MODIFIERS = ("ctrl", "shift", "alt", "super")
 _NAMED = {"escape", "esc", "enter", "return", "tab", "space", "backspace", "delete", "insert", "clear", "home", "end",

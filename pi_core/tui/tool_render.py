@@ -9,9 +9,9 @@ A renderer built with ``with_context=True`` is drawn as ``call(args, theme, cont
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.render import Renderer, RenderOptions
 
 __all__ = ["ToolRenderContext", "draw_call", "draw_result"]

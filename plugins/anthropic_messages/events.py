@@ -7,8 +7,8 @@ from typing import Any
 
 from pi_plugins.anthropic_messages.payload import from_wire_tool_name
 
-from pi_core.llm.partial_json import repair_json
 from pi_core.llm.stream import FailureInfo, MessageBuilder
+from pi_core.llm.tool_json import repair_json
 from pi_core.types import AssistantMessageEvent, StopReason, ToolDefinition
 
 STOP_REASONS: dict[str, StopReason] = {"end_turn": "stop", "pause_turn": "stop", "stop_sequence": "stop",

@@ -103,14 +103,13 @@ def _user_blocks(content: list[TextContent | ImageContent]) -> list[dict[str, An
 
 
 def _tool_result_content(message: ToolResultMessage) -> str | list[dict[str, Any]]:
-    texts = [sanitize_surrogates(b.text) for b in message.content if isinstance(b, TextContent)]
-    images = [b for b in message.content if isinstance(b, ImageContent)]
-    if not images:
-        return "\n".join(texts)
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": t} for t in texts if t]
-    if not blocks:
-        blocks.append({"type": "text", "text": SEE_IMAGE_TEXT})
-    blocks.extend(_image(image) for image in images)
+    if not any(isinstance(b, ImageContent) for b in message.content):
+        return "\n".join(sanitize_surrogates(b.text) for b in message.content if isinstance(b, TextContent))
+    # in the tool's order: "text, image, text" stays so ("the image above …")
+    blocks = [_image(b) if isinstance(b, ImageContent) else {"type": "text", "text": sanitize_surrogates(b.text)}
+              for b in message.content if isinstance(b, ImageContent) or b.text]
+    if not any(b["type"] == "text" for b in blocks):
+        blocks.insert(0, {"type": "text", "text": SEE_IMAGE_TEXT})
     return blocks
 
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from dataclasses import dataclass, field
 from typing import IO, Any, Self
 
 from pi_plugins.batch.results import Finished
 from pi_plugins.batch.runner import Progress
 from pi_plugins.batch.tasks import TaskSpec
-
-from pi_core.records.lazyclass import dataclass, field
 
 STATUS_STYLE = {"ok": "green", "error": "red", "timeout": "yellow", "cancelled": "magenta"}
 MAX_ROWS = 60  # a longer summary shows only the tasks that did not end ok
@@ -179,19 +178,24 @@ class LogDisplay:
 Display = LiveDisplay | LogDisplay
 
 
-def summary_table(tally: Tally, wall_s: float, bad_lines: int) -> Any:
-    """The end-of-run table (rich): one row per task run now (only the failures when there are many)."""
+def summary_table(tally: Tally, wall_s: float, bad_lines: int, *, startup_s: float = 0.0) -> Any:
+    """The end-of-run table (rich): one row per task run now (only the failures when there are many).
+
+    ``startup_s`` (starting or joining Ray) is shown apart, and the rate is over the time after it."""
     from rich.table import Table
 
     rows = sorted(tally.finished, key=lambda f: f.task.line)
     shown = rows if len(rows) <= MAX_ROWS else [f for f in rows if f.outcome.status != "ok"]
     by_status = {s: sum(1 for f in rows if f.outcome.status == s) for s in STATUS_STYLE}
-    rate = len(rows) / wall_s * 60 if wall_s > 0 else 0.0
+    task_s = max(wall_s - startup_s, 0.0)
+    rate = len(rows) / task_s * 60 if task_s > 0 else 0.0
     parts = [f"{n} {s}" for s, n in by_status.items() if n]
+    timing = (f"{clock(wall_s)}: start-up {startup_s:.1f}s, tasks {task_s:.1f}s · {rate:.1f} tasks/min after start-up"
+              if startup_s >= 0.05 else f"{clock(wall_s)} · {rate:.1f} tasks/min")
     caption = (f"{len(rows)} task(s): {', '.join(parts) or 'none run'}"
                + (f"; {tally.skipped} skipped (already done)" if tally.skipped else "")
                + (f"; {bad_lines} malformed line(s) skipped" if bad_lines else "")
-               + f" · {tokens_text(tally.tokens)} tokens · ${tally.cost:.4f} · {clock(wall_s)} · {rate:.1f} tasks/min")
+               + f" · {tokens_text(tally.tokens)} tokens · ${tally.cost:.4f} · {timing}")
     from rich import box
 
     table = Table(title="pi batch", caption=caption, caption_justify="left", box=box.SIMPLE_HEAD)

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import queue
 import threading
+from dataclasses import dataclass
 from typing import Protocol
 
 from pi_plugins.batch.runner import Outcome, Report, RunSettings, run_task
 from pi_plugins.batch.tasks import TaskSpec
-
-from pi_core.records.lazyclass import dataclass
 
 
 @dataclass(frozen=True)
@@ -24,6 +23,8 @@ class Ended:
 class Executor(Protocol):
     name: str
     slots: int  # how many attempts may run at once
+    startup_s: float  # what getting ready to run tasks took (Ray: starting or joining an instance)
+    startup_note: str | None  # said once the executor is ready
 
     def submit(self, task: TaskSpec, attempt: int) -> None: ...
 
@@ -40,6 +41,8 @@ class Executor(Protocol):
 
 class LocalExecutor:
     name = "local"
+    startup_s: float = 0.0
+    startup_note: str | None = None
 
     def __init__(self, settings: RunSettings, jobs: int, report: Report) -> None:
         self.settings, self.slots, self.report = settings, jobs, report

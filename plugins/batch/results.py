@@ -10,6 +10,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
@@ -18,7 +19,6 @@ from pi_plugins.batch.runner import Outcome
 from pi_plugins.batch.tasks import TaskSpec
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass
 
 RESULTS = "results.jsonl"
 FINAL = frozenset({"ok", "error", "timeout"})

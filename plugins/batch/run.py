@@ -9,6 +9,7 @@ import signal
 import sys
 import time
 from collections import deque
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import FrameType
 from typing import Any, Self
@@ -23,10 +24,10 @@ from pi_plugins.batch.display import (
 from pi_plugins.batch.executors import Ended, Executor, LocalExecutor
 from pi_plugins.batch.results import Finished, ResultsFile
 from pi_plugins.batch.runner import RunSettings
+from pi_plugins.batch.scratch import RunScratch
 from pi_plugins.batch.tasks import TaskError, TaskSpec, load_tasks
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field, replace
 
 DEFAULT_RETRIES = 2  # a task whose worker dies runs at most 1 + retries times
 _POLL_S = 0.1
@@ -109,8 +110,17 @@ class _Run:
         self.tally = Tally(total=len(tasks), skipped=self.skipped)
 
     def go(self) -> int:
+        scratch = RunScratch(Path(self.settings.workdir), self.run_id)
+        try:
+            swept = scratch.claim()
+        except OSError:  # a --workdir that only the cluster's nodes have: nothing of ours to sweep here
+            swept = 0
         started = time.monotonic()
-        executor = self._executor()
+        try:
+            executor = self._executor()
+        except BaseException:
+            scratch.release()
+            raise
         title = (f"pi batch  {self.options.tasks.name} → {self.options.out}  "
                  f"{executor.name} ×{executor.slots}")
         live = self.options.live if self.options.live is not None else sys.stderr.isatty()
@@ -122,14 +132,21 @@ class _Run:
                     display.note(f"skipped {problem}")
                 if self.skipped:
                     display.note(f"--resume: {self.skipped} task(s) already have a result")
+                if swept:
+                    display.note(f"removed {swept} unfinished session folder(s) that a killed run left in "
+                                 f"{scratch.root}")
+                if executor.startup_note:
+                    display.note(executor.startup_note)
                 self._loop(executor, display, stop)
         finally:
             executor.close()
             self._sweep()
+            scratch.release()
         wall = time.monotonic() - started
         from rich.console import Console
 
-        Console(file=sys.stdout, soft_wrap=False).print(summary_table(self.tally, wall, self.bad_lines))
+        Console(file=sys.stdout, soft_wrap=False).print(
+            summary_table(self.tally, wall, self.bad_lines, startup_s=executor.startup_s))
         if stop.signum is not None:
             return stop.exit_code
         failed = any(f.outcome.status != "ok" for f in self.tally.finished)

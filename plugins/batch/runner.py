@@ -4,19 +4,17 @@
 from __future__ import annotations
 
 import io
-import shutil
+import os
 import signal
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from pi_plugins.batch.tasks import TaskSpec
-
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_core.modes.rpc.client import RpcClient
@@ -105,12 +103,16 @@ class _Watch:
         self.error: str | None = None
         self.model: str | None = None
         self.ended = threading.Event()
-        self.turn_limit = threading.Event()
+        self.turn_limit = False
 
     def on_event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         message = event.get("message")
         if kind == "message_end" and isinstance(message, dict) and message.get("role") == "assistant":
+            limit = self.task.max_turns
+            if limit is not None and self.turns >= limit and message.get("stopReason") == "aborted":
+                self.turn_limit = True  # turn_limit.py stopped the run: this reply was never requested
+                return
             self.turns += 1
             self.usage.add(message.get("usage") or {})
             self.stop_reason = message.get("stopReason")
@@ -121,9 +123,6 @@ class _Watch:
             self.model = f"{message.get('provider')}/{message.get('model')}"
             if self.report is not None:
                 self.report(Progress(self.task.id, self.attempt, self.turns, self.usage.tokens, self.usage.cost))
-            limit = self.task.max_turns
-            if limit is not None and self.turns >= limit and self.stop_reason == "toolUse":
-                self.turn_limit.set()
         elif kind == "agent_end":
             self.ended.set()
 
@@ -132,16 +131,24 @@ def run_task(task: TaskSpec, settings: RunSettings, attempt: int = 1, *, cancel:
              report: Report | None = None) -> Outcome:
     """Run ``task`` once. Never raises for anything the task did; ``KeyboardInterrupt`` (Ray's cancel)
     stops it like ``cancel``."""
+    from pi_plugins.batch.reaper import MARKER, RUN_MARKER
+    from pi_plugins.batch.scratch import attempt_dir, remove_attempt_dir
     from pi_plugins.batch.workspace import WorkspaceError, prepare
 
     started = time.monotonic()
+    marker = f"{settings.run_id}/{task.slug}/{attempt}"
+    # Every process of the attempt carries the markers, git included, so a reaper can find what survives.
+    env = {**os.environ, **dict(settings.env), MARKER: marker, RUN_MARKER: settings.run_id}
     try:
-        workspace = prepare(task, Path(settings.workdir))
+        workspace = prepare(task, Path(settings.workdir), env=env)
     except (WorkspaceError, OSError) as err:
         return Outcome("error", error=f"working copy: {err}", duration_s=time.monotonic() - started)
-    scratch = Path(tempfile.mkdtemp(prefix=f"pi-batch-{task.slug[:40]}-"))
     try:
-        outcome = _drive(task, settings, attempt, workspace, scratch, started, cancel, report)
+        scratch = attempt_dir(Path(settings.workdir), settings.run_id, task.slug, attempt)
+    except OSError as err:
+        return Outcome("error", error=f"session folder: {err.strerror or err}", duration_s=time.monotonic() - started)
+    try:
+        outcome = _drive(task, settings, attempt, env, workspace, scratch, started, cancel, report)
         sessions = sorted(scratch.glob("*.jsonl"))
         if sessions:
             outcome.session_jsonl = sessions[-1].read_text(encoding="utf-8", errors="replace")
@@ -149,13 +156,16 @@ def run_task(task: TaskSpec, settings: RunSettings, attempt: int = 1, *, cancel:
         outcome.duration_s = time.monotonic() - started
         return outcome
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_attempt_dir(scratch)
 
 
 def pi_argv(task: TaskSpec, settings: RunSettings, scratch: Path) -> list[str]:
+    from pi_plugins.batch import turn_limit
     from pi_plugins.batch.reaper import pi_command
 
     argv = [*(settings.command or pi_command()), "--mode", "rpc", *settings.pi_options]
+    if task.max_turns is not None:
+        argv += ["-e", turn_limit.__file__, f"--{turn_limit.FLAG}={task.max_turns}"]
     if "--no-session" not in settings.pi_options:
         argv += ["--session-dir", str(scratch)]
     for flag, value in (("--provider", task.provider), ("--model", task.model), ("--thinking", task.thinking),
@@ -167,17 +177,14 @@ def pi_argv(task: TaskSpec, settings: RunSettings, scratch: Path) -> list[str]:
     return argv
 
 
-def _drive(task: TaskSpec, settings: RunSettings, attempt: int, workspace: Path, scratch: Path, started: float,
-           cancel: threading.Event | None, report: Report | None) -> Outcome:
-    import os
-
-    from pi_plugins.batch.reaper import MARKER, RUN_MARKER, kill_tree, spawn
+def _drive(task: TaskSpec, settings: RunSettings, attempt: int, env: dict[str, str], workspace: Path,
+           scratch: Path, started: float, cancel: threading.Event | None, report: Report | None) -> Outcome:
+    from pi_plugins.batch.reaper import MARKER, kill_tree, spawn
 
     from pi_core.modes.rpc.client import RpcClient, RpcTimeout
     from pi_core.modes.rpc.framing import serialize_json_line
 
-    marker = f"{settings.run_id}/{task.slug}/{attempt}"
-    env = {**os.environ, **dict(settings.env), MARKER: marker, RUN_MARKER: settings.run_id}
+    marker = env[MARKER]
     try:
         process = spawn(pi_argv(task, settings, scratch), cwd=str(workspace), env=env)
     except OSError as err:
@@ -191,7 +198,6 @@ def _drive(task: TaskSpec, settings: RunSettings, attempt: int, workspace: Path,
     killed = False
     try:
         client.send_raw(serialize_json_line({"type": "prompt", "id": _PROMPT_ID, "message": task.prompt}))
-        aborted = False
         while not watch.ended.wait(0.05):
             if cancel is not None and cancel.is_set():
                 kill_tree(process, marker)
@@ -204,9 +210,6 @@ def _drive(task: TaskSpec, settings: RunSettings, attempt: int, workspace: Path,
             refused = next((r for r in client.responses if r.get("id") == _PROMPT_ID and not r.get("success")), None)
             if refused is not None:
                 return _partial(watch, "error", f"pi refused the prompt: {refused.get('error')}")
-            if watch.turn_limit.is_set() and not aborted:
-                client.send_raw(serialize_json_line({"type": "abort", "id": "pi-batch-abort"}))
-                aborted = True
             code = process.poll()
             if code is not None:
                 try:
@@ -249,7 +252,7 @@ def _close(client: RpcClient, process: subprocess.Popen[bytes]) -> None:
 def _finished(watch: _Watch, task: TaskSpec) -> Outcome:
     if watch.stop_reason == "error":
         return _partial(watch, "error", watch.error or "the provider reported an error")
-    if watch.turn_limit.is_set():
+    if watch.turn_limit:
         return _partial(watch, "error", f"stopped at max_turns ({task.max_turns})")
     if watch.stop_reason == "aborted":
         return _partial(watch, "error", "the run was aborted")

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_core.app.args import THINKING_CHOICES
-from pi_core.records.lazyclass import dataclass, field
 
 _STRINGS = ("id", "prompt", "prompt_file", "cwd", "repo", "ref", "provider", "model", "thinking",
             "append_system_prompt")

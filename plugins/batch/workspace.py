@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import shutil
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 
 from pi_plugins.batch.tasks import TaskSpec
@@ -16,9 +17,10 @@ class WorkspaceError(Exception):
     """The working copy could not be made; the message becomes the task's error."""
 
 
-def prepare(task: TaskSpec, root: Path) -> Path:
+def prepare(task: TaskSpec, root: Path, *, env: Mapping[str, str] | None = None) -> Path:
     """The directory the task's session runs in. ``repo`` and bare tasks get ``root/<slug>``, made anew
-    on every attempt, so a retry never sees what a dead attempt left behind."""
+    on every attempt, so a retry never sees what a dead attempt left behind. ``env``: git's environment
+    (the task's markers, so a git that hangs can be found and killed with the task)."""
     if task.cwd is not None:
         path = Path(task.cwd)
         if not path.is_dir():
@@ -30,36 +32,37 @@ def prepare(task: TaskSpec, root: Path) -> Path:
         _remove(dest)
         dest.mkdir(parents=True)
         return dest
+    git = _Git(env)
     source = Path(task.repo)
-    if source.is_dir() and _git(["rev-parse", "--is-bare-repository"], cwd=source).strip() == "false":
-        _worktree(source, dest, task.ref)
+    if source.is_dir() and git(["rev-parse", "--is-bare-repository"], cwd=source).strip() == "false":
+        _worktree(git, source, dest, task.ref)
     else:
-        _clone(task.repo, dest, task.ref)
+        _clone(git, task.repo, dest, task.ref)
     return dest
 
 
-def _worktree(repo: Path, dest: Path, ref: str | None) -> None:
-    top = Path(_git(["rev-parse", "--show-toplevel"], cwd=repo).strip())
-    common = Path(_git(["rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=top).strip())
+def _worktree(git: _Git, repo: Path, dest: Path, ref: str | None) -> None:
+    top = Path(git(["rev-parse", "--show-toplevel"], cwd=repo).strip())
+    common = Path(git(["rev-parse", "--path-format=absolute", "--git-common-dir"], cwd=top).strip())
     # Two tasks adding worktrees to one repository at once race on its worktree metadata.
     with (common / "pi-batch.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if dest.exists():
             subprocess.run(["git", "worktree", "remove", "--force", str(dest)], cwd=top, capture_output=True,
-                           check=False, timeout=GIT_TIMEOUT_S)
+                           check=False, timeout=GIT_TIMEOUT_S, env=git.env)
             _remove(dest)
-        _git(["worktree", "prune"], cwd=top)
-        _git(["worktree", "add", "--detach", "--force", str(dest), ref or "HEAD"], cwd=top)
+        git(["worktree", "prune"], cwd=top)
+        git(["worktree", "add", "--detach", "--force", str(dest), ref or "HEAD"], cwd=top)
 
 
-def _clone(repo: str, dest: Path, ref: str | None) -> None:
+def _clone(git: _Git, repo: str, dest: Path, ref: str | None) -> None:
     _remove(dest)
-    _git(["clone", "--quiet", repo, str(dest)], cwd=dest.parent)
+    git(["clone", "--quiet", repo, str(dest)], cwd=dest.parent)
     if ref:
         try:
-            _git(["checkout", "--quiet", "--detach", ref], cwd=dest)
+            git(["checkout", "--quiet", "--detach", ref], cwd=dest)
         except WorkspaceError:
-            _git(["checkout", "--quiet", "--detach", f"origin/{ref}"], cwd=dest)  # a branch the clone only tracks
+            git(["checkout", "--quiet", "--detach", f"origin/{ref}"], cwd=dest)  # a branch the clone only tracks
 
 
 def _remove(path: Path) -> None:
@@ -69,15 +72,21 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
 
 
-def _git(args: list[str], *, cwd: Path) -> str:
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL, check=False)
-    except FileNotFoundError as err:
-        raise WorkspaceError("git is not installed; tasks with repo need it") from err
-    except subprocess.TimeoutExpired as err:
-        raise WorkspaceError(f"git {args[0]} took longer than {GIT_TIMEOUT_S}s") from err
-    if done.returncode != 0:
-        detail = (done.stderr or done.stdout).strip().splitlines()
-        raise WorkspaceError(f"git {' '.join(args[:2])} failed: {detail[-1] if detail else done.returncode}")
-    return done.stdout
+class _Git:
+    """Runs git in one environment; raises ``WorkspaceError`` with git's last line when it fails."""
+
+    def __init__(self, env: Mapping[str, str] | None) -> None:
+        self.env = dict(env) if env is not None else None
+
+    def __call__(self, args: list[str], *, cwd: Path) -> str:
+        try:
+            done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=GIT_TIMEOUT_S,
+                                  stdin=subprocess.DEVNULL, check=False, env=self.env)
+        except FileNotFoundError as err:
+            raise WorkspaceError("git is not installed; tasks with repo need it") from err
+        except subprocess.TimeoutExpired as err:
+            raise WorkspaceError(f"git {args[0]} took longer than {GIT_TIMEOUT_S}s") from err
+        if done.returncode != 0:
+            detail = (done.stderr or done.stdout).strip().splitlines()
+            raise WorkspaceError(f"git {' '.join(args[:2])} failed: {detail[-1] if detail else done.returncode}")
+        return done.stdout

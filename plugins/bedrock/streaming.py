@@ -8,6 +8,7 @@ import base64
 import json
 import re
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -24,7 +25,6 @@ from pi_core.llm.stream import REDACTED_THINKING_TEXT, MessageBuilder
 from pi_core.llm.transport import WireRequest, open_sse
 from pi_core.models.env_keys import AUTHENTICATED, env_value
 from pi_core.providers import StreamOptions
-from pi_core.records.lazyclass import dataclass
 from pi_core.types import (
     AssistantMessageEvent,
     Context,

@@ -8,7 +8,7 @@ from typing import Any
 
 from pi_core.llm.incremental import Prefixes, cut_before_standalone_turn
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.llm.transform import transform_messages
+from pi_core.llm.transform import tool_result_text, transform_messages
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
 from pi_core.types import (
@@ -91,7 +91,7 @@ def _model_parts(message: AssistantMessage, model: Model) -> list[dict[str, Any]
 
 
 def _function_response(message: ToolResultMessage, model: Model, contents: list[dict[str, Any]]) -> None:
-    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    text = tool_result_text(message.content, SEE_IMAGE_TEXT)  # the images go in parts of their own
     images = [b for b in message.content if isinstance(b, ImageContent)] if "image" in model.input else []
     value = sanitize_surrogates(text) if text else (SEE_IMAGE_TEXT if images else "")
     multimodal = "gemini-3" in model.id

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from pi_plugins.google_vertex.hosts import CATALOG_BASE
+
 from pi_core import hookimpl
 
 if TYPE_CHECKING:
@@ -15,7 +17,9 @@ if TYPE_CHECKING:
 
 CLAUDE_PROVIDER = "google-vertex-anthropic"
 CLAUDE_API = "google-vertex-anthropic"
-CATALOG_BASE = "https://{location}-aiplatform.googleapis.com"  # the location comes from the environment
+# The body's ``anthropic_version`` for Claude on Vertex: what anthropic's own Vertex client (anthropic 2.17)
+# sends; tests/providers/test_vertex.py checks it against that client's request.
+VERTEX_ANTHROPIC_VERSION = "2026-10-21"
 
 
 def _failed(model: Model, err: Exception) -> AssistantMessageEvent:
@@ -73,11 +77,10 @@ class VertexClaudeProvider:
             yield _failed(model, err)
             return
         url = f"{where.base}/models/{quote(model.id, safe='@')}:streamRawPredict"
-        version = _vertex_anthropic_version()
 
         def prepare(params: dict[str, Any], headers: dict[str, str]) -> None:
             params.pop("model", None)
-            params["anthropic_version"] = version
+            params["anthropic_version"] = VERTEX_ANTHROPIC_VERSION
             for name in ("x-api-key", "anthropic-version", "anthropic-dangerous-direct-browser-access"):
                 headers.pop(name, None)
             headers.update(where.headers)
@@ -96,15 +99,6 @@ class _Bound:
 
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         return self.wire.stream_request(model, context, options, url=self.url, prepare=self.prepare)  # type: ignore[no-any-return]
-
-
-def _vertex_anthropic_version() -> str:
-    """The ``anthropic_version`` anthropic's Vertex client puts in the body."""
-    try:
-        from anthropic._constants import ANTHROPIC_API_VERSION
-    except ImportError:
-        return "vertex-2023-10-16"
-    return str(ANTHROPIC_API_VERSION)
 
 
 def claude_models() -> LazyModels:

@@ -4,17 +4,16 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 from typing import Any
 
-from pi_plugins.google_vertex import CATALOG_BASE
+from pi_plugins.google_vertex.hosts import CATALOG_BASE, GLOBAL_HOST
 
 from pi_core.errors import ProviderError
 from pi_core.models.env_keys import AUTHENTICATED, env_value
-from pi_core.records.lazyclass import dataclass
 from pi_core.types import Model
 
 EXTRA_HINT = 'Google Vertex AI with Application Default Credentials needs the vertex extra: pip install "pi-harness[vertex]"'
-GLOBAL_HOST = "https://aiplatform.googleapis.com"
 SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 API_VERSION = "v1"
 

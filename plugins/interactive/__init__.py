@@ -60,7 +60,7 @@ def pi_modes() -> list[Mode]:
 
 
 async def run_interactive(session: Any, *, initial_message: str | None = None,
-                          initial_images: list[Any] | None = None, startup: Any = None,
+                          initial_images: list[Any] | None = None, startup: ModeRequest | None = None,
                           header: StartupInfo | None = None, input: Any = None, output: Any = None,
                           console: Any = None, quiet_startup: bool = False) -> int:
     """Run the UI until the user quits; returns the exit code. The terminal is restored on any exit.

@@ -9,24 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import (
-    attachments,
-    keys,
-    lifecycle,
-    prompting,
-    shell,
-    style,
-    transcript,
-)
+from pi_plugins.interactive import keys, lifecycle, prompting, shell, style, transcript
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
-from pi_plugins.interactive.chrome import EditorHost, FooterData
+from pi_plugins.interactive.chrome import FooterData, PluginChrome
 from pi_plugins.interactive.commands import MenuCommand, collect_commands
 from pi_plugins.interactive.completion import completing_while_typing
 from pi_plugins.interactive.editor import FileIndex, make_completer
 from pi_plugins.interactive.header import StartupInfo
-from pi_plugins.interactive.hosting import KeyRouter, OverlayStack, Tui, dispose
+from pi_plugins.interactive.host import Attachment, TextDialog
+from pi_plugins.interactive.hosting import KeyRouter, OverlayStack, Tui
 from pi_plugins.interactive.keybindings import load_keybindings
 from pi_plugins.interactive.layout import Screen, color_depth
 from pi_plugins.interactive.panel import Panel
@@ -34,7 +29,6 @@ from pi_plugins.interactive.pickers import Picker
 from pi_plugins.interactive.preload import Preloader
 from pi_plugins.interactive.renderers import resolve_renderers
 from pi_plugins.interactive.scrollback import Scrollback
-from pi_plugins.interactive.text_dialog import TextDialog
 from pi_plugins.interactive.view import ChatView, render_notice
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
@@ -46,6 +40,12 @@ from rich.console import Console
 from pi_core.control.session_control import SessionControl
 from pi_core.errors import PiError
 
+if TYPE_CHECKING:
+    from pi_plugins.interactive.shortcuts import PluginShortcut
+
+    from pi_core.mode import ModeRequest
+    from pi_core.resources.themes import Theme, ThemeSet
+
 STARTUP_WAIT_SECONDS = lifecycle.STARTUP_WAIT_SECONDS
 
 
@@ -54,9 +54,12 @@ def _deadline(timeout: float | None) -> float | None:
 
 
 class InteractiveApp:
-    """The app's state and the actions keys, commands and plugins call; each part's work is in its module."""
+    """The app's state and the actions keys, commands and plugins call (``host.AppHost``); each part's work is
+    in its module."""
 
-    def __init__(self, session: Any, *, startup: Any = None, header: StartupInfo | None = None,
+    themes: ThemeSet  # found by load_theme(), first called while the app is built
+
+    def __init__(self, session: Any, *, startup: ModeRequest | None = None, header: StartupInfo | None = None,
                  console: Console | None = None, input: Any = None, output: Any = None,
                  preloader: Preloader | None = None, quiet_startup: bool = False) -> None:
         self.session = session
@@ -75,7 +78,7 @@ class InteractiveApp:
             self.view.show_thinking = False  # Ctrl+T shows it again
         self.commands: dict[str, MenuCommand] = {}
         self.startup_notes: list[str] = []  # problems found while starting (commands, keybindings, shortcuts)
-        self.commands = collect_commands(BUILTIN_COMMANDS, session, self._resources(), warn=self.startup_notes.append)
+        self.commands = collect_commands(BUILTIN_COMMANDS, session, session.resources, warn=self.startup_notes.append)
         self.preloader = preloader or Preloader(session)
         self.busy = False
         self.run_ended = False  # agent_end came; the prompt's call has not returned yet
@@ -85,34 +88,23 @@ class InteractiveApp:
         self._panel_future: asyncio.Future[Any] | None = None
         self.text_dialog: TextDialog | None = None  # a plugin's ui.editor: the editor holds its text meanwhile
         self.theme_notes: list[str] = []  # problems of the last theme discovery (shown at start-up)
-        self.attachments: list[attachments.Attachment] = []  # images waiting in the editor as chips
+        self.attachments: list[Attachment] = []  # images waiting in the editor as chips
         from pi_core.config_paths import agent_dir
 
         self.agent_dir = agent_dir()
         self.keybindings = load_keybindings(self.agent_dir)
         self.startup_notes += self.keybindings.diagnostics
-        self.shortcuts: list[Any] = []  # plugins' (pi_shortcuts), bound by keys.build
+        self.shortcuts: list[PluginShortcut] = []  # plugins' (pi_shortcuts), bound by keys.build
         self._collect_shortcuts()
-        self.themes: Any = None  # the ThemeSet found by load_theme()
         self.theme_watcher = style.ThemeWatcher(self._theme_reloaded, lambda text: self.notify(text, "red"))
         self.last_ctrl_c = 0.0
         self.last_escape = 0.0
         self.hint: str | None = None  # one-line notice above the editor ("press ctrl+c again...")
-        self.working_message = "Working…"  # plugins may change it (ui.set_working_message)
-        self.statuses: dict[str, str] = {}  # plugins' ``ui.set_status`` texts, shown in the footer
-        # ui.set_widget: lines, or a component from the plugin's factory
-        self.widgets: dict[str, dict[str, Any]] = {"aboveEditor": {}, "belowEditor": {}}
-        self.working_visible = True  # ui.set_working_visible
-        self.working_indicator: Any = None  # ui.set_working_indicator (None: pi's spinner)
+        self.chrome = PluginChrome()  # what plugins put around the editor (ext_ui.py)
         self.tui = Tui(self)  # what plugins' component factories get
         self.router = KeyRouter(self)
         self.overlays = OverlayStack(self, [])
-        self.custom_editor: Any = None  # ui.set_editor_component
-        self.custom_editor_factory: Any = None
-        self.footer_component: Any = None  # ui.set_footer
-        self.footer_data = FooterData(self)
-        self.header_component: Any = None  # ui.set_header
-        self.autocomplete: Any = None  # the top of the ui.add_autocomplete_provider stack
+        self.footer_data = FooterData(Path(session.config.cwd), self.chrome.statuses, self.invalidate)
         self.asked = asyncio.Event()  # a plugin opened a question or component (start-up stops waiting)
         self.exit_code = 0
         self.history = InMemoryHistory()
@@ -122,7 +114,8 @@ class InteractiveApp:
         self.files = FileIndex(session.config.cwd)
         self.buffer = Buffer(
             multiline=True, history=self.history,
-            completer=make_completer(lambda: self.commands, session.config.cwd, self.files, lambda: self.autocomplete),
+            completer=make_completer(lambda: self.commands, session.config.cwd, self.files,
+                                     lambda: self.chrome.autocomplete),
             complete_while_typing=Condition(lambda: completing_while_typing(self)),
         )
         self.app: Application[int] = Application(
@@ -145,11 +138,8 @@ class InteractiveApp:
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
 
-    def _resources(self) -> Any:
-        return getattr(self.startup, "resources", None) or self.session.resources
-
     def refresh_commands(self) -> None:
-        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, self._resources(),
+        self.commands = collect_commands(BUILTIN_COMMANDS, self.session, self.session.resources,
                                          warn=lambda text: self.notify(text, "yellow"))
 
     def notify(self, text: str, style: str = "dim") -> None:
@@ -224,46 +214,34 @@ class InteractiveApp:
         ``theme`` setting."""
         from pi_core.resources.themes import session_theme
 
-        theme, found, warnings = session_theme(self.session, getattr(self.startup, "args", None), name)
+        theme, found, warnings = session_theme(self.session, self.startup.args if self.startup else None, name)
         self.themes = found
         self.theme_notes = warnings
         self.apply_theme(theme)
 
-    def plugin_theme_paths(self) -> list[str]:
-        """Theme files and folders plugins contributed (``pi_resources_discover``), known once session_start ran."""
-        return list(getattr(self.session.prompt_source, "theme_paths", None) or [])
-
     def session_started(self) -> None:
-        """The plugins' session_start returned: their themes join the list (the setting may name one)."""
-        if self.plugin_theme_paths():
+        """The plugins' session_start returned: the themes they contributed (``pi_resources_discover``) join the
+        list (the setting may name one)."""
+        if getattr(self.session.prompt_source, "theme_paths", None):
             self.load_theme()
         self.release_intro()
 
-    def apply_theme(self, theme: Any) -> None:
+    def apply_theme(self, theme: Theme) -> None:
         style.set_theme(theme)
         self.theme_watcher.watch(theme)
         self.console.push_theme(style.rich_theme())
         self.screen.forget()
         self.invalidate()
 
-    def _theme_reloaded(self, theme: Any) -> None:
+    def _theme_reloaded(self, theme: Theme) -> None:
         self.themes.themes[theme.name] = theme
         self.apply_theme(theme)
         self.notify(f"Theme reloaded: {theme.name}", "green")
-
-    def cycle_model(self, backward: bool) -> None:
-        changed = self.control.cycle_model(backward=backward)
-        model = self.session.model
-        self.set_hint(f"Model: {model.provider}/{model.id}" if changed else "Only one model to cycle through")
 
     def clear_editor(self) -> None:
         self.buffer.reset()
         self.attachments.clear()
         self.invalidate()
-
-    def dequeue(self) -> None:
-        """Alt+Up: the queued steering and follow-up messages come back into the editor, in order."""
-        prompting.dequeue(self)
 
     def toggle_tool_output(self) -> None:
         """Ctrl+O: every tool output opens (or folds); the transcript is drawn again so old ones do too."""
@@ -280,24 +258,15 @@ class InteractiveApp:
         """Draw the session's transcript again (after /resume, /tree, /fork); custom entries in time order."""
         transcript.replay(self)
 
-    def header_renderable(self) -> Any:
-        return transcript.header_renderable(self)
-
     def release_intro(self) -> None:
         """After the plugins' session_start: the header (theirs, if one set it), warnings, then what waited."""
         intro = self.scrollback.intro
         if intro is not None:
             intro[:0] = [render_notice(f"Warning: {note}", "yellow") for note in [*self.startup_notes,
                                                                                    *self.theme_notes]]
-        self.scrollback.release_intro(None if self.quiet_startup else self.header_renderable)
+        self.scrollback.release_intro(None if self.quiet_startup else lambda: transcript.header_renderable(self))
 
-    def paste_image(self) -> None:
-        self.spawn(attachments.paste_from_clipboard(self))
-
-    def paste_text(self, data: str) -> None:
-        attachments.paste_text(self, data)
-
-    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
         task = asyncio.get_running_loop().create_task(coro)
         self.tasks.add(task)
         task.add_done_callback(self._task_done)
@@ -331,19 +300,6 @@ class InteractiveApp:
         if self.running:
             self.app.invalidate()
 
-    def set_custom_editor(self, factory: Any) -> None:
-        """``ui.set_editor_component``: a plugin's editor in place of pi's (None: pi's again)."""
-        if self.custom_editor is not None:
-            dispose(self.custom_editor)
-        self.custom_editor_factory, self.custom_editor = factory, None
-        if factory is not None:
-            from pi_plugins.interactive.ext_ui import theme_for_plugins
-
-            editor = factory(self.tui, theme_for_plugins(), self.keybindings)
-            editor.host = EditorHost(self)
-            self.custom_editor = editor
-        self.invalidate()
-
     def _collect_shortcuts(self) -> None:
         from pi_plugins.interactive import shortcuts
 
@@ -369,13 +325,6 @@ class InteractiveApp:
         if event.type in ("message_end", "agent_end", "turn_end"):
             self.entries.check()
         self.invalidate()
-
-    def submit(self, *, follow_up: bool = False) -> None:
-        prompting.submit(self, follow_up=follow_up)
-
-    def run_command_text(self, text: str) -> None:
-        """Run a slash command as if typed (keys that open /model, /tree)."""
-        prompting.run_command_text(self, text)
 
     async def abort(self) -> None:
         """Escape while working: stop the run and put the queued messages back in the editor."""

@@ -10,26 +10,21 @@ import os
 import shlex
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
-from pi_core.records.lazyclass import dataclass
+from pi_plugins.interactive.host import Attachment
+
 from pi_core.toolkit.images import detect_image_mime_type, fit_image
 from pi_core.types import ImageContent
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.host import AppHost
 
 NO_CLIPBOARD_TOOL = (
     "No clipboard tool found: install wl-clipboard (Wayland), xclip (X11) or use pbpaste (macOS) to paste images"
 )
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
-
-
-@dataclass
-class Attachment:
-    label: str  # "[Image #1]" or the file name
-    image: ImageContent
 
 
 def clipboard_commands() -> list[tuple[str, list[str]]]:
@@ -78,7 +73,7 @@ async def read_clipboard_image() -> tuple[bytes, str] | None:
     return None
 
 
-def attach(app: InteractiveApp, data: bytes, mime: str, label: str | None = None) -> bool:
+def attach(app: AppHost, data: bytes, mime: str, label: str | None = None) -> bool:
     fitted = fit_image(data, mime)
     if fitted is None:
         app.notify("The image is too large to send, even resized", "red")
@@ -90,7 +85,7 @@ def attach(app: InteractiveApp, data: bytes, mime: str, label: str | None = None
     return True
 
 
-async def paste_from_clipboard(app: InteractiveApp) -> None:
+async def paste_from_clipboard(app: AppHost) -> None:
     try:
         found = await read_clipboard_image()
     except LookupError as err:
@@ -129,7 +124,7 @@ def image_path(text: str, cwd: Path) -> Path | None:
     return path if detect_image_mime_type(head) else None
 
 
-def paste_text(app: InteractiveApp, data: str) -> None:
+def paste_text(app: AppHost, data: str) -> None:
     """A bracketed paste: an image path becomes an attachment, anything else is typed."""
     path = image_path(data, Path(app.session.config.cwd))
     if path is not None:
@@ -140,7 +135,7 @@ def paste_text(app: InteractiveApp, data: str) -> None:
     app.buffer.insert_text(data.replace("\r\n", "\n").replace("\r", "\n"))
 
 
-def take(app: Any) -> list[ImageContent]:
+def take(app: AppHost) -> list[ImageContent]:
     """The images to send with the message being submitted (the chips are cleared)."""
     images = [a.image for a in app.attachments]
     app.attachments.clear()

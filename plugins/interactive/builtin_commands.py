@@ -17,6 +17,7 @@ from pi_plugins.interactive.session_commands import (
     cmd_hotkeys,
     cmd_import,
     cmd_session,
+    cmd_share,
 )
 from pi_plugins.interactive.settings_menu import cmd_settings, cmd_theme
 from pi_plugins.interactive.tree_panel import cmd_tree
@@ -159,6 +160,7 @@ BUILTIN_COMMANDS: list[MenuCommand] = [
     MenuCommand("name", "Name this session", cmd_name, argument_hint="<name>"),
     MenuCommand("copy", "Copy the last reply to the clipboard", cmd_copy),
     MenuCommand("export", "Export the session as HTML or JSONL", cmd_export, argument_hint="[path]"),
+    MenuCommand("share", "Share the session as a private GitHub gist", cmd_share),
     MenuCommand("reload", "Reload context files, skills, templates and plugins", cmd_reload),
     MenuCommand("hotkeys", "Show active keyboard shortcuts", cmd_hotkeys),
     MenuCommand("changelog", "Show changelog entries", cmd_changelog),

@@ -1,68 +1,31 @@
-"""What plugins may replace around the editor: the editor itself (a ``CustomEditor``), and the footer's data."""
+"""What plugins put around the editor through ``ctx.ui`` (``PluginChrome``: widgets, statuses, the working row,
+their header, footer and editor), and the data a custom footer reads (``FooterData``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-from pi_plugins.interactive import style
-
-if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+from pi_core.ui import ComponentFactory, WorkingIndicator
 
 
-def _sgr(role: str, reverse: bool = False) -> tuple[str, str]:
-    from pi_core.resources.ansi_theme import _rgb
+@dataclass
+class PluginChrome:
+    """Set by the plugins' ``ctx.ui`` calls (ext_ui.py), drawn by the screen (layout.py)."""
 
-    rgb = _rgb(style.current().color(role))
-    start = f"\x1b[38;2;{rgb[0]};{rgb[1]};{rgb[2]}m" if rgb else ""
-    return start, "\x1b[39m" if rgb else ""
-
-
-class EditorHost:
-    """pi's editor behind a plugin's ``CustomEditor``: keys go on to prompt_toolkit, lines drawn like pi's."""
-
-    def __init__(self, app: InteractiveApp) -> None:
-        self.app = app
-
-    def default_input(self, data: str) -> None:
-        self.app.router.pass_on(data)
-
-    def get_text(self) -> str:
-        return self.app.buffer.text
-
-    def set_text(self, text: str) -> None:
-        self.app.set_editor_text(text)
-
-    def default_render(self, width: int, border: Callable[[str], str] | None = None) -> list[str]:
-        """A rule, the text wrapped at ``width`` with the cursor in reverse video, a rule."""
-        from prompt_toolkit.utils import get_cwidth
-
-        if border is None:
-            start, end = _sgr("borderMuted")
-
-            def border(text: str) -> str:
-                return f"{start}{text}{end}"
-
-        document = self.app.buffer.document
-        row, col = document.cursor_position_row, document.cursor_position_col
-        body: list[str] = []
-        for index, line in enumerate(document.lines):
-            chars = list(line)
-            if index == row:
-                under = chars[col] if col < len(chars) else " "
-                chars = chars[:col] + [f"\x1b[7m{under}\x1b[27m"] + chars[col + 1:]
-            current, used = "", 0
-            for char in chars:
-                cells = get_cwidth(char) if not char.startswith("\x1b") else 1
-                if used + cells > width:
-                    body.append(current)
-                    current, used = "", 0
-                current += char
-                used += cells
-            body.append(current)
-        return [border("─" * width), *body, border("─" * width)]
+    working_message: str = "Working…"  # ui.set_working_message
+    working_visible: bool = True  # ui.set_working_visible
+    working_indicator: WorkingIndicator | None = None  # ui.set_working_indicator (None: pi's spinner)
+    statuses: dict[str, str] = field(default_factory=dict)  # ui.set_status texts, shown in the footer
+    # ui.set_widget: lines, or a component from the plugin's factory, by key
+    widgets: dict[str, dict[str, Any]] = field(default_factory=lambda: {"aboveEditor": {}, "belowEditor": {}})
+    header: Any = None  # ui.set_header's component
+    footer: Any = None  # ui.set_footer's component
+    editor: Any = None  # ui.set_editor_component's component, in place of pi's editor
+    editor_factory: ComponentFactory | None = None
+    autocomplete: Any = None  # the top of the ui.add_autocomplete_provider stack
 
 
 def git_branch(cwd: Path) -> str | None:
@@ -87,16 +50,16 @@ def git_branch(cwd: Path) -> str | None:
 class FooterData:
     """``pi_core.ui.FooterData`` for a custom footer: the git branch and the plugins' statuses."""
 
-    def __init__(self, app: InteractiveApp) -> None:
-        self.app = app
-        self._branch = git_branch(Path(app.session.config.cwd))
+    def __init__(self, cwd: Path, statuses: Mapping[str, str], on_change: Callable[[], None]) -> None:
+        self._cwd, self._statuses, self._on_change = cwd, statuses, on_change
+        self._branch = git_branch(cwd)
         self._listeners: list[Callable[[str | None], None]] = []
 
     def git_branch(self) -> str | None:
         return self._branch
 
     def extension_statuses(self) -> dict[str, str]:
-        return dict(self.app.statuses)
+        return dict(self._statuses)
 
     def on_branch_change(self, callback: Callable[[str | None], None]) -> Callable[[], None]:
         self._listeners.append(callback)
@@ -109,9 +72,9 @@ class FooterData:
 
     def poll(self) -> None:
         """Called every half second by the app: tell listeners when the branch changed."""
-        branch = git_branch(Path(self.app.session.config.cwd))
+        branch = git_branch(self._cwd)
         if branch != self._branch:
             self._branch = branch
             for listener in list(self._listeners):
                 listener(branch)
-            self.app.invalidate()
+            self._on_change()

@@ -10,29 +10,53 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pi_core.records.lazyclass import dataclass
-
 if TYPE_CHECKING:
+    from pi_plugins.interactive.keybindings import Keybindings
+    from pi_plugins.interactive.panel import Panel
+    from pi_plugins.interactive.shortcuts import PluginShortcut
+    from pi_plugins.interactive.view import ChatView
+    from prompt_toolkit.buffer import Buffer
+
     from pi_core.control.session_control import SessionControl
+    from pi_core.resources.themes import ThemeSet
 
 
 class CommandUI(Protocol):
-    """What a command handler may do with the interactive UI."""
+    """What a slash command, the panel it opens and a ``!command`` may do with the interactive UI (the app's
+    own parts see more of it: ``pi_plugins.interactive.host.AppHost``)."""
 
     session: Any
     control: SessionControl
+    view: ChatView  # the transcript being drawn (``show_thinking``, the running shell command)
+    buffer: Buffer  # the editor's text
+    keybindings: Keybindings
+    shortcuts: list[PluginShortcut]  # the plugins' keys in force (/hotkeys)
+    themes: ThemeSet  # found by the last theme discovery
 
     def notify(self, text: str, style: str = "dim") -> None: ...
     def show(self, renderable: Any) -> None: ...
-    async def pick(self, title: str, items: list[Any], *, multi: bool = False,
-                   checked: set[int] | None = None) -> Any: ...
+    def invalidate(self) -> None: ...  # draw the live part again
+    def setting(self, key: str, default: Any = None) -> Any: ...
+    def set_hint(self, text: str | None) -> None: ...  # one line above the editor
+    def screen_rows(self) -> int: ...
+    async def pick(self, title: str, items: list[Any], *, multi: bool = False, checked: set[int] | None = None,
+                   index: int = 0, timeout: float | None = None) -> Any: ...
+    async def ask(self, title: str, placeholder: str = "", prefill: str = "", *,
+                  timeout: float | None = None) -> str | None: ...
+    async def confirm(self, title: str, message: str = "") -> bool: ...
+    async def open_panel(self, panel: Panel) -> Any: ...  # shown in place of the editor until it answers
     def set_editor_text(self, text: str) -> None: ...
-    def replay(self) -> None: ...  # redraw the transcript after the session's messages changed
+    async def abort(self) -> None: ...  # stop the run, queued messages back in the editor
+    def replay(self) -> None: ...  # draw the transcript again after the session's messages changed
+    def redraw_transcript(self) -> None: ...  # clear the screen and draw the header and transcript again
     def refresh_commands(self) -> None: ...
     def reload_ui(self) -> None: ...  # keybindings and themes read again (/reload)
-    def exit(self) -> None: ...
+    def load_theme(self, name: str | None = None) -> None: ...
+    def rebuild_layout(self) -> None: ...  # after a setting that shapes the screen changed
+    def exit(self, code: int = 0) -> None: ...
 
 
 Handler = Callable[[CommandUI, str], "Awaitable[None] | None"]

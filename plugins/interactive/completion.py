@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pi_core.ui import Suggestion, Suggestions
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.host import AppHost
 
     from pi_core.signals import AbortSignal
 
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 class BuiltinProvider:
     """pi's completer as an ``AutocompleteProvider``."""
 
-    def __init__(self, app: InteractiveApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
         self.trigger_characters = ["/", "@"]
 
@@ -39,7 +39,7 @@ class BuiltinProvider:
         return Suggestions([Suggestion(c.text, c.display_text, c.display_meta_text or None) for c in found], prefix)
 
 
-def builtin_provider(app: InteractiveApp) -> BuiltinProvider:
+def builtin_provider(app: AppHost) -> BuiltinProvider:
     return BuiltinProvider(app)
 
 
@@ -47,7 +47,7 @@ def triggers(provider: Any) -> list[str]:
     return [str(t) for t in getattr(provider, "trigger_characters", None) or []]
 
 
-def completing_while_typing(app: InteractiveApp) -> bool:
+def completing_while_typing(app: AppHost) -> bool:
     """Whether the menu opens by itself: a command name (or its arguments when it completes them), ``@``, triggers."""
     if app.text_dialog is not None:  # a plugin's text, not a prompt: no command or file menu pops up
         return False
@@ -57,4 +57,4 @@ def completing_while_typing(app: InteractiveApp) -> bool:
         command = app.commands.get(name) if space else None
         return not space or (command is not None and command.complete is not None)
     word = before.split()[-1] if before and not before[-1].isspace() else ""
-    return word.startswith("@") or any(word.startswith(t) for t in triggers(app.autocomplete))
+    return word.startswith("@") or any(word.startswith(t) for t in triggers(app.chrome.autocomplete))

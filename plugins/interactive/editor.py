@@ -11,12 +11,12 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pi_plugins.interactive.commands import MenuCommand, split_command
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.tui.fuzzy import fuzzy_filter
 
 MAX_INDEXED_FILES = 20_000

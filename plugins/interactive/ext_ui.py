@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal
 
-from pi_plugins.interactive import style
+from pi_plugins.interactive import attachments, style
 from pi_plugins.interactive.hosting import ComponentPanel, dispose
 from pi_plugins.interactive.pickers import PickItem
 
@@ -27,7 +28,8 @@ from pi_core.ui import (
 )
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.host import AppHost
+    from prompt_toolkit.buffer import Buffer
 
     from pi_core.signals import AbortSignal
 
@@ -39,10 +41,52 @@ def theme_for_plugins() -> AnsiTheme:
     return AnsiTheme(style.current)
 
 
+class PromptEditor:
+    """pi's editor as the host of a plugin's ``CustomEditor`` (``pi_core.tui.EditorHost``): the keys it passes on
+    go to prompt_toolkit, and its lines are drawn like pi's."""
+
+    def __init__(self, buffer: Buffer, pass_on: Callable[[str], None]) -> None:
+        self.buffer = buffer
+        self.default_input = pass_on
+
+    def get_text(self) -> str:
+        return self.buffer.text
+
+    def set_text(self, text: str) -> None:
+        from prompt_toolkit.document import Document
+
+        self.buffer.set_document(Document(text, len(text)), bypass_readonly=True)
+
+    def default_render(self, width: int, border: Callable[[str], str] | None = None) -> list[str]:
+        """A rule, the text wrapped at ``width`` with the cursor in reverse video, a rule."""
+        from prompt_toolkit.utils import get_cwidth
+
+        if border is None:
+            border = partial(theme_for_plugins().fg, "borderMuted")
+        document = self.buffer.document
+        row, col = document.cursor_position_row, document.cursor_position_col
+        body: list[str] = []
+        for index, line in enumerate(document.lines):
+            chars = list(line)
+            if index == row:
+                under = chars[col] if col < len(chars) else " "
+                chars = chars[:col] + [f"\x1b[7m{under}\x1b[27m"] + chars[col + 1:]
+            current, used = "", 0
+            for char in chars:
+                cells = get_cwidth(char) if not char.startswith("\x1b") else 1
+                if used + cells > width:
+                    body.append(current)
+                    current, used = "", 0
+                current += char
+                used += cells
+            body.append(current)
+        return [border("─" * width), *body, border("─" * width)]
+
+
 class InteractiveUI(UI):
     has_ui = True
 
-    def __init__(self, app: InteractiveApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         super().__init__(theme_for_plugins())
         self.app = app
 
@@ -72,9 +116,9 @@ class InteractiveUI(UI):
 
     def set_status(self, key: str, text: str | None = None) -> None:
         if text is None:
-            self.app.statuses.pop(key, None)
+            self.app.chrome.statuses.pop(key, None)
         else:
-            self.app.statuses[key] = text
+            self.app.chrome.statuses[key] = text
         self.app.invalidate()
 
     def set_editor_text(self, text: str) -> None:
@@ -85,7 +129,7 @@ class InteractiveUI(UI):
 
     def paste_to_editor(self, text: str) -> None:
         """As if the user pasted ``text`` (an image path becomes an attachment)."""
-        self.app.paste_text(text)
+        attachments.paste_text(self.app, text)
 
     def set_title(self, title: str) -> None:
         """The terminal window's title (OSC 0)."""
@@ -95,11 +139,11 @@ class InteractiveUI(UI):
         output.flush()
 
     def set_working_message(self, text: str | None = None) -> None:
-        self.app.working_message = text or "Working…"
+        self.app.chrome.working_message = text or "Working…"
         self.app.invalidate()
 
     def set_working_visible(self, visible: bool) -> None:
-        self.app.working_visible = bool(visible)
+        self.app.chrome.working_visible = bool(visible)
         self.app.invalidate()
 
     def set_hidden_thinking_label(self, label: str | None = None) -> None:
@@ -111,14 +155,15 @@ class InteractiveUI(UI):
         """Rows (ANSI kept) above or below the editor under ``key``; None removes them."""
         if placement not in ("aboveEditor", "belowEditor"):
             raise ValueError(f'placement must be "aboveEditor" or "belowEditor", not {placement!r}')
-        for rows in self.app.widgets.values():
+        widgets = self.app.chrome.widgets
+        for rows in widgets.values():
             old = rows.pop(key, None)
             if old is not None and not isinstance(old, list):
                 dispose(old)
         if callable(lines):
-            self.app.widgets[placement][key] = lines(self.app.tui, self.theme)
+            widgets[placement][key] = lines(self.app.tui, self.theme)
         elif lines is not None:
-            self.app.widgets[placement][key] = [str(line) for line in lines]
+            widgets[placement][key] = [str(line) for line in lines]
         self.app.invalidate()
 
     async def custom(self, factory: ComponentFactory, *, overlay: bool = False,
@@ -170,34 +215,45 @@ class InteractiveUI(UI):
             else:
                 interval = getattr(indicator, "interval_ms", 80)
             indicator = WorkingIndicator([str(f) for f in frames or []], int(interval))
-        self.app.working_indicator = indicator
+        self.app.chrome.working_indicator = indicator
         self.app.invalidate()
 
     def set_footer(self, factory: ComponentFactory | None) -> None:
-        if self.app.footer_component is not None:
-            dispose(self.app.footer_component)
-        self.app.footer_component = None if factory is None else factory(self.app.tui, self.theme,
-                                                                          self.app.footer_data)
+        chrome = self.app.chrome
+        if chrome.footer is not None:
+            dispose(chrome.footer)
+        chrome.footer = None if factory is None else factory(self.app.tui, self.theme, self.app.footer_data)
         self.app.invalidate()
 
     def set_header(self, factory: ComponentFactory | None) -> None:
         """A header set in ``pi_session_start`` is drawn at start-up; later, the screen is drawn again with it."""
-        if self.app.header_component is not None:
-            dispose(self.app.header_component)
-        self.app.header_component = None if factory is None else factory(self.app.tui, self.theme)
+        chrome = self.app.chrome
+        if chrome.header is not None:
+            dispose(chrome.header)
+        chrome.header = None if factory is None else factory(self.app.tui, self.theme)
         if self.app.scrollback.intro is None:
             self.app.redraw_transcript()
 
     def set_editor_component(self, factory: ComponentFactory | None) -> None:
-        self.app.set_custom_editor(factory)
+        """A plugin's editor in place of pi's (None: pi's again); pi's editing and drawing are its host."""
+        chrome = self.app.chrome
+        if chrome.editor is not None:
+            dispose(chrome.editor)
+        chrome.editor_factory, chrome.editor = factory, None
+        if factory is not None:
+            editor = factory(self.app.tui, self.theme, self.app.keybindings)
+            editor.host = PromptEditor(self.app.buffer, self.app.router.pass_on)
+            chrome.editor = editor
+        self.app.invalidate()
 
     def get_editor_component(self) -> ComponentFactory | None:
-        return self.app.custom_editor_factory
+        return self.app.chrome.editor_factory
 
     def add_autocomplete_provider(self, factory: Callable[[AutocompleteProvider], AutocompleteProvider]) -> None:
         from pi_plugins.interactive.completion import builtin_provider
 
-        self.app.autocomplete = factory(self.app.autocomplete or builtin_provider(self.app))
+        chrome = self.app.chrome
+        chrome.autocomplete = factory(chrome.autocomplete or builtin_provider(self.app))
 
     def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
         handlers = self.app.router.handlers
@@ -210,20 +266,17 @@ class InteractiveUI(UI):
         return unsubscribe
 
     def get_all_themes(self) -> list[ThemeInfo]:
-        found = self.app.themes
-        themes = found.themes.values() if found is not None else []
-        return [ThemeInfo(t.name, str(t.path) if t.path else None) for t in themes]
+        return [ThemeInfo(t.name, str(t.path) if t.path else None) for t in self.app.themes.themes.values()]
 
     def get_theme(self, name: str) -> Theme | None:
-        found = self.app.themes
-        theme = found.themes.get(name) if found is not None else None
+        theme = self.app.themes.themes.get(name)
         return AnsiTheme(theme) if theme is not None else None
 
     def set_theme(self, theme: str | Theme) -> ThemeResult:
         from pi_core.resources.themes import Theme as ThemeData
 
         if isinstance(theme, str):
-            found = self.app.themes.themes.get(theme) if self.app.themes is not None else None
+            found = self.app.themes.themes.get(theme)
             if found is None:
                 return ThemeResult(False, f"Theme not found: {theme}")
             self.app.apply_theme(found)
@@ -248,6 +301,6 @@ class InteractiveUI(UI):
         return "InteractiveUI()"
 
 
-def install(app: InteractiveApp) -> None:
+def install(app: AppHost) -> None:
     """Give the session's plugins this UI."""
     app.session.set_ui(InteractiveUI(app), "interactive")

@@ -1,13 +1,12 @@
-"""The start-up header: version, key hints, loaded context files, plugins (and overrides), skills."""
+"""The start-up header: version, key hints, the sandbox, loaded context files, plugins (and overrides), skills."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pi_plugins.interactive.footer import short_cwd
-
-from pi_core.records.lazyclass import dataclass, field
 
 
 @dataclass
@@ -19,23 +18,28 @@ class StartupInfo:
     skills: list[str] = field(default_factory=list)
     templates: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    sandbox: str | None = None  # the active sandbox, described ("workspace-write, network off (bubblewrap)")
 
 
-def startup_info(session: Any, startup: Any = None) -> StartupInfo:
-    """Gather the header from the CLI's Startup environment and the session, whichever exist."""
+def startup_info(session: Any, warnings: list[str] | None = None) -> StartupInfo:
+    """Gather the header from the session; ``warnings`` are the CLI's start-up warnings (``ModeRequest``)."""
     from pi_core import __version__
 
     info = StartupInfo(version=__version__)
-    resources = getattr(startup, "resources", None) or session.resources
+    resources = session.resources
     if resources is not None:
         info.context_files = [cf.path for cf in resources.context_files]
         info.skills = [s.name for s in resources.skills]
         info.templates = [t.name for t in resources.templates]
-    registry = getattr(startup, "registry", None) or session.registry
+    registry = session.registry
     info.plugins = [f"{name}" + ("" if p.layer == "builtin" else f" ({p.layer})")
                     for name, p in registry.plugins.info.items()]
     info.overrides = [f"{o.kind} {o.name}: {o.winner} overrides {o.loser}" for o in registry.overrides]
-    info.warnings = list(getattr(startup, "warnings", None) or [])
+    info.warnings = list(warnings or [])
+    from pi_core.toolkit.sandbox import active
+
+    sandbox = active()
+    info.sandbox = sandbox.describe() if sandbox is not None else None
     return info
 
 
@@ -56,6 +60,8 @@ def render_header(info: StartupInfo, cwd: Path, *, listing: bool = True) -> Any:
             text.append(", ".join(items), style=themed(style) if style else "")
             lines.append(text)
 
+    if info.sandbox:  # shown even when the listing is off: it says what the model's commands may do
+        lines.append(Text.assemble(("Sandbox: ", "bold"), (info.sandbox, themed("green"))))
     section("Context", [short_cwd(p) for p in info.context_files], "green")
     section("Plugins", info.plugins, "cyan")
     for override in info.overrides if listing else []:

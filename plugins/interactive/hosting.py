@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prompt_toolkit.formatted_text import ANSI, to_formatted_text
 from prompt_toolkit.key_binding.key_processor import KeyPress
@@ -19,11 +20,33 @@ from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import Float, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.ui import Component, OverlayOptions
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.chrome import PluginChrome
+    from pi_plugins.interactive.panel import Panel
+    from prompt_toolkit.application import Application
+
+
+class ComponentHost(Protocol):
+    """What the component hosting needs of the app (``host.AppHost`` is one): its size, its redraws, where keys
+    may go instead of the editor, and a place for errors."""
+
+    @property
+    def app(self) -> Application[int]: ...
+    @property
+    def overlays(self) -> OverlayStack: ...
+    @property
+    def panel(self) -> Panel | None: ...  # a ComponentPanel takes the keys
+    @property
+    def text_dialog(self) -> object | None: ...  # a plugin's text in the editor: the custom editor steps aside
+    @property
+    def chrome(self) -> PluginChrome: ...  # ``chrome.editor``: a plugin's editor takes the keys
+    def width(self) -> int: ...
+    def screen_rows(self) -> int: ...
+    def invalidate(self) -> None: ...
+    def notify(self, text: str, style: str = "dim") -> None: ...
+
 
 PASS_THROUGH = {Keys.CPRResponse, Keys.Vt100MouseEvent, Keys.WindowsMouseEvent, Keys.Ignore, Keys.SIGINT}
 
@@ -75,7 +98,7 @@ def dispose(component: Any) -> None:
 class Tui:
     """The ``tui`` argument of component factories (``pi_core.ui.TuiHandle``)."""
 
-    def __init__(self, app: InteractiveApp) -> None:
+    def __init__(self, app: ComponentHost) -> None:
         self._app = app
         self._cooked: Any = None
 
@@ -276,7 +299,7 @@ class Overlay:
 class OverlayStack:
     """The open overlays and who has the keyboard; the app adds their floats to its FloatContainer."""
 
-    def __init__(self, app: InteractiveApp, floats: list[Float]) -> None:
+    def __init__(self, app: ComponentHost, floats: list[Float]) -> None:
         self.app = app
         self.floats = floats
         self.items: list[Overlay] = []
@@ -359,7 +382,7 @@ class OverlayStack:
 class KeyRouter:
     """Takes key presses from the terminal input before prompt_toolkit's key bindings see them."""
 
-    def __init__(self, app: InteractiveApp) -> None:
+    def __init__(self, app: ComponentHost) -> None:
         self.app = app
         self.handlers: list[Callable[[str], Any]] = []  # ui.on_terminal_input
 
@@ -399,11 +422,11 @@ class KeyRouter:
         target: Any = app.overlays.target()
         if target is None and isinstance(app.panel, ComponentPanel):
             target = app.panel.component
-        elif target is None and app.panel is None and app.custom_editor is not None and app.text_dialog is None:
+        elif target is None and app.panel is None and app.chrome.editor is not None and app.text_dialog is None:
             earlier = out[:]
             out.clear()
             self._process(earlier)  # keys before this one, in order
-            self._call(app.custom_editor.handle_input, data)
+            self._call(app.chrome.editor.handle_input, data)
             app.invalidate()
             return True
         if target is None:

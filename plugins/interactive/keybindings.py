@@ -9,10 +9,10 @@ xterm extended-key sequences, registered under spare function keys.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.tui.keys import Key, KeySyntaxError, matches_key, parse_key
 
 # (action id, default keys, what /hotkeys says); only actions this UI carries out are listed.

@@ -25,7 +25,7 @@ from prompt_toolkit.layout.menus import CompletionsMenu
 from rich.console import Console
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.host import AppHost
 
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -43,7 +43,7 @@ def color_depth() -> Any:
 class Screen:
     """Builds the app's layout and draws each of its rows from the app's state."""
 
-    def __init__(self, app: InteractiveApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
         self._live_cache: tuple[int, int, list[Any]] | None = None
 
@@ -69,13 +69,13 @@ class Screen:
 
     def widget_fragments(self, placement: str) -> Any:
         lines: list[str] = []
-        for content in self.app.widgets[placement].values():
+        for content in self.app.chrome.widgets[placement].values():
             lines += content if isinstance(content, list) else render_lines(content, self.app.width())
         return fragments(lines)
 
     def indicator(self) -> list[Any]:
         """The working row's animation: pi's spinner, or a plugin's frames (verbatim; none at all for [])."""
-        indicator = self.app.working_indicator
+        indicator = self.app.chrome.working_indicator
         if indicator is None:
             return [(style.pt("accent"), SPINNER[int(time.monotonic() * 10) % len(SPINNER)] + " ")]
         if not indicator.frames:
@@ -86,12 +86,12 @@ class Screen:
 
     def status_fragments(self) -> Any:
         app = self.app
-        if app.busy and (not app.working_visible or app.run_ended):
+        if app.busy and (not app.chrome.working_visible or app.run_ended):
             return [(style.pt("muted"), app.hint or "")]
         if app.busy:
             elapsed = int(time.monotonic() - app.started_at)
-            message = fragments([app.working_message]) if "\x1b" in app.working_message else [
-                (style.pt("accent"), app.working_message)]  # a plugin's message may bring its own colour
+            text = app.chrome.working_message  # a plugin's message may bring its own colour
+            message = fragments([text]) if "\x1b" in text else [(style.pt("accent"), text)]
             return [*self.indicator(), *message, ("", " "), (style.pt("muted"), f"({elapsed}s) · esc to interrupt")]
         if app.shell_job is not None and app.shell_job.running:
             return [(style.pt("accent"), "Running shell command… "), (style.pt("muted"), "esc to cancel")]
@@ -106,20 +106,21 @@ class Screen:
 
     def footer_fragments(self) -> Any:
         app = self.app
-        if app.footer_component is not None:
-            return fragments(render_lines(app.footer_component, app.width()))
+        if app.chrome.footer is not None:
+            return fragments(render_lines(app.chrome.footer, app.width()))
         first, second = footer_lines(app.session, app.width())
         drawn: list[Any] = [(style.pt("dim"), first + "\n" + second)]
-        if app.statuses:  # plugins may colour their status with ANSI codes
+        statuses = app.chrome.statuses
+        if statuses:  # plugins may colour their status with ANSI codes
             drawn.append(("", "\n"))
-            drawn += ANSI(TERMINAL_STRINGS.sub("", " · ".join(app.statuses.values()))).__pt_formatted_text__()
+            drawn += ANSI(TERMINAL_STRINGS.sub("", " · ".join(statuses.values()))).__pt_formatted_text__()
         return drawn
 
     def panel_fragments(self) -> Any:
         return self.app.panel.lines(self.app.width()) if self.app.panel else []
 
     def custom_editor_fragments(self) -> Any:
-        editor = self.app.custom_editor
+        editor = self.app.chrome.editor
         return fragments(render_lines(editor, self.app.width())) if editor else []
 
     def filler_rows(self, main: Any) -> int:
@@ -148,7 +149,7 @@ class Screen:
         row = VSplit([Window(width=padding), text, Window(width=padding)]) if padding else text
         has_chips = Condition(lambda: bool(app.attachments))
         dialog = Condition(lambda: app.text_dialog is not None)
-        custom_editor = Condition(lambda: app.custom_editor is not None) & ~dialog
+        custom_editor = Condition(lambda: app.chrome.editor is not None) & ~dialog
         editor = HSplit([
             ConditionalContainer(Window(FormattedTextControl(lambda: text_dialog.title_fragments(app)),
                                         dont_extend_height=True), filter=dialog),
@@ -164,13 +165,13 @@ class Screen:
                                  filter=picking),
             ConditionalContainer(Window(FormattedTextControl(lambda: self.widget_fragments("aboveEditor")),
                                         dont_extend_height=True),
-                                 filter=Condition(lambda: bool(app.widgets["aboveEditor"]))),
+                                 filter=Condition(lambda: bool(app.chrome.widgets["aboveEditor"]))),
             ConditionalContainer(editor, filter=~picking & ~custom_editor),
             ConditionalContainer(Window(FormattedTextControl(self.custom_editor_fragments), dont_extend_height=True),
                                  filter=~picking & custom_editor),
             ConditionalContainer(Window(FormattedTextControl(lambda: self.widget_fragments("belowEditor")),
                                         dont_extend_height=True),
-                                 filter=Condition(lambda: bool(app.widgets["belowEditor"]))),
+                                 filter=Condition(lambda: bool(app.chrome.widgets["belowEditor"]))),
             CompletionsMenu(max_height=max(3, min(20, int(app.setting("autocompleteMaxVisible", 5) or 5))),
                             scroll_offset=1),
             Window(FormattedTextControl(self.footer_fragments), dont_extend_height=True),

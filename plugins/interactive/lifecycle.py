@@ -10,12 +10,12 @@ from pi_plugins.interactive import ext_ui
 from pi_plugins.interactive.view import render_notice
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.host import AppHost
 
 STARTUP_WAIT_SECONDS = 2.0  # longest the first frame waits for the plugins' session_start
 
 
-async def run(app: InteractiveApp, initial_message: str | None = None,
+async def run(app: AppHost, initial_message: str | None = None,
               initial_images: list[Any] | None = None) -> int:
     scrollback = app.scrollback
     scrollback.intro = new_changelog(app)  # the start-up warnings go in front when it is released
@@ -65,7 +65,7 @@ async def run(app: InteractiveApp, initial_message: str | None = None,
     return app.exit_code if code is None else code
 
 
-def replay_typeahead(app: InteractiveApp) -> None:
+def replay_typeahead(app: AppHost) -> None:
     """Just before prompt_toolkit takes the terminal: the keys typed into the start-up stand-in editor
     (pi_core.app.typeahead) go to plugins' key handlers and the key bindings in order, after the first
     frame and before any key read from the terminal from then on."""
@@ -77,7 +77,7 @@ def replay_typeahead(app: InteractiveApp) -> None:
         asyncio.get_running_loop().call_soon(app.router.replay, typed.decode(errors="replace"))
 
 
-def _quit_on_signals(app: InteractiveApp) -> None:
+def _quit_on_signals(app: AppHost) -> None:
     """SIGTERM and SIGHUP (the terminal went away) end the app like /quit, with 143 / 129; left to the mode runner,
     they would only abort a run and a pi whose terminal closed would live on."""
     loop = asyncio.get_running_loop()
@@ -88,7 +88,7 @@ def _quit_on_signals(app: InteractiveApp) -> None:
             pass
 
 
-async def run_app(app: InteractiveApp) -> int | None:
+async def run_app(app: AppHost) -> int | None:
     """Run the app; an error escaping a redraw or callback ends it (terminal restored) and is raised."""
     loop = asyncio.get_running_loop()
     previous = loop.get_exception_handler()
@@ -107,7 +107,7 @@ async def run_app(app: InteractiveApp) -> int | None:
         loop.set_exception_handler(previous)
 
 
-def new_changelog(app: InteractiveApp) -> list[Any]:
+def new_changelog(app: AppHost) -> list[Any]:
     """After an update, the changelog entries newer than the version pi last ran as (once)."""
     from pi_plugins.interactive.session_commands import (
         changelog_path,
@@ -132,7 +132,7 @@ def new_changelog(app: InteractiveApp) -> list[Any]:
             render_changelog(fresh, app.setting("collapseChangelog", False) is True)]
 
 
-async def watch_files(app: InteractiveApp) -> None:
+async def watch_files(app: AppHost) -> None:
     """Pick up an edited theme file (and the git branch, new custom entries) within a second or so."""
     while True:
         await asyncio.sleep(0.5)

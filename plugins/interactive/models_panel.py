@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.panel import Done, PanelKey
 
 from pi_core.tui.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from pi_plugins.interactive.commands import CommandUI
 
 
 def model_key(model: Any) -> str:
@@ -17,7 +20,7 @@ def model_key(model: Any) -> str:
 class ScopedModelsPanel:
     title = "Scoped models"
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: CommandUI) -> None:
         self.app = app
         self.models = list(app.control.available_models())
         scoped = app.session.config.scoped_models
@@ -110,7 +113,7 @@ class ScopedModelsPanel:
         return frags
 
 
-async def cmd_scoped_models(ui: Any, args: str) -> None:
+async def cmd_scoped_models(ui: CommandUI, args: str) -> None:
     from pi_core.types import ScopedModel
 
     enabled = await ui.open_panel(ScopedModelsPanel(ui))

@@ -7,9 +7,8 @@ and the character typed, so panels follow keybindings.json without knowing key n
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
-
-from pi_core.records.lazyclass import dataclass
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,8 @@ class Done:
 
 
 class Panel(Protocol):
-    title: str
+    @property
+    def title(self) -> str: ...
 
     def lines(self, width: int) -> list[tuple[str, str]]: ...
     def handle(self, key: PanelKey) -> Done | None: ...

@@ -11,13 +11,13 @@ import math
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.panel import Done, PanelKey
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.tui.fuzzy import fuzzy_filter
 from pi_core.ui import UI
 

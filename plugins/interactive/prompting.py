@@ -13,10 +13,10 @@ from pi_plugins.interactive.editor import classify
 from pi_core.errors import PiError
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.host import AppHost
 
 
-def submit(app: InteractiveApp, *, follow_up: bool = False) -> None:
+def submit(app: AppHost, *, follow_up: bool = False) -> None:
     text = app.buffer.text
     kind = classify(text)
     if kind.kind == "empty" and not app.attachments:
@@ -47,7 +47,7 @@ def submit(app: InteractiveApp, *, follow_up: bool = False) -> None:
     app.spawn(run_prompt(app, kind.text, attachments.take(app) or None))
 
 
-def run_command_text(app: InteractiveApp, text: str) -> None:
+def run_command_text(app: AppHost, text: str) -> None:
     """Run a slash command as if typed (keys that open /model, /tree)."""
     kind = classify(text)
     command = app.commands.get(kind.command)
@@ -55,7 +55,7 @@ def run_command_text(app: InteractiveApp, text: str) -> None:
         app.spawn(command_task(app, command, kind.args))
 
 
-async def command_task(app: InteractiveApp, command: MenuCommand, args: str) -> None:
+async def command_task(app: AppHost, command: MenuCommand, args: str) -> None:
     try:
         await run_command(command, app, args)
     except PiError as err:
@@ -64,7 +64,7 @@ async def command_task(app: InteractiveApp, command: MenuCommand, args: str) -> 
         app.entries.check()
 
 
-async def run_prompt(app: InteractiveApp, text: str, images: list[Any] | None = None) -> None:
+async def run_prompt(app: AppHost, text: str, images: list[Any] | None = None) -> None:
     app.busy, app.started_at, app.run_ended = True, time.monotonic(), False
     app.invalidate()
     ticker = app.spawn(tick(app))
@@ -86,7 +86,7 @@ async def run_prompt(app: InteractiveApp, text: str, images: list[Any] | None = 
         app.invalidate()
 
 
-async def tick(app: InteractiveApp) -> None:
+async def tick(app: AppHost) -> None:
     """Redraw the working indicator (spinner, elapsed time) while a run lasts; idle costs nothing."""
     while True:
         await asyncio.sleep(0.1)
@@ -94,7 +94,7 @@ async def tick(app: InteractiveApp) -> None:
             app.app.invalidate()
 
 
-def _take_queued(app: InteractiveApp) -> list[str]:
+def _take_queued(app: AppHost) -> list[str]:
     agent = app.session.agent
     queued = [m.text() for m in [*agent.steering_queue, *agent.follow_up_queue] if hasattr(m, "text")]
     if queued:
@@ -102,7 +102,7 @@ def _take_queued(app: InteractiveApp) -> list[str]:
     return queued
 
 
-def dequeue(app: InteractiveApp) -> None:
+def dequeue(app: AppHost) -> None:
     """Alt+Up: the queued steering and follow-up messages come back into the editor, in order."""
     queued = _take_queued(app)
     if not queued:
@@ -114,7 +114,7 @@ def dequeue(app: InteractiveApp) -> None:
     app.set_hint(f"Restored {len(queued)} queued message{'s' if len(queued) > 1 else ''}")
 
 
-async def abort(app: InteractiveApp) -> None:
+async def abort(app: AppHost) -> None:
     """Escape while working: stop the run and put the queued messages back in the editor."""
     agent = app.session.agent
     queued = [m.text() for m in [*agent.steering_queue, *agent.follow_up_queue] if hasattr(m, "text")]

@@ -3,15 +3,18 @@ activity or by match (Ctrl+S), with Ctrl+R to rename, Ctrl+D to delete and Ctrl+
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.panel import Done, PanelKey
 from pi_plugins.interactive.pickers import age
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.tui.fuzzy import fuzzy_filter
+
+if TYPE_CHECKING:
+    from pi_plugins.interactive.commands import CommandUI
 
 SORTS = ("threaded", "recent", "fuzzy")
 
@@ -47,7 +50,7 @@ def threaded(infos: list[Any]) -> list[Row]:
 
 
 class ResumePanel:
-    def __init__(self, app: Any, current_file: Path | None) -> None:
+    def __init__(self, app: CommandUI, current_file: Path | None) -> None:
         self.app = app
         self.current = current_file
         self.scope = "current"
@@ -162,7 +165,7 @@ class ResumePanel:
         return frags
 
 
-async def cmd_resume(ui: Any, args: str) -> None:
+async def cmd_resume(ui: CommandUI, args: str) -> None:
     from pi_core.sessions.manager import SessionManager
     from pi_core.sessions.outputs import delete_session
 

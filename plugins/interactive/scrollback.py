@@ -4,11 +4,25 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from prompt_toolkit.application import Application
+    from rich.console import Console
+
+
+class Terminal(Protocol):
+    """What the scrollback uses of the app (``host.AppHost`` is one)."""
+
+    @property
+    def console(self) -> Console: ...
+    @property
+    def app(self) -> Application[int]: ...
+    @property
+    def running(self) -> bool: ...
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]: ...
+    def invalidate(self) -> None: ...
 
 
 class Raw:
@@ -22,7 +36,7 @@ class Scrollback:
     """The queue of renderables waiting for the terminal; while the app runs they go out through
     ``run_in_terminal`` so prompt_toolkit redraws the live part below them."""
 
-    def __init__(self, app: InteractiveApp) -> None:
+    def __init__(self, app: Terminal) -> None:
         self.app = app
         self.pending: list[Any] = []
         self.flushing = False
@@ -31,7 +45,6 @@ class Scrollback:
 
     def commit(self, renderable: Any) -> None:
         self.pending.append(renderable)
-        self.app.version += 1
         if self.intro is not None:  # start-up: printed behind the header once session_start returned
             self.app.invalidate()
             return

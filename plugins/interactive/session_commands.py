@@ -1,20 +1,23 @@
-"""Session commands of the interactive UI: /session, /clone, /import, /export, /changelog, /hotkeys."""
+"""Session commands of the interactive UI: /session, /clone, /import, /export, /share, /changelog, /hotkeys."""
 
 from __future__ import annotations
 
 import re
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import style
 
 from pi_core.errors import PiError
 
+if TYPE_CHECKING:
+    from pi_plugins.interactive.commands import CommandUI
+
 CHANGELOG_HEADING = re.compile(r"^## \[?(?P<version>[^\]\s]+)\]?(?P<rest>.*)$")
 
 
-def cmd_session(ui: Any, args: str) -> None:
+def cmd_session(ui: CommandUI, args: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
@@ -38,14 +41,14 @@ def cmd_session(ui: Any, args: str) -> None:
     ui.show(table)
 
 
-async def cmd_clone(ui: Any, args: str) -> None:
+async def cmd_clone(ui: CommandUI, args: str) -> None:
     before = ui.session.store.session_file
     await ui.control.clone()
     ui.redraw_transcript()
     ui.notify(f"Cloned {before} into {ui.session.store.session_file}", "green")
 
 
-async def cmd_import(ui: Any, args: str) -> None:
+async def cmd_import(ui: CommandUI, args: str) -> None:
     from pi_core.sessions.store import read_header
 
     if not args.strip():
@@ -79,7 +82,7 @@ async def cmd_import(ui: Any, args: str) -> None:
     ui.notify(f"Session imported from: {source}", "green")
 
 
-def cmd_export(ui: Any, args: str) -> None:
+def cmd_export(ui: CommandUI, args: str) -> None:
     """HTML (the viewer, in the current theme's colours), or the session file itself for a .jsonl path."""
     target = args.strip()
     if target.endswith(".jsonl"):
@@ -93,6 +96,30 @@ def cmd_export(ui: Any, args: str) -> None:
         return
     ui.notify(f"Exported to: {ui.control.export_html(target or None, colors=style.current().export_colors())}",
               "green")
+
+
+async def cmd_share(ui: Any, args: str) -> None:
+    """The viewer page as a private gist (pi_core.export.share), after a confirmation naming its contents."""
+    import asyncio
+    import tempfile
+
+    from pi_core.export import share
+
+    source = ui.session.store.session_file
+    if source is None or not Path(source).is_file():
+        raise PiError("Nothing to share yet - start a conversation first")
+    settings = ui.session.settings
+    share.check_destination(settings.get("sessionShareDestination") if settings is not None else None,
+                            share.radius_signed_in())
+    await asyncio.to_thread(share.check_gh)
+    if not await ui.confirm("Share this session?", share.contents_warning(Path(source))):
+        ui.notify("Share cancelled")
+        return
+    ui.notify("Creating gist...")
+    with tempfile.TemporaryDirectory(prefix="pi-share-") as tmp:
+        html = ui.control.export_html(str(Path(tmp) / "session.html"), colors=style.current().export_colors())
+        links = await asyncio.to_thread(share.upload_gist, Path(html))
+    ui.notify(links.text(), "green")
 
 
 def changelog_path() -> Path | None:
@@ -126,7 +153,7 @@ def render_changelog(sections: list[tuple[str, str]], collapse: bool) -> Any:
     return style.markdown(body)
 
 
-def cmd_changelog(ui: Any, args: str) -> None:
+def cmd_changelog(ui: CommandUI, args: str) -> None:
     path = changelog_path()
     if path is None:
         ui.notify("This installation has no CHANGELOG.md", "yellow")
@@ -150,7 +177,7 @@ def new_since(sections: list[tuple[str, str]], last_seen: str | None) -> list[tu
     return newer
 
 
-def cmd_hotkeys(ui: Any, args: str) -> None:
+def cmd_hotkeys(ui: CommandUI, args: str) -> None:
     from pi_plugins.interactive.keybindings import ACTIONS
     from rich.table import Table
 

@@ -4,12 +4,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.panel import Done, PanelKey
 
-from pi_core.records.lazyclass import dataclass
+if TYPE_CHECKING:
+    from pi_plugins.interactive.commands import CommandUI
 
 VISIBLE = 12
 
@@ -35,19 +37,19 @@ def _fixed(*values: Any) -> Callable[[Any], list[Any]]:
     return lambda app: list(values)
 
 
-def _apply_theme(app: Any, name: Any) -> None:
+def _apply_theme(app: CommandUI, name: Any) -> None:
     app.load_theme(str(name))
 
 
-def _relayout(app: Any, value: Any) -> None:
+def _relayout(app: CommandUI, value: Any) -> None:
     app.rebuild_layout()
 
 
-def _apply_indent(app: Any, value: Any) -> None:
+def _apply_indent(app: CommandUI, value: Any) -> None:
     style.code_block_indent = str(value)
 
 
-def _apply_thinking(app: Any, value: Any) -> None:
+def _apply_thinking(app: CommandUI, value: Any) -> None:
     app.view.show_thinking = not bool(value)
 
 
@@ -88,7 +90,7 @@ SETTINGS: list[Setting] = [
 class SettingsPanel:
     title = "Settings"
 
-    def __init__(self, app: Any, settings: list[Setting] | None = None) -> None:
+    def __init__(self, app: CommandUI, settings: list[Setting] | None = None) -> None:
         self.app = app
         self.items = settings or SETTINGS
         self.index = 0
@@ -145,11 +147,11 @@ class SettingsPanel:
         return frags
 
 
-async def cmd_settings(ui: Any, args: str) -> None:
+async def cmd_settings(ui: CommandUI, args: str) -> None:
     await ui.open_panel(SettingsPanel(ui))
 
 
-async def cmd_theme(ui: Any, args: str) -> None:
+async def cmd_theme(ui: CommandUI, args: str) -> None:
     from pi_plugins.interactive.pickers import PickItem
 
     names = ui.themes.names()

@@ -8,15 +8,18 @@ added when the run ends, so it never lands between a tool call and its result.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pi_core.errors import PiError
 from pi_core.signals import AbortSignal
 from pi_core.types import CustomMessage
 
+if TYPE_CHECKING:
+    from pi_plugins.interactive.commands import CommandUI
+
 
 class ShellJob:
-    def __init__(self, ui: Any, command: str, send_output: bool) -> None:
+    def __init__(self, ui: CommandUI, command: str, send_output: bool) -> None:
         self.ui = ui
         self.command = command
         self.send_output = send_output

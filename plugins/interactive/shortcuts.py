@@ -1,23 +1,18 @@
-"""Plugins' keyboard shortcuts (``pi_shortcuts``): bound in the app, refused on pi's reserved keys, in /hotkeys."""
+"""Plugins' keyboard shortcuts (``pi_shortcuts``): which ones get a key (none of pi's reserved ones), for the
+key bindings (keys.py) and /hotkeys."""
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from pi_plugins.interactive.keybindings import (
     Key,
     Keybindings,
     KeySyntaxError,
     parse_key,
-    to_prompt_toolkit,
 )
-
-from pi_core.records.lazyclass import dataclass
-
-if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
 
 # Pi's editor-wide keys a plugin may not take; any other built-in key it takes over, with a warning.
 RESERVED = frozenset({
@@ -67,31 +62,3 @@ def resolve(contributions: list[Any], keymap: Keybindings) -> tuple[list[PluginS
                                 f"{chosen[key].plugin} and {plugin}. Using {plugin}.")
             chosen[key] = PluginShortcut(key, shortcut.key, shortcut.description, plugin, shortcut.handler)
     return list(chosen.values()), warnings
-
-
-def bind(bindings: Any, app: InteractiveApp, shortcuts: list[PluginShortcut], when: Any) -> None:
-    for shortcut in shortcuts:
-        try:
-            sequence = to_prompt_toolkit(shortcut.key)
-        except KeySyntaxError as err:
-            app.startup_notes.append(f"Extension shortcut '{shortcut.text}' from {shortcut.plugin}: {err}")
-            continue
-        bindings.add(*sequence, filter=when)(_runner(app, shortcut))
-
-
-def _runner(app: InteractiveApp, shortcut: PluginShortcut) -> Callable[[Any], None]:
-    def run(event: Any) -> None:
-        async def call() -> None:
-            ctx = app.session.ext.for_plugin(shortcut.plugin).as_command_context()
-            try:
-                outcome = shortcut.handler(ctx)
-                if inspect.isawaitable(outcome):
-                    await outcome
-            except Exception as err:  # noqa: BLE001 - plugin code: shown as an extension error
-                app.notify(f'Extension "{shortcut.plugin}" error (shortcut {shortcut.text}): {err}', "red")
-            finally:
-                app.entries.check()
-
-        app.spawn(call())
-
-    return run

@@ -11,23 +11,14 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import style
-from prompt_toolkit.document import Document
+from pi_plugins.interactive.host import TextDialog
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.host import AppHost
 
-
-@dataclass
-class TextDialog:
-    title: str
-    answer: asyncio.Future[str | None]
-    draft: Document  # what the user was writing, back in the editor when the dialog closes
-
-
-async def edit(app: InteractiveApp, title: str, prefill: str = "") -> str | None:
+async def edit(app: AppHost, title: str, prefill: str = "") -> str | None:
     """The text the user submits, or None when they cancel."""
     if app.text_dialog is not None or app.panel is not None:
         raise PiError(f"Another question is open: {(app.text_dialog or app.panel).title}")  # type: ignore[union-attr]
@@ -44,18 +35,18 @@ async def edit(app: InteractiveApp, title: str, prefill: str = "") -> str | None
         app.invalidate()
 
 
-def finish(app: InteractiveApp, value: str | None) -> None:
+def finish(app: AppHost, value: str | None) -> None:
     dialog = app.text_dialog
     if dialog is not None and not dialog.answer.done():
         dialog.answer.set_result(value)
 
 
-def title_fragments(app: InteractiveApp) -> Any:
+def title_fragments(app: AppHost) -> Any:
     dialog = app.text_dialog
     return [(f"bold {style.pt('accent')}", dialog.title)] if dialog is not None else []
 
 
-def hint_fragments(app: InteractiveApp) -> Any:
+def hint_fragments(app: AppHost) -> Any:
     def keys(action: str) -> str:
         return "/".join(key.id() for key in app.keybindings.keys(action)) or "(unbound)"
 

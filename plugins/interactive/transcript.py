@@ -10,21 +10,21 @@ from pi_plugins.interactive.hosting import render_lines
 from pi_core.events import AgentEvent
 
 if TYPE_CHECKING:
-    from pi_plugins.interactive.app import InteractiveApp
+    from pi_plugins.interactive.host import AppHost
 
 
-def header_renderable(app: InteractiveApp) -> Any:
+def header_renderable(app: AppHost) -> Any:
     """The header: a plugin's (``ui.set_header``) or pi's version, key hints and what was loaded."""
-    if app.header_component is not None:
+    if app.chrome.header is not None:
         from rich.text import Text
 
-        return Text.from_ansi("\n".join(render_lines(app.header_component, app.width())))
-    info = app.header or startup_info(app.session, app.startup)
+        return Text.from_ansi("\n".join(render_lines(app.chrome.header, app.width())))
+    info = app.header or startup_info(app.session, app.startup.warnings if app.startup else None)
     listing = app.setting("quietStartup", False) != "header"  # "header": keep only the header
     return render_header(info, app.session.config.cwd, listing=listing)
 
 
-def replay(app: InteractiveApp) -> None:
+def replay(app: AppHost) -> None:
     """Draw the session's transcript again; custom entries in time order between the messages."""
     from pi_plugins.interactive.custom_render import entry_time_ms
 
@@ -53,7 +53,7 @@ def replay(app: InteractiveApp) -> None:
     app.entries.reset()
 
 
-def redraw(app: InteractiveApp) -> None:
+def redraw(app: AppHost) -> None:
     """Clear the screen and its scrollback and draw the header and the whole conversation again."""
     app.scrollback.clear_screen()
     app.scrollback.pending.append(header_renderable(app))

@@ -5,12 +5,12 @@ Shift+L sets or clears a label, Enter continues from the selected entry (asking 
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.panel import Done, PanelKey
 
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.sessions.describe import (
     SETTINGS_TYPES,
     describe_entry,
@@ -19,6 +19,9 @@ from pi_core.sessions.describe import (
     tool_calls_by_id,
 )
 from pi_core.sessions.format import Entry
+
+if TYPE_CHECKING:
+    from pi_plugins.interactive.commands import CommandUI
 
 TREE_SETTINGS = SETTINGS_TYPES | {"session_info"}  # hidden by the default and no-tools filters
 FILTERS = ("default", "no-tools", "user-only", "labeled-only", "all")
@@ -141,7 +144,7 @@ def layout(visible: list[Node]) -> tuple[list[Row], dict[str | None, list[Node]]
 class TreePanel:
     title = "Session tree"
 
-    def __init__(self, app: Any, filter_mode: str = "default", selected: str | None = None) -> None:
+    def __init__(self, app: CommandUI, filter_mode: str = "default", selected: str | None = None) -> None:
         self.app = app
         store = app.session.store
         self.entries: list[Entry] = store.get_entries()
@@ -348,7 +351,7 @@ def _clip(line: list[tuple[str, str]], width: int, bold: bool) -> list[tuple[str
     return out
 
 
-async def cmd_tree(ui: Any, args: str) -> None:
+async def cmd_tree(ui: CommandUI, args: str) -> None:
     store = ui.session.store
     if not store.get_entries():
         ui.notify("No entries in session", "yellow")
@@ -374,7 +377,7 @@ async def cmd_tree(ui: Any, args: str) -> None:
             return
 
 
-async def navigate(ui: Any, entry_id: str) -> bool:
+async def navigate(ui: CommandUI, entry_id: str) -> bool:
     """Continue from ``entry_id``; False when the user backs out to the tree."""
     from pi_plugins.interactive.pickers import PickItem
 

@@ -9,13 +9,13 @@ below the scrollback on every update.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.renderers import default_renderer
 
 from pi_core.events import AgentEvent
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.render import Renderer
 from pi_core.tools import ToolResult
 

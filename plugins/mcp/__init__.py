@@ -24,7 +24,6 @@ _unconfigured: weakref.WeakKeyDictionary[Any, tuple[ExtensionContext, Path]] = w
 
 # MCP servers a client passed for a session (ACP ``session/new``): raw ``mcpServers`` entries by name.
 _client_servers: weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
-CLIENT_SOURCE = Path("<editor>")  # where the client's servers come from, in messages
 
 
 def use_client_servers(session: Any, servers: dict[str, dict[str, Any]]) -> None:
@@ -69,7 +68,7 @@ async def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
         from pi_plugins.mcp.config import add_client_servers, load_config
 
         config = load_config(home, Path(ctx.cwd))
-        add_client_servers(config, client, CLIENT_SOURCE)
+        add_client_servers(config, client)
     _start(ctx, home, config)
 
 
@@ -149,4 +148,4 @@ def pi_commands() -> list[SlashCommand]:
 async def _slash(args: str, ctx: ExtensionContext) -> None:
     from pi_plugins.mcp.slash import run_slash_command
 
-    await run_slash_command(args, ctx)
+    await run_slash_command(args, ctx, manager_of(ctx))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,6 @@ from pi_plugins.mcp.config import (
 )
 
 from pi_core.config_paths import agent_dir
-from pi_core.records.lazyclass import dataclass, field
 
 HINT = 'Use "pi mcp --help" for usage.'
 HTTP_ONLY = ("header", "bearer-token-env-var", "oauth-client-id", "oauth-client-secret", "oauth-callback-port",

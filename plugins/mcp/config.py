@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import os
 import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field, replace
 
 Exposure = Literal["codemode", "deferred", "direct", "hidden"]
 EXPOSURES: tuple[Exposure, ...] = ("codemode", "deferred", "direct", "hidden")
@@ -24,6 +24,7 @@ OVERRIDE_KEYS = ("enabled", "exposure", "toolExposure")
 DEFAULT_TIMEOUT_S = 60.0
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "[::1]", "::1")
+CLIENT_SOURCE = Path("<editor>")  # the source of the servers an editor passed (add_client_servers), in messages
 
 
 class ConfigError(PiError):
@@ -324,16 +325,16 @@ def load_config(agent_dir: Path, cwd: Path, *, trusted: bool | None = None) -> M
     return config
 
 
-def add_client_servers(config: McpConfig, servers: dict[str, dict[str, Any]], source: Path) -> None:
+def add_client_servers(config: McpConfig, servers: dict[str, dict[str, Any]]) -> None:
     """Servers an editor passed for this session (ACP ``session/new``), validated like ``mcpServers`` entries;
     one named like a configured server replaces it for the session. Never saved."""
     for name, raw in servers.items():
         try:
             server = validate_server(name, raw)
         except ConfigError as err:
-            config.errors.append(f"{source}: {err}")
+            config.errors.append(f"{CLIENT_SOURCE}: {err}")
             continue
-        entry = ServerEntry(server, source, "global")
+        entry = ServerEntry(server, CLIENT_SOURCE, "global")
         existing = config.find(name)
         if existing is not None:
             config.servers[config.servers.index(existing)] = entry

@@ -15,7 +15,9 @@ import logging
 import math
 import os
 import sys
+import warnings
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,8 +42,8 @@ from pi_plugins.mcp.streams import (
 
 from pi_core import __version__
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 from pi_core.signals import AbortSignal
+from pi_core.toolkit.sandbox import confine
 
 # The SDK logs failures it also raises (with tracebacks); pi reports them itself, so its records go nowhere.
 logging.getLogger("mcp").addHandler(logging.NullHandler())
@@ -124,6 +126,7 @@ class ServerConnection:
     on_tools: Callable[[ServerConnection], None] = lambda _c: None
     on_change: Callable[[ServerConnection], None] = lambda _c: None
     auth: AuthFactory | None = None
+    roots: Callable[[], list[Path]] | None = None  # answers roots/list; None: the roots capability is not declared
     state: State = "connecting"
     error: str | None = None
     tools: list[types.Tool] = field(default_factory=list)
@@ -136,6 +139,14 @@ class ServerConnection:
     _stop: asyncio.Event | None = None
     _closed: bool = False
     _refreshing: set[asyncio.Task[None]] = field(default_factory=set)
+    _stderr: StderrTail | None = None
+
+    @property
+    def stderr_text(self) -> str:
+        """What a stdio server wrote to stderr lately (its last 2000 characters), live while it runs."""
+        if self._stderr is not None:
+            return self._stderr.tail()
+        return self.stderr_tail or ""
 
     @property
     def name(self) -> str:
@@ -233,13 +244,16 @@ class ServerConnection:
                                                                     max_sse_event_size=MAX_SSE_EVENT_BYTES))
         env = {**os.environ, **expand_map(config.env, what, "env")}
         cwd = self.cwd / expand_home(config.cwd) if config.cwd else self.cwd
-        params = StdioServerParameters(command=expand_home(config.command),
-                                       args=[expand_home(a) for a in config.args], env=env, cwd=str(cwd))
+        argv = [expand_home(config.command), *(expand_home(a) for a in config.args)]
+        if config.raw.get("sandbox") is not False:  # inside pi's sandbox, if one is on, unless "sandbox": false
+            spawn = confine(argv, env, inline=False)
+            argv, env = spawn.argv, spawn.env or env
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd=str(cwd))
         errlog = stderr.errlog() if stderr is not None else sys.stderr
         return stdio_with_errlog(params, errlog)
 
     async def _run(self, started: asyncio.Future[Client], stop: asyncio.Event) -> None:
-        stderr = StderrTail() if self.entry.config.transport == "stdio" else None
+        stderr = self._stderr = StderrTail() if self.entry.config.transport == "stdio" else None
         dropped = asyncio.Event()
         try:
             before = procs.children()
@@ -253,6 +267,7 @@ class ServerConnection:
                     client = Client(transport, cache=None,
                                     client_info=types.Implementation(name="pi", version=__version__),
                                     logging_callback=self._on_log, message_handler=self._on_message,
+                                    list_roots_callback=self._list_roots if self.roots is not None else None,
                                     log_level="info")
                     await stack.enter_async_context(client)
                     procs.remember(procs.children() - before)
@@ -326,6 +341,20 @@ class ServerConnection:
         """Wait for tool-list refreshes in flight, so a call that changed the list is followed by the new list."""
         if self._refreshing:
             await asyncio.wait(list(self._refreshing), timeout=self.timeout)
+
+    async def _list_roots(self, context: Any) -> types.ListRootsResult:
+        paths = self.roots() if self.roots is not None else []
+        return types.ListRootsResult(roots=[types.Root(uri=path.as_uri(), name=path.name or str(path))  # type: ignore[arg-type]
+                                            for path in paths])
+
+    async def roots_changed(self) -> None:
+        """Tell the connected server its roots changed (``notifications/roots/list_changed``); it asks again."""
+        client = self.client
+        if client is None or self.state != "connected" or self.roots is None:
+            return
+        with warnings.catch_warnings(), contextlib.suppress(Exception):
+            warnings.simplefilter("ignore")  # the SDK marks roots deprecated from protocol 2026-07-28 on
+            await client.send_roots_list_changed()
 
     async def _on_log(self, params: types.LoggingMessageNotificationParams) -> None:
         if self.log is not None:

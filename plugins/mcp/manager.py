@@ -9,11 +9,14 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.mcp.config import (
+    CLIENT_SOURCE,
+    Exposure,
     McpConfig,
     ServerEntry,
     load_config,
@@ -21,8 +24,6 @@ from pi_plugins.mcp.config import (
     update_server,
 )
 from pi_plugins.mcp.naming import assign_names, server_summary
-
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_plugins.mcp.connection import ServerConnection
@@ -36,6 +37,7 @@ TOOL_SEARCH = "tool_search"
 SECTION_TYPE = "mcp_servers"
 MAX_SECTION_CHARS = 4096
 MAX_SUMMARY_CHARS = 250
+STATE_RANK = {"needs-auth": 0, "failed": 1, "disconnected": 2, "connecting": 3, "connected": 4}
 
 
 @dataclass
@@ -61,6 +63,8 @@ class McpManager:
     ctx: ExtensionContext | None = None
     config: McpConfig = field(default_factory=McpConfig)
     servers: list[Server] = field(default_factory=list)
+    extra_roots: list[Path] = field(default_factory=list)
+    watchers: set[Callable[[], None]] = field(default_factory=set)
     owners: dict[str, str] = field(default_factory=dict)  # pi tool name -> "server\0tool"
     server_tools: dict[str, set[str]] = field(default_factory=dict)
     resource_exposure: str | None = None
@@ -116,6 +120,7 @@ class McpManager:
             return
         connection = self._connection(server.entry)
         server.connection = connection
+        self.changed()
         await connection.try_connect()
 
     def _connection(self, entry: ServerEntry) -> ServerConnection:
@@ -126,7 +131,34 @@ class McpManager:
         if self._log is None:
             self._log = ServerLog(self.agent_dir / "mcp.log")
         return ServerConnection(entry=entry, cwd=self.cwd, log=self._log, on_tools=self._on_tools,
-                                auth=session_auth(self.agent_dir))
+                                on_change=lambda _c: self.changed(), auth=session_auth(self.agent_dir),
+                                roots=self.roots)
+
+    def changed(self) -> None:
+        """A server's state changed: tell the watchers (the /mcp panel redraws)."""
+        for watcher in list(self.watchers):
+            watcher()
+
+    # --- roots ------------------------------------------------------------------------------------
+
+    def roots(self) -> list[Path]:
+        """What servers may work on (``roots/list``): the project directory, then any extra roots."""
+        return list(dict.fromkeys([self.cwd.resolve(), *(p.resolve() for p in self.extra_roots)]))
+
+    async def set_roots(self, cwd: Path | None = None, extra: Iterable[Path] | None = None) -> None:
+        """A new project directory and/or extra roots: connected servers are told (``roots/list_changed``)
+        and ask again. Servers started later use the new directory as their working directory too."""
+        before = self.roots()
+        if cwd is not None:
+            self.cwd = Path(cwd)
+        if extra is not None:
+            self.extra_roots = [Path(p) for p in extra]
+        if self.roots() == before:
+            return
+        connections = [s.connection for s in self.servers if s.connection is not None]
+        for connection in connections:
+            connection.cwd = self.cwd
+        await asyncio.gather(*(c.roots_changed() for c in connections))
 
     async def _report_when_settled(self) -> None:
         while self._later and not self.closed:
@@ -261,7 +293,7 @@ class McpManager:
             names = set(self._resource_tool_names())
             if names & set(active):
                 self.ctx.set_active_tools([n for n in active if n not in names])
-        self.ctx.add_tools(resource_tools(self, pi_exposure))
+        self.ctx.add_tools(resource_tools(self.resource_servers, pi_exposure))
 
     def ensure_discovery_active(self) -> None:
         """Servers whose tools are not declared are reached through tool_search: turn it on when one is configured."""
@@ -321,9 +353,13 @@ class McpManager:
     # --- changes from /mcp ------------------------------------------------------------------------
 
     async def set_enabled(self, server: Server, enabled: bool, *, in_project: bool = False) -> None:
+        """Saved to the file that defines the server (or a project override); an editor's server
+        (``use_client_servers``) has no file: the change holds for the session."""
         entry = server.entry
         path = self.config.project_path if in_project and self.config.project_path else entry.edit_path
-        if entry.scope == "global" and path == self.config.project_path and entry.override is None:
+        if entry.source == CLIENT_SOURCE:
+            pass  # nothing to save it in
+        elif entry.scope == "global" and path == self.config.project_path and entry.override is None:
             update_server(path, entry.name, enabled=enabled, create_override=True)
             entry.override = path
         else:
@@ -339,6 +375,27 @@ class McpManager:
             return
         server.ready = asyncio.get_running_loop().create_task(self._connect(server))
         await server.ready
+        self.ensure_discovery_active()
+
+    async def set_exposure(self, server: Server, exposure: Exposure) -> None:
+        """Saved like ``set_enabled``; the server's tools are published again with it, and those no longer
+        ``direct`` leave the declared set at once (a ``direct`` one is declared from the next request)."""
+        from dataclasses import replace
+
+        entry = server.entry
+        if entry.source != CLIENT_SOURCE:
+            update_server(entry.edit_path, entry.name, exposure=exposure)
+        entry.config = replace(entry.config, exposure=exposure)  # type: ignore[misc]
+        if server.connection is not None and server.connection.state == "connected":
+            self._on_tools(server.connection)
+        self.sync_resource_tools()
+        if self.ctx is not None:
+            mine = self.server_tools.get(server.name, set())
+            indirect = {t.name for t in self.ctx.get_all_tools() if getattr(t, "exposure", "direct") != "direct"}
+            active = self.ctx.get_active_tools()
+            kept = [name for name in active if name not in mine or name not in indirect]
+            if kept != active:
+                self.ctx.set_active_tools(kept)
         self.ensure_discovery_active()
 
     async def reconnect(self, server: Server) -> None:
@@ -385,3 +442,14 @@ def describe_state(server: Server, with_error: bool = True) -> str:
     if connection.state == "connecting":
         return "connecting…"
     return connection.state
+
+
+def attention_rank(server: Server) -> int:
+    """Servers that need the user come first; disabled ones last."""
+    if not server.enabled:
+        return 5
+    return STATE_RANK.get(server.connection.state if server.connection else "connecting", 3)
+
+
+def source_of(server: Server) -> str:
+    return "global, project override" if server.entry.override else server.entry.scope

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_plugins.mcp.results import block_contents, limit_content
 
@@ -14,7 +15,7 @@ from pi_core.tools import Tool, ToolContext, ToolResult
 from pi_core.types import TextContent
 
 if TYPE_CHECKING:
-    from pi_plugins.mcp.manager import McpManager, Server
+    from pi_plugins.mcp.connection import ServerConnection
 
 LIST_RESOURCES, LIST_TEMPLATES, READ_RESOURCE = "list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"
 _SERVER = {"type": "string", "description": "MCP server name. Omit to list every server with resources."}
@@ -63,9 +64,20 @@ def _json_result(tool: str, server: str | None, payload: dict[str, Any], ctx: To
     return limit_content([text], ctx.settings.full_output_dir()).result(server or "", tool)
 
 
-def resource_tools(manager: McpManager, exposure: str) -> list[Tool]:
+class Server(Protocol):
+    """A connected server with resources, as these tools use it (``pi_plugins.mcp.manager.Server``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def connection(self) -> ServerConnection | None: ...
+
+
+def resource_tools(resource_servers: Callable[[], Sequence[Server]], exposure: str) -> list[Tool]:
+    """The three tools over the servers ``resource_servers()`` names at each call."""
+
     def find(name: str) -> Server:
-        servers = manager.resource_servers()
+        servers = resource_servers()
         for server in servers:
             if server.name == name:
                 return server
@@ -109,7 +121,7 @@ def resource_tools(manager: McpManager, exposure: str) -> list[Tool]:
                 raise ToolError("cursor can only be used when a server is specified")
             everything: list[dict[str, Any]] = []
             errors: list[dict[str, str]] = []
-            for server in sorted(manager.resource_servers(), key=lambda s: s.name):
+            for server in sorted(resource_servers(), key=lambda s: s.name):
                 after: str | None = None
                 try:
                     for _page in range(100):

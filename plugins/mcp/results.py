@@ -11,11 +11,11 @@ import base64
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-from pi_core.records.lazyclass import dataclass
 from pi_core.toolkit.tempdir import new_output_file
 from pi_core.toolkit.truncate import format_size
 from pi_core.tools import ToolResult

@@ -79,9 +79,28 @@ def _result_text(message: ToolResultMessage, images: bool) -> str:
     return mark + "(no tool output)"
 
 
+def _in_order(message: ToolResultMessage) -> list[dict[str, Any]]:
+    """Text and images in the tool's order ("the image above …"); adjacent texts join, the first is marked
+    as an error when the result is one."""
+    content: list[dict[str, Any]] = []
+    mark = "[tool error] " if message.is_error else ""
+    for block in message.content:
+        if isinstance(block, ImageContent):
+            content.append(_image(block))
+        elif block.text.strip() and content and content[-1]["type"] == "text":
+            content[-1]["text"] += "\n" + sanitize_surrogates(block.text)
+        elif block.text.strip():
+            content.append({"type": "text", "text": mark + sanitize_surrogates(block.text)})
+            mark = ""
+    return content
+
+
 def _tool_result(message: ToolResultMessage, images: bool) -> dict[str, Any]:
     content: list[dict[str, Any]] = [{"type": "text", "text": _result_text(message, images)}]
-    if images:
+    if images and any(isinstance(b, ImageContent) for b in message.content) \
+            and any(isinstance(b, TextContent) and b.text.strip() for b in message.content):
+        content = _in_order(message)
+    elif images:
         content.extend(_image(b) for b in message.content if isinstance(b, ImageContent))
     return {"role": "tool", "tool_call_id": message.tool_call_id, "name": message.tool_name, "content": content}
 

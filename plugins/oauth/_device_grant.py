@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pi_core.models.oauth import OAuthError
 from pi_core.models.oauth.device import Poll, poll_device_flow
 from pi_core.models.oauth.http import Reply, request, trusted_url
-from pi_core.records.lazyclass import dataclass
 
 GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 

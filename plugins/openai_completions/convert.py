@@ -13,7 +13,7 @@ from pi_plugins._openai_common import cache_retention, long_cache_ok
 
 from pi_core.llm.incremental import JsonTexts, SharedItems
 from pi_core.llm.stream import sanitize_surrogates
-from pi_core.llm.transform import transform_messages
+from pi_core.llm.transform import tool_result_text, transform_messages
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
 from pi_core.types import (
@@ -112,7 +112,7 @@ def _json_or_none(text: str | None) -> Any:
 
 
 def _tool_result(message: ToolResultMessage, compat: dict[str, Any]) -> dict[str, Any]:
-    text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
+    text = tool_result_text(message.content, SEE_IMAGE_TEXT)  # its images follow in a user message
     out: dict[str, Any] = {"role": "tool", "content": sanitize_surrogates(text or SEE_IMAGE_TEXT),
                            "tool_call_id": message.tool_call_id}
     if compat["requiresToolResultName"] and message.tool_name:

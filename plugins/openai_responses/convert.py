@@ -104,13 +104,24 @@ def _assistant(message: AssistantMessage, model: Model, index: int) -> list[dict
     return items
 
 
+def _in_order(content: list[TextContent | ImageContent]) -> list[dict[str, Any]]:
+    """A tool result with images, in the tool's order; adjacent texts join into one part, as before images."""
+    parts: list[dict[str, Any]] = []
+    for block in content:
+        if isinstance(block, ImageContent):
+            parts.append(_image(block))
+        elif block.text and parts and parts[-1]["type"] == "input_text":
+            parts[-1]["text"] += "\n" + sanitize_surrogates(block.text)
+        elif block.text:
+            parts.append({"type": "input_text", "text": sanitize_surrogates(block.text)})
+    return parts
+
+
 def _tool_result(message: ToolResultMessage, model: Model) -> dict[str, Any]:
     text = "\n".join(b.text for b in message.content if isinstance(b, TextContent))
-    images = [b for b in message.content if isinstance(b, ImageContent)]
     output: str | list[dict[str, Any]]
-    if images and "image" in model.input:
-        output = ([{"type": "input_text", "text": sanitize_surrogates(text)}] if text else []) + \
-            [_image(b) for b in images]
+    if any(isinstance(b, ImageContent) for b in message.content) and "image" in model.input:
+        output = _in_order(message.content)
     else:
         output = sanitize_surrogates(text or SEE_IMAGE_TEXT)
     return {"type": "function_call_output", "call_id": message.tool_call_id.partition("|")[0], "output": output}

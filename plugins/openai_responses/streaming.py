@@ -26,8 +26,8 @@ from pi_plugins.openai_responses.convert import (
 )
 
 from pi_core.errors import ProviderError
-from pi_core.llm.partial_json import parse_partial_json
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
+from pi_core.llm.tool_json import parse_partial_json
 from pi_core.llm.transport import open_sse
 from pi_core.providers import StreamOptions
 from pi_core.types import (

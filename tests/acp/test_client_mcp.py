@@ -24,7 +24,7 @@ def test_the_editors_stdio_mcp_server_serves_the_session(acp_env: AcpEnv) -> Non
             assert (await step(conn.prompt(session_id=sid, prompt=[text_block("time?")]))).stop_reason == "end_turn"
             (call,) = editor.of_kind("tool_call")
             done = editor.tool_updates(call.tool_call_id)[-1]
-            assert done.status == "completed" and "Europe/Paris" in done.content[0].content.text
+            assert done.status == "completed" and "Europe/Paris" in done.content[0].content.text, done.content
             # another session of the same process does not get the editor's server
             other = (await step(conn.new_session(cwd=str(acp_env.cwd), mcp_servers=[]))).session_id
             await step(conn.prompt(session_id=other, prompt=[text_block("and here?")]))

@@ -1,7 +1,7 @@
 """A fake model that acts on each task's prompt, so many concurrent sessions can share one fake server.
 
 A prompt ``RUN: <command>`` makes the model call bash with that command, then answer ``done: <output>``;
-``FAIL: <text>`` answers with a provider error (HTTP 400); anything else is answered ``answer: <prompt>``
+``LOOP: <command>`` calls bash with it on every turn, however many results came back; ``FAIL: <text>`` answers with a provider error (HTTP 400); anything else is answered ``answer: <prompt>``
 at once. Sessions run on the Google wire, which pi speaks without importing a vendor SDK, so each task's
 pi starts in about a second.
 
@@ -33,6 +33,9 @@ def agent(request: RecordedRequest) -> Reply:
     prompt = _texts(contents[0]["parts"]) if contents else ""
     last = contents[-1]["parts"] if contents else []
     results = [part["functionResponse"] for part in last if isinstance(part, dict) and "functionResponse" in part]
+    if prompt.startswith("LOOP: "):
+        return Reply(text="once more", tool_calls=[("bash", {"command": prompt[6:]})], input_tokens=100,
+                     output_tokens=10)
     if results:
         output = json.dumps(results[-1].get("response"))
         return Reply(text=f"done: {output}", input_tokens=100, output_tokens=20)
@@ -72,6 +75,11 @@ class Batch:
 
     def by_id(self) -> dict[str, dict[str, Any]]:
         return {r["id"]: r for r in self.results()}
+
+    def requests_for(self, prompt: str) -> int:
+        """How many model requests the fake server got for the task with this prompt."""
+        return sum(1 for r in self.pi.server.requests
+                   if _texts(((r.body or {}).get("contents") or [{"parts": []}])[0]["parts"]) == prompt)
 
 
 @pytest.fixture

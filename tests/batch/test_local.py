@@ -212,13 +212,57 @@ def test_interrupt_cancels_running_tasks_leaving_valid_results(batch: Batch, mar
     assert all(r["status"] == "ok" for r in final)
 
 
-def test_max_turns_stops_a_session(batch: Batch) -> None:
-    batch.tasks({"id": "long", "prompt": "RUN: echo one", "max_turns": 1})
-    result = batch.run()
-    record = batch.by_id()["long"]
-    assert result.returncode == 1
-    assert record["status"] == "error" and record["error"] == "stopped at max_turns (1)"
-    assert record["turns"] >= 1
+def test_max_turns_caps_the_model_requests_of_a_task(batch: Batch) -> None:
+    # the fake model answers at once and calls a tool on every turn: an abort sent from outside comes too late
+    batch.tasks({"id": "loop-3", "prompt": "LOOP: echo again", "max_turns": 3},
+                {"id": "loop-1", "prompt": "LOOP: echo first", "max_turns": 1},
+                {"id": "loop-default", "prompt": "LOOP: echo default"},
+                {"id": "short", "prompt": "RUN: echo once", "max_turns": 3})
+    result = batch.run("-j", "2", "--max-turns", "2")
+    assert result.returncode == 1, result.stderr
+    records = batch.by_id()
+    for task_id, prompt, limit in (("loop-3", "LOOP: echo again", 3), ("loop-1", "LOOP: echo first", 1),
+                                   ("loop-default", "LOOP: echo default", 2)):
+        assert batch.requests_for(prompt) == limit, task_id  # counted where the requests arrive
+        record = records[task_id]
+        assert record["status"] == "error" and record["error"] == f"stopped at max_turns ({limit})", record
+        assert record["turns"] == limit and record["usage"]["total_tokens"] == 110 * limit
+    assert batch.requests_for("RUN: echo once") == 2  # a task that ends by itself under the limit is ok
+    assert records["short"]["status"] == "ok" and records["short"]["turns"] == 2
+    session = [json.loads(line) for line in (batch.out / records["loop-3"]["session"]).read_text().splitlines()]
+    results = [e for e in session if e["type"] == "message" and e["message"]["role"] == "toolResult"]
+    assert len(results) == 3  # the last turn's tool still ran; no request went out after it
+
+
+def test_a_killed_batch_leaves_nothing_outside_out(batch: Batch, marker: str, tmp_path: Path) -> None:
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    batch.pi.extra_env["TMPDIR"] = str(temp)  # the batch, its pi processes and their tools
+    go = tmp_path / "go"
+    waits = f"RUN: if [ -e {go} ]; then echo resumed; else sh -c 'sleep 300; : {marker}'; fi"
+    batch.tasks({"id": "quick", "prompt": "hi"}, {"id": "waits", "prompt": waits})
+    process = batch.popen("-j", "2")
+    try:
+        wait_for(lambda: "quick" in batch.by_id(), what="the quick task's result")
+        wait_for(lambda: processes_with(marker), what="the waiting tool")
+        process.kill()
+        process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    # pi dies with its batch (a parent-death signal) and takes its tools along
+    wait_for(lambda: not processes_with(marker), timeout=30, what="the killed batch's processes to end")
+    scratch = batch.out / "workspaces" / ".pi-batch-sessions"
+    assert [p.name for p in scratch.iterdir() if p.is_dir()]  # the unfinished session is under --out
+    go.touch()
+    resumed = batch.run("--resume")
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"removed 1 unfinished session folder(s) that a killed run left in {scratch}" in resumed.stderr
+    assert batch.by_id()["waits"]["status"] == "ok"
+    assert not scratch.exists()
+    # pi's one stamp per user (when to clean old outputs next) is no leftover of a run
+    assert [p.name for p in temp.iterdir() if not p.name.startswith("pi-outputs-due-")] == []
+    assert processes_with(marker) == []
 
 
 def test_tasks_sharing_a_cwd_never_run_at_once_and_repos_get_their_own_copy(batch: Batch, tmp_path: Path) -> None:

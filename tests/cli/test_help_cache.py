@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_core.app.args import HELP
+from pi_core.app.help_text import HELP
 
 PI = [sys.executable, "-X", "importtime", "-c", "from pi_core.app.cli import cli; cli()"]
 

@@ -239,6 +239,35 @@ def test_registering_directly_on_the_plugin_manager_is_seen_by_the_engine() -> N
     assert plugins.call_sync("pi_tools") == []
 
 
+def test_each_public_change_to_the_registrations_reaches_a_hook_already_called() -> None:
+    """The engine keeps each hook's call plan; register, unregister, set_blocked and add_hookspecs (pluggy's
+    public ways to change what a hook runs) each make the next call see the change."""
+    plugins = plugin_set()
+    assert plugins.call_sync("pi_tools") == []
+    plugins.pm.register(make_plugin("pi_tools", lambda kw: ["a"], is_async=False), name="a")
+    assert plugins.call_sync("pi_tools") == [("a", ["a"])]
+    plugins.pm.register(make_plugin("pi_tools", lambda kw: ["b"], is_async=False, tryfirst=True), name="b")
+    assert plugins.call_sync("pi_tools") == [("b", ["b"]), ("a", ["a"])]
+    plugins.pm.set_blocked("b")
+    assert plugins.call_sync("pi_tools") == [("a", ["a"])]
+
+    class LaterSpecs:
+        @staticmethod
+        @hookspecs.spec("first")
+        def pi_later(value: str) -> str: ...  # type: ignore[empty-body]
+
+    class Later:
+        @staticmethod
+        @hookimpl
+        def pi_later(value: str) -> str:
+            return value + "!"
+
+    plugins.pm.register(Later, name="later")  # before its spec: pluggy keeps it unverified, called as collect
+    assert plugins.call_sync("pi_later", value="x") == [("later", "x!")]
+    plugins.pm.add_hookspecs(LaterSpecs)
+    assert plugins.policy("pi_later").kind == "first" and plugins.call_sync("pi_later", value="x") == "x!"
+
+
 def test_pluggy_is_what_detects_unknown_hooks() -> None:
     pm = pluggy.PluginManager("pi")
     pm.add_hookspecs(hookspecs)

@@ -123,7 +123,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
 def test_the_wheel_installs_collision_proof_import_names(installed: Installed) -> None:
     names = {name.split("/")[0] for name in zipfile.ZipFile(installed.wheel).namelist()}
     assert {"pi_core", "pi_plugins", "pi_builtin_tools"} <= names
-    assert "pi_core/records/__init__.py" in zipfile.ZipFile(installed.wheel).namelist()  # the kernel's record base
+    assert "pi_core/types.py" in zipfile.ZipFile(installed.wheel).namelist()
     assert not names & {"plugins", "builtin_tools"}
     assert (installed.site / "pi_plugins" / "catalog_models.json").is_file()  # package data came along
 

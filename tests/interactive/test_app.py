@@ -284,7 +284,7 @@ def test_plugin_commands_templates_and_skills_appear_as_commands(tmp_path: Path,
         h.send("fixes the login" + ENTER)
         await h.wait_for(lambda: seen)
         assert seen == [("web", "production", "fixes the login")]
-        assert h.ui.statuses == {"deploy": "deployed to production"}
+        assert h.ui.chrome.statuses == {"deploy": "deployed to production"}
         await h.wait_for(lambda: "deploying web to production: fixes the login" in h.screen())
         h.send("/review main.py" + ENTER)
         await h.wait_for(lambda: "reviewed" in h.screen())

@@ -21,18 +21,16 @@ from tests.interactive.harness import make_session
 
 
 def test_header_lists_context_files_plugins_overrides_and_skills(tmp_path: Path) -> None:
-    session = make_session(FakeProvider(), tmp_path)
+    resources = types.SimpleNamespace(
+        context_files=[types.SimpleNamespace(path=tmp_path / "AGENTS.md")],
+        skills=[types.SimpleNamespace(name="pdf")], templates=[types.SimpleNamespace(name="review")])
+    session = make_session(FakeProvider(), tmp_path, resources=resources)
     session.registry.overrides.append(Override("tool", "read", "fast-read", "read"))
     from pi_core.plugins import PluginInfo
 
     session.plugins.info["fast-read"] = PluginInfo("fast-read", "installed", "fast-read 1.0")
-    resources = types.SimpleNamespace(
-        context_files=[types.SimpleNamespace(path=tmp_path / "AGENTS.md")],
-        skills=[types.SimpleNamespace(name="pdf")], templates=[types.SimpleNamespace(name="review")])
-    startup = types.SimpleNamespace(resources=resources, registry=session.registry,
-                                    warnings=["models.json: bad entry"])
     console = Console(record=True, file=io.StringIO(), width=120, color_system=None)
-    console.print(render_header(startup_info(session, startup), tmp_path))
+    console.print(render_header(startup_info(session, ["models.json: bad entry"]), tmp_path))
     text = console.export_text()
     assert f"Context: {tmp_path / 'AGENTS.md'}" in text
     assert "Plugins: fast-read (installed)" in text

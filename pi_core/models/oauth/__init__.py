@@ -11,10 +11,10 @@ credential fresh: refreshed shortly before it expires, and once more when a requ
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass, field
 
 if TYPE_CHECKING:
     from pi_core.plugins import PluginSet

@@ -13,12 +13,12 @@ import asyncio
 import html
 import os
 import threading
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from pi_core.models.oauth import LoginCancelled, LoginUI, OAuthError
-from pi_core.records.lazyclass import dataclass
 
 HOST_ENV = "PI_OAUTH_CALLBACK_HOST"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pi_core.models.oauth import OAuthError
-from pi_core.records.lazyclass import dataclass
 
 MINIMUM_INTERVAL_S = 1.0
 DEFAULT_INTERVAL_S = 5.0  # RFC 8628 §3.2: no interval given means 5 seconds

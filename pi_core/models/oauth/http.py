@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from pi_core.models.oauth import LoginCancelled, OAuthError
-from pi_core.records.lazyclass import dataclass, field
 
 SERVER_ENV = "PI_OAUTH_SERVER"
 TIMEOUT_ENV = "PI_OAUTH_TIMEOUT"

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.errors import PiError
-from pi_core.records.lazyclass import dataclass
 from pi_core.types import ImageContent
 
 if TYPE_CHECKING:
