@@ -164,7 +164,7 @@ def test_the_kernel_imports_no_wing() -> None:
     assert offending == []
 
 
-WINGS = ("toolkit", "llm", "models", "sessions", "compaction", "resources", "export", "control", "tui", "modes",
+WINGS = ("toolkit", "llm", "models", "sessions", "compaction", "resources", "export", "control", "tui", "modes", "sdk",
          "app", "testing")
 
 
