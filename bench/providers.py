@@ -12,16 +12,17 @@ import asyncio
 import json
 import time
 
-from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 
 from pi_core.llm.tool_json import parse_partial_json
+from pi_core.providers import LazyProvider
 from pi_core.testing.fake_server import FakeModelServer, Reply, ToolUse
 from pi_core.testing.streams import anthropic_model, options, user_context
 
 CONTENT = ("def handler(event):\n    return {\"ok\": True, \"value\": event * 2}\n" * 900)[:50_000]
 
 
-async def stream_once(provider: AnthropicMessages, server: FakeModelServer) -> tuple[int, float, float]:
+async def stream_once(provider: LazyProvider, server: FakeModelServer) -> tuple[int, float, float]:
     start = time.perf_counter()
     first: float | None = None
     count = 0
@@ -32,7 +33,7 @@ async def stream_once(provider: AnthropicMessages, server: FakeModelServer) -> t
 
 
 def main() -> None:
-    provider = AnthropicMessages()
+    provider = ANTHROPIC
     with FakeModelServer() as server:
         server.add(Reply(text="warm-up"), Reply(text="hi"),
                    Reply(tool_calls=[ToolUse("write", {"path": "big.py", "content": CONTENT})], chunk_size=20))

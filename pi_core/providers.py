@@ -7,6 +7,7 @@ raises: every failure (HTTP error, dropped connection, abort, missing key) ends 
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -61,6 +62,38 @@ class ApiProvider(Protocol):
     def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         ...
 
+
+class LazyProvider:
+    """``LazyProvider(api, "module:function")``: a registered wire whose code loads on its first request, so a
+    start that never calls it imports none of it. ``function(model, context, options)`` is the stream; its
+    events are handed over, not re-yielded (every event would pass one more generator). ``preload`` names more
+    ``module:function`` callables that ``preload()`` runs after importing the stream's module (the interactive
+    app preloads in a thread while the user types)."""
+
+    def __init__(self, api: str, target: str, *, preload: tuple[str, ...] = ()) -> None:
+        self.api = api
+        self.target = target
+        self.warm_up = preload
+        self._stream: Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]] | None = None
+
+    def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+        if self._stream is None:
+            self._stream = _load(self.target)
+        return self._stream(model, context, options)
+
+    def preload(self) -> None:
+        if self._stream is None:
+            self._stream = _load(self.target)
+        for target in self.warm_up:
+            _load(target)()
+
+    def __repr__(self) -> str:
+        return f"LazyProvider({self.api!r}, {self.target!r})"
+
+
+def _load(target: str) -> Any:
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(module), name)
 
 
 @dataclass

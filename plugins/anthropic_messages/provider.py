@@ -89,3 +89,11 @@ class AnthropicMessagesProvider:
         finally:
             if stream is not None:
                 await stream.aclose()
+
+
+_WIRE = AnthropicMessagesProvider()
+
+
+def stream_messages(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
+    """The ``anthropic-messages`` wire's stream (the plugin's ``LazyProvider`` target)."""
+    return _WIRE.stream_request(model, context, options)

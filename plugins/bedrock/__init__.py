@@ -3,29 +3,13 @@ or a Bedrock bearer token; needs the ``bedrock`` extra (botocore)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
-
 from pi_core import hookimpl
+from pi_core.providers import LazyProvider
 
-if TYPE_CHECKING:
-    from pi_core.providers import StreamOptions
-    from pi_core.types import AssistantMessageEvent, Context, Model
-
-
-class BedrockConverseStreamProvider:
-    api = "bedrock-converse-stream"
-
-    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        from pi_plugins.bedrock.streaming import stream_bedrock
-
-        async for event in stream_bedrock(model, context, options):
-            yield event
-
-
-PROVIDER = BedrockConverseStreamProvider()
+PROVIDER = LazyProvider("bedrock-converse-stream", "pi_plugins.bedrock.streaming:stream_bedrock",
+                        preload=("pi_core.llm.transport:preload_http",))
 
 
 @hookimpl
-def pi_providers() -> list[BedrockConverseStreamProvider]:
+def pi_providers() -> list[LazyProvider]:
     return [PROVIDER]

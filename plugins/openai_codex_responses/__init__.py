@@ -2,29 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
-
 from pi_core import hookimpl
+from pi_core.providers import LazyProvider
 
-if TYPE_CHECKING:
-    from pi_core.providers import StreamOptions
-    from pi_core.types import AssistantMessageEvent, Context, Model
-
-
-class OpenAICodexResponsesProvider:
-    api = "openai-codex-responses"
-
-    async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        from pi_plugins.openai_codex_responses.streaming import stream_codex
-
-        async for event in stream_codex(model, context, options):
-            yield event
-
-
-PROVIDER = OpenAICodexResponsesProvider()
+PROVIDER = LazyProvider("openai-codex-responses", "pi_plugins.openai_codex_responses.streaming:stream_codex",
+                        preload=("pi_core.llm.transport:preload_http",))
 
 
 @hookimpl
-def pi_providers() -> list[OpenAICodexResponsesProvider]:
+def pi_providers() -> list[LazyProvider]:
     return [PROVIDER]

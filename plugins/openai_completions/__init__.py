@@ -2,35 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
-
 from pi_core import hookimpl
+from pi_core.providers import LazyProvider
 
-if TYPE_CHECKING:
-    from pi_core.providers import StreamOptions
-    from pi_core.types import AssistantMessageEvent, Context, Model
-
-
-class OpenAICompletionsProvider:
-    api = "openai-completions"
-
-    def preload(self) -> None:
-        """Import the request path ahead of the first prompt (the interactive app calls this in a thread)."""
-        from pi_core.llm.transport import preload_http
-
-        preload_http()
-        import pi_plugins.openai_completions.streaming  # noqa: F401
-
-    def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        from pi_plugins.openai_completions.streaming import stream_completions
-
-        return stream_completions(model, context, options)  # not re-yielded: every event would pass one more generator
-
-
-PROVIDER = OpenAICompletionsProvider()
+PROVIDER = LazyProvider("openai-completions", "pi_plugins.openai_completions.streaming:stream_completions",
+                        preload=("pi_core.llm.transport:preload_http",))
 
 
 @hookimpl
-def pi_providers() -> list[OpenAICompletionsProvider]:
+def pi_providers() -> list[LazyProvider]:
     return [PROVIDER]

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_plugins.anthropic_messages import AnthropicMessages, pi_providers
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
+from pi_plugins.anthropic_messages import pi_providers
 
 from pi_core.llm.overflow import is_context_overflow
 from pi_core.providers import StreamOptions
@@ -49,7 +50,7 @@ def run(server: FakeModelServer, *replies: Reply, context: Context | None = None
     server.add(*replies)
     model_fields = opts.pop("model", {})
     model = anthropic_model(server, **model_fields)
-    events = collect(AnthropicMessages().stream(model, context or user_context(), options(**opts)))
+    events = collect(ANTHROPIC.stream(model, context or user_context(), options(**opts)))
     assert_protocol(events)
     return events
 
@@ -96,7 +97,7 @@ def test_one_tool_call_streams_partial_arguments(pi_fake_server: FakeModelServer
 
     async def go() -> list:
         events = []
-        async for event in AnthropicMessages().stream(anthropic_model(pi_fake_server), user_context(), options()):
+        async for event in ANTHROPIC.stream(anthropic_model(pi_fake_server), user_context(), options()):
             if event.type == "toolcall_delta":
                 block = event.partial.content[event.content_index]  # type: ignore[union-attr,index]
                 assert isinstance(block.arguments, dict)  # always an object while streaming
@@ -298,7 +299,7 @@ def test_missing_api_key(pi_fake_server: FakeModelServer, monkeypatch: pytest.Mo
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_OAUTH_TOKEN", raising=False)
     model = anthropic_model(pi_fake_server)
-    events = collect(AnthropicMessages().stream(model, user_context(), StreamOptions()))
+    events = collect(ANTHROPIC.stream(model, user_context(), StreamOptions()))
     assert types(events) == ["error"]
     assert final(events).error_message == "No API key for provider: anthropic"
     assert pi_fake_server.requests == []
@@ -355,7 +356,7 @@ def test_malformed_sse(pi_fake_server: FakeModelServer) -> None:
 def test_connection_refused() -> None:
     with FakeModelServer() as server:
         model = anthropic_model(server)
-    events = collect(AnthropicMessages().stream(model, user_context(), options()))
+    events = collect(ANTHROPIC.stream(model, user_context(), options()))
     assert types(events) == ["error"]
     assert "Connection error" in (final(events).error_message or "")
 
@@ -373,7 +374,7 @@ def test_abort_mid_stream_keeps_what_arrived(pi_fake_server: FakeModelServer) ->
 
     async def go() -> list:
         seen = []
-        async for event in AnthropicMessages().stream(model, user_context(), opts):
+        async for event in ANTHROPIC.stream(model, user_context(), opts):
             seen.append(event)
             if event.type == "text_delta" and event.partial and event.partial.text() == "first part":
                 threading.Timer(0.05, opts.signal.abort).start()  # from another thread, like Ctrl-C
@@ -389,7 +390,7 @@ def test_abort_mid_stream_keeps_what_arrived(pi_fake_server: FakeModelServer) ->
 def test_abort_before_the_request(pi_fake_server: FakeModelServer) -> None:
     opts = options()
     opts.signal.abort()
-    events = collect(AnthropicMessages().stream(anthropic_model(pi_fake_server), user_context(), opts))
+    events = collect(ANTHROPIC.stream(anthropic_model(pi_fake_server), user_context(), opts))
     assert types(events) == ["error"] and final(events).stop_reason == "aborted"
 
 
@@ -417,7 +418,7 @@ def stream_mocked(body: str, seen: list | None = None) -> list:
     async def go() -> list:
         async with httpx2.AsyncClient(transport=httpx2.MockTransport(handler)) as http:
             model = Model(id="m", api="anthropic-messages", provider="anthropic", base_url="https://example.invalid")
-            return [e async for e in AnthropicMessages().stream(model, user_context(), options(http_client=http))]
+            return [e async for e in ANTHROPIC.stream(model, user_context(), options(http_client=http))]
 
     events = asyncio.run(go())
     assert_protocol(events)
@@ -438,7 +439,7 @@ def test_injected_http_client_with_mock_transport() -> None:
 
 
 def test_one_provider_serves_several_event_loops(pi_fake_server: FakeModelServer) -> None:
-    provider = AnthropicMessages()
+    provider = ANTHROPIC
     pi_fake_server.add(Reply(text="one"), Reply(text="two"))
     model = anthropic_model(pi_fake_server)
     first = collect(provider.stream(model, user_context(), options()))

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
 
 from pi_core.llm import request_build, transport
@@ -25,7 +25,7 @@ from pi_core.testing.fake_server import FakeModelServer, Reply
 from pi_core.testing.streams import model_for, user_context
 from pi_core.types import AssistantMessage
 
-PROVIDERS: dict[str, Any] = {"anthropic-messages": AnthropicMessages(), "openai-completions": COMPLETIONS}
+PROVIDERS: dict[str, Any] = {"anthropic-messages": ANTHROPIC, "openai-completions": COMPLETIONS}
 
 
 def ask(server: FakeModelServer, wire: str, text: str = "Hello", **opts: Any) -> AssistantMessage:
@@ -166,14 +166,12 @@ def test_a_long_answer_read_slowly_arrives_whole(pi_fake_server: FakeModelServer
     assert asyncio.run(asyncio.wait_for(go(), 60)) == text
 
 
-@pytest.mark.parametrize("provider", ["anthropic_messages.AnthropicMessages", "openai_completions.OpenAICompletionsProvider",
-                                      "openai_responses.OpenAIResponsesProvider",
-                                      "google_generative_ai.GoogleGenerativeAIProvider"])
+@pytest.mark.parametrize("provider", ["anthropic_messages", "openai_completions", "openai_responses", "google_generative_ai",
+                                      "mistral_conversations", "openai_codex_responses", "bedrock"])
 def test_a_core_wires_preload_imports_the_whole_http_stack(provider: str) -> None:
     """The interactive app preloads while the user types: the first request then imports nothing of the stack
     (anyio loads its asyncio backend only at the first request, unless preloaded)."""
-    module, name = provider.split(".")
-    code = (f"import sys; from pi_plugins.{module} import {name}; before = set(sys.modules); {name}().preload(); "
+    code = (f"import sys; from pi_plugins.{provider} import PROVIDER; before = set(sys.modules); PROVIDER.preload(); "
             "print(' '.join(sorted(set(sys.modules) - before)))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr

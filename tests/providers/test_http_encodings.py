@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 
 from pi_core.llm import transport
 from pi_core.llm.overflow import is_context_overflow
@@ -31,7 +31,7 @@ TEXT = "a compressed answer, " * 20
 
 async def final_reply(model: Model, **opts: Any) -> AssistantMessage:
     final = None
-    async for event in AnthropicMessages().stream(model, user_context(), StreamOptions(api_key="k", **opts)):
+    async for event in ANTHROPIC.stream(model, user_context(), StreamOptions(api_key="k", **opts)):
         final = event.final or final
     assert final is not None
     return final

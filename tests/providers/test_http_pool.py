@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx2
-from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 
 from pi_core.providers import StreamOptions
 from pi_core.testing.fake_server import FakeModelServer, RecordedRequest, Reply
@@ -19,7 +19,7 @@ async def final_reply(model: Model, client: httpx2.AsyncClient, text: str = "Hel
                       abort_after_deltas: int = 0) -> AssistantMessage:
     final, deltas = None, 0
     options = StreamOptions(api_key="k", max_retries=0, http_client=client)
-    async for event in AnthropicMessages().stream(model, user_context(text), options):
+    async for event in ANTHROPIC.stream(model, user_context(text), options):
         if event.type == "text_delta":
             deltas += 1
             if deltas == abort_after_deltas:

@@ -10,7 +10,7 @@ import socket
 from pathlib import Path
 
 import pytest
-from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 
 from pi_core.llm import transport
 from pi_core.llm.retry import is_request_retryable
@@ -41,7 +41,7 @@ def closed_port() -> int:
 def ask(server: FakeModelServer) -> AssistantMessage:
     async def go() -> AssistantMessage:
         final = None
-        async for event in AnthropicMessages().stream(model_for(server, "anthropic-messages"), user_context(),
+        async for event in ANTHROPIC.stream(model_for(server, "anthropic-messages"), user_context(),
                                                       StreamOptions(api_key="k", max_retries=2)):
             final = event.final or final
         assert final is not None

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 
 from pi_core.llm import transport
 from pi_core.providers import StreamOptions
@@ -24,7 +24,7 @@ from pi_core.types import AssistantMessage
 def ask(server: FakeModelServer, **opts: Any) -> AssistantMessage:
     async def go() -> AssistantMessage:
         final = None
-        async for event in AnthropicMessages().stream(model_for(server, "anthropic-messages"), user_context(),
+        async for event in ANTHROPIC.stream(model_for(server, "anthropic-messages"), user_context(),
                                                       StreamOptions(api_key="k", max_retries=2, **opts)):
             final = event.final or final
         assert final is not None

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 from pi_plugins.google_generative_ai import PROVIDER as GOOGLE
 from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
 
@@ -25,7 +25,7 @@ from pi_core.types import AssistantMessage
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
 ENV = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
        "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
-PROVIDERS: dict[str, Any] = {"anthropic-messages": AnthropicMessages(), "openai-completions": COMPLETIONS,
+PROVIDERS: dict[str, Any] = {"anthropic-messages": ANTHROPIC, "openai-completions": COMPLETIONS,
                              "google-generative-ai": GOOGLE}
 
 

@@ -7,7 +7,7 @@ import threading
 from typing import Any
 
 import pytest
-from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 
 from pi_core.llm.retry import (
     RetryNotice,
@@ -34,7 +34,7 @@ FAST = RetryPolicy(max_retries=2, base_delay_s=0.01, max_delay_s=0.02)
 def retrying(server: FakeModelServer, *replies: Reply, policy: RetryPolicy = FAST, **opts: Any):
     server.add(*replies)
     notices: list[RetryNotice] = []
-    events = collect(stream_with_retry(AnthropicMessages(), anthropic_model(server), user_context(),
+    events = collect(stream_with_retry(ANTHROPIC, anthropic_model(server), user_context(),
                                        options(**opts), policy, notices.append))
     assert_protocol(events)
     return events, notices
@@ -113,7 +113,7 @@ def test_abort_during_the_backoff_wait(pi_fake_server: FakeModelServer) -> None:
 
     async def go() -> list:
         timer.start()
-        stream = stream_with_retry(AnthropicMessages(), anthropic_model(pi_fake_server), user_context(), opts, FAST)
+        stream = stream_with_retry(ANTHROPIC, anthropic_model(pi_fake_server), user_context(), opts, FAST)
         return [event async for event in stream]
 
     events = asyncio.run(asyncio.wait_for(go(), 10))
@@ -130,7 +130,7 @@ def test_async_on_retry_is_awaited(pi_fake_server: FakeModelServer) -> None:
         await asyncio.sleep(0)
         seen.append(notice.attempt)
 
-    events = collect(stream_with_retry(AnthropicMessages(), anthropic_model(pi_fake_server), user_context(),
+    events = collect(stream_with_retry(ANTHROPIC, anthropic_model(pi_fake_server), user_context(),
                                        options(), FAST, on_retry))
     assert seen == [1] and final(events).text() == "ok"
 

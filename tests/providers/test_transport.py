@@ -13,7 +13,7 @@ import threading
 from typing import Any
 
 import pytest
-from pi_plugins.anthropic_messages import AnthropicMessages
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 from pi_plugins.google_generative_ai import PROVIDER as GOOGLE
 from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
 from pi_plugins.openai_responses import PROVIDER as RESPONSES
@@ -27,7 +27,7 @@ from pi_core.testing.fake_wires import WIRES
 from pi_core.testing.streams import assert_protocol, model_for, user_context
 from pi_core.types import AssistantMessage, AssistantMessageEvent, Model
 
-PROVIDERS: dict[str, Any] = {"anthropic-messages": AnthropicMessages(), "openai-completions": COMPLETIONS,
+PROVIDERS: dict[str, Any] = {"anthropic-messages": ANTHROPIC, "openai-completions": COMPLETIONS,
                              "openai-responses": RESPONSES, "google-generative-ai": GOOGLE}
 PATHS = {"anthropic-messages": "/v1/messages", "openai-completions": "/v1/chat/completions",
          "openai-responses": "/v1/responses",

@@ -51,7 +51,7 @@ def _provider(module: str, name: str = "PROVIDER") -> Callable[[], ApiProvider]:
 
 
 WIRES: dict[str, tuple[Callable[[], ApiProvider], str]] = {  # the wire's provider and the key it is given
-    "anthropic-messages": (_provider("pi_plugins.anthropic_messages", "AnthropicMessages"), "sk-ant-test"),
+    "anthropic-messages": (_provider("pi_plugins.anthropic_messages"), "sk-ant-test"),
     "openai-completions": (_provider("pi_plugins.openai_completions"), "sk-test"),
     "openai-responses": (_provider("pi_plugins.openai_responses"), "sk-test"),
     "openai-codex-responses": (_provider("pi_plugins.openai_codex_responses"), CODEX_TOKEN),

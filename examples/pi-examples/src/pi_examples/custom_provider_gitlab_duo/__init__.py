@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx2
-from pi_plugins.anthropic_messages import AnthropicMessages
-from pi_plugins.openai_responses import OpenAIResponsesProvider
+from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
+from pi_plugins.openai_responses import PROVIDER as RESPONSES
 
 from pi_core import hookimpl
 from pi_core.llm.stream import MessageBuilder
@@ -99,7 +99,7 @@ class GitLabDuoProvider:
     api = API
 
     def __init__(self) -> None:
-        self.anthropic, self.openai = AnthropicMessages(), OpenAIResponsesProvider()
+        self.anthropic, self.openai = ANTHROPIC, RESPONSES
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         try:
