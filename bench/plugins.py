@@ -36,7 +36,7 @@ API = "openai-completions"
 
 def build_session(cwd: Path, base_url: str, plugin_modules: list[str], api: str = API) -> object:
     from pi_core.app.startup import session_parts
-    from pi_core.plugins import load_plugins, register_module
+    from pi_core.loader.plugins import load_plugins, register_module
     from pi_core.registry import build_registry
     from pi_core.session import AgentSession, SessionConfig
     from pi_core.sessions.manager import SessionManager

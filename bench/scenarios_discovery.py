@@ -1,9 +1,9 @@
-"""Micro-bench of plugin discovery: importlib.metadata's scan against ``pi_core.discovery``.
+"""Micro-bench of plugin discovery: importlib.metadata's scan against ``pi_core.loader.discovery``.
 
     python -m bench.scenarios_discovery [--runs 21] [--plugins 50]
 
 Each figure is the median CPU time of one discovery (entry points of group ``pi`` plus each one's
-distribution name and version, which ``pi_core.plugins`` reads for labels and the built-in check) in a
+distribution name and version, which ``pi_core.loader.plugins`` reads for labels and the built-in check) in a
 fresh interpreter, measured inside the child after its imports, with the venv as installed and with
 ``--plugins`` extra one-tool distributions on PYTHONPATH. The cache is warm (written by a first run).
 """
@@ -25,7 +25,7 @@ from bench.scenarios_fixtures import python_plugins
 
 PRELUDE = "import time, importlib.metadata, json, hashlib, pi_core\nt = time.process_time()\n"
 SCAN = "eps = importlib.metadata.entry_points(group='pi')\n"
-CACHED = "from pi_core.discovery import entry_points\neps = entry_points('pi')\n"
+CACHED = "from pi_core.loader.discovery import entry_points\neps = entry_points('pi')\n"
 USE = "rows = [(e.name, e.value, e.dist.name, e.dist.version) for e in eps]\nprint((time.process_time() - t) * 1000)\n"
 
 

@@ -66,7 +66,7 @@ class ResourceConfig:
         return [n for n in names if isinstance(n, str)]
 
     def items(self) -> list[Item]:
-        from pi_core import discovery
+        from pi_core.loader import discovery
 
         global_off = set(self._list("global", "disabledPlugins"))
         here_off = set(self._list(self.scope, "disabledPlugins"))

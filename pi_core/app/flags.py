@@ -168,7 +168,7 @@ def _keys_to_load(args: Args, cwd: Path, kinds: set[str]) -> list[str]:
     keys: list[str] = []
     wanted = [*settings.enabled_plugins, *plugin_names] if settings is not None and "optional" in kinds else []
     if settings is not None and ("installed" in kinds or wanted):
-        from pi_core import discovery
+        from pi_core.loader import discovery
 
         groups = discovery.discover_groups(("pi", discovery.OPTIONAL_GROUP))
         if "installed" in kinds:
@@ -188,7 +188,7 @@ def _extension_args(args: Args) -> tuple[list[str], list[str]]:
     """``-e`` values split into opt-in plugin names (``-e plugin:NAME``) and paths."""
     if not args.extensions:
         return [], []  # discovery, which knows the prefix, stays unimported
-    from pi_core.discovery import PLUGIN_PREFIX
+    from pi_core.loader.discovery import PLUGIN_PREFIX
 
     return ([e[len(PLUGIN_PREFIX):] for e in args.extensions if e.startswith(PLUGIN_PREFIX)],
             [e for e in args.extensions if not e.startswith(PLUGIN_PREFIX)])

@@ -31,7 +31,7 @@ from pi_core.app.pip_env import (
     run_pip,
 )
 from pi_core.errors import PiError
-from pi_core.plugins import OPTIONAL_GROUP, project_site
+from pi_core.loader.plugins import OPTIONAL_GROUP, project_site
 
 BUILTIN_DIST = "pi-harness"
 SETTINGS_KEY = "packages"
@@ -214,7 +214,7 @@ def contributions(dist_names: Iterable[str] | None = None, project: Path | None 
     """Per pi distribution (of pi's environment, or of a trusted ``project``'s packages): its plugins and
     what each contributes, overrides of built-ins included."""
     from pi_core.app.plugin_report import plugin_rows
-    from pi_core.plugins import load_plugins, load_project_plugins
+    from pi_core.loader.plugins import load_plugins, load_project_plugins
     from pi_core.registry import build_registry
 
     dists = pi_distributions(project_site(project) if project is not None else None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_core.errors import PiError
-from pi_core.plugins import _import_file, _register
+from pi_core.loader.plugins import _import_file, _register
 from pi_core.registry import ExtensionError, PluginFailure, PluginSet
 
 __all__ = ["reimport_files", "reload_plugins"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from pi_core.app.args import Args
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
-from pi_core.plugins import PluginSet, load_plugins, load_project_plugins
+from pi_core.loader.plugins import PluginSet, load_plugins, load_project_plugins
 from pi_core.registry import PluginFailure, Registry, build_registry
 from pi_core.tools import ToolSettings
 from pi_core.types import ImageContent, Model, clamp_thinking_level

@@ -21,7 +21,7 @@ from pi_core.resources.context_files import (
 from pi_core.resources.skills import Skill, format_skills_for_prompt
 
 if TYPE_CHECKING:
-    from pi_core.plugins import PluginSet
+    from pi_core.loader.plugins import PluginSet
     from pi_core.tools import Tool
 
 INTRO = (
@@ -148,7 +148,7 @@ def gather_prompt_hooks(plugins: PluginSet, active: frozenset[str]) -> tuple[lis
     """(snippets, guidelines) that plugins add through ``pi_prompt_snippets`` / ``pi_prompt_guidelines``
     for the active tool set, lowest layer first. A hook returning the wrong type is recorded in
     ``plugins.failures`` and ignored, like one that raises."""
-    from pi_core.plugins import PluginFailure
+    from pi_core.loader.plugins import PluginFailure
 
     def strings(hook: str) -> list[str]:
         out: list[str] = []

@@ -37,8 +37,8 @@ from pi_core.types import Model
 __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
 
 if TYPE_CHECKING:
+    from pi_core.loader.plugins import PluginSet
     from pi_core.models.oauth import OAuthProvider
-    from pi_core.plugins import PluginSet
     from pi_core.providers import VirtualModel
 
 DISCOVERY_TIMEOUT_S = 0.8

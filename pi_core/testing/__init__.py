@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pi_core.plugins import PluginSet, load_plugins
+from pi_core.loader.plugins import PluginSet, load_plugins
 from pi_core.tools import ToolContext
 
 if TYPE_CHECKING:

@@ -24,7 +24,12 @@ from typing import Any
 
 import pytest
 
-from pi_core.plugins import PluginSet, load_plugins, register_file, register_module
+from pi_core.loader.plugins import (
+    PluginSet,
+    load_plugins,
+    register_file,
+    register_module,
+)
 from pi_core.registry import Registry, build_registry
 from pi_core.tools import Tool, ToolResult, ToolSettings
 

@@ -71,7 +71,7 @@ def test_help_and_version_import_neither_typing_nor_json(tmp_path: Path, flag: s
     pi.run("-e", "plugin:preset", "tools")  # and an opt-in plugin with one, not enabled by this command line
     out = pi.run(flag).stdout
     assert out == (HELP if flag == "--help" else "0.1.0\n")
-    assert not pi.imported & {"typing", "json", "pi_core.discovery", "pi_core.app.trust"}, sorted(pi.imported)
+    assert not pi.imported & {"typing", "json", "pi_core.loader.discovery", "pi_core.app.trust"}, sorted(pi.imported)
 
 
 def test_help_lists_an_installed_plugins_flag_until_it_is_disabled(tmp_path: Path) -> None:
@@ -81,7 +81,7 @@ def test_help_lists_an_installed_plugins_flag_until_it_is_disabled(tmp_path: Pat
     assert pi.help() == HELP  # nothing recorded yet: --help imports no plugin to find out
     pi.run("tools")
     assert pi.help() == HELP + SECTION + "  --acme-mode <value>".ljust(30) + "Run the acme way.\n"
-    assert "pi_core.discovery" in pi.imported and "acme_flags" not in pi.imported
+    assert "pi_core.loader.discovery" in pi.imported and "acme_flags" not in pi.imported
     assert SECTION not in pi.help("--disable-plugin", "acme")
     (tmp_path / "agent").mkdir(exist_ok=True)
     (tmp_path / "agent" / "settings.json").write_text(json.dumps({"disabledPlugins": ["acme"]}))
@@ -92,7 +92,7 @@ def test_help_lists_an_opt_in_plugins_flag_once_settings_enable_it(tmp_path: Pat
     pi = Pi(tmp_path)
     pi.run("-e", "plugin:preset", "tools")
     assert pi.help() == HELP
-    assert "pi_core.discovery" not in pi.imported  # no plugin is enabled by name: nothing installed to look up
+    assert "pi_core.loader.discovery" not in pi.imported  # no plugin is enabled by name: nothing installed to look up
     (tmp_path / "agent").mkdir(exist_ok=True)
     (tmp_path / "agent" / "settings.json").write_text(json.dumps({"enabledPlugins": ["preset"]}))
     assert pi.help() == HELP + SECTION + "  --preset <value>".ljust(30) + "Preset configuration to use\n"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_core import discovery as dc
+from pi_core.loader import discovery as dc
 
 
 def make_dist(root: Path, dist: str, module: str, entry: str, version: str = "1.0", value: str | None = None) -> Path:

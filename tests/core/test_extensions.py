@@ -12,7 +12,7 @@ from typing import Any
 from pi_core import Tool, hookimpl
 from pi_core.app.startup import session_parts
 from pi_core.extension import BeforeAgentStart, InputResult, SlashCommand
-from pi_core.plugins import load_plugins, register_module
+from pi_core.loader.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.session import AgentSession, SessionConfig
 from pi_core.sessions.manager import SessionManager

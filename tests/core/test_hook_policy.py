@@ -12,7 +12,7 @@ import pluggy
 import pytest
 
 from pi_core import hookimpl, hookspecs
-from pi_core.plugins import load_plugins, register_file, register_module
+from pi_core.loader.plugins import load_plugins, register_file, register_module
 from pi_core.registry import ExtensionError, PluginSet
 
 ALL_HOOKS = sorted(name for name in dir(hookspecs) if name.startswith("pi_"))

@@ -114,21 +114,19 @@ def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-# The hook specifications may span topic modules (pi_core/hookspecs/): the package is part of the kernel
-# and counts as one module of it.
-KERNEL_PACKAGES = ("pi_core.hookspecs",)
+# The wings: pi_core's named packages below the kernel. Everything else under pi_core is the kernel, counted
+# whole: the top-level modules (``__init__`` too) and any package that is not a wing (``hookspecs``).
+WINGS = ("toolkit", "llm", "models", "sessions", "compaction", "resources", "export", "control", "tui", "modes", "sdk",
+         "app", "testing", "loader")
 
 
 def kernel_modules() -> list[str]:
-    return sorted(name for name, path in MODULES.items()
-                  if (path.parent == CORE and path.name != "__init__.py")
-                  or any(name == p or name.startswith(p + ".") for p in KERNEL_PACKAGES))
+    return sorted(name for name in MODULES if name == "pi_core" or name.split(".")[1] not in WINGS)
 
 
 def kernel_units() -> set[str]:
     """Kernel modules with each kernel package counted once."""
-    return {next((p for p in KERNEL_PACKAGES if name == p or name.startswith(p + ".")), name)
-            for name in kernel_modules()}
+    return {".".join(name.split(".")[:2]) for name in kernel_modules()}
 
 
 def code_lines(path: Path) -> int:
@@ -162,10 +160,6 @@ def test_the_kernel_imports_no_wing() -> None:
                  for target, _line in imported_names(MODULES[name])
                  if target.startswith("pi_core.") and target in MODULES and target not in kernel]
     assert offending == []
-
-
-WINGS = ("toolkit", "llm", "models", "sessions", "compaction", "resources", "export", "control", "tui", "modes", "sdk",
-         "app", "testing")
 
 
 def repo_edges() -> dict[str, dict[str, str]]:
@@ -243,35 +237,19 @@ def test_the_kernel_stays_small() -> None:
     hookspec_code = sum(code_lines(MODULES[name]) for name in kernel if name.startswith("pi_core.hookspecs"))
     total = sum(code_lines(MODULES[name]) for name in kernel)
     assert len(kernel_units()) <= 22, sorted(kernel_units())
-    # Issue 15 put the whole plugin contract here (hook specs, ExtensionContext, the UI base, registrations).
-    # 3,867 after the session split (session-file operations moved to pi_core.control.session_files); the
-    # margin leaves room for small contract additions, not for a wing's work. 3,898 after issue 37.7 (a skipped
-    # plugin's failure keeps its hook's file:line and its traceback). Issue 35's two sandbox hooks
-    # (pi_sandbox_policy, pi_sandbox: 9 lines) came on top (3,907); their types live in pi_core.toolkit.sandbox.
-    # 3,914 after issue 31 (wire types on pydantic with their config spelled out; a tool's pydantic-model
-    # arguments, its own validators' refusal worded in Pi's text); 3,925 after issue 37.1 (a tool result's
-    # structured_content and its duration in tool_execution_end, PromptSource.sections_of). Issue 31's
-    # HookManager (pluggy read through its public API: the manager counts its registrations, so call plans
-    # know when they are stale) on top: 3,935. Issue 32 part 3 is to bring this back down.
-    assert total <= 3940, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
-
-
-# Modules allowed past the per-module limit, each with its reason and its own ceiling.
-LARGE_KERNEL_MODULES = {
-    # AgentSession: 523 code lines, a third of them its public surface (SessionHost, the modes' API) as
-    # one-line properties and delegations; the rest is the input pipeline, runs and auto-compaction.
-    "pi_core.session": 530,
-}
+    # Issue 32.3 counts the whole kernel (pi_core/__init__.py and hookspecs/ included, no module exempted):
+    # 3,965 on main; 3,638 once plugin loading became the ``loader`` wing. The goal is 3,000 (issue 32.3);
+    # this ceiling only ever comes down.
+    assert total <= 3640, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 def test_no_kernel_module_is_over_500_code_lines() -> None:
     sizes = {name: code_lines(MODULES[name]) for name in kernel_modules()}
-    over = {name: size for name, size in sizes.items() if size > LARGE_KERNEL_MODULES.get(name, 500)}
+    over = {name: size for name, size in sizes.items() if size > 500}
     assert over == {}, over
 
 
-@pytest.mark.parametrize("wing", ["toolkit", "models", "llm", "sessions", "compaction", "export", "modes",
-                                  "control", "app", "resources", "testing", "tui"])
+@pytest.mark.parametrize("wing", WINGS)
 def test_every_wing_is_a_documented_package(wing: str) -> None:
     init = CORE / wing / "__init__.py"
     assert init.is_file()

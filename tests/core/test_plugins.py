@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pi_core.plugins import load_plugins, register_module
+from pi_core.loader.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 
 PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pi_core.app.plugin_reload import reimport_files
-from pi_core.plugins import load_plugins, register_file
+from pi_core.loader.plugins import load_plugins, register_file
 
 PLUGIN = '''
 from pi_core import hookimpl

@@ -85,7 +85,7 @@ class Eco:
 
     def project_site(self) -> Path:
         """Where ``pi install -l`` puts the project's distributions (pip's ``--prefix .pi/packages``)."""
-        from pi_core.plugins import project_site
+        from pi_core.loader.plugins import project_site
 
         return project_site(self.cwd)
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from pi_core.app import package_commands, packages
 from pi_core.app.packages import PackageError, dist_name_of
-from pi_core.plugins import project_site
+from pi_core.loader.plugins import project_site
 
 SITE = project_site(Path("/")).relative_to(Path("/.pi/packages"))
 

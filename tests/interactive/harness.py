@@ -18,7 +18,7 @@ from prompt_toolkit.output import DummyOutput
 from rich.console import Console
 
 from pi_core.app.startup import session_parts
-from pi_core.plugins import PluginSet
+from pi_core.loader.plugins import PluginSet
 from pi_core.registry import build_registry
 from pi_core.session import AgentSession, SessionConfig
 from pi_core.sessions.manager import SessionManager
@@ -50,7 +50,7 @@ class FakeModels:
 def make_session(provider: FakeProvider, tmp_path: Path, tools: list[Tool] = (),  # type: ignore[assignment]
                  plugins: PluginSet | None = None, store: Any = None, settings: Any = None,
                  resources: Any = None, expand_input: Any = None) -> AgentSession:
-    from pi_core.plugins import load_plugins
+    from pi_core.loader.plugins import load_plugins
 
     plugins = plugins or load_plugins(load_entry_points=False, discover_extensions=False)
     registry = build_registry(plugins)

@@ -12,7 +12,7 @@ from pi_plugins.interactive.view import ToolBlock, render_tool
 from rich.console import Console
 
 from pi_core import hookimpl
-from pi_core.plugins import load_plugins, register_module
+from pi_core.loader.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.render import Renderer
 from pi_core.tools import ToolResult

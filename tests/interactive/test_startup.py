@@ -26,7 +26,7 @@ def test_header_lists_context_files_plugins_overrides_and_skills(tmp_path: Path)
         skills=[types.SimpleNamespace(name="pdf")], templates=[types.SimpleNamespace(name="review")])
     session = make_session(FakeProvider(), tmp_path, resources=resources)
     session.registry.overrides.append(Override("tool", "read", "fast-read", "read"))
-    from pi_core.plugins import PluginInfo
+    from pi_core.loader.plugins import PluginInfo
 
     session.plugins.info["fast-read"] = PluginInfo("fast-read", "installed", "fast-read 1.0")
     console = Console(record=True, file=io.StringIO(), width=120, color_system=None)

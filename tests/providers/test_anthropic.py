@@ -448,7 +448,7 @@ def test_one_provider_serves_several_event_loops(pi_fake_server: FakeModelServer
 
 
 def test_entry_point_registers_the_provider(tmp_path: Path) -> None:
-    from pi_core.plugins import load_plugins
+    from pi_core.loader.plugins import load_plugins
     from pi_core.registry import build_registry
 
     registry = build_registry(load_plugins(discover_extensions=False, project_dir=tmp_path, agent_dir=tmp_path))

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from pi_plugins import catalog
 
+from pi_core.loader.plugins import load_plugins
 from pi_core.models.catalog_build import build_catalog, dump_catalog, read_package_dir
 from pi_core.models.env_keys import ENV_VARS
 from pi_core.models.registry import ModelRegistry
-from pi_core.plugins import load_plugins
 from tests.providers.pi16 import (
     ENV_TABLE,
     REPO,

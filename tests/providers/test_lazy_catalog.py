@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from pi_plugins import catalog
 
+from pi_core.loader.plugins import load_plugins
 from pi_core.models import catalog_build
 from pi_core.models.auth import AuthStorage
 from pi_core.models.entries import LazyModels, ModelEntry, ProviderGroup
 from pi_core.models.registry import ModelRegistry, ModelSources
 from pi_core.models.resolution import initial_model, resolve_cli_model, resolve_scope
-from pi_core.plugins import load_plugins
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pi_core.events import AgentEvent
+from pi_core.loader.plugins import load_plugins
 from pi_core.loop import AgentContext, LoopConfig, run_agent_loop
-from pi_core.plugins import load_plugins
 from pi_core.registry import build_registry
 from pi_core.signals import AbortSignal
 from pi_core.testing.fake_provider import FakeProvider, reply

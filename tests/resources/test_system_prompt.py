@@ -17,7 +17,7 @@ from pi_core.app.system_prompt import (
     load_prompt_texts,
     resolve_prompt_input,
 )
-from pi_core.plugins import load_plugins, register_module
+from pi_core.loader.plugins import load_plugins, register_module
 from pi_core.resources.context_files import ContextFile
 from pi_core.resources.diagnostics import SourceInfo
 from pi_core.resources.skills import Skill

@@ -13,10 +13,10 @@ from typing import Any
 import pytest
 
 from pi_core.app.startup import session_parts
+from pi_core.loader.plugins import load_plugins, register_module
 from pi_core.models.registry import ModelRegistry, ModelSources
 from pi_core.modes.rpc import run_rpc_mode
 from pi_core.modes.rpc.client import RpcClient
-from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.session import AgentSession, SessionConfig
 from pi_core.sessions.manager import SessionManager

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.app.startup import session_parts
-from pi_core.plugins import load_plugins
+from pi_core.loader.plugins import load_plugins
 from pi_core.registry import build_registry
 from pi_core.session import AgentSession, SessionConfig
 from pi_core.sessions.manager import SessionManager

@@ -18,7 +18,7 @@ import pytest
 from pi_builtin_tools.bash import TOOL, BashOptions, SpawnContext, create_bash_tool
 
 from pi_core.errors import ToolError
-from pi_core.plugins import load_plugins, register_module
+from pi_core.loader.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.toolkit.procs import (
     ExecAborted,

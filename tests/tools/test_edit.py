@@ -432,7 +432,7 @@ def test_diff_short_gap_is_shown_whole_and_numbers_follow_each_side() -> None:
 
 
 def test_registry_serves_edit_with_pis_schema() -> None:
-    from pi_core.plugins import load_plugins
+    from pi_core.loader.plugins import load_plugins
     from pi_core.registry import build_registry
 
     registry = build_registry(load_plugins(discover_extensions=False))

@@ -394,7 +394,7 @@ def pi_schema(name: str) -> dict[str, Any]:
 
 
 def test_registry_serves_read_with_pis_schema() -> None:
-    from pi_core.plugins import load_plugins
+    from pi_core.loader.plugins import load_plugins
     from pi_core.registry import build_registry
 
     registry = build_registry(load_plugins(discover_extensions=False))
@@ -432,7 +432,7 @@ def test_a_plugin_can_replace_read_with_the_same_tool_on_another_backend(tmp_pat
     import types
 
     from pi_core import hookimpl
-    from pi_core.plugins import load_plugins, register_module
+    from pi_core.loader.plugins import load_plugins, register_module
     from pi_core.registry import build_registry
 
     remote = create_read_tool(GeneratedOps(100))

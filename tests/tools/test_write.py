@@ -208,7 +208,7 @@ def test_write_on_another_backend(tmp_path: Path, run_tool: Any) -> None:
 
 
 def test_registry_serves_write_with_pis_schema() -> None:
-    from pi_core.plugins import load_plugins
+    from pi_core.loader.plugins import load_plugins
     from pi_core.registry import build_registry
 
     registry = build_registry(load_plugins(discover_extensions=False))

@@ -221,7 +221,7 @@ PACKAGE_PLUGIN = textwrap.dedent("""\
 
 
 def test_a_project_package_loads_only_in_its_project_and_only_after_trust(pi: PiRunner, tmp_path: Path) -> None:
-    from pi_core.plugins import project_site
+    from pi_core.loader.plugins import project_site
 
     shutil.rmtree(pi.cwd / ".pi" / "extensions")
     make_project_dist(project_site(pi.cwd), "pi-proj-pack", "proj_pack", PACKAGE_PLUGIN)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pi_core.errors import PiError
 
 if TYPE_CHECKING:
-    from pi_core.plugins import PluginSet
+    from pi_core.loader.plugins import PluginSet
 
 Credential = dict[str, Any]  # Pi's auth.json entry: {"type": "oauth", "access", "refresh", "expires", ...}
 

@@ -22,16 +22,17 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from pi_core import discovery, hookspecs
-from pi_core.discovery import OPTIONAL_GROUP, PLUGIN_PREFIX, dist_label
+from pi_core import hookspecs
 from pi_core.errors import PluginConflict
+from pi_core.loader import discovery
+from pi_core.loader.discovery import OPTIONAL_GROUP, PLUGIN_PREFIX, dist_label
 from pi_core.registry import HookManager, Layer, PluginFailure, PluginInfo, PluginSet
 
 __all__ = ["OPTIONAL_GROUP", "Layer", "PluginFailure", "PluginInfo", "PluginSet", "load_plugins",
            "new_plugin_manager", "register_file", "register_module"]
 
 if TYPE_CHECKING:
-    from pi_core.discovery import CachedEntryPoint as EntryPoint
+    from pi_core.loader.discovery import CachedEntryPoint as EntryPoint
 
 _SPEC_NAMES = sorted(name for name in dir(hookspecs) if name.startswith("pi_"))
 
@@ -114,7 +115,7 @@ def load_project_plugins(plugins: PluginSet, project_dir: Path, disabled: set[st
     if packages and (project_dir / ".pi" / "packages").is_dir():  # no sysconfig unless pi install -l ran here
         site = project_site(project_dir)
         if site.is_dir():
-            from pi_core.discovery import entry_points
+            from pi_core.loader.discovery import entry_points
 
             if str(site) not in sys.path:
                 import site as site_module
