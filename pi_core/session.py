@@ -2,7 +2,8 @@
 
 It binds an Agent to the plugins (tools, providers, hooks), the chosen model, the system prompt and the
 session file. Everything it works with is handed in when it is built (``SessionParts``, see
-``pi_core.session_parts``). Modes subscribe to its events and call ``prompt`` / ``steer`` / ``follow_up`` /
+``pi_core.session_parts``); what it holds and the changes made to it (model, tools, name, the session
+file) are its base, ``pi_core.session_state.SessionState``, and this module adds the runs. Modes subscribe to its events and call ``prompt`` / ``steer`` / ``follow_up`` /
 ``abort``; front-end commands (RPC state, cycling models, export) live in ``pi_core.control``, which wraps a
 session. Every plugin hook is called through ``PluginSet.call`` with the session's ExtensionContext.
 """
@@ -11,9 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from pi_core.agent import Agent
@@ -21,12 +21,9 @@ from pi_core.errors import PiError
 from pi_core.events import AgentEvent, Listener, Listeners
 from pi_core.extension import (
     CommandContext,
-    ContextUsage,
     EventBus,
-    ExecResult,
     ExtensionContext,
     NoModels,
-    SystemPromptOptions,
 )
 from pi_core.loop import default_convert_to_llm
 from pi_core.loop_hooks import LoopHooks, custom_message
@@ -47,15 +44,12 @@ from pi_core.session_parts import (  # noqa: F401 - re-exported: their home befo
     StreamFn,
     provider_stream_fn,
 )
+from pi_core.session_state import SessionState
 from pi_core.signals import AbortSignal
-from pi_core.tools import Tool, choose_tools, merge_tools
 from pi_core.types import (
-    THINKING_LEVELS,
     AgentMessage,
     AssistantMessage,
     ImageContent,
-    Model,
-    ScopedModel,
     TextContent,
     UserMessage,
     clamp_level,
@@ -66,7 +60,7 @@ from pi_core.ui import UI
 SessionListener = Listener
 
 
-class AgentSession:
+class AgentSession(SessionState):
     def __init__(self, config: SessionConfig, parts: SessionParts, *, plugins: PluginSet, registry: Registry) -> None:
         self.config = config
         self.plugins = plugins
@@ -139,9 +133,6 @@ class AgentSession:
 
     # --- plugins ----------------------------------------------------------------------------------
 
-    async def _call(self, hook: str, /, **kwargs: Any) -> Any:
-        return await self.plugins.call(hook, ctx=self.ext, **kwargs)
-
     def _on_extension_error(self, error: ExtensionError) -> None:
         self.emit_later(AgentEvent("extension_error", extension_path=error.source, plugin=error.plugin,
                                    event=error.hook.removeprefix("pi_"), error=error.text,
@@ -213,22 +204,6 @@ class AgentSession:
         self._rebuild_prompt()
         return [name for name in new if name in added or name in self.config.all_tools]
 
-    def _rebuild_prompt(self, options: SystemPromptOptions | None = None) -> None:
-        if self.prompt_source is not None:
-            tools = self.agent.state.tools
-            self.agent.state.system_prompt = self.prompt_source.build(tools) if options is None else \
-                self.prompt_source.build(tools, options)
-
-    def _prompt_for(self, options: SystemPromptOptions) -> str | None:
-        tools = self.config.all_tools
-        return self.prompt_source.build([tools[n] for n in options.selected_tools if n in tools], options) \
-            if self.prompt_source is not None else None
-
-    def system_prompt_options(self) -> SystemPromptOptions:
-        if self.prompt_source is None:
-            return SystemPromptOptions(selected_tools=self.active_tool_names, cwd=str(self.cwd))
-        return self.prompt_source.options(self.agent.state.tools)
-
     # --- events -----------------------------------------------------------------------------------
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
@@ -256,184 +231,12 @@ class AgentSession:
                 sys.stderr.write(f"Warning: could not save the session ({err.strerror or err}); "
                                  "the conversation goes on but is not being recorded\n")
 
-    def emit_later(self, event: AgentEvent) -> None:
-        """Emit from synchronous code: listeners run now; async ones (and plugins) are scheduled, not awaited."""
-        self.listeners.emit_later(event)
-
     def _api_key(self, provider: str) -> str | None:
         if self.config.api_key:
             return self.config.api_key
         if self.models is not None and self.agent.state.model is not None:
             return self.models.api_key_for(self.agent.state.model)
         return None
-
-    # --- state ------------------------------------------------------------------------------------
-
-    @property
-    def cwd(self) -> Path:
-        return self.config.cwd
-
-    def full_output_dir(self) -> Path | None:
-        """Where the full output of long commands goes: beside the session file (it lasts as long as the
-        session), or None without one (``--no-session``: the system temp dir)."""
-        from pi_core.config_paths import session_outputs_dir
-
-        file = self.store.session_file
-        return session_outputs_dir(Path(file)) if self.store.is_persisted and file is not None else None
-
-    @property
-    def model(self) -> Model:
-        return self.agent.state.model
-
-    @property
-    def thinking_level(self) -> str:
-        return self.agent.state.thinking_level
-
-    @property
-    def scoped_models(self) -> list[ScopedModel]:
-        return self.config.scoped_models
-
-    @property
-    def signal(self) -> AbortSignal | None:
-        return self.agent.signal
-
-    @property
-    def flag_values(self) -> dict[str, Any]:
-        return self.config.flag_values
-
-    @property
-    def system_prompt(self) -> str:
-        return self.agent.state.system_prompt
-
-    @property
-    def session_name(self) -> str | None:
-        return self.store.session_name
-
-    @property
-    def resources(self) -> Any:
-        """Context files, skills and templates the prompt was built from (``pi_core.resources.Resources``)."""
-        return self.prompt_source.resources if self.prompt_source is not None else None
-
-    @property
-    def active_tool_names(self) -> list[str]:
-        return [tool.name for tool in self.agent.state.tools]
-
-    @property
-    def available_tools(self) -> dict[str, Tool]:
-        return self.config.all_tools
-
-    @property
-    def project_trusted(self) -> bool:
-        return self.config.project_trusted
-
-    @property
-    def messages(self) -> list[AgentMessage]:
-        return self.agent.state.messages
-
-    @property
-    def is_streaming(self) -> bool:
-        return self.agent.state.is_streaming
-
-    @property
-    def is_compacting(self) -> bool:
-        return self.compactor is not None and self.compactor.running
-
-    @property
-    def is_idle(self) -> bool:
-        """Nothing running: no run, retry wait, compaction, queued continuation or plugin message being sent."""
-        return not (self.is_streaming or self.is_compacting or self._busy or self.agent.retrying or self._sending)
-
-    @property
-    def active_tools(self) -> list[Tool]:
-        return list(self.agent.state.tools)
-
-    def set_active_tools(self, names: list[str]) -> None:
-        self.agent.state.tools = choose_tools(self.config.all_tools, names, self.config.tool_policy)
-        self._rebuild_prompt()
-
-    def add_tools(self, tools: list[Tool]) -> list[str]:
-        """Make tools available while the session runs, e.g. as a server connects (``merge_tools``); a tool of
-        the same name is replaced. Returns the names added."""
-        self.agent.state.tools, added = merge_tools(self.agent.state.tools, self.config.all_tools, tools,
-                                                    self.config.tool_policy)
-        if added:
-            self._rebuild_prompt()
-        return added
-
-    def remove_tools(self, names: Iterable[str]) -> None:
-        """Withdraw tools added with ``add_tools`` (their server went away): no longer declared or callable."""
-        gone = {n for n in names if n in self.config.all_tools}
-        if not gone:
-            return
-        for name in gone:
-            del self.config.all_tools[name]
-        self.agent.state.tools = [t for t in self.agent.state.tools if t.name not in gone]
-        self._rebuild_prompt()
-
-    def set_model(self, model: Model, *, source: str = "set") -> None:
-        """Switch model and record it; ``pi_model_select`` follows (scheduled: this may run outside a loop)."""
-        previous = self.agent.state.model
-        self.agent.state.model = model
-        self.store.append_model_change(model.provider, model.id)
-        if self.plugins.has("pi_model_select"):
-            self.listeners.later(self._call("pi_model_select", model=model, source=source,
-                                   previous_model=previous if _has_model(previous) else None))
-
-    async def select_model(self, model: Model, *, source: str = "set") -> bool:
-        """``ctx.set_model``: False when the model has no credentials; the thinking level is clamped to it."""
-        if self.models is not None and not self.models.has_auth(model.provider) and not self.config.api_key:
-            return False
-        self.set_model(model, source=source)
-        self.set_thinking_level(self.agent.state.thinking_level)
-        return True
-
-    def set_thinking_level(self, level: str) -> None:
-        if level not in THINKING_LEVELS:
-            raise PiError(f'Invalid thinking level "{level}". Valid values: {", ".join(THINKING_LEVELS)}')
-        previous = self.agent.state.thinking_level
-        level = clamp_level(self.model, level) if _has_model(self.model) else level
-        self.agent.state.thinking_level = level
-        if level == previous:
-            return
-        self.store.append_thinking_level_change(level)
-        if self.plugins.has("pi_thinking_level_select"):
-            self.listeners.later(self._call("pi_thinking_level_select", level=level, previous_level=previous))
-
-    def set_session_name(self, name: str) -> None:
-        name = name.strip()
-        if not name:
-            raise PiError("Session name cannot be empty")
-        self.store.append_session_info(name)
-        self.emit_later(AgentEvent("session_info_changed", name=name))
-
-    def set_label(self, entry_id: str, label: str | None) -> None:
-        if self.store.get_entry(entry_id) is None:
-            raise PiError(f"Entry {entry_id} not found")
-        self.store.append_label_change(entry_id, label)
-
-    def append_entry(self, custom_type: str, data: Any = None) -> str:
-        """A plugin's own session entry (not sent to the model); returns its id."""
-        return self.store.append_custom_entry(custom_type, data)
-
-    def has_queued_messages(self) -> bool:
-        return self.agent.has_queued_messages()
-
-    def last_assistant(self) -> AssistantMessage | None:
-        return self.agent.last_assistant()
-
-    def context_usage(self) -> ContextUsage | None:
-        if self.compactor is None or not _has_model(self.model):
-            return None
-        return self.compactor.context_usage(self.messages, self.model)
-
-    def settings_copy(self) -> dict[str, Any]:
-        return self.settings.as_dict() if self.settings is not None else {}
-
-    async def exec(self, command: str, args: list[str], *, cwd: Path | None = None, timeout: float | None = None,
-                   signal: AbortSignal | None = None) -> ExecResult:
-        if self._exec is None:
-            raise PiError("ctx.exec is not available in this session (no process runner was configured)")
-        return await self._exec(command, args, cwd=cwd or self.cwd, timeout=timeout, signal=signal)
 
     # --- prompting --------------------------------------------------------------------------------
 
@@ -623,40 +426,6 @@ class AgentSession:
             await asyncio.sleep(0.1)
             await self._run_agent(self.agent.continue_)
 
-    # --- the session file: new, switch, fork, clone, tree, compact (pi_core.control.session_files) ----
-
-    def _files(self) -> SessionFileOps:
-        if self.files is None:
-            raise PiError("Session-file operations are not available in this session")
-        return self.files
-
-    async def new_session(self, parent_session: str | None = None, *,
-                          setup: Callable[[Any], Any] | None = None) -> bool:
-        return await self._files().new_session(self, parent_session, setup=setup)
-
-    async def switch_session(self, session_path: str) -> bool:
-        return await self._files().switch_session(self, session_path)
-
-    async def fork(self, entry_id: str) -> tuple[str, bool]:
-        return await self._files().fork(self, entry_id)
-
-    async def clone(self) -> bool:
-        return await self._files().clone(self)
-
-    async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,
-                            custom_instructions: str | None = None, replace_instructions: bool = False,
-                            label: str | None = None) -> Any:
-        return await self._files().navigate_tree(self, target_id, summarize=summarize,
-                                                 custom_instructions=custom_instructions,
-                                                 replace_instructions=replace_instructions, label=label)
-
-    async def compact(self, custom_instructions: str | None = None) -> Any:
-        return await self._files().compact(self, custom_instructions)
-
-    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], Any] | None,
-                      on_error: Callable[[BaseException], Any] | None) -> asyncio.Task[Any]:
-        return self._files().compact_later(self, custom_instructions, on_complete, on_error)
-
     async def stop_run(self) -> None:
         """Before the session file changes: held-back bash results join the context, a run is aborted."""
         self.release_held_back()
@@ -671,10 +440,6 @@ class AgentSession:
     def reload_messages(self) -> None:
         """The agent's context again from the store's current branch (after it was rewritten)."""
         self.agent.state.messages = self.store.build_session_context().typed_messages()
-
-
-def _has_model(model: Model | None) -> bool:
-    return model is not None and model.id != "unknown"
 
 
 def _aborted(message: AssistantMessage | None) -> bool:
