@@ -36,13 +36,10 @@ from pi_core.types import (
     Message,
     Model,
     TextContent,
-    ThinkingContent,
     ToolCall,
     ToolResultMessage,
     Usage,
     UserMessage,
-    encodable,
-    encodable_value,
 )
 
 if TYPE_CHECKING:
@@ -228,7 +225,7 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
             stop_reason="aborted" if signal.aborted else "error",
             error_message=ABORTED_TEXT if signal.aborted else "Provider stream ended without a result",
         )
-    _make_encodable(final)
+    final.make_encodable()
     if partial is not None:
         context.messages[-1] = final
     else:
@@ -236,22 +233,6 @@ async def stream_assistant_response(context: AgentContext, config: LoopConfig, e
         await emit(AgentEvent("message_start", message=final))
     await emit(AgentEvent("message_end", message=final))
     return final
-
-
-def _make_encodable(message: AssistantMessage) -> None:
-    """A model may send ``"\\ud800"`` (a lone surrogate): UTF-8 cannot encode it, so the session file, the
-    next request and JSON output would fail on it forever. Replace it here, before anyone keeps it."""
-    for block in message.content:
-        if isinstance(block, TextContent):
-            block.text = encodable(block.text)
-        elif isinstance(block, ThinkingContent):
-            block.thinking = encodable(block.thinking)
-        elif isinstance(block, ToolCall):
-            block.name = encodable(block.name)
-            block.arguments = encodable_value(block.arguments)
-            block.replace_non_finite()  # NaN/Infinity: JSON has neither; validation reports them
-    if message.error_message is not None:
-        message.error_message = encodable(message.error_message)
 
 
 async def _aborted_reply(context: AgentContext, config: LoopConfig, emit: Emit) -> AssistantMessage:
@@ -481,7 +462,7 @@ class _Updates:
 
 async def _emit_end(prepared: _Prepared, emit: Emit) -> None:
     assert prepared.result is not None
-    result = prepared.result = _encodable_result(prepared.result)
+    result = prepared.result = prepared.result.encodable()
     await emit(AgentEvent("tool_execution_end", tool_call_id=prepared.call.id, tool_name=prepared.call.name,
                           result=_result_fields(result), is_error=prepared.is_error, duration_ms=prepared.duration_ms))
 
@@ -490,14 +471,6 @@ def _result_fields(result: ToolResult) -> dict[str, Any]:
     """Content, then details and structured content when there are any (Pi's events carry no ``details: null``)."""
     fields = {"content": result.content, "details": result.details, "structuredContent": result.structured_content}
     return {key: value for key, value in fields.items() if key == "content" or value is not None}
-
-
-def _encodable_result(result: ToolResult) -> ToolResult:
-    """Tool output can hold what UTF-8 cannot encode (a file name decoded with surrogateescape)."""
-    content = [block.model_copy(update={"text": encodable(block.text)}) if isinstance(block, TextContent) else block
-               for block in result.content]
-    return ToolResult(content=content, details=encodable_value(result.details), terminate=result.terminate,
-                      structured_content=encodable_value(result.structured_content))
 
 
 def _to_message(prepared: _Prepared) -> ToolResultMessage:

@@ -41,6 +41,15 @@ class ToolResult:
 
         return cls(content=[TextContent(text=text)], details=details)
 
+    def encodable(self) -> ToolResult:
+        """A copy UTF-8 can encode: tool output can hold what it cannot (a file name decoded with surrogateescape)."""
+        from pi_core.types import TextContent, encodable, encodable_value
+
+        content = [block.model_copy(update={"text": encodable(block.text)}) if isinstance(block, TextContent)
+                   else block for block in self.content]
+        return ToolResult(content=content, details=encodable_value(self.details), terminate=self.terminate,
+                          structured_content=encodable_value(self.structured_content))
+
     def to_json(self) -> dict[str, Any]:
         """The wire form Pi's events carry (``partialResult``): content, and details when there are any."""
         out: dict[str, Any] = {"content": [block.model_dump(by_alias=True, exclude_none=True, mode="json")

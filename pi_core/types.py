@@ -174,6 +174,21 @@ class AssistantMessage(PiModel):
     def tool_calls(self) -> list[ToolCall]:
         return [b for b in self.content if isinstance(b, ToolCall)]
 
+    def make_encodable(self) -> None:
+        """A model may send ``"\\ud800"`` (a lone surrogate): UTF-8 cannot encode it, so the session file, the
+        next request and JSON output would fail on it forever. The loop replaces it here, before anyone keeps it."""
+        for block in self.content:
+            if isinstance(block, TextContent):
+                block.text = encodable(block.text)
+            elif isinstance(block, ThinkingContent):
+                block.thinking = encodable(block.thinking)
+            elif isinstance(block, ToolCall):
+                block.name = encodable(block.name)
+                block.arguments = encodable_value(block.arguments)
+                block.replace_non_finite()  # NaN/Infinity: JSON has neither; validation reports them
+        if self.error_message is not None:
+            self.error_message = encodable(self.error_message)
+
 
 class ToolResultMessage(PiModel):
     role: Literal["toolResult"] = "toolResult"
