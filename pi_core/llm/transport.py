@@ -26,7 +26,8 @@ What it does for every wire, the way the vendor SDKs did (their defaults, their 
 - ``options.signal`` aborts at once, whether connecting, waiting for headers, sleeping before a
   retry or reading: ``StreamAborted`` is raised.
 
-Failures raise ``WireError`` (a ``ProviderError``: message, status, retry_after, retryable,
+The client and its proxy/CA environment are ``pi_core.llm.http_client``; the request and failure types
+``pi_core.llm.wire``. Failures raise ``WireError`` (a ``ProviderError``: message, status, retry_after, retryable,
 permanent). Its message is the SDKs' wording (``429 {…}`` via the wire's ``status_text``,
 ``Connection error.``, ``Request timed out.``, ``Connection lost``) followed by ``origin_suffix``:
 `` [provider NAME, POST URL]``, so every provider error says where it went. ``MessageBuilder.error``
@@ -37,31 +38,33 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import json
 import random
-import weakref
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pi_core.errors import ProviderError
-from pi_core.llm.environ import getenv_all
+from pi_core.llm.http_client import DEFAULT_TIMEOUT_S, connect_failure, shared_client
 from pi_core.llm.incremental import SharedItems
 from pi_core.llm.request_build import HeaderValueError, build_request
 from pi_core.llm.sse import SSEDecoder, SSEEvent, SSEOverflow
-from pi_core.llm.stream import ABORTED_TEXT
+from pi_core.llm.wire import (  # noqa: F401 - WireError, WireRequest and origin_suffix are imported from here
+    StatusText,
+    StreamAborted,
+    WireError,
+    WireRequest,
+    default_status_text,
+    failure_detail,
+    origin_suffix,
+    status_failure,
+)
 from pi_core.providers import resolved
 
 if TYPE_CHECKING:
-    import ssl
-
     import httpx2
 
     from pi_core.providers import StreamOptions
     from pi_core.types import Model
 
-DEFAULT_TIMEOUT_S = 600.0
 DEFAULT_IDLE_TIMEOUT_S = 300.0
 DEFAULT_MAX_RETRIES = 2
 MAX_RETRY_AFTER_S = 60.0
@@ -69,147 +72,8 @@ MAX_RETRY_AFTER_S = 60.0
 # arrive so the connection can serve the next turn; past it, the connection is closed instead.
 RELEASE_DRAIN_S = 0.25
 RELEASE_DRAIN_BYTES = 1024 * 1024
-RETRYABLE_STATUSES = frozenset({408, 409, 429})
-# Read by the client at creation: a change (a test's monkeypatch, a settings-applied proxy) needs a new client.
-_ENV_KEYS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
-             "no_proxy", "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS")
 
 
-class StreamAborted(Exception):
-    """``options.signal`` fired while the transport waited."""
-
-    def __init__(self) -> None:
-        super().__init__(ABORTED_TEXT)
-
-
-class WireError(ProviderError):
-    """A provider request failed; ``permanent`` means no layer should retry it (nothing can change)."""
-
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 retry_after: float | None = None, permanent: bool = False, body: str | None = None) -> None:
-        super().__init__(message, status=status, retryable=retryable and not permanent, retry_after=retry_after)
-        self.retryable: bool = retryable and not permanent
-        self.permanent = permanent
-        self.body = body
-
-
-@dataclass
-class WireRequest:
-    """One request: ``provider`` (the model's provider, named in errors), URL, headers, JSON body."""
-
-    provider: str
-    url: str
-    headers: dict[str, str]
-    body: Any  # a JSON value, or bytes sent as they are
-    method: str = "POST"
-    content_type: str = field(default="application/json")
-
-    def origin(self) -> str:
-        return origin_suffix(self.provider, self.method, self.url)
-
-
-def origin_suffix(provider: str, method: str, url: str) -> str:
-    """`` [provider NAME, METHOD URL]`` with the URL's credentials and query left out."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        if ":" in host:
-            host = f"[{host}]"
-        port = f":{parts.port}" if parts.port else ""
-        shown = f"{parts.scheme}://{host}{port}{parts.path}" if parts.scheme else url.split("?", 1)[0]
-    except ValueError:
-        shown = url.split("?", 1)[0]
-    return f" [provider {provider}, {method} {shown}]"
-
-
-def default_status_text(status: int, body: str) -> str:
-    """``{status} {body}``, or ``{status} status code (no body)``."""
-    return f"{status} {body}" if body else f"{status} status code (no body)"
-
-
-StatusText = Callable[[int, str], str]
-
-
-# --- the shared client --------------------------------------------------------------------------------
-
-_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str | None, ...], httpx2.AsyncClient]] = (
-    weakref.WeakKeyDictionary())
-
-
-def shared_client() -> httpx2.AsyncClient:
-    """The running loop's client for the current proxy/CA environment (httpx2 pools belong to one loop)."""
-    key = getenv_all(_ENV_KEYS)
-    clients = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
-    client = clients.get(key)
-    if client is None:
-        socks = next((url for url in _proxies().values() if url.lower().startswith("socks")), None)
-        if socks is not None:  # httpx2 would fail every request with "pip install httpx[socks]"
-            raise WireError(f"Cannot use the SOCKS proxy {_without_credentials(socks)} named in the environment "
-                            "(HTTPS_PROXY, HTTP_PROXY or ALL_PROXY): pi uses http:// proxies only", permanent=True)
-        import httpx2
-
-        # httpx2's own transport (httpcore2 on anyio, h11 framing; proxies and NO_PROXY from the environment).
-        # HTTP/1.1 only, as Pi's fetch: see docs/providers.md for why not HTTP/2.
-        client = httpx2.AsyncClient(verify=_tls_context(key), timeout=DEFAULT_TIMEOUT_S, follow_redirects=True)
-        clients[key] = client
-    return client
-
-
-def preload_http() -> None:
-    """Import what a first request runs on, for a caller with time to spare (the interactive app calls
-    this in a thread while the user types): httpx2, httpcore2 (which imports h11 and anyio), and the anyio
-    backend that httpcore2's pool and sockets run on. anyio loads its backend only when a loop first runs
-    through it, so one empty ``anyio.run`` loads it by anyio's public API; not for a thread running a loop."""
-    import anyio.lowlevel
-    import httpcore2  # noqa: F401
-    import httpx2  # noqa: F401
-
-    anyio.run(anyio.lowlevel.checkpoint, backend="asyncio")
-
-
-def _proxies() -> dict[str, str]:
-    """The environment's proxy URLs by scheme (``all`` for ALL_PROXY), as httpx2 reads them."""
-    from urllib.request import getproxies
-
-    return {scheme: url if "://" in url else f"http://{url}" for scheme, url in getproxies().items()
-            if scheme in ("http", "https", "all") and url}
-
-
-def _proxy_for(url: str) -> str | None:
-    """The proxy a request to ``url`` goes through (``None``: direct, NO_PROXY names its host)."""
-    from urllib.parse import urlsplit
-    from urllib.request import proxy_bypass
-
-    proxies = _proxies()
-    parts = urlsplit(url)
-    proxy = proxies.get(parts.scheme) or proxies.get("all")
-    if proxy is None or proxy_bypass(parts.hostname or ""):
-        return None
-    return proxy
-
-
-def _without_credentials(url: str) -> str:
-    scheme, separator, rest = url.partition("://")
-    return f"{scheme}{separator}{rest.rsplit('@', 1)[-1]}"
-
-
-def _environment_proxies() -> bool:
-    """Whether httpx2 would route some URL through a proxy from the environment (it reads the same mapping)."""
-    from urllib.request import getproxies
-
-    return any(getproxies().get(scheme) for scheme in ("http", "https", "all"))
-
-
-@functools.lru_cache(maxsize=8)
-def _tls_context(environment: tuple[str | None, ...]) -> ssl.SSLContext:
-    """One TLS context per process and CA environment, made at the first https request (never, against a
-    local http:// server); its CA certificates load at its first handshake, once, whichever loop's client
-    makes it."""
-    from pi_core.llm.tls import provider_context
-
-    return provider_context()
 
 
 # --- one request --------------------------------------------------------------------------------------
@@ -360,7 +224,7 @@ class SSEStream:
         except httpx2.TimeoutException as err:
             raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
         except httpx2.TransportError as err:
-            raise WireError(f"Connection lost: {_detail(err)}{self.request.origin()}", retryable=True) from err
+            raise WireError(f"Connection lost: {failure_detail(err)}{self.request.origin()}", retryable=True) from err
         except httpx2.DecodingError as err:
             raise WireError(f"{_undecodable(self.headers, err)}{self.request.origin()}", retryable=True) from err
 
@@ -386,7 +250,7 @@ class SSEStream:
         except httpx2.TimeoutException as err:
             raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
         except httpx2.TransportError as err:
-            raise WireError(f"Connection lost: {_detail(err)}{self.request.origin()}", retryable=True) from err
+            raise WireError(f"Connection lost: {failure_detail(err)}{self.request.origin()}", retryable=True) from err
         except httpx2.DecodingError as err:
             raise WireError(f"{_undecodable(self.headers, err)}{self.request.origin()}", retryable=True) from err
 
@@ -474,7 +338,7 @@ async def open_sse(request: WireRequest, options: StreamOptions, status_text: St
                 if not resent and connection.stale(err):
                     resent = True  # the server's idle timeout crossed our request: not a failure of the server
                     continue
-                failure = _connect_failure(err, request)
+                failure = connect_failure(err, request)
                 if failure.retryable and attempt < retries:
                     attempt += 1
                     await guard.sleep(_backoff(attempt, None))
@@ -539,74 +403,9 @@ class _ConnectionTrace:
 _UNANSWERED = "Server disconnected without sending a response."  # httpcore2's text, of an EOF before any answer
 
 
-def status_failure(status: int, body: str, headers: Mapping[str, str], request: WireRequest,
-                   status_text: StatusText = default_status_text) -> WireError:
-    """The WireError for an HTTP error answer: the wire's text, retry-after, ``x-should-retry``."""
-    from pi_core.llm.retry import retry_after_from_headers
-
-    should_retry = {"true": True, "false": False}.get((headers.get("x-should-retry") or "").lower())
-    retryable = should_retry if should_retry is not None else (status in RETRYABLE_STATUSES or status >= 500)
-    return WireError(status_text(status, body) + request.origin(), status=status, retryable=retryable,
-                     retry_after=retry_after_from_headers(headers), body=body)
-
-
-def _connect_failure(err: Exception, request: WireRequest) -> WireError:
-    import httpx2
-
-    if isinstance(err, httpx2.TimeoutException):
-        return WireError(f"Request timed out.{request.origin()}", retryable=True)
-    refused = _refused(err)
-    proxy = _proxy_for(request.url) if refused and _environment_proxies() else None
-    if proxy is not None:
-        return WireError(f"Connection error.: the proxy {_without_credentials(proxy)} refused the connection "
-                         f"(is it running?){request.origin()}", retryable=True,
-                         permanent=_is_loopback(proxy))
-    if refused and _is_loopback(request.url):
-        return WireError(f"Connection error.: connection refused (is the local server running?){request.origin()}",
-                         permanent=True)
-    detail = "connection refused" if refused else _detail(err)
-    return WireError(f"Connection error.: {detail}{request.origin()}", retryable=True)
-
-
-def _refused(err: BaseException) -> bool:
-    seen: set[int] = set()
-    current: BaseException | None = err
-    while current is not None and id(current) not in seen:
-        if isinstance(current, ConnectionRefusedError):
-            return True
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return False
-
-
-def _is_loopback(url: str) -> bool:
-    import ipaddress
-    from urllib.parse import urlsplit
-
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return False
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _undecodable(headers: Mapping[str, str], err: Exception) -> str:
     """A body its ``Content-Encoding`` does not describe (a server or proxy that says gzip and sends plain)."""
     return f"Malformed response: its {headers.get('content-encoding', '')} body could not be decoded ({err})"
-
-
-def _detail(err: BaseException) -> str:
-    """The innermost useful description of a transport failure."""
-    text = str(err)
-    cause = err.__cause__ or err.__context__
-    while cause is not None and not text:
-        text, cause = str(cause), cause.__cause__ or cause.__context__
-    return text or type(err).__name__
 
 
 def _backoff(attempt: int, retry_after: float | None) -> float:

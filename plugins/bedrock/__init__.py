@@ -7,7 +7,7 @@ from pi_core import hookimpl
 from pi_core.providers import LazyProvider
 
 PROVIDER = LazyProvider("bedrock-converse-stream", "pi_plugins.bedrock.streaming:stream_bedrock",
-                        preload=("pi_core.llm.transport:preload_http",))
+                        preload=("pi_core.llm.http_client:preload_http",))
 
 
 @hookimpl

@@ -6,7 +6,7 @@ from pi_core import hookimpl
 from pi_core.providers import LazyProvider
 
 PROVIDER = LazyProvider("google-generative-ai", "pi_plugins.google_generative_ai.streaming:stream_google",
-                        preload=("pi_core.llm.transport:preload_http",))
+                        preload=("pi_core.llm.http_client:preload_http",))
 
 
 @hookimpl

@@ -6,7 +6,7 @@ from pi_core import hookimpl
 from pi_core.providers import LazyProvider
 
 PROVIDER = LazyProvider("mistral-conversations", "pi_plugins.mistral_conversations.streaming:stream_mistral",
-                        preload=("pi_core.llm.transport:preload_http",))
+                        preload=("pi_core.llm.http_client:preload_http",))
 
 
 @hookimpl

@@ -6,7 +6,7 @@ from pi_core import hookimpl
 from pi_core.providers import LazyProvider
 
 PROVIDER = LazyProvider("openai-codex-responses", "pi_plugins.openai_codex_responses.streaming:stream_codex",
-                        preload=("pi_core.llm.transport:preload_http",))
+                        preload=("pi_core.llm.http_client:preload_http",))
 
 
 @hookimpl

@@ -16,7 +16,7 @@ import pytest
 from pi_plugins.anthropic_messages import PROVIDER as ANTHROPIC
 from pi_plugins.openai_completions import PROVIDER as COMPLETIONS
 
-from pi_core.llm import request_build, transport
+from pi_core.llm import http_client, request_build, transport
 from pi_core.llm.environ import getenv_all
 from pi_core.llm.tls import DeferredTrustContext
 from pi_core.providers import StreamOptions
@@ -105,7 +105,7 @@ def test_the_fast_request_equals_httpx2_build_request() -> None:
              '{"q":"h\u00e9"}'.encode()), ("http://127.0.0.1:8080/v1/chat/completions", b"{}" * 5000)]
 
     async def both() -> list[tuple[Any, Any]]:
-        client = transport.shared_client()
+        client = http_client.shared_client()
         pairs = []
         for cookie in (False, True):
             if cookie:
@@ -135,16 +135,16 @@ def test_the_ca_certificates_load_at_the_first_https_request_once(pi_fake_server
                  "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "NODE_EXTRA_CA_CERTS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SSL_CERT_FILE", str(certs.ca))
-    transport._tls_context.cache_clear()
+    http_client._tls_context.cache_clear()
     pi_fake_server.add(Reply(text="plain"))
     assert ask(pi_fake_server, "anthropic-messages").text() == "plain"
-    context = transport._tls_context(getenv_all(transport._ENV_KEYS))
+    context = http_client._tls_context(getenv_all(http_client._ENV_KEYS))
     assert isinstance(context, DeferredTrustContext) and context.cert_store_stats()["x509_ca"] == 0
     with FakeModelServer(tls=certs.server_context()) as tls_server:
         tls_server.add(Reply(text="one"), Reply(text="two"))
         assert [ask(tls_server, "anthropic-messages").text() for _ in range(2)] == ["one", "two"]
     assert context.cert_store_stats()["x509_ca"] == 1
-    assert (transport._tls_context.cache_info().currsize, transport._tls_context.cache_info().misses) == (1, 1)
+    assert (http_client._tls_context.cache_info().currsize, http_client._tls_context.cache_info().misses) == (1, 1)
 
 
 @pytest.mark.parametrize("wire", sorted(PROVIDERS))

@@ -175,12 +175,13 @@ def test_refused_loopback_connection_fails_fast_and_says_where(wire: str) -> Non
 
 
 def test_a_refused_remote_connection_stays_retryable() -> None:
-    from pi_core.llm.transport import WireRequest, _connect_failure
+    from pi_core.llm.http_client import connect_failure
+    from pi_core.llm.wire import WireRequest
 
     refused = ConnectionRefusedError(111, "Connect call failed")
     err = OSError("All connection attempts failed")
     err.__cause__ = refused
-    failure = _connect_failure(err, WireRequest("acme", "https://10.1.2.3/v1/messages", {}, {}))
+    failure = connect_failure(err, WireRequest("acme", "https://10.1.2.3/v1/messages", {}, {}))
     assert failure.retryable and not failure.permanent
     assert str(failure) == "Connection error.: connection refused [provider acme, POST https://10.1.2.3/v1/messages]"
 
@@ -212,7 +213,7 @@ def test_abort_while_waiting_for_the_stream(pi_fake_server: FakeModelServer, wir
 
 @pytest.mark.parametrize("wire", WIRES)
 def test_one_event_loop_reuses_one_client_for_every_request(pi_fake_server: FakeModelServer, wire: str) -> None:
-    from pi_core.llm import transport
+    from pi_core.llm import http_client
 
     pi_fake_server.add(Reply(text="one"), Reply(text="two"))
     model = model_for(pi_fake_server, wire)
@@ -223,7 +224,7 @@ def test_one_event_loop_reuses_one_client_for_every_request(pi_fake_server: Fake
             events = [e async for e in PROVIDERS[wire].stream(model, user_context(),
                                                               StreamOptions(api_key="k", max_retries=0))]
             texts.append(last(events).text())
-        return texts, len(transport._CLIENTS[asyncio.get_running_loop()])
+        return texts, len(http_client._CLIENTS[asyncio.get_running_loop()])
 
     assert asyncio.run(go()) == (["one", "two"], 1)
 
