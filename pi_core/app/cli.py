@@ -32,8 +32,6 @@ if TYPE_CHECKING:
     from pi_core.mode import Mode
     from pi_core.sessions.picker import Picker
 
-NO_PROMPT_TEXT = ("No prompt given. Pass one as a message (pi -p \"...\"), as @file arguments or on stdin; "
-                  "run pi in a terminal without -p for the interactive UI.")
 SUBCOMMANDS = ("plugins", "tools", "config", "install", "remove", "uninstall", "update", "list")
 # Commands of the plugins pi ships (Pi 1.6.0 has ``mcp`` built in): with the plugin off, the word is still
 # never sent to the model as a prompt.
@@ -229,8 +227,10 @@ def _run(args: Args, cwd: Path, command: CommandLine | None = None) -> int:
         if found is not None:
             _report_parse(command.options)
             _check_flags(command.options, env)
-            _print_warnings(env.warnings)
+            from pi_core.app.startup import print_warnings
             from pi_core.app.subcommands import CommandContext, run_click
+
+            print_warnings(env.warnings)
 
             return run_click(found, command.argv, f"pi {command.name}",
                              CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd,
@@ -348,7 +348,7 @@ def _start_session(args: Args, cwd: Path, env: Startup | None,
     parse_plugin_flags(args, env.registry)  # before the messages are read: a boolean flag gives back its word
     if args.list_models is not False:
         return _list_models(args, env)
-    return _run_mode(_choose_mode(env, args), args, cwd, env, started)
+    return _run_mode(_choose_mode(env, args), args, env, started)
 
 
 def _export(args: Args, cwd: Path) -> int:
@@ -370,51 +370,21 @@ def _list_models(args: Args, env: Startup) -> int:
 
     models = boot.model_registry(env)
     models.discover(env.settings)  # local servers answer only when asked
-    _print_warnings(env.warnings)  # after the models files were read: their errors are shown too
+    boot.print_warnings(env.warnings)  # after the models files were read: their errors are shown too
     search = args.list_models if isinstance(args.list_models, str) else None
     _out(format_model_list(models.available_models(), search))
     return 0
 
 
-def _run_mode(mode: Mode, args: Args, cwd: Path, env: Startup, started: Callable[[], None]) -> int:
-    """The one call that runs a session: its prompts gathered (piped stdin, @files, messages), the session
-    built, then ``mode.run`` until it ends."""
+def _run_mode(mode: Mode, args: Args, env: Startup, started: Callable[[], None]) -> int:
+    """The one call that runs a session: ``mode.run`` on what startup built for it (``mode_request``)."""
     from pi_core.app import startup as boot
-    from pi_core.mode import ModeRequest
 
-    interactive = mode.name == "interactive"
-    if mode.stdio:
-        if args.file_args:
-            return _fail(f"@file arguments are not supported in {mode.name.upper()} mode")
-        from pi_core.modes.rpc import protect_stdout
-
-        protect_stdout()  # idempotent: --mode rpc claimed it before the plugins loaded
-    # Each warning is shown once: the interactive UI lists them in its header, other modes on stderr.
-    shown = 0
-    if not interactive:
-        _print_warnings(env.warnings)
-        shown = len(env.warnings)
-    stdin_text = "" if mode.stdio else boot.read_piped_stdin()
-    file_text, images = boot.read_file_args(args.file_args, cwd)
-    prompts = list(args.messages)
-    first = stdin_text + file_text + (prompts.pop(0) if prompts else "")
-    messages = ([first] if first or images else []) + prompts
-    if not messages and mode.name in ("text", "json"):
-        raise PiError(NO_PROMPT_TEXT)
-    try:
-        session = boot.build_session(args, env, picker=_session_picker(env), interactive=interactive,
-                                     model_optional=mode.stdio)
-    except PiError:
-        _print_warnings(env.warnings[shown:])
-        raise
-    if not interactive:
-        _print_warnings(env.warnings[shown:])
-    request = ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose,
-                          args=args, startup=env)
+    request = boot.mode_request(mode, args, env, _session_picker(env))
     if "pi_core.app.typeahead" in sys.modules:
         sys.modules["pi_core.app.typeahead"].hand_to(mode.run)
     started()
-    return _run_async(mode.run(request), session)
+    return _run_async(mode.run(request), request.session)
 
 
 def _mode_name(args: Args) -> str:
@@ -452,11 +422,6 @@ def _plugin_command(env: Startup, name: str) -> click.Command | None:
             if command.name == name:
                 return command
     return None
-
-
-def _print_warnings(warnings: list[str]) -> None:
-    for warning in warnings:
-        _err(warning if warning.startswith("Warning:") else f"Warning: {warning}")
 
 
 def _run_async(coro: object, session: object) -> int:

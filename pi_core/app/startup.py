@@ -6,7 +6,6 @@ Problems the user must fix raise PiError; things worth knowing are collected in 
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,13 +18,14 @@ from pi_core.errors import PiError
 from pi_core.loader.plugins import PluginSet, load_plugins, load_project_plugins
 from pi_core.registry import PluginFailure, Registry, build_registry
 from pi_core.tools import ToolSettings
-from pi_core.types import ImageContent, Model, clamp_thinking_level
+from pi_core.types import Model, clamp_thinking_level
 
 if TYPE_CHECKING:
+    from pi_core.app.prompt_sources import PromptSources
     from pi_core.app.settings import Settings
     from pi_core.app.trust import TrustDecision
-    from pi_core.extension import SystemPromptOptions
     from pi_core.llm.retry import RetryPolicy
+    from pi_core.mode import Mode, ModeRequest
     from pi_core.models.registry import ModelRegistry
     from pi_core.session import AgentSession, SessionParts, StreamFn
     from pi_core.sessions.manager import SessionManager
@@ -190,150 +190,6 @@ def model_registry(startup: Startup) -> Any:
     return startup.models
 
 
-def read_file_args(paths: list[str], cwd: Path) -> tuple[str, list[ImageContent]]:
-    """``@file`` arguments (docs/cli.md#file-arguments-and-stdin): text inlined in <file> tags, images attached."""
-    if not paths:
-        return "", []
-    from pi_core.toolkit.images import (
-        MAX_IMAGE_FILE_BYTES,
-        SNIFF_BYTES,
-        detect_image_mime_type,
-        fit_image,
-        too_large_note,
-    )
-    from pi_core.toolkit.paths import resolve_to_cwd
-
-    text: list[str] = []
-    images: list[ImageContent] = []
-    for raw in paths:
-        path = Path(resolve_to_cwd(raw, str(cwd)))
-        if not path.is_file():
-            raise PiError(f"File not found: {path}")
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(SNIFF_BYTES)
-                mime = detect_image_mime_type(head)
-                size = os.fstat(handle.fileno()).st_size
-                if mime is not None and size > MAX_IMAGE_FILE_BYTES:
-                    text.append(f'<file name="{path}">{too_large_note(size)}</file>\n')
-                    continue
-                data = head + handle.read()
-        except OSError as err:
-            raise PiError(f"Could not read file {path}: {err.strerror or err}") from err
-        if not data:
-            continue
-        if mime is not None:
-            fitted = fit_image(data, mime)
-            if fitted is None:
-                text.append(f'<file name="{path}">[Image omitted: could not be resized below the inline image '
-                            'size limit.]</file>\n')
-                continue
-            images.append(ImageContent(data=fitted.data, mime_type=fitted.mime_type))
-            text.append(f'<file name="{path}">{fitted.dimension_note() if fitted.resized else ""}</file>\n')
-            continue
-        text.append(f'<file name="{path}">\n{data.decode("utf-8", errors="replace")}\n</file>\n')
-    return "".join(text), images
-
-
-def read_piped_stdin() -> str:
-    if sys.stdin is None or sys.stdin.isatty():
-        return ""
-    try:
-        return sys.stdin.read().strip()
-    except (OSError, ValueError):
-        return ""
-
-
-class PromptSources:
-    """What the system prompt is built from (context files, skills, templates, SYSTEM.md, flags).
-
-    ``reload()`` reads them all again (``/reload``); ``build(tools)`` composes the prompt for the
-    active tools, with the plugins' prompt hooks; ``options(tools)`` lists those inputs, which
-    ``build(tools, options)`` takes back edited (``pi_before_agent_start``). Plugins add resource
-    directories with ``add_resource_paths`` (``pi_resources_discover``).
-    """
-
-    def __init__(self, env: Startup, args: Args) -> None:
-        self.env, self.args = env, args
-        self.plugin_paths: dict[str, dict[str, list[str]]] = {}  # plugin -> kind -> paths
-        self._built: dict[str, list[tuple[str, str, str]]] = {}  # prompt text -> its parts, latest last
-        self.reload()
-
-    def _paths(self, kind: str) -> list[str]:
-        return [p for paths in self.plugin_paths.values() for p in paths.get(kind, [])]
-
-    def reload(self) -> None:
-        from pi_core.app.system_prompt import load_prompt_texts
-        from pi_core.resources import ResourceSettings, load_resources
-
-        env, args = self.env, self.args
-        scopes = ResourceSettings.from_scopes(env.settings.scope_data("global"), env.settings.scope_data("project"))
-        self.resources = load_resources(env.cwd, env.agent_dir, no_context_files=args.no_context_files,
-                                        no_skills=args.no_skills, skill_paths=[*args.skills, *self._paths("skills")],
-                                        no_prompt_templates=args.no_prompt_templates,
-                                        template_paths=[*args.prompt_templates, *self._paths("prompts")],
-                                        settings=scopes, project=env.project_trusted)
-        env.resources = self.resources
-        env.warnings.extend(str(d) for d in self.resources.diagnostics)
-        self.texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
-                                       append_system_prompt=args.append_system_prompt, project=env.project_trusted)
-
-    def add_resource_paths(self, owner: str, skills: list[Any], prompts: list[Any], themes: list[Any]) -> None:
-        self.plugin_paths[owner] = {"skills": [str(p) for p in skills], "prompts": [str(p) for p in prompts],
-                                    "themes": [str(p) for p in themes]}
-        self.reload()
-
-    @property
-    def theme_paths(self) -> list[str]:
-        """Theme files and directories plugins contributed (the interactive UI loads them)."""
-        return self._paths("themes")
-
-    def options(self, tools: list[Any]) -> SystemPromptOptions:
-        from pi_core.app.system_prompt import gather_prompt_hooks
-        from pi_core.extension import SystemPromptOptions
-
-        _snippets, guidelines = gather_prompt_hooks(self.env.plugins, frozenset(t.name for t in tools))
-        return SystemPromptOptions(
-            custom_prompt=self.texts.custom, selected_tools=[t.name for t in tools],
-            tool_snippets={t.name: t.prompt_snippet for t in tools if t.prompt_snippet},
-            prompt_guidelines=[g for t in tools for g in t.prompt_guidelines] + guidelines,
-            append_system_prompt=list(self.texts.append), cwd=str(self.env.cwd),
-            context_files=[str(f.path) for f in self.resources.context_files],
-            skills=[s.name for s in self.resources.skills])
-
-    def build(self, tools: list[Any], options: SystemPromptOptions | None = None) -> str:
-        parts = self._parts(tools, options)
-        text = "".join(separator + text for _name, separator, text in parts)
-        self._built.pop(text, None)
-        self._built[text] = parts
-        while len(self._built) > 4:  # the base prompt and a few a plugin's hook made from it
-            del self._built[next(iter(self._built))]
-        return text
-
-    def sections_of(self, prompt: str) -> dict[str, str] | None:
-        from pi_core.app.system_prompt import part_sections
-
-        parts = self._built.get(prompt)
-        return part_sections(parts) if parts is not None else None
-
-    def _parts(self, tools: list[Any], options: SystemPromptOptions | None) -> list[tuple[str, str, str]]:
-        from pi_core.app.system_prompt import (
-            gather_prompt_hooks,
-            plugin_parts,
-            prompt_parts,
-        )
-
-        env = self.env
-        snippets, guidelines = gather_prompt_hooks(env.plugins, frozenset(t.name for t in tools))
-        parts = prompt_parts(
-            tools=tools, cwd=env.cwd,
-            custom_prompt=options.custom_prompt if options is not None else self.texts.custom,
-            append_prompts=options.append_system_prompt if options is not None else self.texts.append,
-            context_files=self.resources.context_files, skills=self.resources.skills, extra_snippets=snippets,
-            extra_guidelines=guidelines)
-        return parts + plugin_parts(options.sections if options is not None else {})
-
-
 def open_session_store(args: Args, env: Startup, picker: Picker | None = None) -> SessionManager:
     """The session file per the flags' precedence: --no-session > --fork > --session > --resume >
     --continue > --session-id > new (docs/cli.md#session-flags)."""
@@ -474,6 +330,8 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
     selection = select_tools(env.registry, allow=args.tools, no_tools=args.no_tools,
                              no_builtin=args.no_builtin_tools, exclude=args.exclude_tools,
                              default_names=settings.default_tools)
+    from pi_core.app.prompt_sources import PromptSources
+
     sources = PromptSources(env, args)
 
     wanted = args.provider or (args.model.split("/", 1)[0] if args.model and "/" in args.model else None)
@@ -530,3 +388,40 @@ def _retry_policy(settings: Settings | None) -> RetryPolicy:
     if settings is not None:
         policy.idle_timeout_s = settings.http_idle_timeout_s
     return policy
+
+
+def mode_request(mode: Mode, args: Args, env: Startup, picker: Picker | None = None) -> ModeRequest:
+    """What ``mode.run`` gets: its prompts gathered (``pi_core.app.prompt_input``), the session built, and each
+    warning shown once (the interactive UI lists them in its header, other modes print them on stderr)."""
+    from pi_core.app.prompt_input import gather_prompts
+    from pi_core.mode import ModeRequest
+
+    interactive = mode.name == "interactive"
+    if mode.stdio:
+        if args.file_args:
+            raise PiError(f"@file arguments are not supported in {mode.name.upper()} mode")
+        from pi_core.modes.rpc import protect_stdout
+
+        protect_stdout()  # idempotent: --mode rpc claimed it before the plugins loaded
+    shown = 0
+    if not interactive:
+        print_warnings(env.warnings)
+        shown = len(env.warnings)
+    messages, images = gather_prompts(args, env.cwd, mode)
+    try:
+        session = build_session(args, env, picker=picker, interactive=interactive, model_optional=mode.stdio)
+    except PiError:
+        print_warnings(env.warnings[shown:])
+        raise
+    if not interactive:
+        print_warnings(env.warnings[shown:])
+    return ModeRequest(session, messages=messages, images=images, warnings=env.warnings, verbose=args.verbose,
+                       args=args, startup=env)
+
+
+def print_warnings(warnings: list[str]) -> None:
+    """Start-up warnings on stderr; the stand-in editor of a start-up (``pi_core.app.typeahead``) gives way first."""
+    if "pi_core.app.typeahead" in sys.modules:
+        sys.modules["pi_core.app.typeahead"].release()
+    for warning in warnings:
+        sys.stderr.write((warning if warning.startswith("Warning:") else f"Warning: {warning}") + "\n")
