@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import socket
 import ssl
 import struct
@@ -72,6 +71,7 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from pi_core.testing.fake_routes import aws_authorized, model_from_path, wire_for_path
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
     Block,
     FramePos,
@@ -112,22 +112,6 @@ class RecordedRequest:
 
 
 ReplySource = Reply | Callable[[RecordedRequest], Reply]
-
-
-def wire_for_path(path: str) -> str | None:
-    if path.endswith(("/messages", ":streamRawPredict")):  # the latter: Claude on Vertex AI
-        return "anthropic-messages"
-    if path.endswith("/codex/responses"):
-        return "openai-codex-responses"
-    if path.endswith("/chat/completions"):
-        return "mistral-conversations" if path.startswith("/mistral/") else "openai-completions"
-    if path.endswith("/responses"):
-        return "openai-responses"
-    if path.startswith("/model/") and path.endswith("/converse-stream"):
-        return "bedrock-converse-stream"
-    if ":streamGenerateContent" in path:
-        return "google-generative-ai"
-    return None
 
 
 class _HTTPServer(ThreadingHTTPServer):
@@ -346,7 +330,7 @@ class _Handler(BaseHTTPRequestHandler):
         if wire is None:
             self._send_json(404, {"error": {"message": f"fake model server: unknown API path {split.path}"}})
             return
-        if wire == "bedrock-converse-stream" and not _aws_authorized(request.headers):
+        if wire == "bedrock-converse-stream" and not aws_authorized(request.headers):
             self._send_json(403, {"message": "Authorization header requires 'Credential', 'SignedHeaders' and "
                                              "'Signature' parameters (fake model server)"},
                             {"x-amzn-errortype": "IncompleteSignatureException"})
@@ -389,7 +373,7 @@ class _Handler(BaseHTTPRequestHandler):
             body = reply.body if reply.body is not None else error_body(wire, reply.status, message, reply.error_type)
             self._send_json(reply.status, body, reply.headers)
             return
-        model = (request.body or {}).get("model") or _model_from_path(request.path)
+        model = (request.body or {}).get("model") or model_from_path(request.path)
         rendering = RENDERERS[wire](reply, len(self.owner.requests), model, request.body or {})
         frames = [] if reply.empty else list(rendering.frames)
         content_end = len(frames) - rendering.tail
@@ -464,30 +448,6 @@ class _Handler(BaseHTTPRequestHandler):
         """Close with RST instead of FIN, the way a dropped connection looks to the client."""
         self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.connection.close()
-
-
-_SIGV4 = re.compile(r"^AWS4-HMAC-SHA256 Credential=[^/\s]+/\d{8}/[a-z0-9-]+/bedrock/aws4_request, "
-                    r"SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$")
-
-
-def _aws_authorized(headers: dict[str, str]) -> bool:
-    """A SigV4 signature in the right shape that signs host and x-amz-date (sent), or a Bearer token."""
-    value = headers.get("authorization", "")
-    if value.startswith("Bearer ") and len(value) > 7:
-        return True
-    if not _SIGV4.match(value) or "x-amz-date" not in headers:
-        return False
-    signed = value.split("SignedHeaders=", 1)[1].split(",", 1)[0].split(";")
-    return "host" in signed and "x-amz-date" in signed
-
-
-def _model_from_path(path: str) -> str:
-    if path.startswith("/model/"):  # Bedrock: /model/{id}/converse-stream
-        from urllib.parse import unquote
-
-        return unquote(path.split("/")[2])
-    tail = path.rsplit("/models/", 1)[-1]
-    return tail.split(":", 1)[0]
 
 
 # --- standalone process ---------------------------------------------------------------------------
