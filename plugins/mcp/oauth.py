@@ -30,7 +30,7 @@ from mcp.shared.auth import (
     OAuthToken,
 )
 from mcp.shared.inbound import MCP_PROTOCOL_VERSION_HEADER
-from pi_plugins.mcp.connection import SignInRequired, describe_error, root_cause
+from pi_plugins.mcp.errors import SignInRequired, describe_error, root_cause
 from pi_plugins.mcp.expand import expand_value
 
 from pi_core.errors import PiError
