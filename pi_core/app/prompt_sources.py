@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi_core.app.args import Args
-    from pi_core.app.startup import Startup
+    from pi_core.app.environment import Startup
     from pi_core.extension import SystemPromptOptions
 
 

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_core.app.args import Args
+from pi_core.app.environment import Startup
 from pi_core.config_paths import agent_dir
 from pi_core.errors import PiError
 from pi_core.loader.plugins import PluginSet, load_plugins, load_project_plugins
@@ -36,28 +36,6 @@ class SessionNotChosen(PiError):
     """The user cancelled the session picker: not an error (exit 0)."""
 
     exit_code = 0
-
-
-@dataclass
-class Startup:
-    cwd: Path
-    agent_dir: Path
-    plugins: PluginSet
-    registry: Registry
-    settings: Any = None
-    models: Any = None
-    resources: Any = None
-    warnings: list[str] = field(default_factory=list)
-    trust: TrustDecision | None = None  # None: not decided, so nothing of the project's was loaded
-
-    @property
-    def plugin_flags(self) -> frozenset[str]:
-        """Names (without "--") of the CLI flags the loaded plugins register: known to the unknown-flag check."""
-        return frozenset(self.registry.flags.items)
-
-    @property
-    def project_trusted(self) -> bool:
-        return self.trust is not None and self.trust.trusted
 
 
 def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:

@@ -272,3 +272,19 @@ def test_a_plugins_folder_in_the_working_directory_does_not_shadow_pis_own(tmp_p
     rows = {row["name"]: row for row in json.loads(done.stdout)}
     assert rows["catalog"]["layer"] == "builtin" and rows["read"]["tools"] == ["read"]
     assert not [row for row in rows.values() if row["layer"] == "failed"]
+
+
+# Product modules past 500 lines whose split is another room's work in progress, each with its ceiling: the
+# test fails once one is split (take it off the list) or grows.
+SPLIT_PENDING = {
+    "pi_core/extension.py": 705,  # issue 32.1: its hook result types move to hookspecs/, the EventBus out
+    "pi_core/app/settings.py": 527,  # issue 31's settings records on pydantic
+}
+
+
+def test_no_product_module_is_over_500_lines() -> None:
+    sizes = {str(path.relative_to(REPO)): len(path.read_text(encoding="utf-8").splitlines())
+             for folder in PACKAGES for path in (REPO / folder).rglob("*.py")}
+    over = {name: size for name, size in sizes.items() if size > SPLIT_PENDING.get(name, 500)}
+    assert over == {}, over
+    assert {name for name in SPLIT_PENDING if sizes.get(name, 0) <= 500} == set(), "split: off SPLIT_PENDING"

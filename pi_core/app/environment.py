@@ -1,0 +1,35 @@
+"""``Startup``: what start-up loaded for a run, before a session exists: the settings, the plugins and their
+registry, the trust decision and the warnings to show. Built by ``pi_core.app.startup.load_environment``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pi_core.registry import PluginSet, Registry
+
+if TYPE_CHECKING:
+    from pi_core.app.trust import TrustDecision
+
+
+@dataclass
+class Startup:
+    cwd: Path
+    agent_dir: Path
+    plugins: PluginSet
+    registry: Registry
+    settings: Any = None
+    models: Any = None
+    resources: Any = None
+    warnings: list[str] = field(default_factory=list)
+    trust: TrustDecision | None = None  # None: not decided, so nothing of the project's was loaded
+
+    @property
+    def plugin_flags(self) -> frozenset[str]:
+        """Names (without "--") of the CLI flags the loaded plugins register: known to the unknown-flag check."""
+        return frozenset(self.registry.flags.items)
+
+    @property
+    def project_trusted(self) -> bool:
+        return self.trust is not None and self.trust.trusted
