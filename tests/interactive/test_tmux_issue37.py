@@ -1,0 +1,55 @@
+"""tmux, side by side with Pi 1.6.0's behaviour (issue 37, points 9-16): the resume hint on quitting, the current
+session in /resume, /login's ranking, Esc then `/`, tool timings and whole-session tokens, pasted images in the
+transcript, Markdown headings and code fences, and a start-up screen without the built-in plugins."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from tmux_kit import pi_rig
+
+from pi_core.testing.fake_server import Reply
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+def session_id(path: Path) -> str:
+    return str(json.loads(path.read_text().splitlines()[0])["id"])
+
+
+def test_ctrl_c_twice_prints_the_resume_hint(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "resume-hint") as rig:
+        tmux = rig.tmux
+        rig.server.add(Reply(text="first answer"))
+        rig.start()
+        tmux.wait_for("(fake) fake-model")
+        rig.command("hello")
+        tmux.wait_for("first answer")
+        tmux.keys("C-c")
+        tmux.wait_for("Press Ctrl+C again to exit")
+        tmux.keys("C-c")
+        screen = tmux.wait_for("EXITED=0")
+        [session] = (rig.home / "sessions").glob("*/*.jsonl")
+        lines = screen.splitlines()
+        hint = lines.index("To resume this session:")
+        assert lines[hint + 1] == f"pi --session {session_id(session)}"  # a line of its own, to triple-click
+
+        # A session dir of its own goes into the command; a session with nothing saved yet has no hint.
+        elsewhere = tmp_path / "my sessions"
+        rig.server.add(Reply(text="second answer"))
+        rig.start("--session-dir", str(elsewhere))
+        tmux.wait_for("(fake) fake-model")
+        rig.command("again")
+        tmux.wait_for("second answer")
+        rig.command("/quit")
+        screen = tmux.wait_for("EXITED=0")
+        [session] = elsewhere.glob("*.jsonl")
+        assert f"pi --session-dir '{elsewhere}' --session {session_id(session)}" in screen.splitlines()
+        rig.start()
+        tmux.wait_for("(fake) fake-model")
+        tmux.keys("C-d")
+        screen = tmux.wait_for("EXITED=0")
+        assert "To resume this session" not in screen
