@@ -53,3 +53,23 @@ def test_ctrl_c_twice_prints_the_resume_hint(tmp_path: Path) -> None:
         tmux.keys("C-d")
         screen = tmux.wait_for("EXITED=0")
         assert "To resume this session" not in screen
+
+
+def test_resume_lists_the_current_session_and_will_not_delete_it(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "resume-current") as rig:
+        tmux = rig.tmux
+        rig.server.add(Reply(text="the only answer"))
+        rig.start()
+        tmux.wait_for("(fake) fake-model")
+        rig.command("the only question")
+        tmux.wait_for("the only answer")
+        rig.command("/resume")
+        tmux.wait_for("Resume Session (Current Folder)", visible=True)
+        screen = tmux.wait_for("› the only question", visible=True)  # Pi lists it (in the accent colour)
+        assert "No sessions" not in screen
+        [session] = (rig.home / "sessions").glob("*/*.jsonl")
+        tmux.keys("C-d")
+        tmux.wait_for("Cannot delete the currently active session", visible=True)
+        assert session.exists()
+        tmux.keys("Escape")
+        tmux.wait_gone("Resume Session")
