@@ -73,3 +73,21 @@ def test_resume_lists_the_current_session_and_will_not_delete_it(tmp_path: Path)
         assert session.exists()
         tmux.keys("Escape")
         tmux.wait_gone("Resume Session")
+
+
+def test_login_filter_ranks_the_exact_provider_first(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "login-rank") as rig:
+        tmux = rig.tmux
+        rig.start()
+        tmux.wait_for("(fake) fake-model")
+        rig.command("/login")
+        tmux.wait_for("Select provider to login:", visible=True)
+        tmux.type("anthropic")
+        screen = tmux.wait_for("> anthropic", visible=True)
+        rows = [line.strip() for line in screen.splitlines() if "anthropic)" in line]
+        assert rows[0].startswith("→ Anthropic"), rows  # the provider id itself, above "Claude on Vertex AI"
+        assert any("Vertex" in row for row in rows[1:]), rows
+        tmux.keys("Enter")
+        tmux.wait_for("Log in to Anthropic", visible=True)
+        tmux.keys("Escape")
+        tmux.wait_gone("Log in to Anthropic")
