@@ -5,6 +5,7 @@ transcript, Markdown headings and code fences, and a start-up screen without the
 from __future__ import annotations
 
 import json
+import time
 import shutil
 from pathlib import Path
 
@@ -91,3 +92,18 @@ def test_login_filter_ranks_the_exact_provider_first(tmp_path: Path) -> None:
         tmux.wait_for("Log in to Anthropic", visible=True)
         tmux.keys("Escape")
         tmux.wait_gone("Log in to Anthropic")
+
+
+def test_escape_then_slash_keeps_the_slash(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "esc-slash") as rig:
+        tmux = rig.tmux
+        (rig.cwd / "notes.txt").write_text("x\n")  # what Meta-/ (complete) would have put in the editor
+        rig.start()
+        tmux.wait_for("(fake) fake-model")
+        tmux.keys("Escape")
+        time.sleep(0.15)  # a person's Esc, then "/" well inside prompt_toolkit's 0.3 s Meta-key wait
+        tmux.type("/")
+        screen = tmux.wait_for("Open settings", visible=True)  # the command menu, as Pi opens it
+        assert "notes.txt" not in screen
+        tmux.type("mod")
+        tmux.wait_for("/mod", visible=True)
