@@ -32,6 +32,8 @@ class ToolBlock:
     partial: Any = None
     is_error: bool = False
     done: bool = False
+    started: bool = False  # tool_execution_start came: the tool runs
+    duration_ms: int | None = None  # from tool_execution_end
     state: dict[str, Any] = field(default_factory=dict)  # the renderer's row state (ToolRenderContext.state)
 
 
@@ -68,9 +70,10 @@ def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool, cwd: str =
     from pi_core.tui.tool_render import ToolRenderContext, draw_call, draw_result
 
     shown = as_tool_result(block.result if block.done else block.partial)
-    context = ToolRenderContext(block.args, block.call_id, cwd, execution_started=block.done or shown is not None,
+    context = ToolRenderContext(block.args, block.call_id, cwd,
+                                execution_started=block.done or block.started or shown is not None,
                                 is_partial=not block.done and shown is not None, expanded=expanded,
-                                is_error=block.is_error, state=block.state)
+                                is_error=block.is_error, state=block.state, duration_ms=block.duration_ms)
     theme = AnsiTheme(style.current)
     parts = [safe_render(draw_call, renderer, theme, context)]
     if shown is not None and renderer.result is not None:
@@ -193,7 +196,7 @@ class ChatView:
         return block
 
     def _on_tool_execution_start(self, event: AgentEvent) -> None:
-        self._block(event)
+        self._block(event).started = True
 
     def _on_tool_execution_update(self, event: AgentEvent) -> None:
         self._block(event).partial = event.get("partial_result")
@@ -201,6 +204,7 @@ class ChatView:
     def _on_tool_execution_end(self, event: AgentEvent) -> None:
         block = self._block(event)
         block.result, block.is_error, block.done = event.get("result"), bool(event.get("is_error")), True
+        block.duration_ms = event.get("duration_ms")
         self._flush_tools()
 
     def _flush_tools(self, force: bool = False) -> None:

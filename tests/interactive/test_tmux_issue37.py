@@ -5,6 +5,7 @@ transcript, Markdown headings and code fences, and a start-up screen without the
 from __future__ import annotations
 
 import json
+import re
 import time
 import shutil
 from pathlib import Path
@@ -107,3 +108,38 @@ def test_escape_then_slash_keeps_the_slash(tmp_path: Path) -> None:
         assert "notes.txt" not in screen
         tmux.type("mod")
         tmux.wait_for("/mod", visible=True)
+
+
+def footer_tokens(screen: str) -> str:
+    line = next(line for line in screen.splitlines() if "(fake) fake-model" in line)
+    found = re.search(r"↑\S+ ↓\S+", line)
+    return found.group(0) if found else ""
+
+
+def test_a_command_shows_how_long_it_took_and_the_footer_counts_every_branch(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "took") as rig:
+        tmux = rig.tmux
+        rig.server.add(Reply(tool_calls=[("bash", {"command": "sleep 0.3; echo slept"})]), Reply(text="first done"),
+                       Reply(text="second done"))
+        rig.start()
+        tmux.wait_for("(fake) fake-model")
+        rig.command("first question")
+        screen = tmux.wait_for("first done")
+        took = re.search(r"Took (\d+\.\d)s", screen)  # Pi's timing line under a finished command
+        assert took is not None and 0.3 <= float(took.group(1)) < 30, screen
+        assert screen.index("slept") < took.start()
+        rig.command("second question")
+        screen = tmux.wait_for("second done")
+        spent = footer_tokens(tmux.wait_for("↑30"))  # three replies of ↑10 ↓5 from the fake server
+
+        # /tree back to before the first question: the branch has no reply now, the session still has three.
+        rig.command("/tree")
+        tmux.wait_for("Session tree", visible=True)
+        tmux.type("first question")
+        tmux.wait_for("[search: first question]", visible=True)
+        tmux.keys("Enter")
+        tmux.wait_for("Summarize branch?", visible=True)
+        tmux.keys("Enter")  # No summary
+        tmux.wait_gone("Summarize branch?")
+        tmux.wait_for("Navigated to selected point")
+        assert footer_tokens(tmux.visible()) == spent == "↑30 ↓15"
