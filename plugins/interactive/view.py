@@ -8,7 +8,7 @@ below the scrollback on every update.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from pi_plugins.interactive.renderers import default_renderer
 from pi_core.events import AgentEvent
 from pi_core.render import Renderer
 from pi_core.tools import ToolResult
+from pi_core.types import ImageContent
 
 # Notice styles by meaning -> the theme role that colours them.
 NOTICE_ROLES = {"dim": "muted", "green": "success", "red": "error", "yellow": "warning", "cyan": "accent"}
@@ -107,11 +108,18 @@ def live_tail(text: str, limit: int = LIVE_TAIL_CHARS) -> str:
     return text[cut:].lstrip("\n")
 
 
-def render_user(text: str) -> Any:
+def render_user(text: str, images: Sequence[str] = ()) -> Any:
+    """A user message; each image it carries as a line ``[image: red.png]`` (``[image]`` when its name is not
+    known: a resumed session, a plugin's message)."""
     from rich.padding import Padding
     from rich.text import Text
 
-    return Padding(Text(text, style=style.fg("userMessageText")), (0, 1), style=style.bg("userMessageBg"), expand=True)
+    body = Text(text, style=style.fg("userMessageText"))
+    for name in images:
+        if body.plain:
+            body.append("\n")
+        body.append(f"[image: {name}]" if name else "[image]", style=style.fg("muted"))
+    return Padding(body, (0, 1), style=style.bg("userMessageBg"), expand=True)
 
 
 def render_notice(text: str, kind: str = "dim") -> Any:
@@ -136,6 +144,7 @@ class ChatView:
         self.last_tool: ToolBlock | None = None  # for Ctrl+O re-showing the newest output
         self.shell: tuple[str, str] | None = None  # a running ``!cmd``: (command, output tail)
         self.pending_prompt: str | None = None  # submitted, waiting for the provider to finish loading
+        self.image_names: dict[str, str] = {}  # a sent image's data -> its chip's name, till its message shows
         self.custom: Any = None  # CustomRenderers (plugins' message renderers), set by the app
 
     def renderer_for(self, name: str) -> Renderer:
@@ -159,7 +168,10 @@ class ChatView:
                 if text in queue:
                     queue.remove(text)
                     break
-            self.commit(render_user(text))
+            content = getattr(message, "content", "")
+            images = [self.image_names.pop(block.data, "") for block in content
+                      if isinstance(block, ImageContent)] if isinstance(content, list) else []
+            self.commit(render_user(text, images))
         elif role == "assistant":
             self.current = message
         elif role == "bashExecution":

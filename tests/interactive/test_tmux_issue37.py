@@ -143,3 +143,22 @@ def test_a_command_shows_how_long_it_took_and_the_footer_counts_every_branch(tmp
         tmux.wait_gone("Summarize branch?")
         tmux.wait_for("Navigated to selected point")
         assert footer_tokens(tmux.visible()) == spent == "↑30 ↓15"
+
+
+def test_a_pasted_image_is_named_in_the_transcript(tmp_path: Path) -> None:
+    from test_tmux_editor import images_sent, png
+
+    with pi_rig(tmp_path, "image-line") as rig:
+        tmux = rig.tmux
+        red = png(rig.cwd / "red.png", "red")
+        rig.server.add(Reply(text="A red square."))
+        rig.start()
+        tmux.wait_for("(fake) fake-model")
+        tmux.paste(str(red))  # as a terminal pastes a dropped file
+        tmux.wait_for("[red.png]", visible=True)
+        rig.command("what colour is it")
+        screen = tmux.wait_for("A red square.")
+        assert images_sent(rig.server.requests[-1].body) == 1
+        lines = [line.strip() for line in screen.splitlines()]
+        asked = lines.index("what colour is it")
+        assert lines[asked + 1] == "[image: red.png]"  # in the user message, under its text
