@@ -162,3 +162,27 @@ def test_a_pasted_image_is_named_in_the_transcript(tmp_path: Path) -> None:
         lines = [line.strip() for line in screen.splitlines()]
         asked = lines.index("what colour is it")
         assert lines[asked + 1] == "[image: red.png]"  # in the user message, under its text
+
+
+def test_markdown_headings_left_and_code_fences_shown_in_the_theme_colours(tmp_path: Path) -> None:
+    from test_tmux_look import rgb, theme_file
+
+    with pi_rig(tmp_path, "markdown") as rig:
+        tmux = rig.tmux
+        theme = theme_file(tmp_path / "fence.json", "fence", "#00aaff", "#202020")
+        colours = json.loads(theme.read_text())
+        colours["colors"].update(mdHeading="#ffaa11", mdCodeBlockBorder="#11ee77")
+        theme.write_text(json.dumps(colours))
+        rig.server.add(Reply(text="# Big title\n\nBody text.\n\n### Third level\n\n```python\nprint('x')\n```\n"))
+        rig.start("--theme", str(theme), "--use-theme", "fence")
+        tmux.wait_for("(fake) fake-model")
+        rig.command("show markdown")
+        screen = tmux.wait_for("Third level")
+        lines = screen.splitlines()
+        assert "Big title" in [line.rstrip() for line in lines]  # left-aligned, as Pi (rich centres it)
+        assert "### Third level" in [line.rstrip() for line in lines]
+        fence = [line.rstrip() for line in lines].index("```python")  # the fence with its language
+        assert lines[fence + 1].rstrip() == "  print('x')" and lines[fence + 2].rstrip() == "```"
+        coloured = tmux.screen(colours=True).splitlines()
+        assert rgb("#11ee77") in next(line for line in coloured if "```python" in line)
+        assert rgb("#ffaa11") in next(line for line in coloured if "Big title" in line)
