@@ -186,3 +186,33 @@ def test_markdown_headings_left_and_code_fences_shown_in_the_theme_colours(tmp_p
         coloured = tmux.screen(colours=True).splitlines()
         assert rgb("#11ee77") in next(line for line in coloured if "```python" in line)
         assert rgb("#ffaa11") in next(line for line in coloured if "Big title" in line)
+
+
+def test_start_up_lists_what_is_not_built_in_and_the_rest_behind_ctrl_o(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "startup-list") as rig:
+        tmux = rig.tmux
+        (rig.cwd / "AGENTS.md").write_text("Be brief.\n")
+        rig.start()
+        screen = tmux.wait_for("(fake) fake-model")
+        assert "Context:" in screen and "AGENTS.md" in screen  # loaded from the project: shown
+        assert "Press ctrl+o to show all loaded resources" in screen
+        assert "anthropic-messages" not in screen and "Plugins:" not in screen  # the built-ins wait behind ctrl+o
+        tmux.keys("C-o")
+        screen = tmux.wait_for("Built-in plugins:", flat=True, visible=True)  # the header drawn again, expanded
+        assert "anthropic-messages" in "".join(screen.split()) and "Press ctrl+o to show" not in screen
+        tmux.keys("C-d")
+        tmux.wait_for("EXITED=0")
+
+        # --verbose shows it all at once; quietStartup: true shows no header, after a Ctrl+O redraw either.
+        rig.start("--verbose")
+        tmux.wait_for("Built-in plugins:", flat=True)
+        tmux.keys("C-d")
+        tmux.wait_for("EXITED=0")
+        toml = rig.home / "settings.toml"  # pi wrote it already (settings.toml wins over settings.json)
+        toml.write_text(toml.read_text() + "quietStartup = true\n")
+        rig.start()
+        screen = tmux.wait_for("(fake) fake-model")
+        assert "pi v" not in screen and "Context:" not in screen
+        tmux.keys("C-o")
+        tmux.wait_for("Tool output expanded")
+        assert "pi v" not in tmux.visible() and "Built-in plugins" not in tmux.visible()
