@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import re
-import time
 import shutil
+import time
 from pathlib import Path
 
 import pytest
