@@ -17,17 +17,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.errors import ToolError
 from pi_core.events import AgentEvent
+from pi_core.hookspecs.results import AfterToolCall, BeforeToolCall
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
-from pi_core.tools import (
-    AfterToolCall,
-    BeforeToolCall,
-    Tool,
-    ToolCallInfo,
-    ToolContext,
-    ToolResult,
-    ToolSettings,
-)
+from pi_core.tools import Tool, ToolCallInfo, ToolContext, ToolResult, ToolSettings
 from pi_core.types import (
     AgentMessage,
     AssistantMessage,

@@ -13,10 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 from pi_core.errors import ToolError
-from pi_core.extension import ExtensionContext, SystemPromptOptions
+from pi_core.extension import ExtensionContext
+from pi_core.hookspecs.results import AfterToolCall, BeforeToolCall, SystemPromptOptions
 from pi_core.registry import PluginSet
 from pi_core.signals import AbortSignal
-from pi_core.tools import AfterToolCall, BeforeToolCall, ToolCallInfo, ToolResult
+from pi_core.tools import ToolCallInfo, ToolResult
 from pi_core.types import AgentMessage, CustomMessage, ImageContent, Model
 
 

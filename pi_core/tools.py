@@ -282,24 +282,3 @@ class ToolCallInfo:
     tool: Tool | None = None
     assistant_message: Any = None
     context: ToolContext | None = None
-
-
-@dataclass
-class BeforeToolCall:
-    """Returned by ``pi_before_tool_call``: block the call with a reason (``terminate``: and end the run once
-    the batch is done), or replace its arguments."""
-
-    block: bool = False
-    reason: str | None = None
-    args: Any = None
-    terminate: bool = False
-
-
-@dataclass
-class AfterToolCall:
-    """Returned by ``pi_after_tool_call``: fields left as None keep their value."""
-
-    content: list[Any] | None = None
-    details: Any = None
-    is_error: bool | None = None
-    terminate: bool | None = None

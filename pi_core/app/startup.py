@@ -24,7 +24,7 @@ from pi_core.types import ImageContent, Model, clamp_thinking_level
 if TYPE_CHECKING:
     from pi_core.app.settings import Settings
     from pi_core.app.trust import TrustDecision
-    from pi_core.extension import SystemPromptOptions
+    from pi_core.hookspecs.results import SystemPromptOptions
     from pi_core.llm.retry import RetryPolicy
     from pi_core.models.registry import ModelRegistry
     from pi_core.session import AgentSession, SessionParts, StreamFn
@@ -290,7 +290,7 @@ class PromptSources:
 
     def options(self, tools: list[Any]) -> SystemPromptOptions:
         from pi_core.app.system_prompt import gather_prompt_hooks
-        from pi_core.extension import SystemPromptOptions
+        from pi_core.hookspecs.results import SystemPromptOptions
 
         _snippets, guidelines = gather_prompt_hooks(self.env.plugins, frozenset(t.name for t in tools))
         return SystemPromptOptions(

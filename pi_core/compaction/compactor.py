@@ -20,9 +20,10 @@ from pi_core.compaction.tokens import (
     should_compact,
 )
 from pi_core.errors import AbortedError
+from pi_core.hookspecs.results import CompactionResult
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
-from pi_core.types import CompactionResult, CompactionSettings
+from pi_core.types import CompactionSettings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -163,7 +164,7 @@ class Compactor:
         self, preparation: Any, path: list[Entry], custom_instructions: str | None, signal: AbortSignal,
         reason: str = "manual",
     ) -> CompactionResult | None:
-        from pi_core.extension import Cancel
+        from pi_core.hookspecs.results import Cancel
 
         result: Any = None
         if self._session_hook is not None:
@@ -226,7 +227,7 @@ class Compactor:
     def prepare_tree(self, target_id: str | None, *, summarize: bool, custom_instructions: str | None,
                      replace_instructions: bool, label: str | None) -> Any:
         from pi_core.compaction.branch_summary import collect_entries_for_branch_summary
-        from pi_core.extension import TreePreparation
+        from pi_core.hookspecs.results import TreePreparation
 
         old = self.manager.leaf_id
         entries, ancestor = collect_entries_for_branch_summary(self.manager, old, target_id) \

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
-from pi_core.extension import Cancel
+from pi_core.hookspecs.results import Cancel
 from pi_core.signals import AbortSignal
 from pi_core.types import clamp_level
 

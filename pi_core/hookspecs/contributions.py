@@ -18,9 +18,9 @@ if TYPE_CHECKING:
 
     import click
 
+    from pi_core.hookspecs.results import Flag, Shortcut, SlashCommand
     from pi_core.mode import Mode
     from pi_core.providers import ApiProvider, VirtualModel
-    from pi_core.registrations import Flag, Shortcut, SlashCommand
     from pi_core.render import EntryRenderer, MessageRenderer, Renderer
     from pi_core.tools import Tool
     from pi_core.types import Model

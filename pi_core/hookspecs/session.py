@@ -10,9 +10,11 @@ from pi_core.hookspecs.markers import spec
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pi_core.extension import (
+    from pi_core.extension import ExtensionContext
+    from pi_core.hookspecs.results import (
         Cancel,
-        ExtensionContext,
+        CompactionPreparation,
+        CompactionResult,
         ProjectTrust,
         ProjectTrustContext,
         ResourcePaths,
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
         TreePreparation,
     )
     from pi_core.signals import AbortSignal
-    from pi_core.types import CompactionPreparation, CompactionResult, Model
+    from pi_core.types import Model
 
 __all__ = ["pi_model_select", "pi_project_trust", "pi_resources_discover", "pi_session_before_compact", "pi_session_before_fork",
            "pi_session_before_switch", "pi_session_before_tree", "pi_session_compact", "pi_session_shutdown",

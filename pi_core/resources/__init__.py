@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_core.registrations import CommandInfo
+from pi_core.hookspecs.results import CommandInfo
 from pi_core.resources.context_files import (
     ContextFile,
     Warn,

@@ -94,7 +94,7 @@ class StaticPromptSource:
                             if options is not None else "")
 
     def options(self, tools: list[Tool]) -> Any:
-        from pi_core.extension import SystemPromptOptions
+        from pi_core.hookspecs.results import SystemPromptOptions
 
         return SystemPromptOptions(selected_tools=[t.name for t in tools])
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.tui import truncate_to_width, visible_width
 
 enabled = False

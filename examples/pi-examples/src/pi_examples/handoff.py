@@ -6,10 +6,9 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.compaction.summarize import serialize_conversation
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.sessions.messages import convert_to_llm
 from pi_core.tui import BorderedLoader
 

@@ -12,11 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import BeforeAgentStart, Flag, Shortcut, SlashCommand, hookimpl
 from pi_core.config_paths import agent_dir
 from pi_core.events import AgentEvent
-from pi_core.extension import BeforeAgentStart, CommandContext, ExtensionContext
-from pi_core.registrations import Flag, Shortcut, SlashCommand
+from pi_core.extension import CommandContext, ExtensionContext
 from pi_core.tui import (
     Container,
     DynamicBorder,

@@ -6,9 +6,8 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.tui import BorderedLoader
 
 SYSTEM_PROMPT = """You are a question extractor. Given text from a conversation, extract any questions that need answering and format them for the user to fill in.

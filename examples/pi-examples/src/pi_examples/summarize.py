@@ -6,9 +6,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.tui import Container, DynamicBorder, Markdown, Text, matches_key
 
 

@@ -10,9 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core import Tool, ToolContext, ToolResult, hookimpl
+from pi_core import SlashCommand, Tool, ToolContext, ToolResult, hookimpl
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 from pi_core.render import Renderer
 from pi_core.tui import matches_key, truncate_to_width
 from pi_core.types import TextContent

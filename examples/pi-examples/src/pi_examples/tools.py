@@ -6,9 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 from pi_core.tui import Container, SettingItem, SettingsList, SettingsListTheme, Text
 
 ENTRY_TYPE = "tools-config"

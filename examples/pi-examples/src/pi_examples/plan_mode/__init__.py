@@ -12,11 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import (
+    BeforeAgentStart,
+    BeforeToolCall,
+    Flag,
+    Shortcut,
+    SlashCommand,
+    hookimpl,
+)
 from pi_core.events import AgentEvent
-from pi_core.extension import BeforeAgentStart, CommandContext, ExtensionContext
-from pi_core.registrations import Flag, Shortcut, SlashCommand
-from pi_core.tools import BeforeToolCall, ToolCallInfo
+from pi_core.extension import CommandContext, ExtensionContext
+from pi_core.tools import ToolCallInfo
 from pi_core.types import AgentMessage
 from pi_examples.plan_mode.utils import (
     TodoItem,
