@@ -19,6 +19,7 @@ from pi_core.event_bus import EventBus, PluginEvents
 from pi_core.ui import UI
 
 if TYPE_CHECKING:
+    from pi_core.hookspecs.entries import SessionEntries
     from pi_core.hookspecs.results import CommandInfo, SlashCommand, SystemPromptOptions
     from pi_core.registry import PluginSet
     from pi_core.signals import AbortSignal
@@ -79,27 +80,6 @@ class ToolInfo(Protocol):
     def annotations(self) -> dict[str, bool] | None: ...
     @property
     def json_schema(self) -> dict[str, Any]: ...
-
-
-class SessionView(Protocol):
-    """``ctx.session_manager``: the session file, read-only (``pi_core.sessions.SessionManager`` is one)."""
-
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def session_file(self) -> Path | None: ...
-    @property
-    def session_name(self) -> str | None: ...
-    @property
-    def leaf_id(self) -> str | None: ...
-    @property
-    def header(self) -> dict[str, Any]: ...
-
-    def get_entries(self) -> list[dict[str, Any]]: ...
-    def get_entry(self, entry_id: str) -> dict[str, Any] | None: ...
-    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]: ...
-    def get_label(self, entry_id: str) -> str | None: ...
-    def leaf_entry(self) -> dict[str, Any] | None: ...
 
 
 class ModelAccess(Protocol):
@@ -215,6 +195,7 @@ class _Shared:
     bus: EventBus
     loop: asyncio.AbstractEventLoop | None = None
     views: dict[tuple[type, str], ExtensionContext] = field(default_factory=dict)
+    entries: SessionEntries | None = None
 
 
 class ExtensionContext:
@@ -295,8 +276,15 @@ class ExtensionContext:
         return self.session.signal
 
     @property
-    def session_manager(self) -> SessionView:
-        return self.session.store  # type: ignore[no-any-return]
+    def session_manager(self) -> SessionEntries:
+        """The session file, read-only, its entries typed (``pi_core.hookspecs.entries``); follows the session
+        when a command replaces it."""
+        store, view = self.session.store, self._shared.entries
+        if view is None or view.store is not store:
+            from pi_core.hookspecs.entries import SessionEntries
+
+            view = self._shared.entries = SessionEntries(store)
+        return view
 
     @property
     def model_registry(self) -> ModelAccess:

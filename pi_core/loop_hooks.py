@@ -142,7 +142,12 @@ class LoopHooks:
 
     async def before_compact(self, preparation: Any, branch_entries: list[dict[str, Any]],
                              custom_instructions: str | None, reason: str, signal: AbortSignal) -> Any:
-        return await self._call("pi_session_before_compact", preparation=preparation, branch_entries=branch_entries,
+        if not self.plugins.has("pi_session_before_compact"):
+            return None
+        from pi_core.hookspecs.entries import entry_from_json
+
+        typed = [entry_from_json(entry) for entry in branch_entries]
+        return await self._call("pi_session_before_compact", preparation=preparation, branch_entries=typed,
                                 custom_instructions=custom_instructions, reason=reason,
                                 will_retry=reason == "overflow", signal=signal)
 

@@ -215,6 +215,14 @@ def write_fake_models(agent_dir: str | Path, server: Any, api: str = "google-gen
     return path
 
 
+def session_entries(*raw: dict[str, Any]) -> list[Any]:
+    """Typed session entries (``pi_core.hookspecs.entries``) from entry dicts as a session file holds them, for
+    testing code that reads ``ctx.session_manager``; an entry without an ``id`` gets its position as one."""
+    from pi_core.hookspecs.entries import entry_from_json
+
+    return [entry_from_json({"id": str(n), **entry}) for n, entry in enumerate(raw)]
+
+
 def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | None = None,
            env: dict[str, str] | None = None, timeout: float = 120) -> Any:
     """Run the ``pi`` command (``pi`` = its path; default: this interpreter's pi_core.app.cli) and capture it.

@@ -194,32 +194,50 @@ def hook_reference_rows() -> list[str]:
     return rows
 
 
-def hook_type_rows() -> list[str]:
-    """docs/plugins.md#hook-types as pi_core.hookspecs.results says it: each type, its fields, the hooks naming it."""
+def _members(kind: Any) -> list[str]:
     import dataclasses
 
-    from pi_core.hookspecs import results
+    if dataclasses.is_dataclass(kind):
+        return [f.name for f in dataclasses.fields(kind)]
+    if hasattr(kind, "model_fields"):  # a pydantic model
+        return list(kind.model_fields)
+    return sorted(m for m in {*vars(kind), *getattr(kind, "__annotations__", {})}  # a Protocol or a class
+                  if not m.startswith("_") and m != "store")
+
+
+def type_rows(module_name: str) -> list[str]:
+    """A table of docs/plugins.md as ``module_name`` says it: each public type, its fields, where it is named."""
+    import dataclasses
 
     from pi_core.extension import CommandContext
+    from pi_core.hookspecs import results
 
-    # Where each type appears: hook signatures, the context's methods, the fields of the other types.
+    module = importlib.import_module(module_name)
+    # Where each type appears: hook signatures, the context's methods, the fields of the hook types.
     specs = {f"`{name}`": str(inspect.signature(function))
              for name, function in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("pi_")}
     specs |= {f"`ctx.{name}`": str(inspect.signature(method))
               for name, method in inspect.getmembers(CommandContext, inspect.isfunction) if not name.startswith("_")}
+    specs |= {f"`ctx.{name}`": str(inspect.signature(prop.fget).return_annotation)
+              for name, prop in inspect.getmembers(CommandContext, lambda m: isinstance(m, property))}
     specs |= {f"`{name}.{f.name}`": str(f.type) for name in results.__all__
               if dataclasses.is_dataclass(kind := getattr(results, name)) for f in dataclasses.fields(kind)}
     rows = []
-    for name in sorted(results.__all__):
-        kind = getattr(results, name)
-        if dataclasses.is_dataclass(kind):
-            members = [f.name for f in dataclasses.fields(kind)]
-        else:  # a Protocol: its public methods and attributes
-            members = sorted(m for m in {*vars(kind), *getattr(kind, "__annotations__", {})}
-                             if not m.startswith("_"))
+    for name in sorted(module.__all__):
+        kind = getattr(module, name)
+        if not isinstance(kind, type):
+            continue
         named_by = [where for where, signature in sorted(specs.items()) if re.search(rf"\b{name}\b", signature)]
-        rows.append(f"| `{name}` | {', '.join(f'`{m}`' for m in members)} | {', '.join(named_by)} |")
+        rows.append(f"| `{name}` | {', '.join(f'`{m}`' for m in _members(kind))} | {', '.join(named_by)} |")
     return rows
+
+
+def hook_type_rows() -> list[str]:
+    return type_rows("pi_core.hookspecs.results")
+
+
+def entry_type_rows() -> list[str]:
+    return type_rows("pi_core.hookspecs.entries")
 
 
 def _section(page: str, heading: str) -> list[str]:
@@ -228,8 +246,9 @@ def _section(page: str, heading: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("heading", "rows"), [("### Hook reference", hook_reference_rows),
-                                               ("### Hook types", hook_type_rows)])
-def test_plugins_page_lists_every_hook_and_every_hook_type_as_the_specs_say(heading: str, rows: Any) -> None:
+                                               ("### Hook types", hook_type_rows),
+                                               ("### Session entries", entry_type_rows)])
+def test_plugins_page_lists_every_hook_hook_type_and_entry_type_as_the_code_says(heading: str, rows: Any) -> None:
     page = (DOCS / "plugins.md").read_text(encoding="utf-8")
     assert heading in page, f"docs/plugins.md has no {heading!r} section"
     expected = rows()
