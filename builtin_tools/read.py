@@ -55,11 +55,7 @@ def _looks_binary(head: bytes) -> bool:
 
 
 def _model_accepts_images(ctx: ToolContext) -> bool:
-    model = ctx.model
-    if model is None:
-        return True
-    inputs = model.get("input") if isinstance(model, dict) else getattr(model, "input", None)
-    return inputs is None or "image" in inputs
+    return ctx.model is None or "image" in ctx.model.input
 
 
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None = None,

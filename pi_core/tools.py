@@ -93,7 +93,12 @@ class ToolContext:
     def __post_init__(self) -> None:
         extras = self.extras
         if any(key in extras for key in _LEGACY_EXTRAS):
-            self.model = self.model or extras.get("model")
+            model = self.model or extras.get("model")
+            if isinstance(model, dict):  # 0.1 passed the model's JSON: ``ctx.model`` is always a Model
+                from pi_core.types import Model
+
+                model = Model.model_validate(model)
+            self.model = model
             self.pi = self.pi or extras.get("pi")
             self.settings = ToolSettings(
                 shell_path=extras.get("shell_path", self.settings.shell_path),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from pi_core.types import CompactionSettings, FileOperations, ImageContent, Usage
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 CommandContext = Any
 
 __all__ = ["AfterToolCall", "BeforeAgentStart", "BeforeToolCall", "Cancel", "CommandInfo", "CompactionPreparation",
-           "CompactionResult", "CompletionItem", "Flag", "InputResult", "ProjectTrust", "ProjectTrustContext",
+           "CompactionResult", "CompletionItem", "Flag", "InputResult", "OAuthProvider", "ProjectTrust", "ProjectTrustContext", "ProviderPreset",
            "ResourcePaths", "Shortcut", "SlashCommand", "SystemPromptOptions", "TreeDecision", "TreePreparation",
            "UserBash"]
 
@@ -211,6 +211,46 @@ class UserBash:
 
 
 # --- contributions (pi_core/hookspecs/contributions.py) -------------------------------------------
+
+
+@dataclass(frozen=True)
+class ProviderPreset:
+    """Returned by provider id from ``pi_provider_presets``: what a models file may leave out for that provider
+    (an OpenAI-compatible service, a local server), so it only has to name the model ids. ``api_key`` is a key,
+    an environment variable's name or ``!command``, as in models.json; ``compat`` and ``headers`` are merged
+    under the models file's own."""
+
+    api: str | None = None
+    base_url: str | None = None
+    name: str | None = None
+    api_key: str | None = None
+    compat: dict[str, Any] | None = None
+    headers: dict[str, str] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The models-file keys (``baseUrl``, ``apiKey``, ...) this preset sets."""
+        keys = {"api": self.api, "baseUrl": self.base_url, "name": self.name, "apiKey": self.api_key,
+                "compat": self.compat, "headers": self.headers}
+        return {key: value for key, value in keys.items() if value is not None}
+
+
+class OAuthProvider(Protocol):
+    """Returned (a list) by ``pi_oauth_providers``: one provider's subscription sign-in, for ``/login`` and
+    ``pi auth login``. ``pi_core.models.oauth.OAuthFlow`` is a base class that fills in the defaults; its module
+    has the types named loosely here (``LoginUI``, ``LoginMethod``, ``RequestAuth``): they belong to that wing.
+
+    ``provider`` is the catalog provider id whose requests the credential authorizes, ``name`` the text shown
+    (``Anthropic (Claude Pro/Max)``), ``methods`` the ways to sign in. A credential is Pi's ``auth.json`` entry.
+    """
+
+    provider: str
+    name: str
+    methods: tuple[Any, ...]
+
+    async def login(self, ui: Any) -> dict[str, Any]: ...
+    async def refresh(self, credential: dict[str, Any]) -> dict[str, Any]: ...
+    def to_auth(self, credential: dict[str, Any]) -> Any: ...
+    def visible_models(self, credential: dict[str, Any]) -> set[str] | None: ...
 
 
 @dataclass
