@@ -35,6 +35,7 @@ from pi_core.registry import ExtensionError, PluginCommands, PluginSet, Registry
 from pi_core.session_parts import (  # noqa: F401 - re-exported: their home before session_parts
     AutoRetry,
     Compaction,
+    LoadedResources,
     ModelSource,
     PromptSource,
     RebuiltContext,
@@ -309,7 +310,7 @@ class AgentSession:
         return self.store.session_name
 
     @property
-    def resources(self) -> Any:
+    def resources(self) -> LoadedResources | None:
         """Context files, skills and templates the prompt was built from (``pi_core.resources.Resources``)."""
         return self.prompt_source.resources if self.prompt_source is not None else None
 

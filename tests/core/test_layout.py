@@ -255,8 +255,9 @@ def test_the_kernel_stays_small() -> None:
     # know when they are stale) on top: 3,935. Issue 32 part 1 (the hook types in hookspecs/results.py, the
     # event bus its own module: their import lines) 3,942; the typed session entries plugins read
     # (hookspecs/entries.py: part of the contract, named by hook signatures) 4,087; ProviderPreset and the
-    # OAuthProvider protocol 4,117. Issue 32 part 3 is to bring this back down.
-    assert total <= 4120, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # OAuthProvider protocol 4,117; PromptSource.resources typed (LoadedResources) 4,135. Issue 32 part 3 is to
+    # bring this back down.
+    assert total <= 4140, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 # Modules allowed past the per-module limit, each with its reason and its own ceiling.
