@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,8 @@ MODEL = Model(id="fake-1", api="fake", provider="fake")
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
-def test_every_entry_of_a_pi_session_is_typed_and_gives_back_its_own_dict(path: Path) -> None:
-    store = SessionManager.open(path)
+def test_every_entry_of_a_pi_session_is_typed_and_gives_back_its_own_dict(path: Path, tmp_path: Path) -> None:
+    store = SessionManager.open(shutil.copy(path, tmp_path))  # opening migrates a Pi v1 file in place
     view = SessionEntries(store)
     entries = view.get_entries()
     assert entries and not [e for e in entries if isinstance(e, UnknownEntry)]
@@ -55,8 +56,9 @@ def test_every_entry_of_a_pi_session_is_typed_and_gives_back_its_own_dict(path: 
     assert view.header.version == 3 and view.header.id == store.session_id
 
 
-def test_a_compacted_pi_session_reads_its_compactions_and_app_messages() -> None:
-    entries = SessionEntries(SessionManager.open(Path(__file__).parent / "fixtures" / "before-compaction.jsonl"))
+def test_a_compacted_pi_session_reads_its_compactions_and_app_messages(tmp_path: Path) -> None:
+    fixture = Path(__file__).parent / "fixtures" / "before-compaction.jsonl"
+    entries = SessionEntries(SessionManager.open(shutil.copy(fixture, tmp_path)))
     compactions = [e for e in entries.get_entries() if isinstance(e, CompactionEntry)]
     assert compactions and all(c.summary and c.first_kept_entry_id and c.tokens_before > 0 for c in compactions)
     bash = [e.message for e in entries.get_entries() if isinstance(e, MessageEntry)
