@@ -375,7 +375,8 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
     assert tool is not None
     updates = _Updates(asyncio.get_running_loop(), emit, call)
     ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=updates.offer, model=config.model,
-                      settings=config.tool_settings, pi=config.extension)
+                      settings=config.tool_settings, pi=config.extension,
+                      call_tool=_NestedCalls(prepared, config, emit).run)
     started = time.monotonic()
     try:
         if inspect.iscoroutinefunction(tool.execute):
@@ -392,6 +393,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
 
             logging.getLogger("pi").debug("tool %s raised", call.name, exc_info=err)
         prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
+        prepared.result.structured_content = getattr(err, "structured_content", None)
     prepared.duration_ms = round((time.monotonic() - started) * 1000)
     await updates.close()
     if config.after_tool_call is not None and prepared.info is not None:
@@ -412,6 +414,31 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
             )
             if override.is_error is not None:
                 prepared.is_error = override.is_error
+
+
+class _NestedCalls:
+    """``ToolContext.call_tool``: another tool called from inside this one (codemode's scripts), as the model's
+    call would run it (validation, the before/after hooks), with ids ``<parent>/<n>`` and its
+    ``tool_execution_*`` events marked with ``parent_tool_call_id``. Its result reaches the caller only."""
+
+    def __init__(self, parent: _Prepared, config: LoopConfig, emit: Emit) -> None:
+        self.parent, self.config, self.emit, self.count = parent, config, emit, 0
+
+    async def _emit(self, event: AgentEvent) -> None:
+        await self.emit(AgentEvent(event.type, **event.fields, parent_tool_call_id=self.parent.call.id))
+
+    async def run(self, tool: Tool, args: dict[str, Any], signal: AbortSignal) -> tuple[str, ToolResult, bool]:
+        """Returns the call's id, its result and whether it failed."""
+        self.count += 1
+        call = ToolCall(id=f"{self.parent.call.id}/{self.count}", name=tool.name, arguments=args)
+        assert self.parent.info is not None  # the calling tool got past its own preparation
+        prepared = await _prepare(call, {tool.name: tool}, self.parent.info.assistant_message, self.config,
+                                  self._emit, signal)
+        if prepared.result is None:
+            await _execute(prepared, self.config, self._emit, signal)
+        await _emit_end(prepared, self._emit)
+        assert prepared.result is not None
+        return call.id, prepared.result, prepared.is_error
 
 
 class _Updates:

@@ -28,7 +28,7 @@
     const frames = typeof error.stack === "string"
       ? error.stack.split("\n").filter((line) => line.trim() && !line.includes("codemode_prelude_"))
       : [];
-    return [head, ...frames].join("\n");
+    return [head, ...frames].join("\n").split("<input>:").join("codemode.js:");
   }
 
   function format(value) {

@@ -9,12 +9,18 @@ runs forever is ended by pi killing this process, which also frees everything it
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 MAX_STACK_BYTES = 512 * 1024
+PR_SET_PDEATHSIG = 1
+# The script becomes the body of an async function. The head stands on the script's first line, so line numbers
+# in errors are the script's own, and is as wide as Pi's, so columns on the first line read as Pi reports them.
+WRAPPER = "(async function () {" + " " * 8
 
 
 def send(message: dict[str, Any]) -> None:
@@ -36,13 +42,29 @@ def bridge(kind: str, *args: Any) -> None:
 
 
 def syntax_error(err: Exception) -> str:
-    text = str(err).strip()
+    text = str(err).strip().replace("<input>:", "codemode.js:")
     name, _, rest = text.partition(": ")
     message = rest.split("\n", 1)[0] if rest else text
     return json.dumps({"name": name if rest else "Error", "message": message, "stack": text})
 
 
+def die_with_pi() -> None:
+    """A script that loops forever must not outlive a pi that was killed: on Linux the kernel ends this process
+    when its parent dies (elsewhere pi's exit closes the pipe, which ends a script waiting for a call)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != int(os.environ.get("PI_CODEMODE_PARENT", os.getppid())):
+            sys.exit(0)  # pi died before the call above
+
+
 def main() -> int:
+    die_with_pi()
+    for stream in (sys.stdin, sys.stdout):
+        stream.reconfigure(encoding="utf-8", errors="surrogatepass")  # type: ignore[attr-defined]
     import quickjs
 
     job = json.loads(sys.stdin.readline())
@@ -56,8 +78,7 @@ def main() -> int:
                     json.dumps(job["store"]))
     context.eval("delete globalThis.__codemode_bridge")
     try:
-        # On the first line, so the script's line numbers in errors are its own.
-        script = context.eval("(async function () {" + job["code"] + "\n})")
+        script = context.eval(WRAPPER + job["code"] + "\n})")
     except quickjs.JSException as err:
         send({"t": "done", "ok": False, "payload": syntax_error(err), "writes": None})
         return 0
