@@ -100,9 +100,13 @@ def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext]
 # What a call resolves to in a codemode script (pi_core.toolkit.shell.structured_output), also on a non-zero exit.
 OUTPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"output": {"type": "string"}, "truncated": {"type": "boolean"},
-                   "full_output_path": {"type": "string"}, "exit_code": {"type": ["number", "null"]},
-                   "wall_time_seconds": {"type": "number"}},
+    "properties": {
+        "output": {"type": "string", "description": "Combined stdout and stderr, possibly truncated"},
+        "truncated": {"type": "boolean"},
+        "full_output_path": {"type": "string", "description": "Full output, when truncated"},
+        "exit_code": {"type": "number"},
+        "wall_time_seconds": {"type": "number"},
+    },
     "required": ["output", "truncated", "exit_code", "wall_time_seconds"],
 }
 
