@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 
 NAME = "codemode"
 MODES = ("on", "only")
+GUIDELINE = ("Use codemode to batch independent tool calls (Promise.allSettled), chain them, or filter large "
+             "output, instead of many separate calls.")
 
 PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -52,8 +54,7 @@ TOOL = Tool(
     parameters=PARAMETERS,
     execute=_execute,
     prompt_snippet="Run JavaScript that calls other tools",
-    prompt_guidelines=["Use codemode to batch independent tool calls (Promise.allSettled), chain them, or filter "
-                       "large output, instead of many separate calls."],
+    prompt_guidelines=[GUIDELINE],
     active_by_default=False,
     reaches_tools=True,
 )
@@ -64,8 +65,9 @@ def _settings(ctx: ExtensionContext) -> tuple[str, int]:
     raw = raw if isinstance(raw, dict) else {}
     mode = raw.get("mode") if raw.get("mode") in MODES else "on"
     budget = raw.get("inlineBudget")
-    valid = isinstance(budget, (int, float)) and not isinstance(budget, bool) and budget >= 0
-    return str(mode), int(budget) if valid else 3000
+    if not isinstance(budget, (int, float)) or isinstance(budget, bool) or budget < 0:
+        budget = 3000
+    return str(mode), int(budget)
 
 
 @hookimpl

@@ -63,7 +63,7 @@ def _resolve_ref(ref: str, root: Any) -> Any:
     return current if isinstance(current, (bool, dict)) else None
 
 
-def _type(schema: Any, walk: _Walk) -> str:  # noqa: PLR0911, PLR0912 - one case per JSON Schema form
+def _type(schema: Any, walk: _Walk) -> str:
     if schema is True:
         return "unknown"
     if schema is False:
@@ -165,7 +165,8 @@ def _js_number(value: float) -> str:
 
 
 def _object(schema: dict[str, Any], walk: _Walk) -> str:
-    properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    raw = schema.get("properties")
+    properties: dict[str, Any] = raw if isinstance(raw, dict) else {}
     required = set(schema.get("required") or []) if isinstance(schema.get("required"), list) else set()
     names = sorted(properties)
     members = [f"{n if IDENTIFIER.match(n) else _json(n)}{'' if n in required else '?'}: {_type(properties[n], walk)};"

@@ -9,8 +9,23 @@ from typing import Any
 
 from pi_plugins.codemode import loadout
 from pi_plugins.codemode.declarations import js_identifier
-from pi_plugins.codemode.output import DEFAULT_MAX_OUTPUT_TOKENS, CallRecord, Item, call_summary, header, render
-from pi_plugins.codemode.sandbox import SLOTS, WORKER_WAIT_S, Executor, Job, ScriptError, max_workers, run_script
+from pi_plugins.codemode.output import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    CallRecord,
+    Item,
+    call_summary,
+    header,
+    render,
+)
+from pi_plugins.codemode.sandbox import (
+    SLOTS,
+    WORKER_WAIT_S,
+    Executor,
+    Job,
+    ScriptError,
+    max_workers,
+    run_script,
+)
 from pi_plugins.codemode.source import parse_source
 
 from pi_core import ToolContext
@@ -22,6 +37,10 @@ STORE_ENTRY = "codemode-store"
 ARGS_PREVIEW_CHARS = 200
 ERROR_PREVIEW_CHARS = 500
 DEFAULT_SEARCH_LIMIT = 8
+
+
+class CallError(Exception):
+    """A call the script made failed: its text rejects the script's promise (an ``Error`` there)."""
 
 
 def _cut(text: str, limit: int) -> str:
@@ -64,7 +83,7 @@ class _Script:
             self.calls.append(record)
             self.publish()
             if self.ctx.call_tool is None:
-                raise RuntimeError("Tool calls need a session")
+                raise CallError("Tool calls need a session")
             started = time.monotonic()
             try:
                 record.id, result, is_error = await self.ctx.call_tool(tool, args if isinstance(args, dict) else {}, signal)
@@ -79,7 +98,7 @@ class _Script:
             if tool.output_schema is not None and result.structured_content is not None:
                 return result.structured_content
             if is_error:
-                raise RuntimeError(_text_of(result) or f'Tool "{tool.name}" failed')
+                raise CallError(_text_of(result) or f'Tool "{tool.name}" failed')
             return _text_of(result)
 
         return call
@@ -92,16 +111,16 @@ class _Script:
 
         query, options = (args + [None, None])[:2] if isinstance(args, list) else (None, None)
         if not isinstance(query, str):
-            raise RuntimeError("searchTools() expects a query string")
+            raise CallError("searchTools() expects a query string")
         options = options if isinstance(options, dict) else {}
         limit = options.get("limit", DEFAULT_SEARCH_LIMIT)
         if limit is None:
             limit = DEFAULT_SEARCH_LIMIT
         if isinstance(limit, bool) or not isinstance(limit, (int, float)) or limit != int(limit) or limit <= 0:
-            raise RuntimeError("searchTools() limit must be a positive integer")
+            raise CallError("searchTools() limit must be a positive integer")
         namespace = options.get("namespace")
         if namespace is not None and not isinstance(namespace, str):
-            raise RuntimeError("searchTools() namespace must be a string")
+            raise CallError("searchTools() namespace must be a string")
         candidates = [{"name": t.name, "description": t.description, "parameters": t.json_schema} for t in self.tools
                       if namespace is None or self._in_namespace(t, namespace)]
         by_name = {t.name: t for t in self.tools}
@@ -115,14 +134,14 @@ class _Script:
     async def describe_tool(self, args: Any, _signal: AbortSignal) -> Any:
         name = args[0] if isinstance(args, list) and args else None
         if not isinstance(name, str):
-            raise RuntimeError("describeTool() expects a tool name")
+            raise CallError("describeTool() expects a tool name")
         tool = next((t for t in self.tools if name in (t.name, js_identifier(t.name))), None)
         return None if tool is None else self.samples[tool.name]
 
     async def describe_namespace(self, args: Any, _signal: AbortSignal) -> Any:
         name = args[0] if isinstance(args, list) and args else None
         if not isinstance(name, str):
-            raise RuntimeError("describeNamespace() expects a namespace name")
+            raise CallError("describeNamespace() expects a namespace name")
         members = [t for t in self.tools if self._in_namespace(t, name)]
         if not members:
             return None
@@ -183,7 +202,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             call.status = "cancelled"
     output = list(outcome.output)
     if outcome.error is None:
-        sets = {entry[0]: json.loads(entry[1]) for entry in outcome.writes if len(entry) == 2}  # noqa: PLR2004
+        sets = {entry[0]: json.loads(entry[1]) for entry in outcome.writes if len(entry) == 2}
         deletes = [entry[0] for entry in outcome.writes if len(entry) == 1]
         if (sets or deletes) and pi is not None:
             pi.append_entry(STORE_ENTRY, {"set": sets, "delete": deletes})

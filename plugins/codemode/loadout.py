@@ -8,7 +8,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from pi_plugins.codemode.declarations import TEXT_OUTPUT, Declaration, js_identifier, schema_type
+from pi_plugins.codemode.declarations import (
+    TEXT_OUTPUT,
+    Declaration,
+    js_identifier,
+    schema_type,
+)
 
 from pi_core.tools import Tool
 
@@ -46,7 +51,7 @@ class Namespace:
 def namespace_of(tool: Any) -> Namespace | None:
     """An MCP tool's server (``mcp__<server>__<tool>``); other tools have none."""
     parts = tool.name.split("__")
-    if len(parts) >= 3 and parts[0] == "mcp":  # noqa: PLR2004 - prefix, server, tool
+    if len(parts) >= 3 and parts[0] == "mcp":
         return Namespace(parts[1])
     return None
 
@@ -77,8 +82,9 @@ def _output_text(name: str, schema: Any) -> str:
     if typed == "string":
         return "a string"
     fields = _fields(schema, 1)
-    if fields is None and isinstance(schema, dict) and isinstance(schema.get("anyOf") or schema.get("oneOf"), list):
-        described = [_fields(v, 0) for v in schema.get("anyOf") or schema.get("oneOf")]
+    variants = (schema.get("anyOf") or schema.get("oneOf")) if isinstance(schema, dict) else None
+    if fields is None and isinstance(variants, list):
+        described = [_fields(v, 0) for v in variants]
         fields = " | ".join(d for d in described if d) if described and all(described) else None
     if fields:
         return f"`{fields}`"

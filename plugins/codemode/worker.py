@@ -64,8 +64,8 @@ def die_with_pi() -> None:
 def main() -> int:
     die_with_pi()
     for stream in (sys.stdin, sys.stdout):
-        stream.reconfigure(encoding="utf-8", errors="surrogatepass")  # type: ignore[attr-defined]
-    import quickjs
+        stream.reconfigure(encoding="utf-8", errors="surrogatepass")  # type: ignore[union-attr]
+    import quickjs  # type: ignore[import-untyped]
 
     job = json.loads(sys.stdin.readline())
     context = quickjs.Context()
