@@ -9,11 +9,7 @@ class PiError(Exception):
 
 class ToolError(Exception):
     """A tool failed in a way the model should read: the message becomes an error tool result.
-    ``structured_content`` is the failed call's data for scripts (bash's exit code and output)."""
-
-    def __init__(self, *args: object, structured_content: object = None) -> None:
-        super().__init__(*args)
-        self.structured_content = structured_content
+    A ``structured_content`` attribute, when set, is the failed call's data for scripts (bash's exit code)."""
 
 
 class ValidationError(ToolError):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -22,6 +23,7 @@ from pi_core.signals import AbortSignal
 from pi_core.tools import (
     AfterToolCall,
     BeforeToolCall,
+    NestedCall,
     Tool,
     ToolCallInfo,
     ToolContext,
@@ -376,7 +378,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
     updates = _Updates(asyncio.get_running_loop(), emit, call)
     ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=updates.offer, model=config.model,
                       settings=config.tool_settings, pi=config.extension,
-                      call_tool=_NestedCalls(prepared, config, emit).run)
+                      call_tool=_nested_calls(prepared, config, emit))
     started = time.monotonic()
     try:
         if inspect.iscoroutinefunction(tool.execute):
@@ -416,29 +418,26 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
                 prepared.is_error = override.is_error
 
 
-class _NestedCalls:
-    """``ToolContext.call_tool``: another tool called from inside this one (codemode's scripts), as the model's
-    call would run it (validation, the before/after hooks), with ids ``<parent>/<n>`` and its
-    ``tool_execution_*`` events marked with ``parent_tool_call_id``. Its result reaches the caller only."""
+def _nested_calls(parent: _Prepared, config: LoopConfig, emit: Emit) -> NestedCall:
+    """``ToolContext.call_tool``: another tool called from inside this one (codemode's scripts), run as the model's
+    call would be (validation, the before/after hooks), with id ``<parent>/<n>`` and ``tool_execution_*`` events
+    marked with ``parent_tool_call_id``. Its result reaches the caller only, not the session."""
+    count = itertools.count(1)
 
-    def __init__(self, parent: _Prepared, config: LoopConfig, emit: Emit) -> None:
-        self.parent, self.config, self.emit, self.count = parent, config, emit, 0
+    async def nested_emit(event: AgentEvent) -> None:
+        await emit(AgentEvent(event.type, **event.fields, parent_tool_call_id=parent.call.id))
 
-    async def _emit(self, event: AgentEvent) -> None:
-        await self.emit(AgentEvent(event.type, **event.fields, parent_tool_call_id=self.parent.call.id))
-
-    async def run(self, tool: Tool, args: dict[str, Any], signal: AbortSignal) -> tuple[str, ToolResult, bool]:
-        """Returns the call's id, its result and whether it failed."""
-        self.count += 1
-        call = ToolCall(id=f"{self.parent.call.id}/{self.count}", name=tool.name, arguments=args)
-        assert self.parent.info is not None  # the calling tool got past its own preparation
-        prepared = await _prepare(call, {tool.name: tool}, self.parent.info.assistant_message, self.config,
-                                  self._emit, signal)
+    async def run(tool: Tool, args: dict[str, Any], signal: AbortSignal) -> tuple[str, ToolResult, bool]:
+        call = ToolCall(id=f"{parent.call.id}/{next(count)}", name=tool.name, arguments=args)
+        assert parent.info is not None  # the calling tool got past its own preparation
+        prepared = await _prepare(call, {tool.name: tool}, parent.info.assistant_message, config, nested_emit, signal)
         if prepared.result is None:
-            await _execute(prepared, self.config, self._emit, signal)
-        await _emit_end(prepared, self._emit)
+            await _execute(prepared, config, nested_emit, signal)
+        await _emit_end(prepared, nested_emit)
         assert prepared.result is not None
         return call.id, prepared.result, prepared.is_error
+
+    return run
 
 
 class _Updates:

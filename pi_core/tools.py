@@ -65,6 +65,9 @@ class ToolSettings:
         return self.output_dir() if self.output_dir is not None else None
 
 
+# Run another tool as the model's call would (hooks, events): its call id, result and whether it failed.
+NestedCall = Callable[["Tool", dict[str, Any], AbortSignal], Awaitable[tuple[str, ToolResult, bool]]]
+
 # Keys that 0.1 passed through ``ToolContext.extras``; still read from there for one release.
 _LEGACY_EXTRAS = ("model", "pi", "shell_path", "shell_command_prefix", "auto_resize_images")
 
@@ -90,8 +93,7 @@ class ToolContext:
     settings: ToolSettings = field(default_factory=ToolSettings)
     pi: ExtensionContext | None = None
     extras: dict[str, Any] = field(default_factory=dict)
-    # Run another tool as the model's call would (hooks, events); returns its call id, result and is_error.
-    call_tool: Callable[[Tool, dict[str, Any], AbortSignal], Awaitable[tuple[str, ToolResult, bool]]] | None = None
+    call_tool: NestedCall | None = None
 
     def __post_init__(self) -> None:
         extras = self.extras

@@ -148,8 +148,9 @@ def shell_tool_result(outcome: ShellOutcome, timeout: float | None, wall_seconds
         raise ToolError(f"{output}\n\nCommand aborted" if output else "Command aborted")
     text = output or "(no output)"
     if outcome.exit_code not in (0, None):
-        raise ToolError(f"{text}{_sandbox_note(text)}\n\nCommand exited with code {outcome.exit_code}",
-                        structured_content=None if wall_seconds is None else structured_output(outcome, wall_seconds))
+        failed = ToolError(f"{text}{_sandbox_note(text)}\n\nCommand exited with code {outcome.exit_code}")
+        failed.structured_content = None if wall_seconds is None else structured_output(outcome, wall_seconds)  # type: ignore[attr-defined]
+        raise failed
     result = ToolResult.text(text, snap.details())
     result.structured_content = None if wall_seconds is None else structured_output(outcome, wall_seconds)
     return result

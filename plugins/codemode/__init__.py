@@ -6,7 +6,6 @@ on the first call, or when a run with codemode active starts."""
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -26,14 +25,6 @@ PARAMETERS: dict[str, Any] = {
     "properties": {"code": {"type": "string", "description": "Raw JavaScript source."}},
     "required": ["code"],
 }
-
-# The declared tools mode ``only`` hides from the model, per session: scripts still call them.
-_hidden: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
-
-
-def hidden_of(ctx: Any) -> set[str]:
-    return _hidden.get(ctx.session, set())
-
 
 async def _execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     from pi_plugins.codemode.execute import execute
@@ -79,7 +70,7 @@ def pi_tools() -> list[Tool]:
 
 @hookimpl
 def pi_before_agent_start(ctx: ExtensionContext) -> None:
-    """While codemode is active, present the tools as ``codemode.mode`` says (docs/codemode.md#call-tools)."""
+    """While codemode is active, present the tools as ``codemode.mode`` says (docs/codemode.md#how-tools-are-presented)."""
     active = ctx.get_active_tools()
     if NAME not in active:
         return
@@ -87,7 +78,7 @@ def pi_before_agent_start(ctx: ExtensionContext) -> None:
 
     mode, budget = _settings(ctx)
     tools = {t.name: t for t in ctx.get_all_tools()}
-    hidden = _hidden.setdefault(ctx.session, set())
+    hidden = loadout.HIDDEN.setdefault(ctx.session, set())
     callable_tools = loadout.callable_tools(list(tools.values()), active, hidden)
     changed: list[Tool] = []
     if mode == "on":

@@ -177,7 +177,7 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     tools: list[Tool] = []
     if pi is not None:
         tools = [loadout.original_of(t) for t in loadout.callable_tools(pi.get_all_tools(), pi.get_active_tools(),
-                                                                         hidden_tools(pi))]
+                                                                         loadout.HIDDEN.get(pi.session, set()))]
     script = _Script(ctx, tools, {t.name: loadout.declaration(t).sample() for t in tools})
     script.publish()
     deadline_ms = source.timeout_ms
@@ -217,13 +217,6 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         details["fullOutputPath"] = rendered.full_output_path
     content = [TextContent(text=header(outcome.error is None, time.monotonic() - started)), *rendered.blocks]
     return ToolResult(content=content, details=details, is_error=outcome.error is not None)
-
-
-def hidden_tools(pi: Any) -> set[str]:
-    """The declared tools mode ``only`` took off the model's list (scripts still call them)."""
-    from pi_plugins.codemode import hidden_of
-
-    return hidden_of(pi)
 
 
 __all__ = ["ScriptError", "execute", "read_store"]

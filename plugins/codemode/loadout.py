@@ -5,6 +5,7 @@ in mode ``on``, a note on each declared tool saying what it resolves to in a scr
 from __future__ import annotations
 
 import math
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,8 @@ NAME = "codemode"
 CHARS_PER_TOKEN = 4
 DEFAULT_INLINE_BUDGET = 3000
 NOT_CALLABLE = frozenset([NAME, "tool_search"])  # tools for the model only
+# The declared tools mode ``only`` took off the model's list, per session: scripts still call them.
+HIDDEN: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 
 INTRO = (
     "Run JavaScript that calls other tools. The input is raw JavaScript (not JSON, no code fence), run as an async "

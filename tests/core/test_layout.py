@@ -252,8 +252,9 @@ def test_the_kernel_stays_small() -> None:
     # arguments, its own validators' refusal worded in Pi's text); 3,925 after issue 37.1 (a tool result's
     # structured_content and its duration in tool_execution_end, PromptSource.sections_of). Issue 31's
     # HookManager (pluggy read through its public API: the manager counts its registrations, so call plans
-    # know when they are stale) on top: 3,935. Issue 32 part 3 is to bring this back down.
-    assert total <= 3940, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # know when they are stale) on top: 3,935. Issue 32 part 3 is to bring this back down. Issue 33's nested
+    # tool calls (ToolContext.call_tool: a tool runs another as the loop runs the model's, for codemode): 3,956.
+    assert total <= 3960, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 # Modules allowed past the per-module limit, each with its reason and its own ceiling.
