@@ -107,3 +107,15 @@ def test_mcp_tools_under_codemode_exposure_are_found_and_called_from_scripts(pi:
     assert json.loads(result_of(pi, 0)["text"].rsplit("\n", 1)[1])[0] == "mcp__time__get_current_time"
     assert "mcp__time__convert_time" in result_of(pi, 1)["text"]
     assert result_of(pi, 2)["text"].endswith("Europe/Paris")
+
+
+def test_tool_search_pairs_with_codemode(pi: PiRunner) -> None:
+    mcp_server(pi)
+    pi.server.add(Reply(tool_calls=[("tool_search", {"query": "convert time"})]), *scripts(
+        'return [ALL_TOOLS.some(t => t.name === "tool_search"), ALL_TOOLS.some(t => t.name === "codemode"), '
+        'ALL_TOOLS.some(t => t.name === "mcp__time__convert_time")]'))
+    result = pi.run("-p", "--tools", "+codemode,+tool_search", "x", timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert set(declared(pi)[-2:]) == {"tool_search", "codemode"}
+    assert "mcp__time__convert_time" in declared(pi, 1)  # tool_search declared it for the next call
+    assert result_of(pi, 1)["text"].endswith("[false,false,true]")  # model-only tools are not callable
