@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from pi_plugins.codemode.texts import GLOBALS, INTRO
+
 from pi_core import Tool, ToolContext, hookimpl
 
 if TYPE_CHECKING:
@@ -32,16 +34,10 @@ async def _execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return await execute(args, ctx)
 
 
-def _description() -> str:
-    from pi_plugins.codemode.loadout import description
-
-    return description([], set(), None)
-
-
 TOOL = Tool(
     name=NAME,
     label=NAME,
-    description="",
+    description=f"{INTRO}\n\n{GLOBALS}",  # the loadout adds the tools scripts can call
     parameters=PARAMETERS,
     execute=_execute,
     prompt_snippet="Run JavaScript that calls other tools",
@@ -63,8 +59,6 @@ def _settings(ctx: ExtensionContext) -> tuple[str, int]:
 
 @hookimpl
 def pi_tools() -> list[Tool]:
-    if not TOOL.description:
-        TOOL.description = _description()
     return [TOOL]
 
 
