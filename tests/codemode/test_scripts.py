@@ -221,3 +221,20 @@ def test_worker_cap_makes_scripts_wait_and_time_out(pi: PiRunner) -> None:
     assert body(first["text"]) == "slow"
     assert body(second["text"]) == ("Script error:\nScript timed out: Execution timed out after 300 ms while waiting "
                                     "for a free codemode worker\n\nThe script did not start.")
+
+
+def test_ctrl_c_aborts_the_script_and_ends_its_worker(pi: PiRunner) -> None:
+    pi.server.add(*scripts("while (true) {}"))
+    proc = pi.popen("--mode", "json", "--tools", "+codemode", "go")
+    for _ in range(400):
+        if workers_of(proc.pid):
+            break
+        time.sleep(0.05)
+    assert workers_of(proc.pid)
+    proc.send_signal(signal.SIGINT)
+    out, _err = proc.communicate(timeout=60)
+    [end] = [e for e in map(json.loads, out.splitlines()) if e["type"] == "tool_execution_end"]
+    assert end["isError"]
+    assert end["result"]["content"][1]["text"] == ("Script error:\nScript aborted: Execution aborted\n\n"
+                                                   "No tool calls were made.")
+    assert workers_of(proc.pid) == []
