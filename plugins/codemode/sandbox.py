@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pi_plugins.codemode.output import Item
 
 from pi_core.signals import AbortSignal
+from pi_core.types import encodable_value
 
 MEMORY_LIMIT_BYTES = 256 * 1024 * 1024
 DEFAULT_MAX_WORKERS = 2
@@ -128,7 +129,8 @@ class _Run:
         try:
             if executor is None:
                 raise RuntimeError(f'Unknown global "{name}"')
-            args = None if args_json is None else json.loads(args_json)
+            # Lone surrogates become U+FFFD, as in arguments the model sends (no file name or command can hold one).
+            args = None if args_json is None else encodable_value(json.loads(args_json))
             value = await executor(args, self.call_signal)
             reply = {"id": call_id, "ok": True, "payload": None if value is None else json.dumps(value)}
         except asyncio.CancelledError:

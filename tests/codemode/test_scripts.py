@@ -83,6 +83,12 @@ return r.map(o => o.status === "fulfilled" ? o.value : o.reason.message)""")
     assert values[2].startswith("Validation failed for tool \"read\"")
 
 
+def test_lone_surrogates_from_scripts_are_replaced_as_in_the_models_arguments(pi: PiRunner) -> None:
+    (pi.cwd / "a\ufffdb.txt").write_text("found")
+    run(pi, 'return [await tools.read({path: "a\\ud800b.txt"}), "x\\udc00y"]')
+    assert body(result_of(pi, 0)["text"]) == r'["found","x\udc00y"]'  # JSON.stringify escapes a lone one
+
+
 def test_json_mode_shows_nested_calls_with_their_parent(pi: PiRunner) -> None:
     (pi.cwd / "a.txt").write_text("x")
     pi.server.add(*scripts('return await tools.read({path: "a.txt"})'))
