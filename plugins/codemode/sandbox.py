@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -29,6 +30,17 @@ WORKER = Path(__file__).with_name("worker.py")
 
 # A call from the script: its arguments (parsed JSON, or None) and a signal that fires when the script ends.
 Executor = Callable[[Any, AbortSignal], Awaitable[Any]]
+
+
+@functools.cache
+def binding_dir() -> str:
+    """The folder of quickjs-ng's C module, which the worker imports without running site."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("_quickjs")
+    if spec is None or spec.origin is None:
+        raise OSError("the quickjs-ng package is not installed (pip install quickjs-ng)")
+    return str(Path(spec.origin).parent)
 
 
 def max_workers() -> int:
@@ -199,7 +211,7 @@ async def run_script(job: Job, timeout_ms: int | None, signal: AbortSignal) -> O
     worker has exited."""
     try:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-I", str(WORKER), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            sys.executable, "-I", "-S", str(WORKER), binding_dir(), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, limit=LINE_LIMIT,
             env={"PI_CODEMODE_PARENT": str(os.getpid())})  # nothing of pi's environment: no keys
     except OSError as err:

@@ -1,6 +1,6 @@
 """The codemode worker: one process per script, running it in QuickJS (the quickjs-ng binding).
 
-Started by ``sandbox.py`` as ``python -I worker.py``; it imports nothing of pi. Protocol, one JSON object a line:
+Started by ``sandbox.py`` as ``python -I -S worker.py DIR`` (DIR holds the binding); it imports nothing of pi. Protocol, one JSON object a line:
 pi sends the job first (``code``, ``tools``, ``globals``, ``store``, ``memory_limit``), then results of calls
 (``{"id", "ok", "payload"}``); the worker sends ``call``, ``output``, and last ``done`` or ``crash``. The script
 has no file system, network or timers: it reaches the world only through the calls pi answers. A script that
@@ -65,7 +65,8 @@ def main() -> int:
     die_with_pi()
     for stream in (sys.stdin, sys.stdout):
         stream.reconfigure(encoding="utf-8", errors="surrogatepass")  # type: ignore[union-attr]
-    import quickjs  # type: ignore[import-untyped]
+    sys.path.insert(0, sys.argv[1])  # where _quickjs is: started with -S, without site's start-up cost
+    import _quickjs as quickjs  # type: ignore[import-not-found]  # the binding's C module (its package adds threads)
 
     job = json.loads(sys.stdin.readline())
     context = quickjs.Context()
