@@ -153,6 +153,8 @@ class ChatView:
     # --- events -----------------------------------------------------------------------------------
 
     def handle(self, event: AgentEvent) -> None:
+        if event.get("parent_tool_call_id"):
+            return  # a call made from inside a tool (codemode): its caller's block shows it
         handler = getattr(self, "_on_" + event.type, None)
         if handler is not None:
             handler(event)

@@ -256,8 +256,8 @@ def test_the_kernel_stays_small() -> None:
     # event bus its own module: their import lines) 3,942; the typed session entries plugins read
     # (hookspecs/entries.py: part of the contract, named by hook signatures) 4,087; ProviderPreset and the
     # OAuthProvider protocol 4,117; PromptSource.resources typed (LoadedResources) 4,135. Issue 32 part 3 is to
-    # bring this back down.
-    assert total <= 4140, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # bring this back down. Issue 33's nested tool calls (ToolContext.call_tool, for codemode): 4,156.
+    assert total <= 4160, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 # Modules allowed past the per-module limit, each with its reason and its own ceiling.
