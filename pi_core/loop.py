@@ -21,7 +21,14 @@ from pi_core.events import AgentEvent
 from pi_core.hookspecs.results import AfterToolCall, BeforeToolCall
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
-from pi_core.tools import NestedCall, Tool, ToolCallInfo, ToolContext, ToolResult, ToolSettings
+from pi_core.tools import (
+    NestedCall,
+    Tool,
+    ToolCallInfo,
+    ToolContext,
+    ToolResult,
+    ToolSettings,
+)
 from pi_core.types import (
     AgentMessage,
     AssistantMessage,
