@@ -61,7 +61,7 @@ async def run(app: AppHost, initial_message: str | None = None,
         await app.session.shutdown("quit")
         app.unsubscribe()
         app.release_intro()
-        scrollback.print_pending()
+        scrollback.finish()
     return app.exit_code if code is None else code
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.renderers import default_renderer
+from rich.padding import Padding  # the UI runs: rich is loaded (app.py)
 
 from pi_core.events import AgentEvent
 from pi_core.render import Renderer
@@ -104,11 +105,15 @@ def live_tail(text: str, limit: int = LIVE_TAIL_CHARS) -> str:
     return text[cut:].lstrip("\n")
 
 
+class UserMessage(Padding):
+    """A user's message as drawn: fullscreen's prompt jumps stop at it."""
+
+
 def render_user(text: str) -> Any:
-    from rich.padding import Padding
     from rich.text import Text
 
-    return Padding(Text(text, style=style.fg("userMessageText")), (0, 1), style=style.bg("userMessageBg"), expand=True)
+    return UserMessage(Text(text, style=style.fg("userMessageText")), (0, 1), style=style.bg("userMessageBg"),
+                       expand=True)
 
 
 def render_notice(text: str, kind: str = "dim") -> Any:
