@@ -279,7 +279,8 @@ class TranscriptPane(Scrollback):
     def show(self, position: Position) -> None:
         """Scroll so that ``position`` is on screen (a third of the way down when it was not)."""
         top = self.shown_top()
-        if top <= position <= self.forward(top, self.height - 1):
+        last = self.height - (1 if self.follow else 2)  # while scrolled up the last row is the jump label
+        if top <= position <= self.forward(top, max(0, last)):
             return
         self.to(self.back(position, self.height // 3))
 
