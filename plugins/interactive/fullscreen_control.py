@@ -170,10 +170,6 @@ class TranscriptControl(UIControl):
                 self.on_select(*self._drag, *self._drag, False)
             return None
         if kind in (MouseEventType.MOUSE_MOVE, MouseEventType.MOUSE_UP) and self._drag is not None:
-            if y < 0:
-                self.pane.scroll(-1)
-            elif y >= self.pane.height:
-                self.pane.scroll(1)
             here = self.position_at(x, y)
             if here is not None:
                 self.on_select(*self._drag, *here, kind == MouseEventType.MOUSE_UP)

@@ -230,9 +230,13 @@ def test_exit_prints_the_transcript_and_the_resume_hint(tmp_path: Path) -> None:
         assert "To resume this session:" in screen and "beta row 00" not in screen
 
 
-def test_regular_flag_beats_the_setting(tmp_path: Path) -> None:
+def test_regular_flag_beats_the_setting_and_a_bad_setting_is_named(tmp_path: Path) -> None:
     with pi_rig(tmp_path, "fs-regular") as rig:
         start(rig, {"tuiMode": "fullscreen"}, "--tui-mode", "regular")
+        assert not alternate_screen(rig)
+        start(rig, {"tuiMode": "sideways"})
+        rig.tmux.wait_for("Invalid tuiMode setting 'sideways'. Valid values: regular, fullscreen; using regular",
+                          flat=True)
         assert not alternate_screen(rig)
 
 
