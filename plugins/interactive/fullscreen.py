@@ -184,6 +184,22 @@ def bindings(ui: AppHost, screen: FullscreenScreen) -> KeyBindings:
 
             prompting.run_command_text(ui, "/copy")
 
+    def page_menu(step: int) -> Any:
+        def run(event: KeyPressEvent) -> None:
+            state = ui.buffer.complete_state
+            if state is None or not state.completions:
+                return
+            rows = max(3, min(20, int(ui.setting("autocompleteMaxVisible", 5) or 5)))
+            index = state.complete_index if state.complete_index is not None else -1
+            ui.buffer.go_to_completion(min(max(0, index + step * rows), len(state.completions) - 1))
+
+        return run
+
+    menu_open = Condition(lambda: ui.panel is None and ui.buffer.complete_state is not None)
+    for action, step in (("tui.select.pageUp", -1), ("tui.select.pageDown", 1)):
+        bind(keys, ui.keybindings.keys(action), menu_open, page_menu(step), f"keybindings: {action}",
+             ui.startup_notes)
+
     copy_off = Condition(lambda: ui.setting("fullscreenCopyOnSelect", True) is False and ui.panel is None)
     bind(keys, ui.keybindings.keys("app.message.copy"), copy_off, copy_or_last, "keybindings: app.message.copy",
          ui.startup_notes)

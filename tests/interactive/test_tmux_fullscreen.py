@@ -62,6 +62,19 @@ def mouse(rig: Rig, button: int, x: int, y: int, release: bool = False) -> None:
     rig.tmux.raw(f"\x1b[<{button};{x};{y}{'m' if release else 'M'}")
 
 
+def drag(rig: Rig, start: tuple[int, int], end: tuple[int, int]) -> None:
+    """Press at ``start``, drag to ``end`` and release there (0-based column, row)."""
+    mouse(rig, 0, start[0] + 1, start[1] + 1)
+    mouse(rig, 32, end[0] + 1, end[1] + 1)
+    mouse(rig, 0, end[0] + 1, end[1] + 1, release=True)
+
+
+def find(lines: list[str], text: str) -> tuple[int, int]:
+    """(column, row) of ``text`` on screen."""
+    row = next(i for i, line in enumerate(lines) if text in line)
+    return lines[row].index(text), row
+
+
 def test_scrolling_keys_wheel_and_prompt_jumps(tmp_path: Path) -> None:
     with pi_rig(tmp_path, "fs-scroll") as rig:
         tmux = rig.tmux
@@ -144,19 +157,14 @@ def test_selection_copies_through_osc52(tmp_path: Path) -> None:
         rig.server.add(Reply(text="copy me please\n\nand this second line"))
         rig.command("hello")
         lines = tmux.wait_for("and this second line", visible=True).split("\n")
-        row = next(i for i, line in enumerate(lines) if "copy me please" in line)
-        column = lines[row].index("copy me")
-        mouse(rig, 0, column + 1, row + 1)
-        mouse(rig, 32, column + 7, row + 1)
-        mouse(rig, 0, column + 7, row + 1, release=True)
+        column, row = find(lines, "copy me please")
+        drag(rig, (column, row), (column + 6, row))
         wait_until(lambda: tmux.run("show-buffer").strip() == "copy me", "the selection reaches the clipboard")
         tmux.wait_for("Copied the selection (OSC 52)", visible=True)
 
         # over two rows
-        second = next(i for i, line in enumerate(lines) if "and this second" in line)
-        mouse(rig, 0, column + 6, row + 1)
-        mouse(rig, 32, column + 3, second + 1)
-        mouse(rig, 0, column + 3, second + 1, release=True)
+        second = find(lines, "and this second")[1]
+        drag(rig, (column + 5, row), (column + 2, second))
         wait_until(lambda: tmux.run("show-buffer").strip() == "me please\n\nand", "a selection over rows")
 
 
@@ -168,11 +176,8 @@ def test_copy_on_select_off_copies_with_ctrl_x(tmp_path: Path) -> None:
         rig.server.add(Reply(text="select this text"))
         rig.command("hello")
         lines = tmux.wait_for("select this text", visible=True).split("\n")
-        row = next(i for i, line in enumerate(lines) if "select this text" in line)
-        column = lines[row].index("select")
-        mouse(rig, 0, column + 1, row + 1)
-        mouse(rig, 32, column + 6, row + 1)
-        mouse(rig, 0, column + 6, row + 1, release=True)
+        column, row = find(lines, "select this text")
+        drag(rig, (column, row), (column + 5, row))
         time.sleep(0.5)
         assert "Copied the selection" not in tmux.visible()
         tmux.keys("C-x")
@@ -193,6 +198,12 @@ def test_panels_and_the_menu_take_the_scroll_keys(tmp_path: Path) -> None:
         assert "Jump to latest message" not in tmux.visible()
         tmux.keys("Escape")
         wait_until(lambda: "Fake Model Three" not in tmux.visible(), "the picker closes")
+        tmux.type("/")  # the completion menu pages too
+        before = tmux.wait_for("/model", visible=True)
+        tmux.keys("PageDown")
+        wait_until(lambda: tmux.visible() != before, "the menu pages")
+        assert "Jump to latest message" not in tmux.visible()
+        tmux.keys("Escape", "C-c")
         tmux.keys("PageUp")
         tmux.wait_for("Jump to latest message", visible=True)
 
