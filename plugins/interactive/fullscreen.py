@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from pi_plugins.interactive.host import AppHost
 
 TUI_MODES = ("regular", "fullscreen")
-DEFAULT_TUI_MODE = "regular"
+DEFAULT_TUI_MODE = "fullscreen"  # as Pi 1.6.0
 EXIT_OUTPUTS = ("transcript", "resume-hint")
 SCROLLBARS = ("auto", "always", "hidden")
 

@@ -29,7 +29,7 @@ def long_reply(name: str, rows: int = 40) -> Reply:
 def start(rig: Rig, settings: dict[str, object], *args: str) -> None:
     (rig.home / "settings.toml").unlink(missing_ok=True)  # a run before wrote one; it would win over the JSON
     (rig.home / "settings.json").write_text(json.dumps(settings))
-    rig.start(*args, env=NO_CLIPBOARD_TOOLS, height=HEIGHT)
+    rig.start(*args, env=NO_CLIPBOARD_TOOLS, height=HEIGHT, tui_mode=None)
     rig.tmux.wait_for("(fake) fake-model")
 
 
@@ -127,7 +127,7 @@ def test_scrolling_keys_wheel_and_prompt_jumps(tmp_path: Path) -> None:
 def test_search_steps_through_matches(tmp_path: Path) -> None:
     with pi_rig(tmp_path, "fs-search") as rig:
         tmux = rig.tmux
-        start(rig, {}, "--tui-mode", "fullscreen")
+        start(rig, {"tuiMode": "regular"}, "--tui-mode", "fullscreen")
         converse(rig, "alpha", "beta")
         tmux.raw("\x1b[102;6u")  # Ctrl+Shift+F (kitty/CSI u form)
         tmux.type("alpha row 1")
@@ -241,14 +241,18 @@ def test_exit_prints_the_transcript_and_the_resume_hint(tmp_path: Path) -> None:
         assert "To resume this session:" in screen and "beta row 00" not in screen
 
 
-def test_regular_flag_beats_the_setting_and_a_bad_setting_is_named(tmp_path: Path) -> None:
-    with pi_rig(tmp_path, "fs-regular") as rig:
-        start(rig, {"tuiMode": "fullscreen"}, "--tui-mode", "regular")
+def test_the_mode_by_default_flag_and_setting(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "fs-modes") as rig:
+        start(rig, {})  # Pi's default
+        assert alternate_screen(rig)
+        start(rig, {"tuiMode": "regular"})
+        assert not alternate_screen(rig)
+        start(rig, {"tuiMode": "fullscreen"}, "--tui-mode", "regular")  # the flag wins
         assert not alternate_screen(rig)
         start(rig, {"tuiMode": "sideways"})
-        rig.tmux.wait_for("Invalid tuiMode setting 'sideways'. Valid values: regular, fullscreen; using regular",
+        rig.tmux.wait_for("Invalid tuiMode setting 'sideways'. Valid values: regular, fullscreen; using fullscreen",
                           flat=True)
-        assert not alternate_screen(rig)
+        assert alternate_screen(rig)
 
 
 def test_bad_tui_mode_is_refused(tmp_path: Path) -> None:
