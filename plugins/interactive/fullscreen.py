@@ -209,16 +209,11 @@ def bindings(ui: AppHost, screen: FullscreenScreen) -> KeyBindings:
 # --- leaving ------------------------------------------------------------------------------------------
 
 def exit_output(ui: AppHost, pane: TranscriptPane) -> None:
-    """After the alternate screen is left: the transcript (``fullscreenExitOutput: "transcript"``, the default)
-    and how to resume the session, as Pi prints them."""
+    """After the alternate screen is left: the transcript (``fullscreenExitOutput: "transcript"``, the default),
+    or nothing (``"resume-hint"``): the resume hint follows either way (lifecycle.print_resume_hint)."""
     pane.store_pending()
-    console = ui.console
-    if ui.setting("fullscreenExitOutput", "transcript") != "resume-hint":
-        for block in pane.blocks:
-            console.print()
-            console.print(block.renderable)
-    store = getattr(ui.session, "store", None)
-    if store is not None and getattr(store, "is_persisted", False) and getattr(store, "session_file", None) \
-            and store.session_file.exists():
-        console.print("To resume this session:", highlight=False)
-        console.print(f"pi --session {store.session_id}", highlight=False, soft_wrap=True)
+    if ui.setting("fullscreenExitOutput", "transcript") == "resume-hint":
+        return
+    for block in pane.blocks:
+        ui.console.print()
+        ui.console.print(block.renderable)
