@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 ALT_WHEEL_FACTOR = 5  # Alt+wheel moves five times as far (settings.md, fullscreenWheelScrollLines)
 AUTO_WHEEL_MOST = 6
 FAST_WHEEL_SECONDS = 0.05  # wheel events closer than this are one fast spin
+DOUBLE_CLICK_SECONDS = 0.4
 
 
 @dataclass
@@ -64,6 +65,20 @@ def cell_to_index(text: str, cell: int) -> int:
     return len(text)
 
 
+def word_at(text: str, index: int) -> tuple[int, int] | None:
+    """The first and last index of the word around ``index``: a run without spaces, so a path or a kebab-case
+    name is one word (as in Pi)."""
+    if not 0 <= index < len(text) or text[index].isspace():
+        return None
+    start = index
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    end = index
+    while end + 1 < len(text) and not text[end + 1].isspace():
+        end += 1
+    return start, end
+
+
 def index_to_cell(text: str, index: int) -> int:
     return sum(get_cwidth(char) for char in text[:index])
 
@@ -85,6 +100,7 @@ class TranscriptControl(UIControl):
         self._last_wheel = 0.0
         self._spin = 0
         self._drag: tuple[Position, int] | None = None
+        self._last_click: tuple[float, int, int] = (0.0, -1, -1)
 
     def is_focusable(self) -> bool:
         return False
@@ -165,7 +181,16 @@ class TranscriptControl(UIControl):
             if not self.pane.follow and y == self.pane.height - 1:
                 self.pane.to_bottom()  # the "Jump to latest message" row
                 return None
+            now, (last, last_x, last_y) = time.monotonic(), self._last_click
+            self._last_click = (now, x, y)
             self._drag = self.position_at(x, y)
+            if self._drag is not None and now - last < DOUBLE_CLICK_SECONDS and (x, y) == (last_x, last_y):
+                position, index = self._drag
+                word = word_at(self.pane.plain(position), index)
+                self._drag = None
+                if word is not None:
+                    self.on_select(position, word[0], position, word[1], True)
+                return None
             if self._drag is not None:
                 self.on_select(*self._drag, *self._drag, False)
             return None

@@ -167,6 +167,12 @@ def test_selection_copies_through_osc52(tmp_path: Path) -> None:
         drag(rig, (column + 5, row), (column + 2, second))
         wait_until(lambda: tmux.run("show-buffer").strip() == "me please\n\nand", "a selection over rows")
 
+        # a double click takes the word
+        for _ in range(2):
+            mouse(rig, 0, column + 9, row + 1)
+            mouse(rig, 0, column + 9, row + 1, release=True)
+        wait_until(lambda: tmux.run("show-buffer").strip() == "please", "a double click selects the word")
+
 
 def test_copy_on_select_off_copies_with_ctrl_x(tmp_path: Path) -> None:
     with pi_rig(tmp_path, "fs-copyx") as rig:
