@@ -83,7 +83,8 @@ class FullscreenScreen(Screen):
     def build(self) -> Any:
         transcript = Window(self.control, wrap_lines=False, always_hide_cursor=True)
         body = HSplit([transcript, *self.rows()])
-        return FloatContainer(body, floats=[self.search.float(), *self.app.overlays.floats])
+        searchable = FloatContainer(body, floats=[self.search.float()])
+        return FloatContainer(searchable, floats=self.app.overlays.floats)  # the stack's own list: it grows
 
     # --- selection --------------------------------------------------------------------------------
 

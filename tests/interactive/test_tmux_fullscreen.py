@@ -214,6 +214,24 @@ def test_panels_and_the_menu_take_the_scroll_keys(tmp_path: Path) -> None:
         tmux.wait_for("Jump to latest message", visible=True)
 
 
+def test_a_plugin_overlay_takes_the_scroll_keys(tmp_path: Path) -> None:
+    pytest.importorskip("pi_examples.overlay_test")  # the ported example pack (examples/pi-examples)
+    with pi_rig(tmp_path, "fs-overlay") as rig:
+        tmux = rig.tmux
+        start(rig, {"tuiMode": "fullscreen"}, "-e", "plugin:overlay_test")
+        converse(rig, "alpha")
+        rig.command("/overlay-test")
+        tmux.wait_for("🧪 Overlay Test", visible=True)
+        tmux.keys("PageUp", "Down")  # the overlay has the keys: the transcript stays at the end
+        tmux.wait_for("▶ Run:", visible=True)
+        time.sleep(0.3)
+        assert "Jump to latest message" not in tmux.visible()
+        tmux.keys("Escape")
+        tmux.wait_gone("🧪 Overlay Test")
+        tmux.keys("PageUp")
+        tmux.wait_for("Jump to latest message", visible=True)
+
+
 def test_resize_rewraps_and_keeps_the_end(tmp_path: Path) -> None:
     with pi_rig(tmp_path, "fs-resize") as rig:
         tmux = rig.tmux
