@@ -132,10 +132,19 @@ class Screen:
         return max(0, rows - main.preferred_height(app.width(), rows).preferred)
 
     def build(self) -> Any:
+        app = self.app
+        has_live = Condition(app.view.has_live)
+        live = ConditionalContainer(Window(FormattedTextControl(self.live_fragments), wrap_lines=False,
+                                           dont_extend_height=True), filter=has_live)
+        main = HSplit([live, *self.rows()])
+        filler = Window(height=lambda: Dimension.exact(self.filler_rows(main)))
+        return FloatContainer(HSplit([filler, main]), floats=app.overlays.floats)
+
+    def rows(self) -> list[Any]:
+        """Everything below the live reply: working row, panel, widgets, editor, completions, footer."""
         from pi_plugins.interactive.editor import DrawnCursor
 
         app = self.app
-        has_live = Condition(app.view.has_live)
         picking = Condition(lambda: app.panel is not None)
 
         def rule() -> Window:
@@ -157,9 +166,7 @@ class Screen:
                                          filter=has_chips), row, rule(),
             ConditionalContainer(Window(FormattedTextControl(lambda: text_dialog.hint_fragments(app)), height=1),
                                  filter=dialog)])
-        main = HSplit([
-            ConditionalContainer(Window(FormattedTextControl(self.live_fragments), wrap_lines=False,
-                                        dont_extend_height=True), filter=has_live),
+        return [
             Window(FormattedTextControl(self.status_fragments), height=1),
             ConditionalContainer(Window(FormattedTextControl(self.panel_fragments), dont_extend_height=True),
                                  filter=picking),
@@ -175,6 +182,4 @@ class Screen:
             CompletionsMenu(max_height=max(3, min(20, int(app.setting("autocompleteMaxVisible", 5) or 5))),
                             scroll_offset=1),
             Window(FormattedTextControl(self.footer_fragments), dont_extend_height=True),
-        ])
-        filler = Window(height=lambda: Dimension.exact(self.filler_rows(main)))
-        return FloatContainer(HSplit([filler, main]), floats=app.overlays.floats)
+        ]
