@@ -402,7 +402,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     the compactor (with the plugins' compaction hooks), ``ctx.exec``, agent-level retry, the message
     converter and the session-file operations, per ``settings`` (defaults when None). ``stream_fn`` replaces the provider dispatch (tests
     pass a fake provider's). Embedders and tests build sessions with it too."""
-    from pi_core.app.settings import RetrySettings
+    from pi_core.app.settings_schema import RetryTable
     from pi_core.compaction.compactor import Compactor, llm_summarizer
     from pi_core.llm.retry import stream_with_retry
     from pi_core.models.registry import ModelRegistry
@@ -437,7 +437,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
                           settings=(lambda: settings.compaction) if settings is not None else CompactionSettings(),
                           plugins=plugins)
     return SessionParts(store=store, stream_fn=stream_fn, models=models, settings=settings, prompt=prompt,
-                        compactor=compactor, retry=settings.retry if settings is not None else RetrySettings(),
+                        compactor=compactor, retry=settings.retry if settings is not None else RetryTable(),
                         messages=store.build_session_context().typed_messages(), expand_input=expand_input,
                         convert_to_llm=llm_converter(settings.block_images if settings is not None else False),
                         exec=run_program, model_access=SessionModels(models, direct_fn, lambda: api_key),
