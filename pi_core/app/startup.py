@@ -434,7 +434,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     from pi_core.toolkit.exec import run_program
 
     compactor = Compactor(store, llm_summarizer(direct_fn, key_for),
-                          settings=(lambda: settings.compaction) if settings is not None else CompactionSettings(),
+                          settings=settings.compaction_for if settings is not None else CompactionSettings(),
                           plugins=plugins)
     return SessionParts(store=store, stream_fn=stream_fn, models=models, settings=settings, prompt=prompt,
                         compactor=compactor, retry=settings.retry if settings is not None else RetryTable(),
@@ -494,7 +494,8 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
             raise PiError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
         models.set_runtime_key(chosen.model.provider, args.api_key)
     thinking = args.thinking or chosen.thinking or (context.thinking_level if has_history else None) \
-        or settings.default_thinking_level or "medium"
+        or (settings.thinking_level_for(chosen.model.provider, chosen.model.id) if chosen.model is not None
+            else settings.default_thinking_level) or "medium"
     thinking = clamp_thinking_level(chosen.model, thinking) if chosen.model is not None else "off"
     if chosen.model is None:
         from pi_core.models.resolution import no_models_text

@@ -142,7 +142,10 @@ class SessionControl:
         self.session.set_model(model, source=source)
         _save_setting(self.session, "defaultProvider", model.provider)
         _save_setting(self.session, "defaultModel", model.id)
-        self._apply_thinking_level(level or self.agent.state.thinking_level)
+        settings = self.session.settings
+        preferred = settings.values.model_thinking_levels.get(f"{model.provider}/{model.id}") \
+            if settings is not None else None
+        self._apply_thinking_level(level or preferred or self.agent.state.thinking_level)
 
     def set_thinking_level(self, level: str) -> None:
         self._apply_thinking_level(level)
