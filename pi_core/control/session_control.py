@@ -143,8 +143,8 @@ class SessionControl:
         _save_setting(self.session, "defaultProvider", model.provider)
         _save_setting(self.session, "defaultModel", model.id)
         settings = self.session.settings
-        preferred = settings.values.model_thinking_levels.get(f"{model.provider}/{model.id}") \
-            if settings is not None else None
+        levels = settings.get("modelThinkingLevels") if settings is not None else None  # checked: a table of levels
+        preferred = levels.get(f"{model.provider}/{model.id}") if isinstance(levels, dict) else None
         self._apply_thinking_level(level or preferred or self.agent.state.thinking_level)
 
     def set_thinking_level(self, level: str) -> None:
