@@ -66,7 +66,18 @@ def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:
 
     settings = Settings.load(cwd, directory, project_trusted=False)
     _drain_settings_errors(settings, warnings)
+    _apply_http_proxy(settings.scope_data("global").get("httpProxy"))
     return settings
+
+
+def _apply_http_proxy(proxy: str | None) -> None:
+    """``httpProxy`` (global only) as Pi applies it: ``HTTP_PROXY``/``HTTPS_PROXY`` for provider requests,
+    unless the environment names a proxy already."""
+    if proxy and proxy.strip():
+        import os
+
+        os.environ.setdefault("HTTP_PROXY", proxy.strip())
+        os.environ.setdefault("HTTPS_PROXY", proxy.strip())
 
 
 def _drain_settings_errors(settings: Settings, warnings: list[str]) -> None:

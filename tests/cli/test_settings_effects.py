@@ -70,3 +70,32 @@ def test_switching_to_a_model_takes_its_thinking_level(pi: PiRunner) -> None:
         assert client.get_state()["thinkingLevel"] == "high"
         client.set_model("fake", "fake-model")  # no level of its own: the current one stays
         assert client.get_state()["thinkingLevel"] == "high"
+
+
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                   "no_proxy")
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])  # closed again: a proxy there refuses
+
+
+@pytest.mark.parametrize("from_environment", [False, True])
+def test_http_proxy_routes_provider_requests_unless_the_environment_names_one(pi: PiRunner,
+                                                                             from_environment: bool) -> None:
+    import subprocess
+
+    setting, environment = _closed_port(), _closed_port()
+    pi.settings(f'httpProxy = "http://127.0.0.1:{setting}"\n')
+    env = {k: v for k, v in pi.env().items() if k not in PROXY_VARIABLES}
+    if from_environment:
+        env["HTTP_PROXY"] = f"http://127.0.0.1:{environment}"
+    result = subprocess.run(pi.command("-p", "hi"), capture_output=True, text=True, cwd=pi.cwd, env=env, timeout=60,
+                            check=False)
+    used = environment if from_environment else setting
+    assert result.returncode != 0 and pi.server.requests == []
+    assert f"the proxy http://127.0.0.1:{used} refused the connection" in result.stderr, result.stderr

@@ -27,7 +27,7 @@ PENDING = {
     "cacheWarming", "showCacheMissNotices", "websocketConnectTimeoutMs", "terminal.showImages",
     "terminal.imageWidthCells", "terminal.images", "terminal.clearOnShrink", "markdown.mermaid",
     "terminal.hyperlinks", "terminal.trueColor", "terminal.showTerminalProgress", "outputPad",
-    "warnings.anthropicExtraUsage", "httpProxy", "transport",
+    "warnings.anthropicExtraUsage", "transport",
     "enableSkillCommands",
 }
 
