@@ -284,6 +284,7 @@ class PromptSources:
                                         no_prompt_templates=args.no_prompt_templates,
                                         template_paths=[*args.prompt_templates, *self._paths("prompts")],
                                         settings=scopes, project=env.project_trusted)
+        self.resources.skill_commands = env.settings.enable_skill_commands
         env.resources = self.resources
         env.warnings.extend(str(d) for d in self.resources.diagnostics)
         self.texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,

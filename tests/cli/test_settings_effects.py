@@ -99,3 +99,19 @@ def test_http_proxy_routes_provider_requests_unless_the_environment_names_one(pi
     used = environment if from_environment else setting
     assert result.returncode != 0 and pi.server.requests == []
     assert f"the proxy http://127.0.0.1:{used} refused the connection" in result.stderr, result.stderr
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_enable_skill_commands_decides_whether_slash_skill_expands(pi: PiRunner, enabled: bool) -> None:
+    skill = pi.home / "skills" / "demo" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: demo\ndescription: A demo skill\n---\nDEMO SKILL BODY\n")
+    pi.settings(f"enableSkillCommands = {'true' if enabled else 'false'}\n")
+    pi.server.add(Reply(text="answer"))
+    result = pi.run("-p", "/skill:demo go")
+    assert result.returncode == 0 and result.stdout == "answer\n", result.stderr
+    body = pi.server.requests[0].body
+    sent = json.dumps(body["messages"])
+    assert ("DEMO SKILL BODY" in sent) is enabled
+    assert ("/skill:demo go" in sent) is not enabled
+    assert "A demo skill" in json.dumps(body["system"])  # the model still sees the skill either way

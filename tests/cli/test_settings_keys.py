@@ -28,7 +28,6 @@ PENDING = {
     "terminal.imageWidthCells", "terminal.images", "terminal.clearOnShrink", "markdown.mermaid",
     "terminal.hyperlinks", "terminal.trueColor", "terminal.showTerminalProgress", "outputPad",
     "warnings.anthropicExtraUsage", "transport",
-    "enableSkillCommands",
 }
 
 
