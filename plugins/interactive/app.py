@@ -23,7 +23,7 @@ from pi_plugins.interactive.header import StartupInfo
 from pi_plugins.interactive.host import Attachment, TextDialog
 from pi_plugins.interactive.hosting import KeyRouter, OverlayStack, Tui
 from pi_plugins.interactive.keybindings import load_keybindings
-from pi_plugins.interactive.layout import Screen, color_depth
+from pi_plugins.interactive.layout import Screen, color_depth, scrollback_console
 from pi_plugins.interactive.panel import Panel
 from pi_plugins.interactive.pickers import Picker
 from pi_plugins.interactive.preload import Preloader
@@ -71,7 +71,8 @@ class InteractiveApp:
         self.startup = startup
         self.quiet_startup = quiet_startup
         self.header = header
-        self.console = console or Console(highlight=False)
+        depth = session.settings.get("terminal.trueColor", "auto") if session.settings is not None else "auto"
+        self.console = console or scrollback_console(depth)
         self.screen = Screen(self)
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self.show, str(session.cwd))
         if session.settings is not None and session.settings.get("hideThinkingBlock", False) is True:
@@ -120,7 +121,7 @@ class InteractiveApp:
         )
         self.app: Application[int] = Application(
             layout=Layout(self.screen.build(), focused_element=self.buffer),
-            key_bindings=keys.build(self), full_screen=False, input=input, output=output, color_depth=color_depth(),
+            key_bindings=keys.build(self), full_screen=False, input=input, output=output, color_depth=color_depth(depth),
             mouse_support=False, min_redraw_interval=0.03, erase_when_done=False,
         )
         self.app.ttimeoutlen = 0.05

@@ -26,7 +26,7 @@ ELSEWHERE = re.compile(r"^(tuiMode|fullscreen\w*|codemode\..*|sessionShareDestin
 PENDING = {
     "cacheWarming", "showCacheMissNotices", "websocketConnectTimeoutMs", "terminal.showImages",
     "terminal.imageWidthCells", "terminal.images", "terminal.clearOnShrink", "markdown.mermaid",
-    "terminal.hyperlinks", "terminal.trueColor", "terminal.showTerminalProgress", "outputPad",
+    "terminal.hyperlinks", "terminal.showTerminalProgress", "outputPad",
     "warnings.anthropicExtraUsage", "transport",
 }
 
