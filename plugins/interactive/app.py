@@ -27,6 +27,7 @@ from pi_plugins.interactive.layout import Screen, color_depth, scrollback_consol
 from pi_plugins.interactive.panel import Panel
 from pi_plugins.interactive.pickers import Picker
 from pi_plugins.interactive.preload import Preloader
+from pi_plugins.interactive.progress import TerminalProgress
 from pi_plugins.interactive.renderers import resolve_renderers
 from pi_plugins.interactive.scrollback import Scrollback
 from pi_plugins.interactive.view import ChatView, render_notice
@@ -73,6 +74,8 @@ class InteractiveApp:
         self.header = header
         depth = session.settings.get("terminal.trueColor", "auto") if session.settings is not None else "auto"
         self.console = console or scrollback_console(depth)
+        self.progress = TerminalProgress(self, session.settings is not None
+                                         and session.settings.get("terminal.showTerminalProgress") is True)
         self.screen = Screen(self)
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self.show, str(session.cwd))
         if session.settings is not None and session.settings.get("hideThinkingBlock", False) is True:
@@ -322,6 +325,7 @@ class InteractiveApp:
     def _on_event(self, event: Any) -> None:
         if event.type in ("agent_start", "agent_end"):  # as Pi's loader: none while agent_end handlers run
             self.run_ended = event.type == "agent_end"
+            self.progress.on_event(event)
         self.view.handle(event)
         if event.type in ("message_end", "agent_end", "turn_end"):
             self.entries.check()

@@ -26,7 +26,7 @@ ELSEWHERE = re.compile(r"^(tuiMode|fullscreen\w*|codemode\..*|sessionShareDestin
 PENDING = {
     "cacheWarming", "showCacheMissNotices", "websocketConnectTimeoutMs", "terminal.showImages",
     "terminal.imageWidthCells", "terminal.images", "terminal.clearOnShrink", "markdown.mermaid",
-    "terminal.hyperlinks", "terminal.showTerminalProgress", "outputPad",
+    "terminal.hyperlinks", "outputPad",
     "warnings.anthropicExtraUsage", "transport",
 }
 
