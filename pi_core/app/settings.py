@@ -103,8 +103,8 @@ def _read_scope_file(toml_path: Path, json_path: Path) -> dict[str, Any] | None:
     (naming file, line and column) when it does not parse, OSError when it cannot be read."""
     for path in (toml_path, json_path):
         if path.is_file():
-            from pi_core.app.settings_schema import (
-                parse_settings_text,  # (and tomllib) only when there is a file
+            from pi_core.app.settings_parse import (
+                parse_settings_text,  # (and tomllib) only with a file
             )
 
             try:

@@ -15,7 +15,6 @@ settings file never validates one.
 # creating these classes, which a run with a settings file pays at start-up).
 
 import json
-import re
 import types
 import typing
 from pathlib import Path
@@ -23,8 +22,6 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
-
-from pi_core.toolkit.nesting import MAX_NESTING, nesting_depth
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 NonNegative = Annotated[int, Field(ge=0)]
@@ -211,37 +208,6 @@ class SettingsFile(Table):
 
 # Keys Pi reads only from the agent directory's settings.json (a project must not set them).
 GLOBAL_ONLY = ("defaultProjectTrust", "httpProxy", "selfUpdateCommand", "cacheWarming")
-
-
-class SettingsFileError(ValueError):
-    """A settings file that cannot be used at all; the text names the file (and line and column)."""
-
-
-def parse_settings_text(path: Path, text: str) -> dict[str, Any]:
-    """Parse a TOML (or, for ``.json``, JSON) settings file; raises SettingsFileError naming file, line, column."""
-    import tomllib
-
-    try:
-        if path.suffix == ".json":
-            data = json.loads(text)
-        else:
-            data = tomllib.loads(text)
-    except json.JSONDecodeError as err:
-        raise SettingsFileError(f"Invalid settings file {path}: {err.msg} (line {err.lineno}, column {err.colno})"
-                                ) from err
-    except tomllib.TOMLDecodeError as err:
-        message = str(err)
-        found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
-        if found:
-            message = f"{message[:found.start()]} (line {found.group(1)}, column {found.group(2)})"
-        raise SettingsFileError(f"Invalid settings file {path}: {message}") from err
-    except RecursionError as err:
-        raise SettingsFileError(f"Invalid settings file {path}: nested more than {MAX_NESTING} levels deep") from err
-    if not isinstance(data, dict):
-        raise SettingsFileError(f"Invalid settings file {path}: expected a JSON object")
-    if nesting_depth(data) > MAX_NESTING:
-        raise SettingsFileError(f"Invalid settings file {path}: nested more than {MAX_NESTING} levels deep")
-    return data
 
 
 # --- checking a file -------------------------------------------------------------------------------------------

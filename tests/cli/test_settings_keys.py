@@ -120,3 +120,17 @@ def test_docs_config_gives_every_key_of_pi_s_table_its_effect(key: str) -> None:
     no_effect = {"enableAnalytics", "enableInstallTelemetry", "npmCommand", "selfUpdateCommand"}
     assert ("no effect" in row) == (key in no_effect), row
     assert "not built yet" not in row, row
+
+
+def test_help_with_a_settings_file_loads_no_pydantic(pi: PiRunner) -> None:
+    """``pi --help`` reads only the plugin lists of a settings file, unchecked: no validator, no pydantic."""
+    import subprocess
+
+    shutil.copy(FIXTURE, pi.home / "settings.json")
+    done = subprocess.run([*pi.command()[:1], "-X", "importtime", *pi.command()[1:], "--help"], capture_output=True,
+                          text=True, cwd=pi.cwd, env=pi.env(), timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert "pi_core.app.settings" in loaded
+    assert not {m for m in loaded if m.split(".")[0] in ("pydantic", "pydantic_core")}
+    assert "pi_core.app.settings_schema" not in loaded
