@@ -80,7 +80,7 @@ class Compactor:
         manager: SessionManager,
         summarize: Summarize,
         *,
-        settings: Callable[[], CompactionSettings] | CompactionSettings | None = None,
+        settings: Callable[[Model | None], CompactionSettings] | CompactionSettings | None = None,
         emit: Emit | None = None,
         hook: Hook | None = None,
         plugins: Any = None,
@@ -113,7 +113,12 @@ class Compactor:
 
     @property
     def settings(self) -> CompactionSettings:
-        return self._settings() if callable(self._settings) else self._settings
+        """The settings without a model in view (``compaction.modelOverrides`` do not apply)."""
+        return self.settings_for(None)
+
+    def settings_for(self, model: Model | None) -> CompactionSettings:
+        """The settings for ``model``: a callable ``settings`` applies its per-model overrides."""
+        return self._settings(model) if callable(self._settings) else self._settings
 
     def reset_overflow_guard(self) -> None:
         """Call on each new user message and after a successful reply: overflow recovery may run again."""
@@ -135,7 +140,7 @@ class Compactor:
 
         signal = signal or Signal()
         path = self.manager.get_branch()
-        preparation = prepare_compaction(path, self.settings)
+        preparation = prepare_compaction(path, self.settings_for(model))
         if preparation is None:
             if reason != "manual":
                 return None
@@ -338,7 +343,7 @@ class Compactor:
         Call after each run (``skip_aborted=True``) and before each prompt (``skip_aborted=False``).
         A second overflow in a row emits the give-up ``compaction_end`` here and returns None.
         """
-        settings = self.settings
+        settings = self.settings_for(model)
         message = message_to_dict(assistant_message)
         if not settings.enabled or (skip_aborted and message.get("stopReason") == "aborted"):
             return None

@@ -23,10 +23,11 @@ from pi_plugins.interactive.header import StartupInfo
 from pi_plugins.interactive.host import Attachment, TextDialog
 from pi_plugins.interactive.hosting import KeyRouter, OverlayStack, Tui
 from pi_plugins.interactive.keybindings import load_keybindings
-from pi_plugins.interactive.layout import Screen, color_depth
+from pi_plugins.interactive.layout import Screen, color_depth, scrollback_console
 from pi_plugins.interactive.panel import Panel
 from pi_plugins.interactive.pickers import Picker
 from pi_plugins.interactive.preload import Preloader
+from pi_plugins.interactive.progress import TerminalProgress
 from pi_plugins.interactive.renderers import resolve_renderers
 from pi_plugins.interactive.scrollback import Scrollback
 from pi_plugins.interactive.view import ChatView, render_notice
@@ -73,7 +74,10 @@ class InteractiveApp:
         self.startup = startup
         self.quiet_startup = quiet_startup
         self.header = header
-        self.console = console or Console(highlight=False)
+        depth = session.settings.get("terminal.trueColor", "auto") if session.settings is not None else "auto"
+        self.console = console or scrollback_console(depth)
+        self.progress = TerminalProgress(self, session.settings is not None
+                                         and session.settings.get("terminal.showTerminalProgress") is True)
         self.screen = Screen(self) if not self.fullscreen else self._fullscreen_screen()
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self.show, str(session.cwd))
         if session.settings is not None and session.settings.get("hideThinkingBlock", False) is True:
@@ -123,7 +127,8 @@ class InteractiveApp:
         self.app: Application[int] = Application(
             layout=Layout(self.screen.build(), focused_element=self.buffer),
             key_bindings=self._key_bindings(), full_screen=self.fullscreen, input=input, output=output,
-            color_depth=color_depth(), mouse_support=self.fullscreen, min_redraw_interval=0.03, erase_when_done=False,
+            color_depth=color_depth(depth), mouse_support=self.fullscreen, min_redraw_interval=0.03,
+            erase_when_done=False,
         )
         self.app.ttimeoutlen = 0.05
         self.app.timeoutlen = 0.3
@@ -346,6 +351,7 @@ class InteractiveApp:
     def _on_event(self, event: Any) -> None:
         if event.type in ("agent_start", "agent_end"):  # as Pi's loader: none while agent_end handlers run
             self.run_ended = event.type == "agent_end"
+            self.progress.on_event(event)
         self.view.handle(event)
         if event.type in ("message_end", "agent_end", "turn_end"):
             self.entries.check()
