@@ -18,21 +18,22 @@ from typing import Any
 
 from pi_core.agent import Agent
 from pi_core.errors import PiError
+from pi_core.event_bus import EventBus
 from pi_core.events import AgentEvent, Listener, Listeners
 from pi_core.extension import (
     CommandContext,
-    EventBus,
     ExtensionContext,
     NoModels,
 )
+from pi_core.hookspecs.results import CommandInfo, SlashCommand
 from pi_core.loop import default_convert_to_llm
 from pi_core.loop_hooks import LoopHooks, custom_message
 from pi_core.providers import StreamOptions
-from pi_core.registrations import CommandInfo, SlashCommand
 from pi_core.registry import ExtensionError, PluginCommands, PluginSet, Registry, keyed
 from pi_core.session_parts import (  # noqa: F401 - re-exported: their home before session_parts
     AutoRetry,
     Compaction,
+    LoadedResources,
     ModelSource,
     PromptSource,
     RebuiltContext,

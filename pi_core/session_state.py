@@ -14,16 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent, Listeners
-from pi_core.extension import (
-    ContextUsage,
-    ExecResult,
-    ExtensionContext,
-    SystemPromptOptions,
-)
+from pi_core.extension import ContextUsage, ExecResult, ExtensionContext
+from pi_core.hookspecs.results import SystemPromptOptions
 from pi_core.registry import PluginSet
 from pi_core.session_parts import (
     Compaction,
     ExecFn,
+    LoadedResources,
     ModelSource,
     PromptSource,
     SessionConfig,
@@ -128,7 +125,7 @@ class SessionState:
         return self.store.session_name
 
     @property
-    def resources(self) -> Any:
+    def resources(self) -> LoadedResources | None:
         """Context files, skills and templates the prompt was built from (``pi_core.resources.Resources``)."""
         return self.prompt_source.resources if self.prompt_source is not None else None
 

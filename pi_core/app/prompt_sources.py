@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pi_core.app.args import Args
     from pi_core.app.environment import Startup
-    from pi_core.extension import SystemPromptOptions
+    from pi_core.hookspecs.results import SystemPromptOptions
 
 
 class PromptSources:
@@ -40,6 +40,7 @@ class PromptSources:
                                         no_prompt_templates=args.no_prompt_templates,
                                         template_paths=[*args.prompt_templates, *self._paths("prompts")],
                                         settings=scopes, project=env.project_trusted)
+        self.resources.skill_commands = env.settings.enable_skill_commands
         env.resources = self.resources
         env.warnings.extend(str(d) for d in self.resources.diagnostics)
         self.texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
@@ -57,7 +58,7 @@ class PromptSources:
 
     def options(self, tools: list[Any]) -> SystemPromptOptions:
         from pi_core.app.system_prompt import gather_prompt_hooks
-        from pi_core.extension import SystemPromptOptions
+        from pi_core.hookspecs.results import SystemPromptOptions
 
         _snippets, guidelines = gather_prompt_hooks(self.env.plugins, frozenset(t.name for t in tools))
         return SystemPromptOptions(
