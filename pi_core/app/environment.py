@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_core.registry import PluginSet, Registry
-
 if TYPE_CHECKING:
     from pi_core.app.trust import TrustDecision
+    from pi_core.registry import PluginSet, Registry
 
 
 @dataclass
