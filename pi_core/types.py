@@ -260,7 +260,9 @@ class Model(PiModel):
     compat: dict[str, Any] | None = None
 
 
-PLACEHOLDER_MODEL = Model(id="unknown", name="unknown", api="unknown", provider="unknown")
+# Constructed, not validated: importing this module builds no validator (and so no pydantic schema machinery).
+PLACEHOLDER_MODEL = Model.model_construct(id="unknown", name="unknown", api="unknown", provider="unknown",
+                                          cost=ModelCost.model_construct())
 
 
 def supported_thinking_levels(model: Model) -> list[str]:
