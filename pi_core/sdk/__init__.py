@@ -18,8 +18,10 @@ from typing import Any, Literal, Self
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
 from pi_core.tools import Tool
+from pi_core.types import ImageContent
 
-__all__ = ["SdkError", "Session", "SessionState", "SyncSession", "create_session", "create_session_sync"]
+__all__ = ["ImageContent", "SdkError", "Session", "SessionState", "SyncSession", "create_session",
+           "create_session_sync", "image_from_file"]
 
 
 class SdkError(PiError):
@@ -63,14 +65,15 @@ class Session:
 
     # --- runs ----------------------------------------------------------------------------------
 
-    async def prompt(self, text: str) -> str:
+    async def prompt(self, text: str, images: Sequence[ImageContent] = ()) -> str:
         """Run a prompt until the agent settles; returns ``"started"`` or ``"handled"`` (a plugin command).
-        A prompt while a run is active is refused: use :meth:`steer` or :meth:`follow_up`."""
+        ``images`` go with the text (:func:`image_from_file` reads one). A prompt while a run is active is
+        refused: use :meth:`steer` or :meth:`follow_up`."""
         session = self._live()
         if self.is_running:
             raise SdkError("A run is in progress: steer() or follow_up() queue a message for it, "
                            "or wait_for_idle() first")
-        self._run = asyncio.ensure_future(session.prompt(text, source="sdk"))
+        self._run = asyncio.ensure_future(session.prompt(text, list(images) or None, source="sdk"))
         try:
             return await asyncio.shield(self._run)
         finally:
@@ -81,13 +84,13 @@ class Session:
     def is_running(self) -> bool:
         return (self._run is not None and not self._run.done()) or not self._session.is_idle
 
-    def steer(self, text: str) -> None:
+    def steer(self, text: str, images: Sequence[ImageContent] = ()) -> None:
         """Deliver ``text`` after the current tool calls, before the next model turn."""
-        self._live().steer(text)
+        self._live().steer(text, list(images) or None)
 
-    def follow_up(self, text: str) -> None:
+    def follow_up(self, text: str, images: Sequence[ImageContent] = ()) -> None:
         """Deliver ``text`` once the agent would otherwise stop."""
-        self._live().follow_up(text)
+        self._live().follow_up(text, list(images) or None)
 
     async def abort(self) -> None:
         """Stop the run (and a pending retry) and wait until the session is idle."""
@@ -162,6 +165,25 @@ class Session:
         await self.dispose()
 
 
+def image_from_file(path: str | Path) -> ImageContent:
+    """An image file as prompt content, resized as ``pi @image.png`` resizes it (PNG, JPEG, GIF, WebP)."""
+    from pi_core.toolkit.images import SNIFF_BYTES, detect_image_mime_type, fit_image
+
+    if not Path(path).is_file():  # a FIFO or a directory would block or fail obscurely
+        raise SdkError(f"Image not found or not a file: {path}")
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise SdkError(f"Could not read image {path}: {err.strerror or err}") from err
+    mime = detect_image_mime_type(data[:SNIFF_BYTES])
+    if mime is None:
+        raise SdkError(f"{path} is not a PNG, JPEG, GIF or WebP image")
+    fitted = fit_image(data, mime)
+    if fitted is None:
+        raise SdkError(f"{path} could not be resized below the inline image size limit")
+    return ImageContent(data=fitted.data, mime_type=fitted.mime_type)
+
+
 SessionStorage = Literal["memory", "disk"]
 
 
@@ -214,15 +236,15 @@ class SyncSession:
     def _run(self, awaitable: Any) -> Any:
         return self._loop.run_until_complete(awaitable)
 
-    def prompt(self, text: str) -> str:
-        return str(self._run(self.session.prompt(text)))
+    def prompt(self, text: str, images: Sequence[ImageContent] = ()) -> str:
+        return str(self._run(self.session.prompt(text, images)))
 
-    def prompt_events(self, text: str) -> Iterator[AgentEvent]:
+    def prompt_events(self, text: str, images: Sequence[ImageContent] = ()) -> Iterator[AgentEvent]:
         """Run a prompt; returns the events it produced, in order, once it settled."""
         seen: list[AgentEvent] = []
         unsubscribe = self.session._session.subscribe(seen.append)
         try:
-            self.prompt(text)
+            self.prompt(text, images)
         finally:
             unsubscribe()
         return iter(seen)

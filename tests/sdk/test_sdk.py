@@ -135,3 +135,43 @@ async def _abort_follow_up_fork_and_compact(server: FakeModelServer, tmp_path: P
     result = await session.compact("keep it short")
     assert result is not None
     await session.dispose()
+
+
+def test_prompt_with_an_image_file_reaches_the_model(server: FakeModelServer, tmp_path: Path) -> None:
+    import json
+    import os
+
+    from PIL import Image
+
+    from pi_core.sdk import image_from_file
+
+    models = Path(os.environ["PI_CODING_AGENT_DIR"]) / "models.json"
+    config = json.loads(models.read_text())
+    config["providers"]["fake"]["models"][0]["input"] = ["text", "image"]
+    models.write_text(json.dumps(config))
+    Image.new("RGB", (3, 2), (200, 10, 10)).save(tmp_path / "red.png")
+    image = image_from_file(tmp_path / "red.png")
+    assert image.mime_type == "image/png"
+    server.add(Reply(text="A red square."))
+    with create_session_sync(model="fake/fake-model") as session:
+        session.prompt("What is this?", [image])
+        assert session.last_text() == "A red square."
+    parts = server.requests[0].body["contents"][-1]["parts"]
+    assert {"inlineData": {"mimeType": "image/png", "data": image.data}} in parts
+    assert any(part.get("text") == "What is this?" for part in parts)
+
+
+@pytest.mark.parametrize("make", ["missing", "fifo", "text"])
+def test_image_from_file_names_what_is_wrong(tmp_path: Path, make: str) -> None:
+    import os
+
+    from pi_core.sdk import image_from_file
+
+    path = tmp_path / "thing"
+    if make == "fifo":
+        os.mkfifo(path)
+    elif make == "text":
+        path.write_text("not an image")
+    expected = {"missing": "not a file", "fifo": "not a file", "text": "is not a PNG, JPEG, GIF or WebP image"}
+    with pytest.raises(SdkError, match=expected[make]):
+        image_from_file(path)
