@@ -12,10 +12,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.models.auth import resolve_config_value, resolve_headers
 from pi_core.types import Model
+
+if TYPE_CHECKING:
+    from pi_core.models.custom_schema import Problem
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
@@ -169,64 +172,14 @@ def upsert_custom_model(path: Path, provider: str, model_def: dict[str, Any],
     write_models_toml(path, config)
 
 
-# --- schema ----------------------------------------------------------------------------------------
-
-
-@dataclass
-class Problem:
-    """One thing wrong in a models file: the JSON pointer it is about and Pi's message for it."""
-
-    pointer: str
-    message: str
-
-
-def check_schema(config: Any) -> list[Problem]:
-    """Every schema problem of the file, each naming its JSON pointer (``/providers/x/models/0/id``)."""
-    from pi_core.models.custom_schema import (
-        schema_problems,  # pydantic builds it: only with a models file
-    )
-
-    return schema_problems(config)
-
-
-def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any]]) -> list[Problem]:
-    """Pi's extra checks (docs/models.md#custom-models), each with Pi's message, on a schema-valid file.
-
-    ``defaults`` maps each built-in provider (and preset) to its api/baseUrl/apiKey defaults: such a
-    provider's custom models may leave those out.
-    """
-    problems: list[Problem] = []
-
-    def add(pointer: str, message: str) -> None:
-        problems.append(Problem(pointer, message))
-
-    for name, provider in config["providers"].items():
-        where = f"/providers/{name}"
-        models = provider.get("models") or []
-        builtin = name in defaults
-        preset = defaults.get(name, {})
-        if not models:
-            if not any(provider.get(k) for k in ("baseUrl", "headers", "compat", "modelOverrides")):
-                add(where, f'Provider {name}: must specify "baseUrl", "headers", "compat", '
-                           f'"modelOverrides", or "models".')
-        elif not builtin and not provider.get("baseUrl"):
-            # No "apiKey" is fine (a deliberate difference: Pi requires one): local servers need none.
-            add(where, f'Provider {name}: "baseUrl" is required when defining custom models.')
-        for i, model in enumerate(models):
-            if not model.get("id"):
-                add(f"{where}/models/{i}", f'Provider {name}: model missing "id"')
-                continue
-            if not (model.get("api") or provider.get("api") or preset.get("api")):
-                add(f"{where}/models/{i}", f'Provider {name}, model {model["id"]}: no "api" specified. '
-                                           f"Set at provider or model level.")
-            for key in ("contextWindow", "maxTokens"):
-                if key in model and model[key] <= 0:
-                    add(f"{where}/models/{i}/{key}", f"Provider {name}, model {model['id']}: invalid {key}")
-    return problems
-
-
 def load_custom_file(path: Path, defaults: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     """Read and validate one file; raise ModelsFileError carrying every problem as ``path:line:col: message``."""
+    from pi_core.models.custom_schema import (  # pydantic: only with a file
+        Problem,
+        check_schema,
+        check_semantics,
+    )
+
     config = read_models_toml(path) if path.suffix == ".toml" else read_models_json(path)
     schema = check_schema(config)
     problems = [Problem(p.pointer, f"{p.pointer or '/'}: {p.message}") for p in schema] if schema \

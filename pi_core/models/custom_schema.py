@@ -1,4 +1,5 @@
-"""The schema of ``models.json`` / ``models.toml`` as pydantic models, and its errors in Pi's (ajv's) wording.
+"""The checks of ``models.json`` / ``models.toml``: its schema as pydantic models, with its errors in Pi's (ajv's)
+wording, then Pi's semantic checks on a file the schema accepts.
 
 Validation is strict (a ``"4096"`` is not a number, ``1`` is not a boolean) and collects every error of the
 file at once; each error becomes a ``Problem``: the JSON pointer it is about and the text Pi prints for it
@@ -8,6 +9,8 @@ The validator is built on first use: only a run that has a models file pays for 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -21,7 +24,13 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from pi_core.models.custom import Problem
+
+@dataclass
+class Problem:
+    """One thing wrong in a models file: the JSON pointer it is about and Pi's message for it."""
+
+    pointer: str
+    message: str
 
 
 def _pi_error(message: str) -> PydanticCustomError:
@@ -135,7 +144,7 @@ _MESSAGES = {
 }
 
 
-def schema_problems(config: Any) -> list[Problem]:
+def check_schema(config: Any) -> list[Problem]:
     """Every schema problem of the file (empty when it is valid), each naming its JSON pointer."""
     try:
         ModelsFile.model_validate(config)
@@ -153,3 +162,39 @@ def _problem(error: Any) -> Problem:
 
 def _pointer(path: list[str]) -> str:
     return "".join(f"/{part}" for part in path)
+
+
+def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any]]) -> list[Problem]:
+    """Pi's extra checks (docs/models.md#custom-models), each with Pi's message, on a schema-valid file.
+
+    ``defaults`` maps each built-in provider (and preset) to its api/baseUrl/apiKey defaults: such a
+    provider's custom models may leave those out.
+    """
+    problems: list[Problem] = []
+
+    def add(pointer: str, message: str) -> None:
+        problems.append(Problem(pointer, message))
+
+    for name, provider in config["providers"].items():
+        where = f"/providers/{name}"
+        models = provider.get("models") or []
+        builtin = name in defaults
+        preset = defaults.get(name, {})
+        if not models:
+            if not any(provider.get(k) for k in ("baseUrl", "headers", "compat", "modelOverrides")):
+                add(where, f'Provider {name}: must specify "baseUrl", "headers", "compat", '
+                           f'"modelOverrides", or "models".')
+        elif not builtin and not provider.get("baseUrl"):
+            # No "apiKey" is fine (a deliberate difference: Pi requires one): local servers need none.
+            add(where, f'Provider {name}: "baseUrl" is required when defining custom models.')
+        for i, model in enumerate(models):
+            if not model.get("id"):
+                add(f"{where}/models/{i}", f'Provider {name}: model missing "id"')
+                continue
+            if not (model.get("api") or provider.get("api") or preset.get("api")):
+                add(f"{where}/models/{i}", f'Provider {name}, model {model["id"]}: no "api" specified. '
+                                           f"Set at provider or model level.")
+            for key in ("contextWindow", "maxTokens"):
+                if key in model and model[key] <= 0:
+                    add(f"{where}/models/{i}/{key}", f"Provider {name}, model {model['id']}: invalid {key}")
+    return problems
