@@ -50,14 +50,35 @@ def session_totals(messages: list[Any]) -> Totals:
 def add_summary_usage(totals: Totals, branch: list[dict[str, Any]]) -> None:
     """Add what generating the branch's compaction and branch summaries cost (their entries' ``usage``)."""
     for entry in branch:
-        usage = entry.get("usage") if entry.get("type") in ("compaction", "branch_summary") else None
-        if isinstance(usage, dict):
-            totals.input += int(usage.get("input") or 0)
-            totals.output += int(usage.get("output") or 0)
-            totals.cache_read += int(usage.get("cacheRead") or 0)
-            totals.cache_write += int(usage.get("cacheWrite") or 0)
-            cost = usage.get("cost")
-            totals.cost += float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
+        if entry.get("type") in ("compaction", "branch_summary"):
+            _add_usage(totals, entry.get("usage"))
+
+
+def whole_session_usage(entries: list[dict[str, Any]]) -> Totals:
+    """Tokens and cost of every entry of the session file, every branch included (Pi's footer): the replies,
+    tool results that report usage, usage entries and the summaries. A /tree move changes none of it."""
+    totals = Totals()
+    for entry in entries:
+        kind = entry.get("type")
+        if kind == "message":
+            message = entry.get("message")
+            if isinstance(message, dict) and message.get("role") in ("assistant", "toolResult"):
+                _add_usage(totals, message.get("usage"))
+        elif kind in ("usage", "compaction", "branch_summary"):
+            _add_usage(totals, entry.get("usage"))
+    return totals
+
+
+def _add_usage(totals: Totals, usage: Any) -> None:
+    """Add one stored usage record (``input``, ``output``, ``cacheRead``, ``cacheWrite``, ``cost.total``)."""
+    if not isinstance(usage, dict):
+        return
+    totals.input += int(usage.get("input") or 0)
+    totals.output += int(usage.get("output") or 0)
+    totals.cache_read += int(usage.get("cacheRead") or 0)
+    totals.cache_write += int(usage.get("cacheWrite") or 0)
+    cost = usage.get("cost")
+    totals.cost += float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
 
 
 def session_stats(session: AgentSession) -> dict[str, Any]:

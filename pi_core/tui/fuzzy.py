@@ -7,16 +7,21 @@ from typing import TypeVar
 
 T = TypeVar("T")
 SEPARATORS = "/-_. :"
+BRACKETS = "()[]{}<>\"'"
 
 
 def fuzzy_score(query: str, text: str) -> float | None:
     """None when ``query``'s characters do not appear in order in ``text``; lower is a better match.
 
-    Consecutive runs, matches at word starts and a short text all make the score lower.
+    A whole word of the text (space-separated, brackets ignored) equal to the query comes first: "anthropic"
+    finds "Anthropic (anthropic)" before "Claude on Vertex AI (google-vertex-anthropic)". Then consecutive runs,
+    matches at word starts and a short text all make the score lower.
     """
     if not query:
         return 0.0
     q, t = query.lower(), text.lower()
+    if q in t and q in (word.strip(BRACKETS) for word in t.split()):
+        return -1.0 + len(t) * 0.001
     if q in t:
         start = t.rfind(q)  # the last occurrence: for paths, the file name rather than a folder
         end = start + len(q)

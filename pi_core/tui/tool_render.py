@@ -29,6 +29,7 @@ class ToolRenderContext:
     expanded: bool = False  # Ctrl+O
     is_error: bool = False
     state: dict[str, Any] = field(default_factory=dict)  # shared by the row's call and result drawings
+    duration_ms: int | None = None  # how long the tool ran, once finished (Pi's durationMs); None while it runs
 
     @property
     def options(self) -> RenderOptions:

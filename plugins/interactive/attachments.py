@@ -138,5 +138,7 @@ def paste_text(app: AppHost, data: str) -> None:
 def take(app: AppHost) -> list[ImageContent]:
     """The images to send with the message being submitted (the chips are cleared)."""
     images = [a.image for a in app.attachments]
+    for attachment in app.attachments:  # the transcript names each image of the message: [image: red.png]
+        app.view.image_names[attachment.image.data] = attachment.label.strip("[]")
     app.attachments.clear()
     return images

@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pi_core.control.stats import session_totals
+from pi_core.control.stats import session_totals, whole_session_usage
 from pi_core.types import PLACEHOLDER_MODEL
 
 
@@ -30,18 +30,20 @@ def footer_lines(session: Any, width: int) -> tuple[str, str]:
     cwd = short_cwd(session.config.cwd)
     name = session.store.session_name
     first = f"{cwd} • {name}" if name else cwd
-    totals = session_totals(session.messages)
+    totals = session_totals(session.messages)  # the context: this branch
+    entries = getattr(session.store, "get_entries", None)
+    spent = whole_session_usage(entries()) if callable(entries) else totals  # tokens and cost: every branch
     stats: list[str] = []
-    if totals.input:
-        stats.append(f"↑{compact_count(totals.input)}")
-    if totals.output:
-        stats.append(f"↓{compact_count(totals.output)}")
-    if totals.cache_read:
-        stats.append(f"R{compact_count(totals.cache_read)}")
-    if totals.cache_write:
-        stats.append(f"W{compact_count(totals.cache_write)}")
-    if totals.cost:
-        stats.append(f"${totals.cost:.3f}")
+    if spent.input:
+        stats.append(f"↑{compact_count(spent.input)}")
+    if spent.output:
+        stats.append(f"↓{compact_count(spent.output)}")
+    if spent.cache_read:
+        stats.append(f"R{compact_count(spent.cache_read)}")
+    if spent.cache_write:
+        stats.append(f"W{compact_count(spent.cache_write)}")
+    if spent.cost:
+        stats.append(f"${spent.cost:.3f}")
     model = session.model
     auto = " (auto)" if getattr(session, "auto_compaction", False) else ""
     if model.id == PLACEHOLDER_MODEL.id:  # no model yet: as Pi, an empty context of a zero window

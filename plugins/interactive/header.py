@@ -13,7 +13,8 @@ from pi_plugins.interactive.footer import short_cwd
 class StartupInfo:
     version: str = ""
     context_files: list[Path] = field(default_factory=list)
-    plugins: list[str] = field(default_factory=list)  # "name (layer)"
+    plugins: list[str] = field(default_factory=list)  # "name (layer)": the plugins that are not built in
+    builtin_plugins: list[str] = field(default_factory=list)  # the ~30 pi ships: listed only when expanded
     overrides: list[str] = field(default_factory=list)  # "tool read: myplugin overrides read"
     skills: list[str] = field(default_factory=list)
     templates: list[str] = field(default_factory=list)
@@ -32,8 +33,9 @@ def startup_info(session: Any, warnings: list[str] | None = None) -> StartupInfo
         info.skills = [s.name for s in resources.skills]
         info.templates = [t.name for t in resources.templates]
     registry = session.registry
-    info.plugins = [f"{name}" + ("" if p.layer == "builtin" else f" ({p.layer})")
-                    for name, p in registry.plugins.info.items()]
+    plugins = registry.plugins.info.items()
+    info.plugins = [f"{name} ({p.layer})" for name, p in plugins if p.layer != "builtin"]
+    info.builtin_plugins = [name for name, p in plugins if p.layer == "builtin"]
     info.overrides = [f"{o.kind} {o.name}: {o.winner} overrides {o.loser}" for o in registry.overrides]
     info.warnings = list(warnings or [])
     from pi_core.toolkit.sandbox import active
@@ -43,8 +45,13 @@ def startup_info(session: Any, warnings: list[str] | None = None) -> StartupInfo
     return info
 
 
-def render_header(info: StartupInfo, cwd: Path, *, listing: bool = True) -> Any:
-    """Version and key hints, then (unless ``listing`` is off) the loaded context files, plugins, skills."""
+EXPAND_HINT = "Press ctrl+o to show all loaded resources, the built-in plugins too."
+
+
+def render_header(info: StartupInfo, cwd: Path, *, listing: bool = True, expanded: bool = False) -> Any:
+    """Version and key hints, then (unless ``listing`` is off) what was loaded: context files, the plugins that are
+    not built in, overrides, skills, templates. The built-in plugins only when ``expanded`` (Ctrl+O, as Pi keeps
+    its loaded resources behind it); collapsed, a line says so."""
     from pi_plugins.interactive.renderers import themed
     from rich.console import Group
     from rich.text import Text
@@ -64,6 +71,10 @@ def render_header(info: StartupInfo, cwd: Path, *, listing: bool = True) -> Any:
         lines.append(Text.assemble(("Sandbox: ", "bold"), (info.sandbox, themed("green"))))
     section("Context", [short_cwd(p) for p in info.context_files], "green")
     section("Plugins", info.plugins, "cyan")
+    if expanded:
+        section("Built-in plugins", info.builtin_plugins, "cyan")
+    elif info.builtin_plugins and listing:
+        lines.append(Text(EXPAND_HINT, style=themed("dim")))
     for override in info.overrides if listing else []:
         lines.append(Text(f"  {override}", style="yellow"))
     section("Skills", info.skills, "magenta")

@@ -396,6 +396,10 @@ class KeyRouter:
         for press in presses:
             if press.key in PASS_THROUGH or not self._take(press, out):
                 out.append(press)
+        if out and out[-1].key == Keys.Escape and presses[-1].key == Keys.Escape:
+            # Nothing came with this Escape (Alt+/ arrives as ESC and "/" in one read): it is a key of its own,
+            # not the Meta prefix of the next key, so Esc then "/" typed quickly still types the "/".
+            out.append(KeyPress(Keys.Ignore, ""))
         return out
 
     def replay(self, data: str) -> None:

@@ -62,7 +62,33 @@ async def run(app: AppHost, initial_message: str | None = None,
         app.unsubscribe()
         app.release_intro()
         scrollback.print_pending()
-    return app.exit_code if code is None else code
+    code = app.exit_code if code is None else code
+    if code == 0:  # a quit (Ctrl+C twice, Ctrl+D, /quit), not a signal
+        print_resume_hint(app)
+    return code
+
+
+def print_resume_hint(app: AppHost) -> None:
+    """As Pi on quitting: how to come back to this session, the command on a line of its own (easy to select).
+    Only on a terminal, and only when the session has a file to come back to."""
+    import shlex
+    import sys
+    from pathlib import Path
+
+    from pi_core.sessions.store import default_session_dir
+
+    store = app.session.store
+    if store is None:
+        return
+    path, directory = store.session_file, store.session_dir
+    if not sys.stdout.isatty() or not store.is_persisted or path is None or not Path(path).exists():
+        return
+    command = ["pi"]
+    if directory is not None and Path(directory).resolve() != default_session_dir(store.cwd).resolve():
+        command += ["--session-dir", shlex.quote(str(directory))]
+    command += ["--session", store.session_id]
+    sys.stdout.write(f"\x1b[2mTo resume this session:\x1b[22m\n{' '.join(command)}\n")
+    sys.stdout.flush()
 
 
 def replay_typeahead(app: AppHost) -> None:

@@ -8,10 +8,14 @@ imported inside the functions so this module stays cheap to import.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.render import Renderer
+
+if TYPE_CHECKING:
+    from pi_core.render import RenderOptions
+    from pi_core.tui.tool_render import ToolRenderContext
 
 COLLAPSED_LINES = 10  # result lines shown before Ctrl+O expands a tool's output
 BASH_TAIL_LINES = 5  # lines of a running or finished command shown while collapsed
@@ -140,6 +144,49 @@ def bash_result(result: Any, is_error: bool, expanded: bool) -> Any:
     return body
 
 
+def format_duration(ms: float) -> str:
+    """Pi's tool durations: ``4.2s`` below a minute, then ``1m 30s`` and ``2h 3m 4s``."""
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes}m {rest}s" if minutes < 60 else f"{minutes // 60}h {minutes % 60}m {rest}s"
+
+
+def timer_text(context: ToolRenderContext) -> str | None:
+    """A command row's timing line, as Pi: ``Elapsed 4.2s`` while it runs, ``Took 4.2s`` once finished (the
+    recorded duration; the row's own clock for a result without one). None before it started."""
+    import time
+
+    state = context.state
+    if context.execution_started and "started_at" not in state:
+        state["started_at"] = time.monotonic()
+    if not context.is_partial and context.duration_ms is not None:
+        return f"Took {format_duration(context.duration_ms)}"
+    if "started_at" not in state:
+        return None
+    if context.is_partial:
+        return f"Elapsed {format_duration((time.monotonic() - state['started_at']) * 1000)}"
+    state.setdefault("ended_at", time.monotonic())
+    return f"Took {format_duration((state['ended_at'] - state['started_at']) * 1000)}"
+
+
+def bash_row_call(args: dict[str, Any], theme: Any, context: ToolRenderContext) -> Any:
+    timer_text(context)  # the clock starts with the command
+    return bash_call(args)
+
+
+def bash_row_result(result: Any, options: RenderOptions, theme: Any, context: ToolRenderContext) -> Any:
+    body = bash_result(result, options.is_error, options.expanded)
+    timing = timer_text(context)
+    if timing is None:
+        return body
+    from rich.console import Group
+    from rich.text import Text
+
+    return Group(body, Text("\n" + timing, style=themed("dim")))
+
+
 # --- edit -----------------------------------------------------------------------------------------
 
 
@@ -260,7 +307,7 @@ def default_renderer(name: str) -> Renderer:
 
 BUILTIN_RENDERERS: list[Renderer] = [
     Renderer("read", read_call, read_result),
-    Renderer("bash", bash_call, bash_result),
+    Renderer("bash", bash_row_call, bash_row_result, with_context=True),
     Renderer("edit", edit_call, edit_result),
     Renderer("write", write_call, write_result),
     Renderer("grep", grep_call, listing_result),

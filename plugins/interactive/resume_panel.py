@@ -60,6 +60,7 @@ class ResumePanel:
         self.query = ""
         self.index = 0
         self.message = ""
+        self.error = ""
         self.infos: list[Any] = []
         self.load()
 
@@ -71,8 +72,11 @@ class ResumePanel:
         from pi_core.sessions.store import list_all_sessions, list_sessions
 
         store = self.app.session.store
-        found = list_sessions(store.cwd, store.session_dir) if self.scope == "current" else list_all_sessions()
-        self.infos = [i for i in found if self.current is None or Path(i.path) != Path(self.current)]
+        # the current session is listed too (as Pi): with one session, /resume is not empty
+        self.infos = list_sessions(store.cwd, store.session_dir) if self.scope == "current" else list_all_sessions()
+
+    def is_current(self, info: Any) -> bool:
+        return self.current is not None and Path(info.path).resolve() == Path(self.current).resolve()
 
     @property
     def items(self) -> list[Row]:
@@ -93,7 +97,7 @@ class ResumePanel:
 
     def handle(self, key: PanelKey) -> Done | None:
         rows = self.items
-        self.message = ""
+        self.message = self.error = ""
         if key.is_("tui.select.cancel"):
             if self.query:
                 self.query, self.index = "", 0
@@ -116,6 +120,9 @@ class ResumePanel:
         elif key.is_("app.session.rename") and rows:
             return Done(("rename", self.selected()))
         elif rows and (key.is_("app.session.delete") or (key.is_("app.session.deleteNoninvasive") and not self.query)):
+            if self.is_current(self.selected()):
+                self.error = "Cannot delete the currently active session"
+                return None
             return Done(("delete", self.selected()))
         elif key.is_("tui.select.up") and rows:
             self.index = (self.index - 1) % len(rows)
@@ -148,18 +155,22 @@ class ResumePanel:
                 hint += f" · {info.cwd}"
             room = max(20, width - min(len(hint), width // 2) - 1)  # the name first, then what fits of the hint
             shown = text if len(text) <= room else text[: room - 1] + "…"
-            frags.append((f"bold {accent}" if selected else ("bold" if info.name else ""), shown))
+            colour = accent if self.is_current(info) else style.pt("warning") if info.name else ""
+            frags.append(((f"bold {colour}" if selected else colour).strip(), shown))
             frags.append((muted, hint[: max(0, width - len(shown) - 1)]))
             frags.append(("", "\n"))
             if self.show_path:
                 frags.append((style.pt("dim"), f"    {info.path}"[:width] + "\n"))
         if not rows:
-            hint = "  No sessions found" + (" (tab: all projects)" if self.scope == "current" else "")
+            hint = "  No sessions in current folder. Press Tab to view all." if self.scope == "current" \
+                else "  No sessions found"
             frags.append((muted, hint + "\n"))
         elif len(rows) > height:
             frags.append((muted, f"  ({self.index + 1}/{len(rows)})\n"))
         if self.message:
             frags.append((style.pt("success"), f"  {self.message}\n"))
+        if self.error:
+            frags.append((style.pt("error"), f"  {self.error}\n"))
         frags.append((muted, "enter open · tab scope · ctrl+s sort · ctrl+n named · ctrl+r rename · ctrl+d delete"
                              + " · ctrl+p paths · esc close"))
         return frags

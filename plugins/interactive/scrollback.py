@@ -51,6 +51,12 @@ class Scrollback:
         self._drain()
         self.app.invalidate()
 
+    def flush(self) -> None:
+        """Print what is queued now (a redraw of an empty conversation commits nothing that would)."""
+        if self.intro is None and self.pending:
+            self._drain()
+            self.app.invalidate()
+
     def clear_screen(self) -> None:
         """At its turn in the queue: clear the screen and its scrollback."""
         console = self.app.console

@@ -109,21 +109,36 @@ def syntax_theme() -> Any:
 
 
 def markdown(text: str) -> Any:
-    """Markdown drawn with the theme's colours; code blocks indented by ``markdown.codeBlockIndent``."""
-    from rich.markdown import CodeBlock, Markdown
+    """Markdown drawn as Pi draws it, in the theme's colours: headings left-aligned (``###`` kept from level 3
+    on), code blocks between their fences (the opening one with its language) and indented by
+    ``markdown.codeBlockIndent``."""
+    from rich.markdown import CodeBlock, Heading, Markdown
     from rich.padding import Padding
     from rich.syntax import Syntax
+    from rich.text import Text
 
     class IndentedCodeBlock(CodeBlock):
         def __rich_console__(self, console: Any, options: Any) -> Any:
             code = str(self.text).rstrip()
             syntax = Syntax(code, self.lexer_name, theme=syntax_theme(), word_wrap=True, padding=0,
                             background_color="default")
+            border = fg("mdCodeBlockBorder")
+            language = "" if self.lexer_name == "text" else self.lexer_name  # rich's name for "no language"
+            yield Text(f"```{language}", style=border)
             yield Padding(syntax, (0, 0, 0, len(code_block_indent)))
+            yield Text("```", style=border)
+
+    class LeftHeading(Heading):
+        def __rich_console__(self, console: Any, options: Any) -> Any:
+            level = int(self.tag[1:])
+            heading = Text(f"{'#' * level} ", style=console.get_style(self.style_name)) if level >= 3 else Text()
+            heading.append_text(self.text)
+            heading.justify = "left"
+            yield heading
 
     class ThemedMarkdown(Markdown):
         elements: ClassVar[dict[str, Any]] = {**Markdown.elements, "fence": IndentedCodeBlock,
-                                               "code_block": IndentedCodeBlock}
+                                               "code_block": IndentedCodeBlock, "heading_open": LeftHeading}
 
     return ThemedMarkdown(text, code_theme=syntax_theme())
 

@@ -21,7 +21,8 @@ def header_renderable(app: AppHost) -> Any:
         return Text.from_ansi("\n".join(render_lines(app.chrome.header, app.width())))
     info = app.header or startup_info(app.session, app.startup.warnings if app.startup else None)
     listing = app.setting("quietStartup", False) != "header"  # "header": keep only the header
-    return render_header(info, app.session.config.cwd, listing=listing)
+    verbose = app.startup is not None and app.startup.verbose  # --verbose: everything, as Pi
+    return render_header(info, app.session.config.cwd, listing=listing, expanded=app.view.expanded or verbose)
 
 
 def replay(app: AppHost) -> None:
@@ -56,5 +57,7 @@ def replay(app: AppHost) -> None:
 def redraw(app: AppHost) -> None:
     """Clear the screen and its scrollback and draw the header and the whole conversation again."""
     app.scrollback.clear_screen()
-    app.scrollback.pending.append(header_renderable(app))
+    if not app.quiet_startup:  # quietStartup: true has no header, on a redraw (Ctrl+O, /resume) either
+        app.scrollback.pending.append(header_renderable(app))
     replay(app)
+    app.scrollback.flush()

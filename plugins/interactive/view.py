@@ -8,7 +8,7 @@ below the scrollback on every update.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from pi_plugins.interactive.renderers import default_renderer
 from pi_core.events import AgentEvent
 from pi_core.render import Renderer
 from pi_core.tools import ToolResult
+from pi_core.types import ImageContent
 
 # Notice styles by meaning -> the theme role that colours them.
 NOTICE_ROLES = {"dim": "muted", "green": "success", "red": "error", "yellow": "warning", "cyan": "accent"}
@@ -32,6 +33,8 @@ class ToolBlock:
     partial: Any = None
     is_error: bool = False
     done: bool = False
+    started: bool = False  # tool_execution_start came: the tool runs
+    duration_ms: int | None = None  # from tool_execution_end
     state: dict[str, Any] = field(default_factory=dict)  # the renderer's row state (ToolRenderContext.state)
 
 
@@ -68,9 +71,10 @@ def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool, cwd: str =
     from pi_core.tui.tool_render import ToolRenderContext, draw_call, draw_result
 
     shown = as_tool_result(block.result if block.done else block.partial)
-    context = ToolRenderContext(block.args, block.call_id, cwd, execution_started=block.done or shown is not None,
+    context = ToolRenderContext(block.args, block.call_id, cwd,
+                                execution_started=block.done or block.started or shown is not None,
                                 is_partial=not block.done and shown is not None, expanded=expanded,
-                                is_error=block.is_error, state=block.state)
+                                is_error=block.is_error, state=block.state, duration_ms=block.duration_ms)
     theme = AnsiTheme(style.current)
     parts = [safe_render(draw_call, renderer, theme, context)]
     if shown is not None and renderer.result is not None:
@@ -104,11 +108,18 @@ def live_tail(text: str, limit: int = LIVE_TAIL_CHARS) -> str:
     return text[cut:].lstrip("\n")
 
 
-def render_user(text: str) -> Any:
+def render_user(text: str, images: Sequence[str] = ()) -> Any:
+    """A user message; each image it carries as a line ``[image: red.png]`` (``[image]`` when its name is not
+    known: a resumed session, a plugin's message)."""
     from rich.padding import Padding
     from rich.text import Text
 
-    return Padding(Text(text, style=style.fg("userMessageText")), (0, 1), style=style.bg("userMessageBg"), expand=True)
+    body = Text(text, style=style.fg("userMessageText"))
+    for name in images:
+        if body.plain:
+            body.append("\n")
+        body.append(f"[image: {name}]" if name else "[image]", style=style.fg("muted"))
+    return Padding(body, (0, 1), style=style.bg("userMessageBg"), expand=True)
 
 
 def render_notice(text: str, kind: str = "dim") -> Any:
@@ -133,6 +144,7 @@ class ChatView:
         self.last_tool: ToolBlock | None = None  # for Ctrl+O re-showing the newest output
         self.shell: tuple[str, str] | None = None  # a running ``!cmd``: (command, output tail)
         self.pending_prompt: str | None = None  # submitted, waiting for the provider to finish loading
+        self.image_names: dict[str, str] = {}  # a sent image's data -> its chip's name, till its message shows
         self.custom: Any = None  # CustomRenderers (plugins' message renderers), set by the app
 
     def renderer_for(self, name: str) -> Renderer:
@@ -156,7 +168,10 @@ class ChatView:
                 if text in queue:
                     queue.remove(text)
                     break
-            self.commit(render_user(text))
+            content = getattr(message, "content", "")
+            images = [self.image_names.pop(block.data, "") for block in content
+                      if isinstance(block, ImageContent)] if isinstance(content, list) else []
+            self.commit(render_user(text, images))
         elif role == "assistant":
             self.current = message
         elif role == "bashExecution":
@@ -193,7 +208,7 @@ class ChatView:
         return block
 
     def _on_tool_execution_start(self, event: AgentEvent) -> None:
-        self._block(event)
+        self._block(event).started = True
 
     def _on_tool_execution_update(self, event: AgentEvent) -> None:
         self._block(event).partial = event.get("partial_result")
@@ -201,6 +216,7 @@ class ChatView:
     def _on_tool_execution_end(self, event: AgentEvent) -> None:
         block = self._block(event)
         block.result, block.is_error, block.done = event.get("result"), bool(event.get("is_error")), True
+        block.duration_ms = event.get("duration_ms")
         self._flush_tools()
 
     def _flush_tools(self, force: bool = False) -> None:

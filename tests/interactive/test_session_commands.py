@@ -10,7 +10,7 @@ from pi_core.sessions.manager import SessionManager
 from pi_core.testing.fake_provider import FakeProvider, reply
 from tests.interactive.harness import Harness, make_session
 
-ENTER, ESC = "\r", "\x1b"
+ENTER, ESC, DOWN = "\r", "\x1b", "\x1b[B"
 
 
 def run(h_factory: Any, body: Any) -> Harness:
@@ -56,11 +56,11 @@ def test_new_resume_tree_fork_and_name(tmp_path: Path, pipe: Any) -> None:
         await h.wait_for(lambda: "fresh answer" in h.screen() and not h.ui.busy)
         assert store.session_file != first_file
 
-        # /resume: back to the named session (the picker lists the other sessions).
+        # /resume: back to the named session (the picker lists the current one first, as Pi).
         h.send("/resume" + ENTER)
         await h.wait_for(lambda: h.ui.panel is not None)
-        assert [row.info.name for row in h.ui.panel.items] == ["my work"]
-        h.send(ENTER)
+        assert [row.info.name for row in h.ui.panel.items] == [None, "my work"]
+        h.send(DOWN + ENTER)
         await h.wait_for(lambda: "Resumed" in h.screen())
         assert store.session_file == first_file
         assert session.messages[0].text() == "first question"
