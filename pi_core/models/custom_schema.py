@@ -93,15 +93,20 @@ class CostPatch(_Record):
     cache_write: OptNumber = None
 
 
-class _ModelFields(_Record):
+class _Endpoint(_Record):
+    """The keys a provider and each of its models may both set."""
+
     name: OptText = None
     api: OptText = None
     base_url: OptText = None
+    compat: OptObject = None
+    headers: OptHeaders = None
+
+
+class _ModelFields(_Endpoint):
     reasoning: OptBool = None
     context_window: OptNumber = None
     max_tokens: OptNumber = None
-    compat: OptObject = None
-    headers: OptHeaders = None
     input: Annotated[list[Literal["text", "image"]] | None, _given("array")] = None
     thinking_level_map: Annotated[dict[str, StringOrNull] | None, _given("object")] = None
 
@@ -119,14 +124,9 @@ class ModelOverride(_ModelFields):
     cost: Annotated[CostPatch | None, _given("object")] = None
 
 
-class ProviderConfig(_Record):
-    name: OptText = None
-    base_url: OptText = None
+class ProviderConfig(_Endpoint):
     api_key: OptText = None
-    api: OptText = None
     auth_header: OptBool = None
-    compat: OptObject = None
-    headers: OptHeaders = None
     models: Annotated[list[ModelDefinition] | None, _given("array")] = None
     model_overrides: Annotated[dict[str, ModelOverride] | None, _given("object")] = None
 
