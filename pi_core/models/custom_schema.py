@@ -22,7 +22,6 @@ from pydantic import (
     ValidationError,
 )
 from pydantic.alias_generators import to_camel
-from pydantic_core import PydanticCustomError
 
 
 @dataclass
@@ -33,8 +32,9 @@ class Problem:
     message: str
 
 
-def _pi_error(message: str) -> PydanticCustomError:
-    return PydanticCustomError("pi_models", message)
+def _pi_error(message: str) -> ValueError:
+    # A validator's ValueError becomes pydantic's "value_error", whose context keeps it: its text is Pi's.
+    return ValueError(message)
 
 
 def _number(value: Any) -> int | float:
@@ -157,6 +157,8 @@ def _problem(error: Any) -> Problem:
     path = [str(part) for part in error["loc"]]
     if error["type"] == "missing":  # ajv reports a missing property at the object that lacks it
         return Problem(_pointer(path[:-1]), f"must have required property '{path[-1]}'")
+    if error["type"] == "value_error":
+        return Problem(_pointer(path), str(error["ctx"]["error"]))
     return Problem(_pointer(path), _MESSAGES.get(error["type"], error["msg"]))
 
 
