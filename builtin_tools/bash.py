@@ -97,6 +97,20 @@ def make_execute(options: BashOptions) -> Callable[[dict[str, Any], ToolContext]
     return execute
 
 
+# What a call resolves to in a codemode script (pi_core.toolkit.shell.structured_output), also on a non-zero exit.
+OUTPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "output": {"type": "string", "description": "Combined stdout and stderr, possibly truncated"},
+        "truncated": {"type": "boolean"},
+        "full_output_path": {"type": "string", "description": "Full output, when truncated"},
+        "exit_code": {"type": "number"},
+        "wall_time_seconds": {"type": "number"},
+    },
+    "required": ["output", "truncated", "exit_code", "wall_time_seconds"],
+}
+
+
 def create_bash_tool(options: BashOptions | None = None) -> Tool:
     """A bash tool with its own backend/prefix/shell; the plugin registers the default one."""
     return Tool(
@@ -108,6 +122,7 @@ def create_bash_tool(options: BashOptions | None = None) -> Tool:
         prompt_snippet=SNIPPET,
         coercion="typebox",
         active_by_default=DEFAULT_ACTIVE,
+        output_schema=OUTPUT_SCHEMA,
     )
 
 

@@ -55,11 +55,7 @@ def _looks_binary(head: bytes) -> bool:
 
 
 def _model_accepts_images(ctx: ToolContext) -> bool:
-    model = ctx.model
-    if model is None:
-        return True
-    inputs = model.get("input") if isinstance(model, dict) else getattr(model, "input", None)
-    return inputs is None or "image" in inputs
+    return ctx.model is None or "image" in ctx.model.input
 
 
 def execute(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperations | None = None,
@@ -158,6 +154,15 @@ def is_quick(args: dict[str, Any], ctx: ToolContext, *, operations: ReadOperatio
         return False
 
 
+# What a call resolves to in a codemode script: the text, or an image block with its note.
+OUTPUT_SCHEMA: dict[str, Any] = {"anyOf": [
+    {"type": "string"},
+    {"type": "object", "properties": {"type": {"const": "image"}, "data": {"type": "string"},
+                                      "mimeType": {"type": "string"}, "note": {"type": "string"}},
+     "required": ["type", "data", "mimeType", "note"]},
+]}
+
+
 def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_images: bool = True) -> Tool:
     """A read tool on ``operations`` (the local disk by default).
 
@@ -175,6 +180,7 @@ def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_im
         prompt_guidelines=["Look at files with read, not with cat or sed."],
         coercion="typebox",
         active_by_default=DEFAULT_ACTIVE,
+        output_schema=OUTPUT_SCHEMA,
     )
 
 

@@ -22,8 +22,6 @@ _EXPORTS = {
     "ToolContext": "pi_core.tools",
     "ToolResult": "pi_core.tools",
     "ToolCallInfo": "pi_core.tools",
-    "BeforeToolCall": "pi_core.tools",
-    "AfterToolCall": "pi_core.tools",
     "ToolError": "pi_core.errors",
     "PiError": "pi_core.errors",
     "ProviderError": "pi_core.errors",
@@ -32,6 +30,42 @@ _EXPORTS = {
     "ApiProvider": "pi_core.providers",
     "StreamOptions": "pi_core.providers",
     "Renderer": "pi_core.render",
+    # session entries as plugins read them (docs/plugins.md#session-entries)
+    "BranchSummaryEntry": "pi_core.hookspecs.entries",
+    "CompactionEntry": "pi_core.hookspecs.entries",
+    "CustomEntry": "pi_core.hookspecs.entries",
+    "CustomMessageEntry": "pi_core.hookspecs.entries",
+    "LabelEntry": "pi_core.hookspecs.entries",
+    "MessageEntry": "pi_core.hookspecs.entries",
+    "ModelChangeEntry": "pi_core.hookspecs.entries",
+    "SessionEntries": "pi_core.hookspecs.entries",
+    "SessionEntry": "pi_core.hookspecs.entries",
+    "SessionHeader": "pi_core.hookspecs.entries",
+    "SessionInfoEntry": "pi_core.hookspecs.entries",
+    "ThinkingLevelChangeEntry": "pi_core.hookspecs.entries",
+    "UnknownEntry": "pi_core.hookspecs.entries",
+    # the hook contract's types (docs/plugins.md#hook-types)
+    "AfterToolCall": "pi_core.hookspecs.results",
+    "BeforeAgentStart": "pi_core.hookspecs.results",
+    "BeforeToolCall": "pi_core.hookspecs.results",
+    "Cancel": "pi_core.hookspecs.results",
+    "CompactionPreparation": "pi_core.hookspecs.results",
+    "CompactionResult": "pi_core.hookspecs.results",
+    "CommandInfo": "pi_core.hookspecs.results",
+    "CompletionItem": "pi_core.hookspecs.results",
+    "Flag": "pi_core.hookspecs.results",
+    "InputResult": "pi_core.hookspecs.results",
+    "OAuthProvider": "pi_core.hookspecs.results",
+    "ProjectTrust": "pi_core.hookspecs.results",
+    "ProjectTrustContext": "pi_core.hookspecs.results",
+    "ProviderPreset": "pi_core.hookspecs.results",
+    "ResourcePaths": "pi_core.hookspecs.results",
+    "Shortcut": "pi_core.hookspecs.results",
+    "SlashCommand": "pi_core.hookspecs.results",
+    "SystemPromptOptions": "pi_core.hookspecs.results",
+    "TreeDecision": "pi_core.hookspecs.results",
+    "TreePreparation": "pi_core.hookspecs.results",
+    "UserBash": "pi_core.hookspecs.results",
 }
 
 
@@ -44,6 +78,12 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["AbortSignal", "AbortedError", "AfterToolCall", "ApiProvider", "BeforeToolCall", "PiError", "ProviderError",
-           "Renderer", "StreamOptions", "Tool", "ToolCallInfo", "ToolContext", "ToolError", "ToolResult", "__version__",
-           "hookimpl", "hookspec"]
+__all__ = ["AbortSignal", "AbortedError", "AfterToolCall", "ApiProvider", "BeforeAgentStart", "BeforeToolCall",
+           "BranchSummaryEntry", "Cancel", "CommandInfo", "CompactionEntry", "CompactionPreparation",
+           "CompactionResult", "CompletionItem", "CustomEntry", "CustomMessageEntry", "Flag", "InputResult",
+           "LabelEntry", "MessageEntry", "ModelChangeEntry", "OAuthProvider", "PiError", "ProjectTrust",
+           "ProjectTrustContext", "ProviderError", "ProviderPreset", "Renderer", "ResourcePaths", "SessionEntries",
+           "SessionEntry", "SessionHeader", "SessionInfoEntry", "Shortcut", "SlashCommand", "StreamOptions",
+           "SystemPromptOptions", "ThinkingLevelChangeEntry", "Tool", "ToolCallInfo", "ToolContext", "ToolError",
+           "ToolResult", "TreeDecision", "TreePreparation", "UnknownEntry", "UserBash", "__version__", "hookimpl",
+           "hookspec"]

@@ -8,7 +8,8 @@ class PiError(Exception):
 
 
 class ToolError(Exception):
-    """A tool failed in a way the model should read: the message becomes an error tool result."""
+    """A tool failed in a way the model should read: the message becomes an error tool result.
+    A ``structured_content`` attribute, when set, is the failed call's data for scripts (bash's exit code)."""
 
 
 class ValidationError(ToolError):

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from pi_core.registrations import SlashCommand
+from pi_core.event_bus import EventBus, PluginEvents
 from pi_core.ui import UI
 
 if TYPE_CHECKING:
-    from pi_core.registrations import CommandInfo
+    from pi_core.hookspecs.entries import SessionEntries
+    from pi_core.hookspecs.results import CommandInfo, SlashCommand, SystemPromptOptions
     from pi_core.registry import PluginSet
     from pi_core.signals import AbortSignal
     from pi_core.types import (
@@ -34,128 +35,7 @@ T = TypeVar("T")
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
 
 
-# --- what hooks return ---------------------------------------------------------------------------------
-
-
-@dataclass
-class InputResult:
-    """Returned by ``pi_input``: keep going, replace the text, or mark the input as handled."""
-
-    action: Literal["continue", "transform", "handled"] = "continue"
-    text: str | None = None
-    images: list[ImageContent] | None = None
-
-
-@dataclass
-class BeforeAgentStart:
-    """Returned by ``pi_before_agent_start``: a custom message to add, and/or a new system prompt."""
-
-    message: dict[str, Any] | None = None  # {customType, content, display, details}
-    system_prompt: str | None = None
-
-
-@dataclass(frozen=True)
-class ProjectTrust:
-    """Returned by ``pi_project_trust``: trust the project or not; ``remember`` saves the answer in
-    ``<agentDir>/trust.json`` for the project folder (docs/config.md#project-trust)."""
-
-    trusted: bool
-    remember: bool = False
-
-
-@dataclass(frozen=True)
-class ProjectTrustContext:
-    """What ``pi_project_trust`` gets: the project folder, what in it needs trust, and a UI to ask with.
-
-    ``resources`` names what was found (``.pi/extensions``, ``.pi/settings.toml``, ...). ``ui`` is the
-    start-up UI of the mode: interactive mode can ask (``has_ui``); print, JSON and RPC cannot, and
-    their ``notify`` writes to stderr. No session exists yet.
-    """
-
-    cwd: Path
-    mode: str  # "interactive", "text", "json", "rpc"
-    ui: UI
-    resources: tuple[str, ...] = ()
-
-    @property
-    def has_ui(self) -> bool:
-        return self.ui.has_ui
-
-
-@dataclass
-class Cancel:
-    """Returned by a ``pi_session_before_*`` hook to veto the operation."""
-
-    reason: str | None = None
-
-
-@dataclass
-class UserBash:
-    """Returned by ``pi_user_bash``: run the command through ``operations`` (a
-    ``pi_core.toolkit.procs.ShellOperations``), or ``result`` (a ``pi_core.toolkit.shell.BashResult``) when
-    the plugin already ran it. Exactly one of the two."""
-
-    operations: Any = None
-    result: Any = None
-
-    def __post_init__(self) -> None:
-        if (self.operations is None) == (self.result is None):
-            raise ValueError("Invalid user_bash handler result: return None for local execution or exactly one "
-                             "valid UserBash(operations=...) or UserBash(result=...)")
-
-
-@dataclass
-class ResourcePaths:
-    """Returned by ``pi_resources_discover``: more skill, prompt-template and theme files or directories."""
-
-    skill_paths: list[str | Path] = field(default_factory=list)
-    prompt_paths: list[str | Path] = field(default_factory=list)
-    theme_paths: list[str | Path] = field(default_factory=list)
-
-
-@dataclass
-class TreePreparation:
-    """What ``pi_session_before_tree`` sees: where the leaf goes and what a branch summary would cover."""
-
-    target_id: str | None
-    old_leaf_id: str | None
-    common_ancestor_id: str | None
-    entries_to_summarize: list[dict[str, Any]]
-    user_wants_summary: bool
-    custom_instructions: str | None = None
-    replace_instructions: bool = False
-    label: str | None = None
-
-
-@dataclass
-class TreeDecision:
-    """Returned by ``pi_session_before_tree``: veto, supply the summary text, or change how pi summarises."""
-
-    cancel: bool = False
-    summary: str | None = None
-    details: Any = None
-    custom_instructions: str | None = None
-    replace_instructions: bool | None = None
-    label: str | None = None
-
-
-@dataclass
-class SystemPromptOptions:
-    """The inputs of the system prompt (``pi_before_agent_start``'s ``options``, ``ctx.get_system_prompt_options``).
-
-    Editing ``sections`` (name -> text, rendered as ``<name>text</name>`` after pi's prompt),
-    ``selected_tools`` or ``append_system_prompt`` in the hook rebuilds the prompt for that run.
-    """
-
-    custom_prompt: str | None = None
-    selected_tools: list[str] = field(default_factory=list)
-    tool_snippets: dict[str, str] = field(default_factory=dict)
-    prompt_guidelines: list[str] = field(default_factory=list)
-    sections: dict[str, str] = field(default_factory=dict)
-    append_system_prompt: list[str] = field(default_factory=list)
-    cwd: str = ""
-    context_files: list[str] = field(default_factory=list)
-    skills: list[str] = field(default_factory=list)
+# --- what context methods return -----------------------------------------------------------------------
 
 
 @dataclass
@@ -184,73 +64,6 @@ class SessionChange:
     selected_text: str | None = None
 
 
-# --- the event bus -------------------------------------------------------------------------------------
-
-
-class EventBus:
-    """Channels between plugins (``ctx.events``): ``emit`` never waits; async handlers are scheduled.
-
-    A raising handler is reported as an extension error of its plugin, hook ``events:<channel>``.
-    """
-
-    def __init__(self, plugins: PluginSet | None = None) -> None:
-        self._handlers: dict[str, list[tuple[str, Callable[[Any], Any]]]] = {}
-        self._plugins = plugins
-
-    def on(self, channel: str, handler: Callable[[Any], Any], plugin: str = "") -> Callable[[], None]:
-        entry = (plugin, handler)
-        self._handlers.setdefault(channel, []).append(entry)
-
-        def unsubscribe() -> None:
-            handlers = self._handlers.get(channel, [])
-            if entry in handlers:
-                handlers.remove(entry)
-
-        return unsubscribe
-
-    def emit(self, channel: str, data: Any = None) -> None:
-        for plugin, handler in list(self._handlers.get(channel, [])):
-            try:
-                outcome = handler(data)
-                if inspect.isawaitable(outcome):
-                    asyncio.ensure_future(outcome).add_done_callback(self._watch(plugin, channel))
-            except Exception as err:  # noqa: BLE001 - one plugin's handler must not break the emitter
-                self._failed(plugin, channel, err)
-
-    def _watch(self, plugin: str, channel: str) -> Callable[[asyncio.Future[Any]], None]:
-        def done(task: asyncio.Future[Any]) -> None:
-            error = None if task.cancelled() else task.exception()
-            if error is not None:
-                self._failed(plugin, channel, error)
-
-        return done
-
-    def drop_plugin(self, plugin: str) -> None:
-        for handlers in self._handlers.values():
-            handlers[:] = [h for h in handlers if h[0] != plugin]
-
-    def _failed(self, plugin: str, channel: str, err: BaseException) -> None:
-        if self._plugins is None:
-            raise err
-        from pi_core.registry import ExtensionError
-
-        self._plugins.report(ExtensionError(plugin, self._plugins.source_of(plugin), f"events:{channel}", err))
-
-
-@dataclass
-class PluginEvents:
-    """The bus as one plugin sees it: subscriptions are made in its name."""
-
-    bus: EventBus
-    plugin: str
-
-    def on(self, channel: str, handler: Callable[[Any], Any]) -> Callable[[], None]:
-        return self.bus.on(channel, handler, self.plugin)
-
-    def emit(self, channel: str, data: Any = None) -> None:
-        self.bus.emit(channel, data)
-
-
 # --- what the context needs of its session ---------------------------------------------------------------
 
 
@@ -267,27 +80,6 @@ class ToolInfo(Protocol):
     def annotations(self) -> dict[str, bool] | None: ...
     @property
     def json_schema(self) -> dict[str, Any]: ...
-
-
-class SessionView(Protocol):
-    """``ctx.session_manager``: the session file, read-only (``pi_core.sessions.SessionManager`` is one)."""
-
-    @property
-    def session_id(self) -> str: ...
-    @property
-    def session_file(self) -> Path | None: ...
-    @property
-    def session_name(self) -> str | None: ...
-    @property
-    def leaf_id(self) -> str | None: ...
-    @property
-    def header(self) -> dict[str, Any]: ...
-
-    def get_entries(self) -> list[dict[str, Any]]: ...
-    def get_entry(self, entry_id: str) -> dict[str, Any] | None: ...
-    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]: ...
-    def get_label(self, entry_id: str) -> str | None: ...
-    def leaf_entry(self) -> dict[str, Any] | None: ...
 
 
 class ModelAccess(Protocol):
@@ -403,6 +195,7 @@ class _Shared:
     bus: EventBus
     loop: asyncio.AbstractEventLoop | None = None
     views: dict[tuple[type, str], ExtensionContext] = field(default_factory=dict)
+    entries: SessionEntries | None = None
 
 
 class ExtensionContext:
@@ -483,8 +276,15 @@ class ExtensionContext:
         return self.session.signal
 
     @property
-    def session_manager(self) -> SessionView:
-        return self.session.store  # type: ignore[no-any-return]
+    def session_manager(self) -> SessionEntries:
+        """The session file, read-only, its entries typed (``pi_core.hookspecs.entries``); follows the session
+        when a command replaces it."""
+        store, view = self.session.store, self._shared.entries
+        if view is None or view.store is not store:
+            from pi_core.hookspecs.entries import SessionEntries
+
+            view = self._shared.entries = SessionEntries(store)
+        return view
 
     @property
     def model_registry(self) -> ModelAccess:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -17,11 +18,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pi_core.errors import ToolError
 from pi_core.events import AgentEvent
+from pi_core.hookspecs.results import AfterToolCall, BeforeToolCall
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
 from pi_core.tools import (
-    AfterToolCall,
-    BeforeToolCall,
+    NestedCall,
     Tool,
     ToolCallInfo,
     ToolContext,
@@ -375,7 +376,8 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
     assert tool is not None
     updates = _Updates(asyncio.get_running_loop(), emit, call)
     ctx = ToolContext(cwd=config.cwd, call_id=call.id, signal=signal, on_update=updates.offer, model=config.model,
-                      settings=config.tool_settings, pi=config.extension)
+                      settings=config.tool_settings, pi=config.extension,
+                      call_tool=_nested_calls(prepared, config, emit))
     started = time.monotonic()
     try:
         if inspect.iscoroutinefunction(tool.execute):
@@ -392,6 +394,7 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
 
             logging.getLogger("pi").debug("tool %s raised", call.name, exc_info=err)
         prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
+        prepared.result.structured_content = getattr(err, "structured_content", None)
     prepared.duration_ms = round((time.monotonic() - started) * 1000)
     await updates.close()
     if config.after_tool_call is not None and prepared.info is not None:
@@ -412,6 +415,28 @@ async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: 
             )
             if override.is_error is not None:
                 prepared.is_error = override.is_error
+
+
+def _nested_calls(parent: _Prepared, config: LoopConfig, emit: Emit) -> NestedCall:
+    """``ToolContext.call_tool``: another tool called from inside this one (codemode's scripts), run as the model's
+    call would be (validation, the before/after hooks), with id ``<parent>/<n>`` and ``tool_execution_*`` events
+    marked with ``parent_tool_call_id``. Its result reaches the caller only, not the session."""
+    count = itertools.count(1)
+
+    async def nested_emit(event: AgentEvent) -> None:
+        await emit(AgentEvent(event.type, **event.fields, parent_tool_call_id=parent.call.id))
+
+    async def run(tool: Tool, args: dict[str, Any], signal: AbortSignal) -> tuple[str, ToolResult, bool]:
+        call = ToolCall(id=f"{parent.call.id}/{next(count)}", name=tool.name, arguments=args)
+        assert parent.info is not None  # the calling tool got past its own preparation
+        prepared = await _prepare(call, {tool.name: tool}, parent.info.assistant_message, config, nested_emit, signal)
+        if prepared.result is None:
+            await _execute(prepared, config, nested_emit, signal)
+        await _emit_end(prepared, nested_emit)
+        assert prepared.result is not None
+        return call.id, prepared.result, prepared.is_error
+
+    return run
 
 
 class _Updates:

@@ -13,10 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 from pi_core.errors import ToolError
-from pi_core.extension import ExtensionContext, SystemPromptOptions
+from pi_core.extension import ExtensionContext
+from pi_core.hookspecs.results import AfterToolCall, BeforeToolCall, SystemPromptOptions
 from pi_core.registry import PluginSet
 from pi_core.signals import AbortSignal
-from pi_core.tools import AfterToolCall, BeforeToolCall, ToolCallInfo, ToolResult
+from pi_core.tools import ToolCallInfo, ToolResult
 from pi_core.types import AgentMessage, CustomMessage, ImageContent, Model
 
 
@@ -141,7 +142,12 @@ class LoopHooks:
 
     async def before_compact(self, preparation: Any, branch_entries: list[dict[str, Any]],
                              custom_instructions: str | None, reason: str, signal: AbortSignal) -> Any:
-        return await self._call("pi_session_before_compact", preparation=preparation, branch_entries=branch_entries,
+        if not self.plugins.has("pi_session_before_compact"):
+            return None
+        from pi_core.hookspecs.entries import entry_from_json
+
+        typed = [entry_from_json(entry) for entry in branch_entries]
+        return await self._call("pi_session_before_compact", preparation=preparation, branch_entries=typed,
                                 custom_instructions=custom_instructions, reason=reason,
                                 will_retry=reason == "overflow", signal=signal)
 

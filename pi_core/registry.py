@@ -24,7 +24,7 @@ from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import pluggy
 
-from pi_core.registrations import CommandInfo, SlashCommand
+from pi_core.hookspecs.results import CommandInfo, SlashCommand
 
 T = TypeVar("T")
 PolicyKind = Literal["collect", "chain", "notify", "first"]

@@ -18,24 +18,24 @@ from typing import Any
 
 from pi_core.agent import Agent
 from pi_core.errors import PiError
+from pi_core.event_bus import EventBus
 from pi_core.events import AgentEvent, Listener, Listeners
 from pi_core.extension import (
     CommandContext,
     ContextUsage,
-    EventBus,
     ExecResult,
     ExtensionContext,
     NoModels,
-    SystemPromptOptions,
 )
+from pi_core.hookspecs.results import CommandInfo, SlashCommand, SystemPromptOptions
 from pi_core.loop import default_convert_to_llm
 from pi_core.loop_hooks import LoopHooks, custom_message
 from pi_core.providers import StreamOptions
-from pi_core.registrations import CommandInfo, SlashCommand
 from pi_core.registry import ExtensionError, PluginCommands, PluginSet, Registry, keyed
 from pi_core.session_parts import (  # noqa: F401 - re-exported: their home before session_parts
     AutoRetry,
     Compaction,
+    LoadedResources,
     ModelSource,
     PromptSource,
     RebuiltContext,
@@ -310,7 +310,7 @@ class AgentSession:
         return self.store.session_name
 
     @property
-    def resources(self) -> Any:
+    def resources(self) -> LoadedResources | None:
         """Context files, skills and templates the prompt was built from (``pi_core.resources.Resources``)."""
         return self.prompt_source.resources if self.prompt_source is not None else None
 

@@ -8,7 +8,7 @@ the retry policy, the process runner behind ``ctx.exec``, the session-file opera
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -26,10 +26,9 @@ from pi_core.types import (
 
 if TYPE_CHECKING:
     from pi_core.events import AgentEvent
-    from pi_core.extension import (
-        ContextUsage,
-        ExecResult,
-        ModelAccess,
+    from pi_core.extension import ContextUsage, ExecResult, ModelAccess
+    from pi_core.hookspecs.results import (
+        CommandInfo,
         SystemPromptOptions,
         TreePreparation,
     )
@@ -106,14 +105,32 @@ class SettingsStore(Protocol):
     def thinking_budgets(self) -> dict[str, int] | None: ...
 
 
+class LoadedResources(Protocol):
+    """What a prompt source read: context files, skills, prompt templates and what was wrong with them
+    (``pi_core.resources.Resources`` is the one pi has; its item types belong to that wing)."""
+
+    @property
+    def context_files(self) -> Sequence[Any]: ...
+    @property
+    def skills(self) -> Sequence[Any]: ...
+    @property
+    def templates(self) -> Sequence[Any]: ...
+    @property
+    def diagnostics(self) -> Sequence[Any]: ...
+    def skill(self, name: str) -> Any: ...
+    def template(self, name: str) -> Any: ...
+    def command_infos(self) -> list[CommandInfo]: ...
+
+
 class PromptSource(Protocol):
     """Builds the system prompt for the active tools; ``reload`` re-reads its files (``/reload``).
 
-    ``resources`` is what it read (``pi_core.resources.Resources``: context files, skills, templates);
-    ``options(tools)`` are the inputs ``build`` uses, which ``build(tools, options)`` accepts edited back.
+    ``resources`` is what it read; ``options(tools)`` are the inputs ``build`` uses, which
+    ``build(tools, options)`` accepts edited back.
     """
 
-    resources: Any
+    @property
+    def resources(self) -> LoadedResources: ...
 
     def build(self, tools: list[Tool], options: SystemPromptOptions | None = None) -> str: ...
     def sections_of(self, prompt: str) -> dict[str, str] | None:

@@ -65,6 +65,9 @@ class ToolSettings:
         return self.output_dir() if self.output_dir is not None else None
 
 
+# Run another tool as the model's call would (hooks, events): its call id, result and whether it failed.
+NestedCall = Callable[["Tool", dict[str, Any], AbortSignal], Awaitable[tuple[str, ToolResult, bool]]]
+
 # Keys that 0.1 passed through ``ToolContext.extras``; still read from there for one release.
 _LEGACY_EXTRAS = ("model", "pi", "shell_path", "shell_command_prefix", "auto_resize_images")
 
@@ -77,7 +80,8 @@ class ToolContext:
     ``update`` streams partial results (each becomes a ``tool_execution_update`` event). ``model`` is the
     model the call came from (its ``input`` says whether images can be sent back), ``settings`` the
     session's tool settings, ``pi`` the session's ExtensionContext (set active tools, send messages, ask
-    the user) when the tool runs inside a session. ``extras`` is free for a pack's own values.
+    the user) when the tool runs inside a session. ``extras`` is free for a pack's own values. ``call_tool``
+    runs another tool from inside this one, as the loop runs the model's calls (codemode's scripts use it).
     """
 
     cwd: Path
@@ -89,11 +93,17 @@ class ToolContext:
     settings: ToolSettings = field(default_factory=ToolSettings)
     pi: ExtensionContext | None = None
     extras: dict[str, Any] = field(default_factory=dict)
+    call_tool: NestedCall | None = None
 
     def __post_init__(self) -> None:
         extras = self.extras
         if any(key in extras for key in _LEGACY_EXTRAS):
-            self.model = self.model or extras.get("model")
+            model = self.model or extras.get("model")
+            if isinstance(model, dict):  # 0.1 passed the model's JSON: ``ctx.model`` is always a Model
+                from pi_core.types import Model
+
+                model = Model.model_validate(model)
+            self.model = model
             self.pi = self.pi or extras.get("pi")
             self.settings = ToolSettings(
                 shell_path=extras.get("shell_path", self.settings.shell_path),
@@ -157,6 +167,7 @@ class Tool:
     (``tool_search`` finds such tools). ``reaches_tools`` marks a tool that finds or calls other tools,
     so plugins whose tools appear late (servers still connecting) finish adding them before it runs.
     ``annotations`` are behaviour hints (``readOnlyHint``, ``destructiveHint``, ...) for permission plugins.
+    ``output_schema`` describes what a call's ``structured_content`` holds: scripts (codemode) get that value.
     ``quick(args, ctx)`` True says this call of a synchronous ``execute`` is over at once (the read of a small
     local file): it runs on the event loop instead of a worker thread, whose hand-off can cost milliseconds.
     """
@@ -176,6 +187,7 @@ class Tool:
     reaches_tools: bool = False
     annotations: dict[str, bool] | None = None
     quick: Callable[[Any, ToolContext], bool] | None = None
+    output_schema: dict[str, Any] | None = None  # the JSON Schema of ``structured_content`` (codemode declares it)
 
     def __hash__(self) -> int:
         return id(self)
@@ -282,24 +294,3 @@ class ToolCallInfo:
     tool: Tool | None = None
     assistant_message: Any = None
     context: ToolContext | None = None
-
-
-@dataclass
-class BeforeToolCall:
-    """Returned by ``pi_before_tool_call``: block the call with a reason (``terminate``: and end the run once
-    the batch is done), or replace its arguments."""
-
-    block: bool = False
-    reason: str | None = None
-    args: Any = None
-    terminate: bool = False
-
-
-@dataclass
-class AfterToolCall:
-    """Returned by ``pi_after_tool_call``: fields left as None keep their value."""
-
-    content: list[Any] | None = None
-    details: Any = None
-    is_error: bool | None = None
-    terminate: bool | None = None

@@ -389,36 +389,3 @@ class FileOperations:
         return sorted(self.read - modified), sorted(modified)
 
 
-@dataclass
-class CompactionResult:
-    """What a compaction stores: also what a ``pi_session_compact`` hook returns to replace the summariser."""
-
-    summary: str
-    first_kept_entry_id: str
-    tokens_before: int
-    details: Any = None
-    usage: Usage | None = None  # what producing the summary cost (a plugin's own model call)
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "summary": self.summary,
-            "firstKeptEntryId": self.first_kept_entry_id,
-            "tokensBefore": self.tokens_before,
-        }
-        if self.details is not None:
-            out["details"] = self.details
-        if self.usage is not None:
-            out["usage"] = self.usage.to_json()
-        return out
-
-
-@dataclass
-class CompactionPreparation:
-    first_kept_entry_id: str
-    messages_to_summarize: list[dict[str, Any]]
-    turn_prefix_messages: list[dict[str, Any]]
-    is_split_turn: bool
-    tokens_before: int
-    previous_summary: str | None
-    file_ops: FileOperations
-    settings: CompactionSettings

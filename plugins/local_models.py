@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_core import hookimpl
+from pi_core import ProviderPreset, hookimpl
 
 if TYPE_CHECKING:
     from pi_core.types import Model
@@ -134,16 +134,17 @@ def discover(settings: dict[str, Any] | None = None, timeout_s: float = PROBE_TI
     return [model for server_models in found for model in server_models]
 
 
-def presets() -> dict[str, dict[str, Any]]:
+def presets() -> dict[str, ProviderPreset]:
     """Provider defaults, so a ``models.toml`` entry for a local server only has to name its models."""
     urls = server_urls()
-    return {server.provider: {"name": server.name, "api": "openai-completions",
-                              "baseUrl": f"{urls.get(server.provider, server.default_url)}/v1",
-                              "apiKey": server.dummy_key, "compat": dict(server.compat)} for server in SERVERS}
+    return {server.provider: ProviderPreset(name=server.name, api="openai-completions",
+                                            base_url=f"{urls.get(server.provider, server.default_url)}/v1",
+                                            api_key=server.dummy_key, compat=dict(server.compat))
+            for server in SERVERS}
 
 
 @hookimpl
-def pi_provider_presets() -> dict[str, dict[str, Any]]:
+def pi_provider_presets() -> dict[str, ProviderPreset]:
     return presets()
 
 

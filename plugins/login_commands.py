@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from pi_core import hookimpl
-from pi_core.extension import SlashCommand
+from pi_core import SlashCommand, hookimpl
 
 if TYPE_CHECKING:
     from pi_core.extension import ExtensionContext

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pi_core import SlashCommand
 from pi_core.app.trust import (
     SavedDecision,
     TrustOption,
@@ -11,7 +12,7 @@ from pi_core.app.trust import (
     trust_options,
 )
 from pi_core.config_paths import agent_dir
-from pi_core.extension import ExtensionContext, SlashCommand
+from pi_core.extension import ExtensionContext
 from pi_core.hookspecs import hookimpl
 
 

@@ -59,6 +59,7 @@ class Args:
     themes: list[str]
     no_themes: bool = False
     use_theme: str | None = None
+    tui_mode: str | None = None  # --tui-mode fullscreen|regular (setting tuiMode)
     no_context_files: bool = False
     system_prompt: str | None = None
     append_system_prompt: list[str]
@@ -150,7 +151,7 @@ _VALUE_FLAGS = {
     "--mode": "mode", "--provider": "provider", "--model": "model", "--api-key": "api_key",
     "--thinking": "thinking", "--session": "session", "--session-id": "session_id", "--fork": "fork",
     "--session-dir": "session_dir", "--system-prompt": "system_prompt", "--export": "export",
-    "--use-theme": "use_theme", "--sandbox": "sandbox", "--share": "share",
+    "--use-theme": "use_theme", "--sandbox": "sandbox", "--share": "share", "--tui-mode": "tui_mode",
 }
 _LIST_FLAGS = {"--models": "models", "--tools": "tools", "-t": "tools", "--exclude-tools": "exclude_tools",
                "-xt": "exclude_tools"}
@@ -203,6 +204,8 @@ def parse_args(argv: list[str]) -> Args:
             words_are_messages = words_are_messages or name in ("mode", "export", "share")
             if name == "thinking" and value not in THINKING_CHOICES:
                 args.warnings.append(f'Invalid thinking level "{value}". Valid values: {", ".join(THINKING_CHOICES)}')
+            elif name == "tui_mode" and value not in ("regular", "fullscreen"):
+                args.errors.append(f'Invalid TUI mode "{value}". Valid values: regular, fullscreen')
             else:
                 setattr(args, name, value)
         elif token in _LIST_FLAGS and has_next:

@@ -70,7 +70,8 @@ _NEUTRAL_FLAGS = frozenset((
 _NEUTRAL_OPTIONS = frozenset((
     "--provider", "--model", "--models", "--thinking", "--session", "--session-id", "--session-dir", "--fork",
     "--system-prompt", "--append-system-prompt", "--use-theme", "--theme", "--tools", "-t", "--exclude-tools", "-xt",
-    "--extension", "-e", "--skill", "--prompt-template", "--disable-plugin", "--name", "-n", "--sandbox"))
+    "--extension", "-e", "--skill", "--prompt-template", "--disable-plugin", "--name", "-n", "--sandbox",
+    "--tui-mode"))
 
 
 def _plainly_interactive(argv: list[str]) -> bool:

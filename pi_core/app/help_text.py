@@ -68,6 +68,7 @@ Options:
   -np, --no-prompt-templates     Skip prompt template discovery
   --theme <path>                 Load a theme file or directory (repeatable)
   --use-theme <name[/name]>      The interactive theme for this run (light/dark: by terminal)
+  --tui-mode <mode>              TUI mode: fullscreen (default) or regular (setting tuiMode)
   --no-themes                    Skip discovered and configured themes (--theme paths still load)
   -nc, --no-context-files        Skip AGENTS.md / CLAUDE.md
   -a, --approve                  Trust this project's .pi files, packages and .agents/skills for this run

@@ -24,6 +24,13 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
     from typing import Any
 
+    from pi_core.app.settings_schema import (
+        BranchSummaryTable,
+        RetryTable,
+        SettingsFile,
+        TerminalTable,
+    )
+
 Scope = str  # "global" | "project"
 _MISSING: Any = object()
 
@@ -41,46 +48,6 @@ class SettingsError(SlotRecord):
 
 
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
-
-
-class RetrySettings(SlotRecord):
-    __slots__ = (
-        "base_delay_ms",
-        "enabled",
-        "max_retries",
-        "provider_max_retries",
-        "provider_max_retry_delay_ms",
-        "provider_timeout_ms",
-    )
-
-    def __init__(self, enabled: bool = True, max_retries: int = 3, base_delay_ms: int = 2000,
-                 provider_timeout_ms: int | None = None, provider_max_retries: int | None = None,
-                 provider_max_retry_delay_ms: int = 60000) -> None:
-        self.enabled = enabled  # mutable: /settings turns auto-retry on and off for the session
-        self.max_retries = max_retries
-        self.base_delay_ms = base_delay_ms
-        self.provider_timeout_ms = provider_timeout_ms
-        self.provider_max_retries = provider_max_retries
-        self.provider_max_retry_delay_ms = provider_max_retry_delay_ms
-
-    def should_retry(self, message: Any) -> bool:
-        """Whether an error reply is worth another attempt (AgentSession's auto-retry asks)."""
-        from pi_core.llm.retry import is_retryable_error
-
-        return is_retryable_error(message)
-
-    def delay_ms(self, attempt: int) -> int:
-        from pi_core.llm.retry import agent_retry_delay_ms
-
-        return agent_retry_delay_ms(self.base_delay_ms, attempt)
-
-
-class BranchSummarySettings(SlotRecord):
-    __slots__ = ("reserve_tokens", "skip_prompt")
-
-    def __init__(self, reserve_tokens: int = 16384, skip_prompt: bool = False) -> None:
-        self.reserve_tokens = reserve_tokens
-        self.skip_prompt = skip_prompt
 
 
 def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
@@ -136,8 +103,8 @@ def _read_scope_file(toml_path: Path, json_path: Path) -> dict[str, Any] | None:
     (naming file, line and column) when it does not parse, OSError when it cannot be read."""
     for path in (toml_path, json_path):
         if path.is_file():
-            from pi_core.app.settings_schema import (
-                parse_settings_text,  # (and tomllib) only when there is a file
+            from pi_core.app.settings_parse import (
+                parse_settings_text,  # (and tomllib) only with a file
             )
 
             try:
@@ -203,6 +170,7 @@ class _ScopeState:
         self.json_path = json_path
         self.data: dict[str, Any] = {}
         self.broken = False
+        self.unchecked = False
         self.modified: set[tuple[str, ...]] = set()
 
     def load(self, errors: list[SettingsError], keep_on_error: bool) -> None:
@@ -216,11 +184,18 @@ class _ScopeState:
             return
         self.broken = False
         self.data = migrate_legacy(content or {})
-        if content:
-            from pi_core.app.settings_schema import drop_invalid
+        self.unchecked = bool(content)
 
+    def check(self, errors: list[SettingsError]) -> None:
+        """Check the content read (settings_schema.check_file), once: ``pi --help`` reads only the plugin lists,
+        unchecked, and so never imports pydantic."""
+        if self.unchecked:
+            from pi_core.app.settings_schema import check_file
+
+            self.unchecked = False
             source = self.toml_path if self.toml_path.is_file() else self.json_path
-            errors.extend(SettingsError(self.scope, problem) for problem in drop_invalid(source, self.data))
+            errors.extend(SettingsError(self.scope, problem)
+                          for problem in check_file(source, self.data, scope=self.scope))
 
     def write(self, errors: list[SettingsError]) -> None:
         if self.broken or not self.modified:
@@ -243,6 +218,9 @@ class _ScopeState:
             os.replace(tmp, self.toml_path)
         self.data = merge_settings(current, {})
         self.modified.clear()
+        from pi_core.app.settings_schema import check_file
+
+        check_file(self.toml_path, self.data, scope=self.scope)  # another process's edits: reported at its start
 
 
 class Settings:
@@ -260,7 +238,8 @@ class Settings:
             "project": _ScopeState("project", project / "settings.toml", project / "settings.json"),
         }
         self._errors: list[SettingsError] = []
-        self._merged: dict[str, Any] = {}
+        self._merged_data: dict[str, Any] | None = {}
+        self._values: SettingsFile | None = None
         self.project_trusted = False
 
     @classmethod
@@ -299,7 +278,25 @@ class Settings:
         return settings
 
     def _remerge(self) -> None:
-        self._merged = merge_settings(self._scopes["global"].data, self._scopes["project"].data)
+        self._merged_data = None  # merged (and the scopes checked) when first read
+        self._values = None
+
+    @property
+    def _merged(self) -> dict[str, Any]:
+        if self._merged_data is None:
+            for scope in self._scopes.values():
+                scope.check(self._errors)
+            self._merged_data = merge_settings(self._scopes["global"].data, self._scopes["project"].data)
+        return self._merged_data
+
+    @property
+    def values(self) -> SettingsFile:
+        """The effective settings, typed (settings_schema.SettingsFile): every key valid or at its default."""
+        if self._values is None:
+            from pi_core.app.settings_schema import effective
+
+            self._values = effective(self._merged)
+        return self._values
 
     def reload(self) -> None:
         """Re-read both files; a file that no longer parses keeps its previous values (error recorded)."""
@@ -312,10 +309,12 @@ class Settings:
     @property
     def load_warnings(self) -> list[SettingsError]:
         """Errors recorded so far (not cleared)."""
+        self._merged  # noqa: B018 (checks the files read)
         return list(self._errors)
 
     def drain_errors(self) -> list[SettingsError]:
         """Errors recorded so far, each returned once."""
+        self._merged  # noqa: B018
         errors, self._errors = self._errors, []
         return errors
 
@@ -327,6 +326,7 @@ class Settings:
         return default if value is _MISSING else _deepcopy(value)
 
     def scope_data(self, scope: Scope) -> dict[str, Any]:
+        self._merged  # noqa: B018
         return _deepcopy(self._scopes[scope].data)
 
     def scope_path(self, scope: Scope) -> Path:
@@ -344,6 +344,14 @@ class Settings:
 
             raise PiError(f"The project is not trusted; refusing to write {key} to its settings. "
                           "Trust it first (--approve for one run, or /trust).")
+        if value is not None:
+            from pi_core.app.settings_schema import value_problem
+
+            problem = value_problem(key, value)
+            if problem is not None:
+                from pi_core.errors import PiError
+
+                raise PiError(f"Not saved: {problem}")
         state = self._scopes[scope]
         path = tuple(key.split("."))
         _set_path(state.data, path, _MISSING if value is None else _deepcopy(value))
@@ -352,160 +360,154 @@ class Settings:
         state.write(self._errors)
         self._remerge()
 
-    def _typed(self, key: str, kind: type | tuple[type, ...], default: Any) -> Any:
-        value = self.get(key)
-        if isinstance(value, bool) and kind in (int, float):
-            return default
-        return value if isinstance(value, kind) else default
+    def _raw_names(self, *keys: str) -> list[str]:
+        """Names listed under ``keys`` in either scope, unchecked: ``pi --help`` needs only these."""
+        names: list[Any] = []
+        for scope in self._active_scopes():
+            for key in keys:
+                value = scope.data.get(key)
+                names += value if isinstance(value, list) else []
+        return [name for name in dict.fromkeys(names) if isinstance(name, str)]
 
     # --- typed accessors ---------------------------------------------------------------------------
 
     @property
     def default_provider(self) -> str | None:
-        return self._typed("defaultProvider", str, None)
+        return self.values.default_provider
 
     @property
     def default_model(self) -> str | None:
-        return self._typed("defaultModel", str, None)
+        return self.values.default_model
 
     @property
     def default_thinking_level(self) -> str | None:
-        return self._typed("defaultThinkingLevel", str, None)
+        return self.values.default_thinking_level
+
+    def thinking_level_for(self, provider: str, model_id: str) -> str | None:
+        """``modelThinkingLevels["provider/modelId"]``, else ``defaultThinkingLevel``: the start-up level."""
+        return self.values.model_thinking_levels.get(f"{provider}/{model_id}") or self.default_thinking_level
 
     @property
     def default_tools(self) -> list[str] | None:
-        value = self._typed("defaultTools", list, None)
-        return [str(v) for v in value] if value is not None else None
+        return self.values.default_tools
 
     @property
     def disabled_plugins(self) -> list[str]:
         """``disabledPlugins`` (the 0.1 spelling ``disabled_plugins`` is still read)."""
-        names = self._typed("disabledPlugins", list, []) + self._typed("disabled_plugins", list, [])
-        return [str(v) for v in dict.fromkeys(names)]
+        return self._raw_names("disabledPlugins", "disabled_plugins")
 
     @property
     def enabled_plugins(self) -> list[str]:
         """``enabledPlugins``: opt-in plugins (entry-point group ``pi.optional``) to load."""
-        names = self._typed("enabledPlugins", list, []) + self._typed("enabled_plugins", list, [])
-        return [str(v) for v in dict.fromkeys(names)]
+        return self._raw_names("enabledPlugins", "enabled_plugins")
 
     @property
     def tool_overrides(self) -> dict[str, str]:
         """``toolOverrides = { read = "corp-read" }``: which plugin's tool wins a clash inside one layer."""
-        value = self._typed("toolOverrides", dict, {})
-        return {str(k): str(v) for k, v in value.items()}
+        return self.values.tool_overrides
 
     @property
     def steering_mode(self) -> str:
-        return self._typed("steeringMode", str, "one-at-a-time")
+        return self.values.steering_mode
 
     @property
     def follow_up_mode(self) -> str:
-        return self._typed("followUpMode", str, "one-at-a-time")
+        return self.values.follow_up_mode
 
     @property
     def transport(self) -> str:
-        return self._typed("transport", str, "auto")
+        return self.values.transport
 
     @property
     def shell_path(self) -> str | None:
-        return self._typed("shellPath", str, None)
+        return self.values.shell_path
 
     @property
     def shell_command_prefix(self) -> str | None:
-        return self._typed("shellCommandPrefix", str, None)
+        return self.values.shell_command_prefix
 
     @property
     def session_dir(self) -> str | None:
-        return self._typed("sessionDir", str, None)
+        return self.values.session_dir
 
     @property
     def theme(self) -> str:
-        return self._typed("theme", str, "dark")
+        return self.values.theme or "dark"
 
     @property
     def hide_thinking_block(self) -> bool:
-        return self._typed("hideThinkingBlock", bool, False)
+        return self.values.hide_thinking_block
 
     @property
     def quiet_startup(self) -> bool:
-        return self._typed("quietStartup", bool, False)
+        return self.values.quiet_startup is True
 
     @property
     def enabled_models(self) -> list[str] | None:
-        return self._typed("enabledModels", list, None)
+        return self.values.enabled_models
 
     @property
     def thinking_budgets(self) -> dict[str, int] | None:
         """``thinkingBudgets``: token budgets per level for budget-based thinking APIs (positive ints only)."""
-        value = self._typed("thinkingBudgets", dict, None) or {}
-        return {level: budget for level, budget in value.items()
-                if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0} or None
+        budgets = self.values.thinking_budgets
+        return {level: value for level in ("minimal", "low", "medium", "high", "xhigh", "max")
+                if (value := getattr(budgets, level)) is not None} or None
 
     @property
     def block_images(self) -> bool:
-        return self._typed("images.blockImages", bool, False)
+        return self.values.images.block_images
 
     @property
     def auto_resize_images(self) -> bool:
-        return self._typed("images.autoResize", bool, True)
+        return self.values.images.auto_resize
 
     @property
     def enable_skill_commands(self) -> bool:
-        return self._typed("enableSkillCommands", bool, True)
+        return self.values.enable_skill_commands
 
     @property
     def packages(self) -> list[Any]:
-        return self._typed("packages", list, [])
+        return self.values.packages
 
     def resource_paths(self, kind: str) -> list[str]:
         """``extensions``, ``skills``, ``prompts`` or ``themes`` entries."""
-        return [str(v) for v in self._typed(kind, list, [])]
+        return list(getattr(self.values, kind))
 
     @property
     def compaction(self) -> Any:
+        return self.compaction_for(None)
+
+    def compaction_for(self, model: Any) -> Any:
+        """The compaction settings for ``model`` (a Model or None): each token value from
+        ``compaction.modelOverrides["provider/modelId"]``, else the ordinary setting, else the default."""
         from pi_core.types import CompactionSettings
 
-        return CompactionSettings(
-            enabled=self._typed("compaction.enabled", bool, True),
-            reserve_tokens=self._typed("compaction.reserveTokens", int, 16384),
-            keep_recent_tokens=self._typed("compaction.keepRecentTokens", int, 20000),
-        )
+        table = self.values.compaction
+        override = table.model_overrides.get(f"{model.provider}/{model.id}") if model is not None else None
+        reserve = override.reserve_tokens if override is not None else None
+        keep = override.keep_recent_tokens if override is not None else None
+        return CompactionSettings(enabled=table.enabled,
+                                  reserve_tokens=table.reserve_tokens if reserve is None else reserve,
+                                  keep_recent_tokens=table.keep_recent_tokens if keep is None else keep)
 
     @property
-    def branch_summary(self) -> BranchSummarySettings:
-        return BranchSummarySettings(
-            reserve_tokens=self._typed("branchSummary.reserveTokens", int, 16384),
-            skip_prompt=self._typed("branchSummary.skipPrompt", bool, False),
-        )
+    def branch_summary(self) -> BranchSummaryTable:
+        return self.values.branch_summary
+
+    @property
+    def terminal(self) -> TerminalTable:
+        return self.values.terminal
 
     @property
     def http_idle_timeout_s(self) -> float:
         """``httpIdleTimeoutMs`` (Pi's name): how long a provider stream may go without a complete event
         (and a request without its response) before it fails; default 300000 ms, ``0``/``"disabled"`` = off."""
-        value = self.get("httpIdleTimeoutMs")
-        if value == "disabled":
-            return 0.0
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
-            return float(value) / 1000
-        return DEFAULT_HTTP_IDLE_TIMEOUT_MS / 1000
+        value = self.values.http_idle_timeout_ms
+        return 0.0 if value == "disabled" else float(value) / 1000
 
     @property
-    def retry(self) -> RetrySettings:
-        provider = self._typed("retry.provider", dict, {})
-
-        def provider_int(key: str, default: int | None) -> int | None:
-            value = provider.get(key)
-            return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-        return RetrySettings(
-            enabled=self._typed("retry.enabled", bool, True),
-            max_retries=self._typed("retry.maxRetries", int, 3),
-            base_delay_ms=self._typed("retry.baseDelayMs", int, 2000),
-            provider_timeout_ms=provider_int("timeoutMs", None),
-            provider_max_retries=provider_int("maxRetries", None),
-            provider_max_retry_delay_ms=provider_int("maxRetryDelayMs", 60000) or 60000,
-        )
+    def retry(self) -> RetryTable:
+        return self.values.retry
 
     # --- runtime writes (always the global scope, like Pi) -------------------------------------------
 

@@ -24,7 +24,7 @@ from pi_core.types import ImageContent, Model, clamp_thinking_level
 if TYPE_CHECKING:
     from pi_core.app.settings import Settings
     from pi_core.app.trust import TrustDecision
-    from pi_core.extension import SystemPromptOptions
+    from pi_core.hookspecs.results import SystemPromptOptions
     from pi_core.llm.retry import RetryPolicy
     from pi_core.models.registry import ModelRegistry
     from pi_core.session import AgentSession, SessionParts, StreamFn
@@ -66,7 +66,18 @@ def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:
 
     settings = Settings.load(cwd, directory, project_trusted=False)
     _drain_settings_errors(settings, warnings)
+    _apply_http_proxy(settings.scope_data("global").get("httpProxy"))
     return settings
+
+
+def _apply_http_proxy(proxy: str | None) -> None:
+    """``httpProxy`` (global only) as Pi applies it: ``HTTP_PROXY``/``HTTPS_PROXY`` for provider requests,
+    unless the environment names a proxy already."""
+    if proxy and proxy.strip():
+        import os
+
+        os.environ.setdefault("HTTP_PROXY", proxy.strip())
+        os.environ.setdefault("HTTPS_PROXY", proxy.strip())
 
 
 def _drain_settings_errors(settings: Settings, warnings: list[str]) -> None:
@@ -273,6 +284,7 @@ class PromptSources:
                                         no_prompt_templates=args.no_prompt_templates,
                                         template_paths=[*args.prompt_templates, *self._paths("prompts")],
                                         settings=scopes, project=env.project_trusted)
+        self.resources.skill_commands = env.settings.enable_skill_commands
         env.resources = self.resources
         env.warnings.extend(str(d) for d in self.resources.diagnostics)
         self.texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
@@ -290,7 +302,7 @@ class PromptSources:
 
     def options(self, tools: list[Any]) -> SystemPromptOptions:
         from pi_core.app.system_prompt import gather_prompt_hooks
-        from pi_core.extension import SystemPromptOptions
+        from pi_core.hookspecs.results import SystemPromptOptions
 
         _snippets, guidelines = gather_prompt_hooks(self.env.plugins, frozenset(t.name for t in tools))
         return SystemPromptOptions(
@@ -402,7 +414,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     the compactor (with the plugins' compaction hooks), ``ctx.exec``, agent-level retry, the message
     converter and the session-file operations, per ``settings`` (defaults when None). ``stream_fn`` replaces the provider dispatch (tests
     pass a fake provider's). Embedders and tests build sessions with it too."""
-    from pi_core.app.settings import RetrySettings
+    from pi_core.app.settings_schema import RetryTable
     from pi_core.compaction.compactor import Compactor, llm_summarizer
     from pi_core.llm.retry import stream_with_retry
     from pi_core.models.registry import ModelRegistry
@@ -434,10 +446,10 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     from pi_core.toolkit.exec import run_program
 
     compactor = Compactor(store, llm_summarizer(direct_fn, key_for),
-                          settings=(lambda: settings.compaction) if settings is not None else CompactionSettings(),
+                          settings=settings.compaction_for if settings is not None else CompactionSettings(),
                           plugins=plugins)
     return SessionParts(store=store, stream_fn=stream_fn, models=models, settings=settings, prompt=prompt,
-                        compactor=compactor, retry=settings.retry if settings is not None else RetrySettings(),
+                        compactor=compactor, retry=settings.retry if settings is not None else RetryTable(),
                         messages=store.build_session_context().typed_messages(), expand_input=expand_input,
                         convert_to_llm=llm_converter(settings.block_images if settings is not None else False),
                         exec=run_program, model_access=SessionModels(models, direct_fn, lambda: api_key),
@@ -494,7 +506,8 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
             raise PiError("--api-key requires a model to be specified via --model, --provider/--model, or --models")
         models.set_runtime_key(chosen.model.provider, args.api_key)
     thinking = args.thinking or chosen.thinking or (context.thinking_level if has_history else None) \
-        or settings.default_thinking_level or "medium"
+        or (settings.thinking_level_for(chosen.model.provider, chosen.model.id) if chosen.model is not None
+            else settings.default_thinking_level) or "medium"
     thinking = clamp_thinking_level(chosen.model, thinking) if chosen.model is not None else "off"
     if chosen.model is None:
         from pi_core.models.resolution import no_models_text

@@ -23,7 +23,7 @@ from pi_core.app.slot_record import SlotRecord
 from pi_core.errors import PiError
 
 if TYPE_CHECKING:  # the saved-decision reads (``pi --help``'s plugin flags) need neither asyncio nor plugins
-    from pi_core.extension import ProjectTrust, ProjectTrustContext
+    from pi_core.hookspecs.results import ProjectTrust, ProjectTrustContext
     from pi_core.registry import PluginSet
     from pi_core.ui import UI
 
@@ -290,7 +290,7 @@ async def _resolve(cwd: Path, agent_dir: Path, found: tuple[str, ...], plugins: 
             warnings.append(str(err))
 
     if plugins is not None:
-        from pi_core.extension import ProjectTrustContext
+        from pi_core.hookspecs.results import ProjectTrustContext
 
         context = ProjectTrustContext(cwd=cwd, mode=mode, ui=ui, resources=found)
         answer = await _ask_plugins(plugins, context, warnings)
@@ -320,7 +320,7 @@ async def _resolve(cwd: Path, agent_dir: Path, found: tuple[str, ...], plugins: 
 
 async def _ask_plugins(plugins: PluginSet, ctx: ProjectTrustContext,
                        warnings: list[str]) -> tuple[str, ProjectTrust] | None:
-    from pi_core.extension import ProjectTrust
+    from pi_core.hookspecs.results import ProjectTrust
 
     deciding: list[str] = []
 

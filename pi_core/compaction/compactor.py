@@ -20,9 +20,10 @@ from pi_core.compaction.tokens import (
     should_compact,
 )
 from pi_core.errors import AbortedError
+from pi_core.hookspecs.results import CompactionResult
 from pi_core.sessions.errors import SessionError
 from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
-from pi_core.types import CompactionResult, CompactionSettings
+from pi_core.types import CompactionSettings
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -79,7 +80,7 @@ class Compactor:
         manager: SessionManager,
         summarize: Summarize,
         *,
-        settings: Callable[[], CompactionSettings] | CompactionSettings | None = None,
+        settings: Callable[[Model | None], CompactionSettings] | CompactionSettings | None = None,
         emit: Emit | None = None,
         hook: Hook | None = None,
         plugins: Any = None,
@@ -112,7 +113,12 @@ class Compactor:
 
     @property
     def settings(self) -> CompactionSettings:
-        return self._settings() if callable(self._settings) else self._settings
+        """The settings without a model in view (``compaction.modelOverrides`` do not apply)."""
+        return self.settings_for(None)
+
+    def settings_for(self, model: Model | None) -> CompactionSettings:
+        """The settings for ``model``: a callable ``settings`` applies its per-model overrides."""
+        return self._settings(model) if callable(self._settings) else self._settings
 
     def reset_overflow_guard(self) -> None:
         """Call on each new user message and after a successful reply: overflow recovery may run again."""
@@ -134,7 +140,7 @@ class Compactor:
 
         signal = signal or Signal()
         path = self.manager.get_branch()
-        preparation = prepare_compaction(path, self.settings)
+        preparation = prepare_compaction(path, self.settings_for(model))
         if preparation is None:
             if reason != "manual":
                 return None
@@ -163,7 +169,7 @@ class Compactor:
         self, preparation: Any, path: list[Entry], custom_instructions: str | None, signal: AbortSignal,
         reason: str = "manual",
     ) -> CompactionResult | None:
-        from pi_core.extension import Cancel
+        from pi_core.hookspecs.results import Cancel
 
         result: Any = None
         if self._session_hook is not None:
@@ -226,7 +232,7 @@ class Compactor:
     def prepare_tree(self, target_id: str | None, *, summarize: bool, custom_instructions: str | None,
                      replace_instructions: bool, label: str | None) -> Any:
         from pi_core.compaction.branch_summary import collect_entries_for_branch_summary
-        from pi_core.extension import TreePreparation
+        from pi_core.hookspecs.results import TreePreparation
 
         old = self.manager.leaf_id
         entries, ancestor = collect_entries_for_branch_summary(self.manager, old, target_id) \
@@ -337,7 +343,7 @@ class Compactor:
         Call after each run (``skip_aborted=True``) and before each prompt (``skip_aborted=False``).
         A second overflow in a row emits the give-up ``compaction_end`` here and returns None.
         """
-        settings = self.settings
+        settings = self.settings_for(model)
         message = message_to_dict(assistant_message)
         if not settings.enabled or (skip_aborted and message.get("stopReason") == "aborted"):
             return None

@@ -10,15 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pi_core.compaction.tokens import estimate_context_tokens, estimate_tokens
+from pi_core.hookspecs.results import CompactionPreparation, CompactionResult
 from pi_core.sessions.context import entry_message
 from pi_core.sessions.format import Entry
 from pi_core.sessions.messages import Message, compaction_summary_message
-from pi_core.types import (
-    CompactionPreparation,
-    CompactionResult,
-    CompactionSettings,
-    FileOperations,
-)
+from pi_core.types import CompactionSettings, FileOperations
 
 __all__ = ["CompactionPreparation", "CompactionResult", "CompactionSettings", "CutPoint", "FileOperations",
            "extract_file_ops", "find_cut_point", "latest_compaction", "prepare_compaction"]

@@ -142,7 +142,10 @@ class SessionControl:
         self.session.set_model(model, source=source)
         _save_setting(self.session, "defaultProvider", model.provider)
         _save_setting(self.session, "defaultModel", model.id)
-        self._apply_thinking_level(level or self.agent.state.thinking_level)
+        settings = self.session.settings
+        levels = settings.get("modelThinkingLevels") if settings is not None else None  # checked: a table of levels
+        preferred = levels.get(f"{model.provider}/{model.id}") if isinstance(levels, dict) else None
+        self._apply_thinking_level(level or preferred or self.agent.state.thinking_level)
 
     def set_thinking_level(self, level: str) -> None:
         self._apply_thinking_level(level)

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
-from pi_core.extension import Cancel
+from pi_core.hookspecs.entries import entry_from_json
+from pi_core.hookspecs.results import Cancel
 from pi_core.signals import AbortSignal
 from pi_core.types import clamp_level
 
@@ -116,7 +117,8 @@ class SessionFiles:
             return None
         session.reload_messages()
         await _call(session, "pi_session_tree", new_leaf_id=result.new_leaf_id, old_leaf_id=result.old_leaf_id,
-                    summary_entry=result.summary_entry, from_plugin=summary is not None)
+                    summary_entry=entry_from_json(result.summary_entry) if result.summary_entry else None,
+                    from_plugin=summary is not None)
         return result
 
     async def compact(self, session: AgentSession, custom_instructions: str | None = None) -> Any:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
-from pi_core.extension import UserBash
+from pi_core.hookspecs.results import UserBash
 from pi_core.signals import AbortSignal
 
 if TYPE_CHECKING:

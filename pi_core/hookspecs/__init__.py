@@ -1,4 +1,5 @@
-"""Hooks that pi_core calls: the whole plugin contract, one topic module each.
+"""Hooks that pi_core calls: the whole plugin contract, one topic module each; what the hooks are given and
+return is in ``results`` (``from pi_core import InputResult``), listed in docs/plugins.md#hook-types.
 
 Every hook name starts with ``pi_``; a plugin contributes by *returning* objects. Each docstring says
 when the hook runs, how often, its policy, and what happens when an implementation raises. Shared rules:

@@ -18,9 +18,15 @@ if TYPE_CHECKING:
 
     import click
 
+    from pi_core.hookspecs.results import (
+        Flag,
+        OAuthProvider,
+        ProviderPreset,
+        Shortcut,
+        SlashCommand,
+    )
     from pi_core.mode import Mode
     from pi_core.providers import ApiProvider, VirtualModel
-    from pi_core.registrations import Flag, Shortcut, SlashCommand
     from pi_core.render import EntryRenderer, MessageRenderer, Renderer
     from pi_core.tools import Tool
     from pi_core.types import Model
@@ -59,9 +65,11 @@ def pi_virtual_models() -> list[VirtualModel] | None:
 
 
 @spec("collect")
-def pi_provider_presets() -> dict[str, dict[str, Any]] | None:
-    """Return provider presets by provider id: ``{"baseUrl", "api", "apiKeyEnv", ...}`` for OpenAI-compatible
-    services, so a models file only has to name the model ids. Called at start-up; dicts are merged in order."""
+def pi_provider_presets() -> dict[str, ProviderPreset] | None:
+    """Return provider presets by provider id (``ProviderPreset(api=..., base_url=..., api_key=...)``) for
+    OpenAI-compatible services and local servers, so a models file only has to name the model ids. Called at
+    start-up; a later plugin's preset for a provider replaces an earlier one. A plain dict of models-file keys
+    (``{"baseUrl", "api", "apiKey", ...}``) is still accepted for one release."""
 
 
 @spec("collect")
@@ -75,8 +83,9 @@ def pi_discover_models(settings: Any, timeout_s: float) -> list[Model] | None:
 
 
 @spec("collect")
-def pi_oauth_providers() -> list[Any] | None:
-    """Return subscription sign-in flows (``pi_core.models.oauth.OAuthProvider`` objects), one per provider id.
+def pi_oauth_providers() -> list[OAuthProvider] | None:
+    """Return subscription sign-in flows (``OAuthProvider``: subclass ``pi_core.models.oauth.OAuthFlow``), one per
+    provider id.
 
     Called at start-up. They appear in ``/login`` and ``pi auth login``; their credentials are stored in
     ``auth.json`` and refreshed through them.

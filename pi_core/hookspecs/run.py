@@ -8,9 +8,9 @@ from pi_core.hookspecs.markers import spec
 
 if TYPE_CHECKING:
     from pi_core.events import AgentEvent
-    from pi_core.extension import (
+    from pi_core.extension import ExtensionContext
+    from pi_core.hookspecs.results import (
         BeforeAgentStart,
-        ExtensionContext,
         InputResult,
         SystemPromptOptions,
     )

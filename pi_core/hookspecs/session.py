@@ -10,9 +10,12 @@ from pi_core.hookspecs.markers import spec
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pi_core.extension import (
+    from pi_core.extension import ExtensionContext
+    from pi_core.hookspecs.entries import BranchSummaryEntry, SessionEntry
+    from pi_core.hookspecs.results import (
         Cancel,
-        ExtensionContext,
+        CompactionPreparation,
+        CompactionResult,
         ProjectTrust,
         ProjectTrustContext,
         ResourcePaths,
@@ -20,7 +23,7 @@ if TYPE_CHECKING:
         TreePreparation,
     )
     from pi_core.signals import AbortSignal
-    from pi_core.types import CompactionPreparation, CompactionResult, Model
+    from pi_core.types import Model
 
 __all__ = ["pi_model_select", "pi_project_trust", "pi_resources_discover", "pi_session_before_compact", "pi_session_before_fork",
            "pi_session_before_switch", "pi_session_before_tree", "pi_session_compact", "pi_session_shutdown",
@@ -82,14 +85,14 @@ def pi_session_before_fork(ctx: ExtensionContext, entry_id: str | None, position
 
 @spec("first")
 def pi_session_before_compact(ctx: ExtensionContext, preparation: CompactionPreparation,
-                              branch_entries: list[dict[str, Any]], custom_instructions: str | None, reason: str,
+                              branch_entries: list[SessionEntry], custom_instructions: str | None, reason: str,
                               will_retry: bool, signal: AbortSignal) -> CompactionResult | Cancel | None:
     """Before each compaction (``reason``: "manual", "threshold" or "overflow"; ``will_retry``: the aborted
     turn is retried afterwards): once per compaction.
 
     ``preparation`` says what would be summarised (``messages_to_summarize``, ``turn_prefix_messages``,
     ``first_kept_entry_id``, ``tokens_before``, ``previous_summary``, ``file_ops``); ``branch_entries`` is the
-    branch root to leaf as session entry dicts. Return a ``CompactionResult`` to store it instead of pi's
+    branch root to leaf as typed session entries (``pi_core.hookspecs.entries``). Return a ``CompactionResult`` to store it instead of pi's
     summary (saved with ``fromHook: true``), ``Cancel()`` to cancel the compaction, or None to let pi
     summarise. A raising implementation is reported and pi's own summary is used.
     """
@@ -118,7 +121,7 @@ def pi_session_before_tree(ctx: ExtensionContext, preparation: TreePreparation,
 
 @spec("notify")
 def pi_session_tree(ctx: ExtensionContext, new_leaf_id: str | None, old_leaf_id: str | None,
-                    summary_entry: dict[str, Any] | None = None, from_plugin: bool = False) -> None:
+                    summary_entry: BranchSummaryEntry | None = None, from_plugin: bool = False) -> None:
     """The leaf moved (``/tree``, ``ctx.navigate_tree``): rebuild per-branch state from
     ``ctx.session_manager.get_branch()``. Once per move; a raising implementation is reported."""
 

@@ -9,8 +9,9 @@ from pi_core.hookspecs.markers import spec
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pi_core.extension import ExtensionContext, UserBash
-    from pi_core.tools import AfterToolCall, BeforeToolCall, ToolCallInfo, ToolResult
+    from pi_core.extension import ExtensionContext
+    from pi_core.hookspecs.results import AfterToolCall, BeforeToolCall, UserBash
+    from pi_core.tools import ToolCallInfo, ToolResult
 
 __all__ = ["pi_after_tool_call", "pi_before_tool_call", "pi_user_bash"]
 

@@ -10,7 +10,7 @@ from pi_core.errors import PiError
 from pi_core.models.env_keys import ENV_VARS, required_env
 
 if TYPE_CHECKING:
-    from pi_core.models.oauth import LoginUI, OAuthProvider
+    from pi_core.models.oauth import LoginUI, OAuthFlow
     from pi_core.models.registry import ModelRegistry
 
 # Providers whose credentials come from their platform: pi does not store them (providers.md).
@@ -25,7 +25,7 @@ class LoginUnavailable(PiError):
 @dataclass
 class LoginChoice:
     kind: Literal["oauth", "api_key"]
-    flow: OAuthProvider | None = None
+    flow: OAuthFlow | None = None
 
 
 def login_providers(registry: ModelRegistry) -> list[str]:

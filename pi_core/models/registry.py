@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core import config_paths
 from pi_core.errors import MissingApiKey, PiError
+from pi_core.hookspecs.results import ProviderPreset
 from pi_core.models.auth import AuthStorage, resolve_config_value, run_value_command
 from pi_core.models.custom import CustomConfig, build_models, load_custom_config
 from pi_core.models.entries import (
@@ -37,7 +38,7 @@ from pi_core.types import Model
 __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
 
 if TYPE_CHECKING:
-    from pi_core.models.oauth import OAuthProvider
+    from pi_core.models.oauth import OAuthFlow
     from pi_core.plugins import PluginSet
     from pi_core.providers import VirtualModel
 
@@ -65,7 +66,8 @@ def collect_plugin_models(plugins: PluginSet) -> tuple[LazyModels, dict[str, dic
     presets: dict[str, dict[str, Any]] = {}
     if hasattr(plugins.pm.hook, "pi_provider_presets"):
         for _plugin, values in plugins.call_sync("pi_provider_presets"):
-            presets.update(values)
+            presets.update({provider: preset.to_json() if isinstance(preset, ProviderPreset) else dict(preset)
+                            for provider, preset in values.items()})
     problems = [f.reason for f in plugins.failures if f.source in ("pi_models", "pi_provider_presets")]
     return LazyModels(groups=groups), presets, problems
 
@@ -107,7 +109,7 @@ class ModelRegistry:
         self.errors: list[str] = []
         self._table = EntryTable([])
         self._custom = CustomConfig()
-        self._flows: dict[str, OAuthProvider] | None = None
+        self._flows: dict[str, OAuthFlow] | None = None
         self.refresh()
 
     @classmethod
@@ -211,7 +213,7 @@ class ModelRegistry:
             (self.sources.presets.get(provider) or {}).get("name")
         return str(named) if named else provider
 
-    def oauth_flows(self) -> dict[str, OAuthProvider]:
+    def oauth_flows(self) -> dict[str, OAuthFlow]:
         """Subscription sign-in flows by provider id (from ``pi_oauth_providers``), loaded when first needed."""
         if self._flows is None:
             from pi_core.models.oauth import oauth_providers

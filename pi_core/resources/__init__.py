@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pi_core.registrations import CommandInfo
+from pi_core.hookspecs.results import CommandInfo
 from pi_core.resources.context_files import (
     ContextFile,
     Warn,
@@ -44,6 +44,7 @@ class Resources:
     skills: list[Skill] = field(default_factory=list)
     templates: list[PromptTemplate] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # skills first, then templates
+    skill_commands: bool = True  # ``enableSkillCommands``: skills answer ``/skill:name`` (and are listed so)
 
     def skill(self, name: str) -> Skill | None:
         return next((s for s in self.skills if s.name == name), None)
@@ -55,7 +56,7 @@ class Resources:
         """The templates, then the skills, as ``get_commands`` lists them after the plugins' commands."""
         return [*(CommandInfo(t.name, t.description, "prompt", t.source_info.to_json()) for t in self.templates),
                 *(CommandInfo(f"skill:{s.name}", s.description, "skill", s.source_info.to_json())
-                  for s in self.skills)]
+                  for s in self.skills if self.skill_commands)]
 
 
 def load_resources(
@@ -103,5 +104,5 @@ def expand_input(
     Unknown names leave the text as typed. A skill file that can no longer be read is reported
     through ``on_error(path, message)`` (the host turns it into an extension error event).
     """
-    expanded = expand_skill_command(text, resources.skills, on_error)
+    expanded = expand_skill_command(text, resources.skills, on_error) if resources.skill_commands else text
     return expand_template(expanded, resources.templates)

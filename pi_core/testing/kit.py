@@ -94,7 +94,7 @@ class StaticPromptSource:
                             if options is not None else "")
 
     def options(self, tools: list[Tool]) -> Any:
-        from pi_core.extension import SystemPromptOptions
+        from pi_core.hookspecs.results import SystemPromptOptions
 
         return SystemPromptOptions(selected_tools=[t.name for t in tools])
 
@@ -213,6 +213,14 @@ def write_fake_models(agent_dir: str | Path, server: Any, api: str = "google-gen
     path = home / "models.json"
     path.write_text(json.dumps(models), encoding="utf-8")
     return path
+
+
+def session_entries(*raw: dict[str, Any]) -> list[Any]:
+    """Typed session entries (``pi_core.hookspecs.entries``) from entry dicts as a session file holds them, for
+    testing code that reads ``ctx.session_manager``; an entry without an ``id`` gets its position as one."""
+    from pi_core.hookspecs.entries import entry_from_json
+
+    return [entry_from_json({"id": str(n), **entry}) for n, entry in enumerate(raw)]
 
 
 def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | None = None,

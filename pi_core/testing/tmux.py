@@ -113,12 +113,14 @@ class TmuxPi:
     runner: Any  # has args(plugin, *args) -> list[str], env() -> dict, cwd
 
     def start(self, plugin: str | None, *args: str, env: dict[str, str] | None = None, width: int = WIDTH,
-              height: int = HEIGHT) -> None:
+              height: int = HEIGHT, tui_mode: str | None = "regular") -> None:
+        """``tui_mode``: ``--tui-mode`` for this run (None: the settings' or the default mode)."""
         environ = dict(self.runner.env())
         for name in ("TMUX", "COLUMNS", "LINES"):  # pi must measure the tmux window, not the test's terminal
             environ.pop(name, None)
         environ.update(TERM="xterm-256color", COLORTERM="truecolor", **(env or {}))
-        script = f"{shlex.join([*PI, *self.runner.args(plugin, *args)])}; echo EXITED=$?; sleep 120"
+        mode = ["--tui-mode", tui_mode] if tui_mode is not None else []
+        script = f"{shlex.join([*PI, *mode, *self.runner.args(plugin, *args)])}; echo EXITED=$?; sleep 120"
         self.tmux.new_session(width, height, str(self.runner.cwd), script, environ)
 
     def command(self, text: str) -> None:

@@ -138,7 +138,7 @@ STRUCTURED_OUTPUT_MAX_BYTES = 1024 * 1024
 
 def shell_tool_result(outcome: ShellOutcome, timeout: float | None, wall_seconds: float | None = None) -> ToolResult:
     """Pi's result for a finished command, raising ``ToolError`` for non-zero exit, timeout and abort; with
-    ``wall_seconds``, a success carries the command's data as ``structured_content``."""
+    ``wall_seconds``, a success and a non-zero exit carry the command's data as ``structured_content``."""
     snap = outcome.snapshot
     output = snap.formatted() if snap.text or snap.truncation.truncated else ""
     if outcome.timed_out:
@@ -148,7 +148,9 @@ def shell_tool_result(outcome: ShellOutcome, timeout: float | None, wall_seconds
         raise ToolError(f"{output}\n\nCommand aborted" if output else "Command aborted")
     text = output or "(no output)"
     if outcome.exit_code not in (0, None):
-        raise ToolError(f"{text}{_sandbox_note(text)}\n\nCommand exited with code {outcome.exit_code}")
+        failed = ToolError(f"{text}{_sandbox_note(text)}\n\nCommand exited with code {outcome.exit_code}")
+        failed.structured_content = None if wall_seconds is None else structured_output(outcome, wall_seconds)  # type: ignore[attr-defined]
+        raise failed
     result = ToolResult.text(text, snap.details())
     result.structured_content = None if wall_seconds is None else structured_output(outcome, wall_seconds)
     return result

@@ -42,8 +42,9 @@ def new_temp_path(prefix: str, suffix: str = ".log") -> Path:
 
 
 # Full-output files in the system temp dir: bash's and powershell's logs, and MCP results and resources
-# (whose suffix is the resource's own, so the file opens in the right program): (name prefix, suffix).
-FULL_OUTPUT_NAMES = (("pi-bash-", ".log"), ("pi-powershell-", ".log"), ("pi-mcp-", ""))
+# (whose suffix is the resource's own, so the file opens in the right program), codemode's long outputs and images:
+# (name prefix, suffix).
+FULL_OUTPUT_NAMES = (("pi-bash-", ".log"), ("pi-powershell-", ".log"), ("pi-mcp-", ""), ("pi-codemode-", ""))
 TEMP_OUTPUT_MAX_AGE_S = 24 * 3600
 
 

@@ -108,6 +108,8 @@ class EventTranslator:
 
     async def on_event(self, event: AgentEvent) -> None:
         kind = event.type
+        if event.get("parent_tool_call_id"):
+            return  # a call made from inside a tool (codemode) is part of its caller's tool call
         if kind == "message_update":
             await self._on_stream(event.get("assistant_message_event"))
         elif kind == "tool_execution_start":

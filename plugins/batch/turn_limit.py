@@ -13,10 +13,9 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from pi_core import hookimpl
+from pi_core import Flag, hookimpl
 from pi_core.events import AgentEvent
 from pi_core.extension import ExtensionContext
-from pi_core.registrations import Flag
 
 FLAG = "batch-max-turns"
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_plugins.google_vertex.hosts import CATALOG_BASE
 
-from pi_core import hookimpl
+from pi_core import ProviderPreset, hookimpl
 
 if TYPE_CHECKING:
     from pi_core.models.entries import LazyModels
@@ -135,5 +135,5 @@ def pi_models() -> LazyModels:
 
 
 @hookimpl
-def pi_provider_presets() -> dict[str, dict[str, Any]]:
-    return {CLAUDE_PROVIDER: {"name": "Claude on Vertex AI", "api": CLAUDE_API, "baseUrl": CATALOG_BASE}}
+def pi_provider_presets() -> dict[str, ProviderPreset]:
+    return {CLAUDE_PROVIDER: ProviderPreset(name="Claude on Vertex AI", api=CLAUDE_API, base_url=CATALOG_BASE)}

@@ -35,8 +35,13 @@ async def run_mode(request: ModeRequest) -> int:
     settings = session.settings
     quiet = bool(settings is not None and settings.get("quietStartup", False) is True) and not request.verbose
     first = request.messages[0] if request.messages else None
+    from pi_plugins.interactive.fullscreen import tui_mode
+
+    mode, problem = tui_mode(request.args, settings)
+    if problem is not None:
+        request.warnings.append(problem)
     return await run_interactive(session, initial_message=first, initial_images=request.images,
-                                 startup=request, quiet_startup=quiet)
+                                 startup=request, quiet_startup=quiet, tui_mode=mode)
 
 
 run_mode.takes_typeahead = True  # type: ignore[attr-defined]  # the app replays the keys typed at start-up
@@ -62,9 +67,10 @@ def pi_modes() -> list[Mode]:
 async def run_interactive(session: Any, *, initial_message: str | None = None,
                           initial_images: list[Any] | None = None, startup: ModeRequest | None = None,
                           header: StartupInfo | None = None, input: Any = None, output: Any = None,
-                          console: Any = None, quiet_startup: bool = False) -> int:
+                          console: Any = None, quiet_startup: bool = False, tui_mode: str = "regular") -> int:
     """Run the UI until the user quits; returns the exit code. The terminal is restored on any exit.
 
+    ``tui_mode`` is ``"regular"`` (drawn below the terminal's scrollback) or ``"fullscreen"`` (fullscreen.py).
     ``startup`` carries the start-up ``warnings`` for the header (a ModeRequest); ``quiet_startup`` hides it;
     ``header`` replaces it. ``input``/``output``/``console`` are for tests (prompt_toolkit pipe
     input and output, a recording rich console for the scrollback).
@@ -77,7 +83,7 @@ async def run_interactive(session: Any, *, initial_message: str | None = None,
 
     try:
         app = InteractiveApp(session, startup=startup, header=header, console=console, input=input, output=output,
-                             quiet_startup=quiet_startup)
+                             quiet_startup=quiet_startup, tui_mode=tui_mode)
         return await app.run(initial_message, initial_images)
     except (KeyboardInterrupt, asyncio.CancelledError):
         return 130

@@ -23,10 +23,11 @@ from pi_plugins.interactive.header import StartupInfo
 from pi_plugins.interactive.host import Attachment, TextDialog
 from pi_plugins.interactive.hosting import KeyRouter, OverlayStack, Tui
 from pi_plugins.interactive.keybindings import load_keybindings
-from pi_plugins.interactive.layout import Screen, color_depth
+from pi_plugins.interactive.layout import Screen, color_depth, scrollback_console
 from pi_plugins.interactive.panel import Panel
 from pi_plugins.interactive.pickers import Picker
 from pi_plugins.interactive.preload import Preloader
+from pi_plugins.interactive.progress import TerminalProgress
 from pi_plugins.interactive.renderers import resolve_renderers
 from pi_plugins.interactive.scrollback import Scrollback
 from pi_plugins.interactive.view import ChatView, render_notice
@@ -61,18 +62,23 @@ class InteractiveApp:
 
     def __init__(self, session: Any, *, startup: ModeRequest | None = None, header: StartupInfo | None = None,
                  console: Console | None = None, input: Any = None, output: Any = None,
-                 preloader: Preloader | None = None, quiet_startup: bool = False) -> None:
+                 preloader: Preloader | None = None, quiet_startup: bool = False, tui_mode: str = "regular") -> None:
         self.session = session
+        self.fullscreen = tui_mode == "fullscreen"  # the transcript in a pane on the alternate screen (fullscreen.py)
         self.running = False
         self.version = 0  # bumped by every change the live part shows
         self.tasks: set[asyncio.Task[Any]] = set()
-        self.scrollback = Scrollback(self)  # first: notices may come while the rest is set up
+        # first: notices may come while the rest is set up
+        self.scrollback = self._transcript_pane() if self.fullscreen else Scrollback(self)
         self.control = SessionControl(session)
         self.startup = startup
         self.quiet_startup = quiet_startup
         self.header = header
-        self.console = console or Console(highlight=False)
-        self.screen = Screen(self)
+        depth = session.settings.get("terminal.trueColor", "auto") if session.settings is not None else "auto"
+        self.console = console or scrollback_console(depth)
+        self.progress = TerminalProgress(self, session.settings is not None
+                                         and session.settings.get("terminal.showTerminalProgress") is True)
+        self.screen = Screen(self) if not self.fullscreen else self._fullscreen_screen()
         self.view = ChatView(resolve_renderers(dict(session.registry.renderers.items)), self.show, str(session.cwd))
         if session.settings is not None and session.settings.get("hideThinkingBlock", False) is True:
             self.view.show_thinking = False  # Ctrl+T shows it again
@@ -120,8 +126,9 @@ class InteractiveApp:
         )
         self.app: Application[int] = Application(
             layout=Layout(self.screen.build(), focused_element=self.buffer),
-            key_bindings=keys.build(self), full_screen=False, input=input, output=output, color_depth=color_depth(),
-            mouse_support=False, min_redraw_interval=0.03, erase_when_done=False,
+            key_bindings=self._key_bindings(), full_screen=self.fullscreen, input=input, output=output,
+            color_depth=color_depth(depth), mouse_support=self.fullscreen, min_redraw_interval=0.03,
+            erase_when_done=False,
         )
         self.app.ttimeoutlen = 0.05
         self.app.timeoutlen = 0.3
@@ -300,6 +307,29 @@ class InteractiveApp:
         if self.running:
             self.app.invalidate()
 
+    def _transcript_pane(self) -> Scrollback:
+        from pi_plugins.interactive.fullscreen import exit_output
+        from pi_plugins.interactive.fullscreen_pane import TranscriptPane
+
+        return TranscriptPane(self, live=lambda: self.view.live(), version=lambda: self.version,
+                              finish=lambda pane: exit_output(self, pane))
+
+    def _fullscreen_screen(self) -> Screen:
+        from pi_plugins.interactive.fullscreen import FullscreenScreen
+        from pi_plugins.interactive.fullscreen_pane import TranscriptPane
+
+        assert isinstance(self.scrollback, TranscriptPane)
+        return FullscreenScreen(self, self.scrollback)
+
+    def _key_bindings(self) -> Any:
+        if not self.fullscreen:
+            return keys.build(self)
+        from pi_plugins.interactive.fullscreen import FullscreenScreen, bindings
+        from prompt_toolkit.key_binding import merge_key_bindings
+
+        assert isinstance(self.screen, FullscreenScreen)
+        return merge_key_bindings([keys.build(self), bindings(self, self.screen)])  # the later wins a shared key
+
     def _collect_shortcuts(self) -> None:
         from pi_plugins.interactive import shortcuts
 
@@ -311,7 +341,7 @@ class InteractiveApp:
         """/reload: keybindings.json and the theme files are read again."""
         self.keybindings = load_keybindings(self.agent_dir)
         self._collect_shortcuts()
-        self.app.key_bindings = keys.build(self)
+        self.app.key_bindings = self._key_bindings()
         self.load_theme()
         for note in self.keybindings.diagnostics:
             self.notify(note, "yellow")
@@ -321,6 +351,7 @@ class InteractiveApp:
     def _on_event(self, event: Any) -> None:
         if event.type in ("agent_start", "agent_end"):  # as Pi's loader: none while agent_end handlers run
             self.run_ended = event.type == "agent_end"
+            self.progress.on_event(event)
         self.view.handle(event)
         if event.type in ("message_end", "agent_end", "turn_end"):
             self.entries.check()

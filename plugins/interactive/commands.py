@@ -115,7 +115,7 @@ def collect_commands(builtins: list[MenuCommand], session: Any = None, resources
     for template in getattr(resources, "templates", None) or []:
         add(MenuCommand(template.name, template.description or "prompt template", None, "template",
                          template.argument_hint or ""))
-    for skill in getattr(resources, "skills", None) or []:
+    for skill in (getattr(resources, "skills", None) or []) if getattr(resources, "skill_commands", True) else []:
         add(MenuCommand(f"skill:{skill.name}", skill.description, None, "skill"))
     return table
 

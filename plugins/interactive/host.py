@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pi_plugins.interactive.style import ThemeWatcher
     from prompt_toolkit.application import Application
     from prompt_toolkit.document import Document
+    from rich.console import Console
 
     from pi_core.mode import ModeRequest
     from pi_core.resources.themes import Theme
@@ -56,6 +57,7 @@ class AppHost(CommandUI, Protocol):
     # the prompt_toolkit application and what the app is built from
     app: Application[int]
     scrollback: Scrollback
+    console: Console  # rich, writing to the terminal (fullscreen mode's exit output)
     overlays: OverlayStack
     router: KeyRouter  # keys from the terminal, before the key bindings
     tui: Tui  # what plugins' component factories get

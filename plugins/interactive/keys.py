@@ -33,6 +33,8 @@ DOUBLE_ESCAPE_SECONDS = 0.8
 # read as Ctrl+J, which inserts a new line.
 for _sequence in ("\x1b[13;2u", "\x1b[27;2;13~"):
     ansi_escape_sequences.ANSI_SEQUENCES.setdefault(_sequence, Keys.ControlJ)
+# prompt_toolkit (3.0.53) reads xterm's Ctrl+Shift+Up as Ctrl+Shift+Down and the other way round.
+ansi_escape_sequences.ANSI_SEQUENCES.update({"\x1b[1;6A": Keys.ControlShiftUp, "\x1b[1;6B": Keys.ControlShiftDown})
 
 # When a row's keys are live: "editor" while no panel is open (a plugin's ui.editor text included); "app" the
 # app's own keys, off while a plugin's text is edited; "app-no-menu" also off while the completion menu is open;

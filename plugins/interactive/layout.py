@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import io
 import os
+import re
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -30,14 +32,58 @@ if TYPE_CHECKING:
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
 
-def color_depth() -> Any:
-    """24-bit colour when the terminal says it has it (COLORTERM), as rich decides for the scrollback; else
-    prompt_toolkit's own choice. Plugins' widgets and components often use truecolor codes."""
+def true_color(setting: Any = "auto") -> bool | None:
+    """``terminal.trueColor``: ``true``/``false`` as set; ``"auto"`` is true when the terminal says it has 24-bit
+    colour (COLORTERM), else None (the libraries' own detection)."""
+    if isinstance(setting, bool):
+        return setting
+    return True if os.environ.get("COLORTERM", "").lower() in ("truecolor", "24bit") else None
+
+
+def color_depth(setting: Any = "auto") -> Any:
+    """prompt_toolkit's colour depth for ``terminal.trueColor``: 24-bit, 256 colours, or its own choice.
+    Plugins' widgets and components often use truecolor codes."""
     from prompt_toolkit.output import ColorDepth
 
-    if os.environ.get("COLORTERM", "").lower() in ("truecolor", "24bit"):
-        return ColorDepth.TRUE_COLOR
-    return None
+    depth = true_color(setting)
+    return None if depth is None else ColorDepth.TRUE_COLOR if depth else ColorDepth.DEPTH_8_BIT
+
+
+def scrollback_console(setting: Any = "auto") -> Console:
+    """rich's console for the scrollback, in the colours ``terminal.trueColor`` asks for."""
+    depth = true_color(setting)
+    if depth is False:
+        import sys
+
+        return Console(highlight=False, color_system="256", file=EightBitOutput(sys.stdout),  # type: ignore[arg-type]
+                       force_terminal=True)
+    return Console(highlight=False, color_system="truecolor" if depth else "auto")
+
+
+_RGB = re.compile(r"(?<=[\[;])([34]8);2;(\d{1,3});(\d{1,3});(\d{1,3})(?=[;m])")
+
+
+@functools.lru_cache(maxsize=1024)
+def _palette_index(red: int, green: int, blue: int) -> int:
+    from rich.color import Color, ColorSystem
+
+    return Color.from_rgb(red, green, blue).downgrade(ColorSystem.EIGHT_BIT).number or 0
+
+
+class EightBitOutput:
+    """The terminal for ``terminal.trueColor = false``: every 24-bit colour code written (the transcript's
+    components and markdown render ANSI text in 24-bit) becomes its nearest of the 256 palette colours."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        if "8;2;" in text:
+            text = _RGB.sub(lambda m: f"{m[1]};5;{_palette_index(*(min(255, int(v)) for v in m.groups()[1:]))}", text)
+        return int(self._stream.write(text))
+
+    def __getattr__(self, name: str) -> Any:  # flush, fileno, isatty, encoding: the terminal's own
+        return getattr(self._stream, name)
 
 
 class Screen:
@@ -132,10 +178,19 @@ class Screen:
         return max(0, rows - main.preferred_height(app.width(), rows).preferred)
 
     def build(self) -> Any:
+        app = self.app
+        has_live = Condition(app.view.has_live)
+        live = ConditionalContainer(Window(FormattedTextControl(self.live_fragments), wrap_lines=False,
+                                           dont_extend_height=True), filter=has_live)
+        main = HSplit([live, *self.rows()])
+        filler = Window(height=lambda: Dimension.exact(self.filler_rows(main)))
+        return FloatContainer(HSplit([filler, main]), floats=app.overlays.floats)
+
+    def rows(self) -> list[Any]:
+        """Everything below the live reply: working row, panel, widgets, editor, completions, footer."""
         from pi_plugins.interactive.editor import DrawnCursor
 
         app = self.app
-        has_live = Condition(app.view.has_live)
         picking = Condition(lambda: app.panel is not None)
 
         def rule() -> Window:
@@ -157,9 +212,7 @@ class Screen:
                                          filter=has_chips), row, rule(),
             ConditionalContainer(Window(FormattedTextControl(lambda: text_dialog.hint_fragments(app)), height=1),
                                  filter=dialog)])
-        main = HSplit([
-            ConditionalContainer(Window(FormattedTextControl(self.live_fragments), wrap_lines=False,
-                                        dont_extend_height=True), filter=has_live),
+        return [
             Window(FormattedTextControl(self.status_fragments), height=1),
             ConditionalContainer(Window(FormattedTextControl(self.panel_fragments), dont_extend_height=True),
                                  filter=picking),
@@ -175,6 +228,4 @@ class Screen:
             CompletionsMenu(max_height=max(3, min(20, int(app.setting("autocompleteMaxVisible", 5) or 5))),
                             scroll_offset=1),
             Window(FormattedTextControl(self.footer_fragments), dont_extend_height=True),
-        ])
-        filler = Window(height=lambda: Dimension.exact(self.filler_rows(main)))
-        return FloatContainer(HSplit([filler, main]), floats=app.overlays.floats)
+        ]

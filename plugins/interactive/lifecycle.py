@@ -61,7 +61,7 @@ async def run(app: AppHost, initial_message: str | None = None,
         await app.session.shutdown("quit")
         app.unsubscribe()
         app.release_intro()
-        scrollback.print_pending()
+        scrollback.finish()
     code = app.exit_code if code is None else code
     if code == 0:  # a quit (Ctrl+C twice, Ctrl+D, /quit), not a signal
         print_resume_hint(app)

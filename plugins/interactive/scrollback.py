@@ -121,6 +121,10 @@ class Scrollback:
         else:
             self._print_pending()
 
+    def finish(self) -> None:
+        """The app has ended: what is left goes out (fullscreen mode prints its exit output)."""
+        self.print_pending()
+
     def _print_pending(self) -> None:
         items, self.pending = self.pending, []
         for renderable in items:

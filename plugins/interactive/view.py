@@ -14,6 +14,7 @@ from typing import Any
 
 from pi_plugins.interactive import style
 from pi_plugins.interactive.renderers import default_renderer
+from rich.padding import Padding  # the UI runs: rich is loaded (app.py)
 
 from pi_core.events import AgentEvent
 from pi_core.render import Renderer
@@ -108,10 +109,13 @@ def live_tail(text: str, limit: int = LIVE_TAIL_CHARS) -> str:
     return text[cut:].lstrip("\n")
 
 
+class UserMessage(Padding):
+    """A user's message as drawn: fullscreen's prompt jumps stop at it."""
+
+
 def render_user(text: str, images: Sequence[str] = ()) -> Any:
     """A user message; each image it carries as a line ``[image: red.png]`` (``[image]`` when its name is not
     known: a resumed session, a plugin's message)."""
-    from rich.padding import Padding
     from rich.text import Text
 
     body = Text(text, style=style.fg("userMessageText"))
@@ -119,7 +123,7 @@ def render_user(text: str, images: Sequence[str] = ()) -> Any:
         if body.plain:
             body.append("\n")
         body.append(f"[image: {name}]" if name else "[image]", style=style.fg("muted"))
-    return Padding(body, (0, 1), style=style.bg("userMessageBg"), expand=True)
+    return UserMessage(body, (0, 1), style=style.bg("userMessageBg"), expand=True)
 
 
 def render_notice(text: str, kind: str = "dim") -> Any:
@@ -153,6 +157,8 @@ class ChatView:
     # --- events -----------------------------------------------------------------------------------
 
     def handle(self, event: AgentEvent) -> None:
+        if event.get("parent_tool_call_id"):
+            return  # a call made from inside a tool (codemode): its caller's block shows it
         handler = getattr(self, "_on_" + event.type, None)
         if handler is not None:
             handler(event)

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
     import click
     from pi_plugins.mcp.manager import McpManager
 
-    from pi_core.extension import BeforeAgentStart, ExtensionContext, SlashCommand
+    from pi_core import BeforeAgentStart, SlashCommand
+    from pi_core.extension import ExtensionContext
     from pi_core.tools import ToolCallInfo
 
 # One manager per running session (a process may hold several, e.g. an embedding program).
@@ -90,7 +91,7 @@ async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_promp
     from pi_plugins.mcp.manager import SECTION_TYPE, startup_wait
     from pi_plugins.tool_search import loaded_tools
 
-    from pi_core.extension import BeforeAgentStart
+    from pi_core import BeforeAgentStart
 
     first = not manager.waited_for_startup
     await manager.wait_for_direct()
@@ -139,7 +140,7 @@ def pi_cli_commands() -> list[click.Command]:
 
 @hookimpl
 def pi_commands() -> list[SlashCommand]:
-    from pi_core.extension import SlashCommand
+    from pi_core import SlashCommand
 
     return [SlashCommand(name="mcp", description="Manage MCP servers: status, tools, reconnect, enable or disable, "
                                                  "sign in or out", handler=_slash)]

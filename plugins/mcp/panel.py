@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 MAX_VISIBLE_ITEMS = 12
 _running: set[asyncio.Task[None]] = set()
 EXPOSURE_MEANINGS: dict[Exposure, str] = {
-    "codemode": "not declared; found with tool_search (pi has no code mode)",
+    "codemode": "not declared; called from codemode scripts, found with tool_search",
     "deferred": "declared once tool_search loads them",
     "direct": "declared to the model like a built-in tool",
     "hidden": "registered but unreachable",

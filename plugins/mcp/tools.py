@@ -30,7 +30,7 @@ def annotations_of(tool: Any) -> dict[str, bool] | None:
 
 
 def to_pi_exposure(exposure: Exposure) -> str:
-    """pi has no code-mode tool: ``codemode`` servers are reached like ``deferred`` ones, through tool_search."""
+    """``codemode`` tools are not declared, like ``deferred`` ones: codemode scripts and tool_search reach them."""
     return "direct" if exposure == "direct" else "deferred"
 
 

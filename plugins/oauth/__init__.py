@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 from pi_core import hookimpl
 
 if TYPE_CHECKING:
-    from pi_core.models.oauth import OAuthProvider
+    from pi_core.models.oauth import OAuthFlow
 
 
 @hookimpl
-def pi_oauth_providers() -> list[OAuthProvider]:
+def pi_oauth_providers() -> list[OAuthFlow]:
     from pi_plugins.oauth import (
         anthropic,
         github_copilot,

@@ -14,7 +14,7 @@ from pi_core.models.oauth import (
     LoginMethod,
     LoginUI,
     OAuthError,
-    OAuthProvider,
+    OAuthFlow,
 )
 from pi_core.models.oauth.callback import parse_pasted
 from pi_core.models.oauth.http import endpoint, request, with_query
@@ -32,7 +32,7 @@ BROWSER = LoginMethod("browser", "Browser login (default)")
 COPY_CODE = LoginMethod("copy_code", "Copy code login (headless)", browser=False)
 
 
-class AnthropicOAuth(OAuthProvider):
+class AnthropicOAuth(OAuthFlow):
     provider = "anthropic"
     name = "Anthropic (Claude Pro/Max)"
     methods = (BROWSER, COPY_CODE)

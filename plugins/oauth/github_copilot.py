@@ -20,7 +20,7 @@ from pi_core.models.oauth import (
     LoginMethod,
     LoginUI,
     OAuthError,
-    OAuthProvider,
+    OAuthFlow,
     RefreshRejected,
     RequestAuth,
 )
@@ -75,7 +75,7 @@ def _expiry(body: dict[str, Any], reply_date: str | None) -> int:
     return now_ms() + int((expires_at - server_now) * 1000) - _MARGIN_MS
 
 
-class GitHubCopilotOAuth(OAuthProvider):
+class GitHubCopilotOAuth(OAuthFlow):
     provider = "github-copilot"
     name = "GitHub Copilot"
     methods = (DEVICE,)

@@ -7,7 +7,7 @@ import os
 from pi_plugins.oauth._common import oauth_credential, token_fields
 from pi_plugins.oauth._device_grant import DeviceGrant
 
-from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthProvider
+from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthFlow
 from pi_core.models.oauth.http import endpoint, request
 
 CLIENT_ID = "17e5f671-d194-4dfb-9706-5516cb48c098"
@@ -18,7 +18,7 @@ def _host() -> str:
     return (os.environ.get("KIMI_CODE_OAUTH_HOST") or os.environ.get("KIMI_OAUTH_HOST") or DEFAULT_HOST).rstrip("/")
 
 
-class KimiCodingOAuth(OAuthProvider):
+class KimiCodingOAuth(OAuthFlow):
     provider = "kimi-coding"
     name = "Kimi Code (subscription)"
     methods = (LoginMethod("device_code", "Sign in with Kimi Code", browser=False),)

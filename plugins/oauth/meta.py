@@ -13,7 +13,7 @@ from pi_core.models.oauth import (
     LoginMethod,
     LoginUI,
     OAuthError,
-    OAuthProvider,
+    OAuthFlow,
     RefreshRejected,
 )
 from pi_core.models.oauth.http import endpoint, request, trusted_url
@@ -26,7 +26,7 @@ MINT_URL = "https://api.meta.ai/muse-code/key"
 KEY_LIFETIME_MS = 24 * 60 * 60 * 1000
 
 
-class MetaOAuth(OAuthProvider):
+class MetaOAuth(OAuthFlow):
     provider = "meta"
     name = "Meta (Muse subscription)"
     methods = (LoginMethod("device_code", "Sign in with Meta", browser=False),)

@@ -16,7 +16,7 @@ from pi_core.models.oauth import (
     LoginMethod,
     LoginUI,
     OAuthError,
-    OAuthProvider,
+    OAuthFlow,
     RequestAuth,
 )
 from pi_core.models.oauth.device import Poll, poll_device_flow
@@ -48,7 +48,7 @@ def account_id(access_token: str) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-class OpenAICodexOAuth(OAuthProvider):
+class OpenAICodexOAuth(OAuthFlow):
     provider = "openai-codex"
     name = "OpenAI (ChatGPT Plus/Pro)"
     methods = (BROWSER, DEVICE)

@@ -12,7 +12,7 @@ from pi_core.models.oauth import (
     LoginMethod,
     LoginUI,
     OAuthError,
-    OAuthProvider,
+    OAuthFlow,
 )
 from pi_core.models.oauth.http import endpoint, request, with_query
 from pi_core.models.oauth.pkce import generate_pkce
@@ -22,7 +22,7 @@ TOKEN_URL = "https://openrouter.ai/api/v1/auth/keys"
 BROWSER = LoginMethod("browser", "Sign in with OpenRouter")
 
 
-class OpenRouterOAuth(OAuthProvider):
+class OpenRouterOAuth(OAuthFlow):
     provider = "openrouter"
     name = "OpenRouter OAuth"
     methods = (BROWSER,)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pi_plugins.oauth._common import oauth_credential, token_fields
 from pi_plugins.oauth._device_grant import DeviceGrant
 
-from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthProvider
+from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthFlow
 from pi_core.models.oauth.http import endpoint, request
 
 CLIENT_ID = "b1a00492-073a-47ea-816f-4c329264a828"
@@ -14,7 +14,7 @@ DEVICE_URL = "https://auth.x.ai/oauth2/device/code"
 TOKEN_URL = "https://auth.x.ai/oauth2/token"
 
 
-class XaiOAuth(OAuthProvider):
+class XaiOAuth(OAuthFlow):
     provider = "xai"
     name = "xAI (Grok/X subscription)"
     methods = (LoginMethod("device_code", "Sign in with SuperGrok or X Premium", browser=False),)

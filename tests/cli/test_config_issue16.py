@@ -61,8 +61,8 @@ def test_wrong_typed_values_and_deep_nesting_are_warnings_not_tracebacks(pi: PiR
     _no_traceback(result)
     assert result.returncode == 0 and result.stdout == "typed\n"
     settings = pi.home / "settings.toml"
-    assert f'{settings}: retry.provider.timeoutMs must be a number, not "x"; ignored' in result.stderr
-    assert f"{settings}: compaction.reserveTokens must be an integer, not true; ignored" in result.stderr
+    assert f'{settings}: retry.provider.timeoutMs must be a non-negative number, not "x"; ignored' in result.stderr
+    assert f"{settings}: compaction.reserveTokens must be a non-negative integer, not true; ignored" in result.stderr
 
     pi.settings("deep = " + "[" * 5000 + "]" * 5000 + "\n")
     (pi.home / "models.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")

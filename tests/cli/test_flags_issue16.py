@@ -68,7 +68,7 @@ FLAG_PLUGIN = """\
 import json
 from pathlib import Path
 from pi_core import hookimpl
-from pi_core.registrations import Flag
+from pi_core import Flag
 
 @hookimpl
 def pi_flags():

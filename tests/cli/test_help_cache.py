@@ -20,7 +20,7 @@ PI = [sys.executable, "-X", "importtime", "-c", "from pi_core.app.cli import cli
 
 FLAGGED = '''
 from pi_core import hookimpl
-from pi_core.registrations import Flag
+from pi_core import Flag
 
 @hookimpl
 def pi_flags():

@@ -173,3 +173,96 @@ def test_slugs_follow_github() -> None:
     assert github_slug("Tree navigation") == "tree-navigation"
     assert github_slug("The `pi` command") == "the-pi-command"
     assert github_slug("Models.toml, and more!") == "modelstoml-and-more"
+
+
+# --- docs/plugins.md is checked against the hook specs --------------------------------------------------------
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def hook_reference_rows() -> list[str]:
+    """docs/plugins.md#hook-reference as the specs say it: one row per hook (topic module, policy, result)."""
+    rows = []
+    for name, function in sorted(inspect.getmembers(hookspecs, inspect.isfunction)):
+        if not name.startswith("pi_"):
+            continue
+        policy = function.pi_policy
+        kind = f"{policy.kind} (`{policy.chain}`)" if policy.chain else policy.kind
+        topic = function.__module__.rpartition(".")[2]
+        rows.append(f"| `{name}` | {topic} | {kind} | `{_cell(str(inspect.signature(function).return_annotation))}` |")
+    return rows
+
+
+def _members(kind: Any) -> list[str]:
+    import dataclasses
+
+    if dataclasses.is_dataclass(kind):
+        return [f.name for f in dataclasses.fields(kind)]
+    if hasattr(kind, "model_fields"):  # a pydantic model
+        return list(kind.model_fields)
+    return sorted(m for m in {*vars(kind), *getattr(kind, "__annotations__", {})}  # a Protocol or a class
+                  if not m.startswith("_") and m != "store")
+
+
+def type_rows(module_name: str) -> list[str]:
+    """A table of docs/plugins.md as ``module_name`` says it: each public type, its fields, where it is named."""
+    import dataclasses
+
+    from pi_core.extension import CommandContext
+    from pi_core.hookspecs import results
+
+    module = importlib.import_module(module_name)
+    # Where each type appears: hook signatures, the context's methods, the fields of the hook types.
+    specs = {f"`{name}`": str(inspect.signature(function))
+             for name, function in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("pi_")}
+    specs |= {f"`ctx.{name}`": str(inspect.signature(method))
+              for name, method in inspect.getmembers(CommandContext, inspect.isfunction) if not name.startswith("_")}
+    specs |= {f"`ctx.{name}`": str(inspect.signature(prop.fget).return_annotation)
+              for name, prop in inspect.getmembers(CommandContext, lambda m: isinstance(m, property))}
+    specs |= {f"`{name}.{f.name}`": str(f.type) for name in results.__all__
+              if dataclasses.is_dataclass(kind := getattr(results, name)) for f in dataclasses.fields(kind)}
+    rows = []
+    for name in sorted(module.__all__):
+        kind = getattr(module, name)
+        if not isinstance(kind, type):
+            continue
+        named_by = [where for where, signature in sorted(specs.items()) if re.search(rf"\b{name}\b", signature)]
+        rows.append(f"| `{name}` | {', '.join(f'`{m}`' for m in _members(kind))} | {', '.join(named_by)} |")
+    return rows
+
+
+def hook_type_rows() -> list[str]:
+    return type_rows("pi_core.hookspecs.results")
+
+
+def entry_type_rows() -> list[str]:
+    return type_rows("pi_core.hookspecs.entries")
+
+
+def _section(page: str, heading: str) -> list[str]:
+    body = page.split(f"\n{heading}\n", 1)[1].split("\n#", 1)[0]
+    return [line for line in body.splitlines() if line.startswith("| `")]
+
+
+@pytest.mark.parametrize(("heading", "rows"), [("### Hook reference", hook_reference_rows),
+                                               ("### Hook types", hook_type_rows),
+                                               ("### Session entries", entry_type_rows)])
+def test_plugins_page_lists_every_hook_hook_type_and_entry_type_as_the_code_says(heading: str, rows: Any) -> None:
+    page = (DOCS / "plugins.md").read_text(encoding="utf-8")
+    assert heading in page, f"docs/plugins.md has no {heading!r} section"
+    expected = rows()
+    documented = _section(page, heading)
+    assert documented == expected, (f"docs/plugins.md {heading!r} is not what the specs say; its rows should be:\n"
+                                    + "\n".join(expected))
+
+
+def test_the_hook_reference_check_notices_a_missing_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    def pi_made_up_hook() -> None:
+        """Not a real hook."""
+
+    pi_made_up_hook.pi_policy = hookspecs.Policy("notify", None)  # type: ignore[attr-defined]
+    monkeypatch.setattr(hookspecs, "pi_made_up_hook", pi_made_up_hook, raising=False)
+    page = (DOCS / "plugins.md").read_text(encoding="utf-8")
+    assert any("`pi_made_up_hook`" in row for row in hook_reference_rows())
+    assert hook_reference_rows() != _section(page, "### Hook reference")

@@ -9,9 +9,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from pi_core import Tool, hookimpl
+from pi_core import BeforeAgentStart, InputResult, SlashCommand, Tool, hookimpl
 from pi_core.app.startup import session_parts
-from pi_core.extension import BeforeAgentStart, InputResult, SlashCommand
 from pi_core.plugins import load_plugins, register_module
 from pi_core.registry import build_registry
 from pi_core.session import AgentSession, SessionConfig

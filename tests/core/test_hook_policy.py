@@ -148,7 +148,7 @@ def test_an_implementation_declares_only_the_arguments_it_uses() -> None:
         @staticmethod
         @hookimpl
         def pi_input(text: str) -> Any:
-            from pi_core.extension import InputResult
+            from pi_core import InputResult
 
             return InputResult("transform", text=text.upper())
 
@@ -169,7 +169,7 @@ def test_arguments_reach_an_implementation_by_name_in_whatever_order_it_declares
         @staticmethod
         @hookimpl
         def pi_input(source: str, ctx: Ctx, text: str) -> Any:  # the spec's order is ctx, text, source
-            from pi_core.extension import InputResult
+            from pi_core import InputResult
 
             return InputResult("transform", text=f"{ctx.plugin}/{source}/{text}")
 
@@ -349,7 +349,7 @@ def test_a_chained_value_and_what_merge_changes_reach_the_implementations_after_
             @staticmethod
             @hookimpl
             def pi_input(ctx: Any, text: str, source: str) -> Any:
-                from pi_core.extension import InputResult
+                from pi_core import InputResult
 
                 seen.append((tag, text, source))
                 return InputResult("transform", text=text + tag)

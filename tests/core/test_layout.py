@@ -252,8 +252,12 @@ def test_the_kernel_stays_small() -> None:
     # arguments, its own validators' refusal worded in Pi's text); 3,925 after issue 37.1 (a tool result's
     # structured_content and its duration in tool_execution_end, PromptSource.sections_of). Issue 31's
     # HookManager (pluggy read through its public API: the manager counts its registrations, so call plans
-    # know when they are stale) on top: 3,935. Issue 32 part 3 is to bring this back down.
-    assert total <= 3940, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # know when they are stale) on top: 3,935. Issue 32 part 1 (the hook types in hookspecs/results.py, the
+    # event bus its own module: their import lines) 3,942; the typed session entries plugins read
+    # (hookspecs/entries.py: part of the contract, named by hook signatures) 4,087; ProviderPreset and the
+    # OAuthProvider protocol 4,117; PromptSource.resources typed (LoadedResources) 4,135. Issue 32 part 3 is to
+    # bring this back down. Issue 33's nested tool calls (ToolContext.call_tool, for codemode): 4,156.
+    assert total <= 4160, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 # Modules allowed past the per-module limit, each with its reason and its own ceiling.

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pi_core import BeforeToolCall
 from pi_core.agent import Agent
 from pi_core.events import AgentEvent
 from pi_core.loop import (
@@ -19,7 +20,7 @@ from pi_core.loop import (
 )
 from pi_core.signals import AbortSignal
 from pi_core.testing.fake_provider import FakeProvider, reply
-from pi_core.tools import BeforeToolCall, Tool, ToolResult
+from pi_core.tools import Tool, ToolResult
 from pi_core.types import CustomMessage, Model, TextContent, UserMessage
 
 MODEL = Model(id="fake-1", api="fake", provider="fake")

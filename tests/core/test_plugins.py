@@ -207,7 +207,7 @@ def test_help_lists_a_project_plugins_flags_only_while_the_project_is_trusted(tm
     (project / ".pi" / "extensions").mkdir(parents=True)
     (project / ".pi" / "extensions" / "planner.py").write_text(textwrap.dedent('''
         from pi_core import hookimpl
-        from pi_core.registrations import Flag
+        from pi_core import Flag
 
         @hookimpl
         def pi_flags():

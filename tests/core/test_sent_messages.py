@@ -7,12 +7,11 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import InputResult, SlashCommand, hookimpl
 from pi_core.app.startup import session_parts
 from pi_core.events import AgentEvent
-from pi_core.extension import ExtensionContext, InputResult
+from pi_core.extension import ExtensionContext
 from pi_core.plugins import load_plugins, register_module
-from pi_core.registrations import SlashCommand
 from pi_core.registry import build_registry
 from pi_core.session import AgentSession, SessionConfig
 from pi_core.sessions.manager import SessionManager

@@ -220,7 +220,7 @@ def _acp_answer(process: subprocess.Popen[str], number: int, method: str, params
 def _interactive(pi: PiRunner) -> None:
     pi.server.add(Reply(text="## Done\n\nthe **answer**"))
     env = {**pi.env(), "TERM": "xterm-256color"}
-    ui = PtyPi(["--provider", "fake", "--model", "fake-model"], env, pi.cwd)
+    ui = PtyPi(["--provider", "fake", "--model", "fake-model", "--tui-mode", "regular"], env, pi.cwd)
     try:
         ui.expect("(fake)", timeout=60)
         os.write(ui.master, b"hello\r")

@@ -187,7 +187,7 @@ def test_the_documentation_pi_names_ships_inside_the_wheel(installed: Installed,
 def test_interactive_mode_answers_from_the_wheel(installed: Installed) -> None:
     installed.server.add(Reply(text="interactive answer"))
     socket = f"pi-wheel-{os.getpid()}"
-    pi = f"{installed.venv / 'bin' / 'pi'} --provider fake --model fake-model --no-session"
+    pi = f"{installed.venv / 'bin' / 'pi'} --provider fake --model fake-model --no-session --tui-mode regular"
     env = {**installed.env(), "TERM": "xterm-256color"}
     subprocess.run(["tmux", "-L", socket, "new-session", "-d", "-s", "pi", "-x", "100", "-y", "30", "-c",
                     str(installed.cwd), f"{pi}; sleep 60"], env=env, check=True, timeout=20)

@@ -9,8 +9,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from pi_core import hookimpl
-from pi_core.extension import SlashCommand
+from pi_core import SlashCommand, hookimpl
 from pi_core.plugins import load_plugins, register_module
 from pi_core.testing.fake_provider import FakeProvider, reply
 from pi_core.tools import Tool, ToolResult

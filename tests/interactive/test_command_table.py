@@ -8,7 +8,7 @@ import types
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from pi_plugins.interactive.commands import collect_commands
 
-from pi_core.registrations import SlashCommand
+from pi_core import SlashCommand
 
 
 async def _handler(args: str, ctx: object) -> None:

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 PLUGIN = r'''
 from pi_core import hookimpl
-from pi_core.registrations import CompletionItem, Shortcut, SlashCommand
+from pi_core import CompletionItem, Shortcut, SlashCommand
 from pi_core.render import EntryRenderer, MessageRenderer
 from pi_core.tui import CustomEditor
 from pi_core.ui import OverlayOptions, Suggestion, Suggestions, WorkingIndicator

@@ -71,7 +71,7 @@ def pi_tmux(tmp_path: Path) -> Iterator[tuple[Tmux, FakeModelServer, Path]]:
         tmux = Tmux(f"pi-test-{os.getpid()}-{id(tmp_path)}", "pi")
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TMUX"}
         env.update(PI_CODING_AGENT_DIR=str(home), TERM="xterm-256color")
-        pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()' --provider fake --model fake-model"
+        pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()' --provider fake --model fake-model --tui-mode regular"
         # After pi exits, show its exit code and whether the terminal is back in cooked mode.
         script = f"{pi}; echo EXITED=$?; stty -a | tr ' ' '\\n' | grep -x -e icanon -e -icanon -e echo; echo STTY-DONE; sleep 120"
         subprocess.run(["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "pi", "-x", str(WIDTH),

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 PLUGIN = '''
 from pi_core import hookimpl
-from pi_core.extension import SlashCommand
+from pi_core import SlashCommand
 
 
 def decorate(args, ctx):

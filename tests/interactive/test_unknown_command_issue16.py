@@ -31,7 +31,7 @@ def test_unknown_slash_command_is_answered_and_not_sent(tmp_path: Path) -> None:
         tmux = Tmux(f"pi-unknown-{os.getpid()}-{id(tmp_path)}", "pi")
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TMUX"}
         env.update(PI_CODING_AGENT_DIR=str(home), TERM="xterm-256color")
-        pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()' --provider fake --model fake-model"
+        pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()' --provider fake --model fake-model --tui-mode regular"
         subprocess.run(["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "pi", "-x", str(WIDTH), "-y",
                         str(HEIGHT), "-c", str(cwd), "bash", "-c", f"{pi} 2>{tmp_path / 'stderr.txt'}; sleep 60"],
                        env=env, check=True, timeout=20)
@@ -67,7 +67,7 @@ def test_first_run_without_any_key_says_what_would_fix_it(tmp_path: Path) -> Non
     tmux = Tmux(f"pi-nokey-{os.getpid()}-{id(tmp_path)}", "pi")
     env = {k: v for k, v in os.environ.items() if not k.endswith(("_API_KEY", "_TOKEN")) and k != "TMUX"}
     env.update(PI_CODING_AGENT_DIR=str(home), TERM="xterm-256color")
-    pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()'"
+    pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()' --tui-mode regular"
     subprocess.run(["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "pi", "-x", str(WIDTH), "-y", str(HEIGHT),
                     "-c", str(cwd), "bash", "-c", f"{pi}; echo EXITED=$?; sleep 60"], env=env, check=True, timeout=20)
     try:

@@ -40,14 +40,16 @@ class Rig:
     cwd: Path
     tmp: Path
 
-    def start(self, *args: str, env: dict[str, str] | None = None, width: int = WIDTH, height: int = HEIGHT) -> None:
-        """Start pi (again) in the tmux session; it prints EXITED=<code> when it ends."""
+    def start(self, *args: str, env: dict[str, str] | None = None, width: int = WIDTH, height: int = HEIGHT,
+              tui_mode: str | None = "regular") -> None:
+        """Start pi (again) in the tmux session; it prints EXITED=<code> when it ends. ``tui_mode``: ``--tui-mode``
+        (None: the settings' or the default mode)."""
         environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TMUX"}
         environ.update(PI_CODING_AGENT_DIR=str(self.home), TERM="xterm-256color", COLORTERM="truecolor",
                        HOME=str(self.tmp / "home"))
         environ.update(env or {})
         pi = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "--provider", "fake",
-              "--model", "fake-model", *args]
+              "--model", "fake-model", *(["--tui-mode", tui_mode] if tui_mode else []), *args]
         script = f"{shlex.join(pi)}; echo EXITED=$?; sleep 120"
         self.tmux.new_session(width, height, str(self.cwd), script, environ)
 

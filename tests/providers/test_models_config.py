@@ -10,16 +10,17 @@ from pathlib import Path
 import pytest
 from pi_plugins import catalog, local_models
 
-from pi_core import config_paths
+from pi_core import ProviderPreset, config_paths, hookimpl
 from pi_core.errors import MissingApiKey, PiError
 from pi_core.models.auth import AuthStorage
 from pi_core.models.custom import read_models_toml, upsert_custom_model
 from pi_core.models.registry import ModelRegistry, ModelSources
+from pi_core.plugins import load_plugins, register_module
 from pi_core.types import Model
 
 
 def provider_presets() -> dict:
-    return {**catalog.provider_presets(), **local_models.presets()}
+    return {**catalog.provider_presets(), **{name: preset.to_json() for name, preset in local_models.presets().items()}}
 
 
 BUILTIN = [
@@ -301,3 +302,25 @@ def test_every_error_of_a_file_at_once_as_path_line_col(tmp_path: Path) -> None:
     assert registry(tmp_path).errors == ["\n".join([
         f"{toml}:10:1: /providers/p/models/1/maxTokens: must be number",
         f"{toml}:11:3: /providers/p/models/1/contextWindow: must be number"])]
+
+
+@pytest.mark.parametrize("preset", [ProviderPreset(api="openai-completions", base_url="http://h:9/v1", api_key="K",
+                                                   name="Acme", compat={"supportsStore": False}),
+                                    {"api": "openai-completions", "baseUrl": "http://h:9/v1", "apiKey": "K",
+                                     "name": "Acme", "compat": {"supportsStore": False}}],
+                         ids=["record", "dict (one more release)"])
+def test_a_plugins_provider_preset_lets_a_models_file_name_only_model_ids(tmp_path: Path, preset: object) -> None:
+    class Plugin:
+        @staticmethod
+        @hookimpl
+        def pi_provider_presets() -> dict[str, object]:
+            return {"acme": preset}
+
+    plugins = load_plugins(load_entry_points=False, discover_extensions=False)
+    register_module(plugins, Plugin, "acme")
+    (tmp_path / "models.toml").write_text('[[providers.acme.models]]\nid = "m1"\n')
+    reg = ModelRegistry.from_plugins(plugins, agent_dir=tmp_path)
+    model = reg.find("acme", "m1")
+    assert reg.errors == []
+    assert (model.api, model.base_url, model.compat) == ("openai-completions", "http://h:9/v1", {"supportsStore": False})
+    assert reg.api_key_for(model) == "K" and reg.provider_name("acme") == "Acme"

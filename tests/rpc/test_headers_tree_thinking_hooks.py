@@ -16,8 +16,8 @@ from pi_core.testing.pi_home import write_models
 PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
 PLUGIN = '''
 from pi_core import hookimpl
-from pi_core.extension import TreeDecision
-from pi_core.registrations import SlashCommand
+from pi_core import TreeDecision
+from pi_core import SlashCommand
 
 
 @hookimpl

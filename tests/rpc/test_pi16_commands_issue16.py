@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import types
 
-from pi_core.extension import SlashCommand
+from pi_core import SlashCommand
 from pi_core.hookspecs import hookimpl
 from pi_core.testing.fake_provider import reply
 

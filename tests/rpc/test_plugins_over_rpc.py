@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from pi_core import hookimpl
-from pi_core.extension import InputResult, SlashCommand
+from pi_core import InputResult, SlashCommand, hookimpl
 from pi_core.models.resolution import ScopedModel
 from pi_core.modes.rpc.client import RpcError
 from pi_core.resources import Resources

@@ -143,10 +143,10 @@ def test_prompt_without_model_is_rejected(rig: Rig) -> None:
 
 
 def test_abort_retry_cancels_the_backoff(rig: Rig) -> None:
-    from pi_core.app.settings import RetrySettings
+    from pi_core.app.settings_schema import RetryTable
 
     def setup(session: Any) -> None:
-        session.retry = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)
+        session.retry = RetryTable(enabled=True, max_retries=3, base_delay_ms=600_000, max_agent_delay_ms=600_000)
 
     client = rig.start(reply(error="529 overloaded_error: Overloaded"), reply("never"), setup=setup)
     client.prompt("hi")
@@ -159,10 +159,10 @@ def test_abort_retry_cancels_the_backoff(rig: Rig) -> None:
 
 
 def test_set_auto_retry_false_stops_retrying(rig: Rig) -> None:
-    from pi_core.app.settings import RetrySettings
+    from pi_core.app.settings_schema import RetryTable
 
     def setup(session: Any) -> None:
-        session.retry = RetrySettings(enabled=True, max_retries=3, base_delay_ms=600_000)
+        session.retry = RetryTable(enabled=True, max_retries=3, base_delay_ms=600_000, max_agent_delay_ms=600_000)
 
     client = rig.start(reply(error="529 overloaded_error: Overloaded"), setup=setup)
     client.set_auto_retry(False)

@@ -29,7 +29,7 @@ def test_defaults_without_files(agent_dir: Path, project: Path) -> None:
     assert s.steering_mode == "one-at-a-time" and s.follow_up_mode == "one-at-a-time"
     assert (s.compaction.enabled, s.compaction.reserve_tokens, s.compaction.keep_recent_tokens) == (True, 16384, 20000)
     assert (s.retry.enabled, s.retry.max_retries, s.retry.base_delay_ms) == (True, 3, 2000)
-    assert s.retry.provider_max_retry_delay_ms == 60000 and s.disabled_plugins == [] and s.shell_path is None
+    assert s.retry.provider.max_retry_delay_ms == 60000 and s.disabled_plugins == [] and s.shell_path is None
     assert s.drain_errors() == [] and not (project / ".pi").exists()
 
 
@@ -52,7 +52,7 @@ def test_pi_settings_json_is_read_and_seeds_the_toml(agent_dir: Path, project: P
         "skills": {"enableSkillCommands": False, "customDirectories": ["~/sk"]}, "websockets": True}))
     s = Settings.load(project, project_trusted=True)
     assert s.default_thinking_level == "high" and s.steering_mode == "all"
-    assert s.retry.provider_max_retry_delay_ms == 5000 and s.get("retry.maxDelayMs") is None
+    assert s.retry.provider.max_retry_delay_ms == 5000 and s.get("retry.maxDelayMs") is None
     assert s.enable_skill_commands is False and s.resource_paths("skills") == ["~/sk"]
     assert s.transport == "websocket"
     s.set_default_model("openai", "gpt-5")

@@ -480,3 +480,10 @@ def test_only_small_local_text_files_are_read_on_the_event_loop(ctx: ToolContext
     remote = create_read_tool(GeneratedOps(10)).quick
     assert remote is not None and not remote({"path": "small.txt"}, ctx)
     assert text_of(read(ctx, path="small.txt")) == "tiny\n"
+
+
+def test_a_model_given_as_json_in_the_legacy_extras_is_a_model(tmp_path: Path) -> None:
+    from pi_core.types import Model
+
+    ctx = ToolContext(cwd=tmp_path, extras={"model": {"id": "m", "api": "x", "provider": "p", "input": ["text"]}})
+    assert isinstance(ctx.model, Model) and ctx.model.input == ["text"]

@@ -99,7 +99,7 @@ def test_default_project_trust_always_and_never(pi: PiRunner) -> None:
 
 DECIDER = """\
 from pi_core import hookimpl
-from pi_core.extension import ProjectTrust
+from pi_core import ProjectTrust
 
 @hookimpl
 def pi_project_trust(ctx):
@@ -210,7 +210,7 @@ def make_project_dist(site: Path, name: str, module: str, body: str) -> None:
 PACKAGE_PLUGIN = textwrap.dedent("""\
     from pathlib import Path
     from pi_core import hookimpl
-    from pi_core.extension import ProjectTrust
+    from pi_core import ProjectTrust
 
     Path.cwd().joinpath("PACKAGE_MARKER").write_text("imported")
 

@@ -29,7 +29,7 @@ class Screen:
         self.runner, self.env = runner, env
 
     def start(self, *args: str) -> None:
-        pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()' --provider fake --model fake-model"
+        pi = f"{sys.executable} -c 'from pi_core.app.cli import cli; cli()' --provider fake --model fake-model --tui-mode regular"
         pi = " ".join([pi, *(shlex.quote(a) for a in args)])
         if self.starts:
             self.stop()

@@ -137,7 +137,7 @@ def git_repo() -> Callable[[Path], Path]:
 
 FRESH = """
 from pi_core import hookimpl
-from pi_core.registrations import SlashCommand
+from pi_core import SlashCommand
 
 async def fresh(args, ctx):
     change = await ctx.new_session()

@@ -34,7 +34,7 @@ def answering(client: Any, answers: list[dict[str, Any]]) -> list[dict[str, Any]
 
 OTHER = """
 from pi_core import hookimpl
-from pi_core.registrations import SlashCommand
+from pi_core import SlashCommand
 
 
 @hookimpl

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not instal
 ACCENT = "38;2;79;209;197"  # the theme's accent, #4fd1c5
 THEMES_API = '''
 from pi_core import hookimpl
-from pi_core.registrations import SlashCommand
+from pi_core import SlashCommand
 
 
 async def themes(args, ctx):

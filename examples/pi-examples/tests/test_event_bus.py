@@ -8,7 +8,7 @@ from typing import Any
 
 OTHER = '''
 from pi_core import hookimpl
-from pi_core.registrations import SlashCommand
+from pi_core import SlashCommand
 
 
 def boom(data):

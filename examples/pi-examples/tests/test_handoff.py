@@ -11,6 +11,7 @@ from pi_examples.handoff import handoff, handoff_messages
 
 from pi_core.extension import SessionChange
 from pi_core.testing.fake_script import Reply
+from pi_core.testing.kit import session_entries
 from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.types import AssistantMessage, TextContent
 from pi_core.ui import PlainTheme
@@ -67,7 +68,7 @@ def run(args: str, ui: UI, models: Models, branch: list[dict[str, Any]] = BRANCH
 
     ctx = SimpleNamespace(mode="interactive", model=SimpleNamespace(id="m"), ui=ui, model_registry=models,
                           new_session=new_session,
-                          session_manager=SimpleNamespace(get_branch=lambda: branch, session_file="/s/old.jsonl"))
+                          session_manager=SimpleNamespace(get_branch=lambda: session_entries(*branch), session_file="/s/old.jsonl"))
     asyncio.run(handoff(args, ctx))  # type: ignore[arg-type]
     return new_ui, sessions
 
@@ -107,7 +108,7 @@ def test_after_a_compaction_only_the_summary_and_the_kept_entries_go() -> None:
               {"type": "message", "id": "2", "message": {"role": "user", "content": "kept"}},
               {"type": "compaction", "id": "3", "summary": "SUM", "firstKeptEntryId": "2", "tokensBefore": 9},
               {"type": "message", "id": "4", "message": {"role": "user", "content": "new"}}]
-    roles = [(m["role"], m.get("content") or m.get("summary")) for m in handoff_messages(branch)]
+    roles = [(m["role"], m.get("content") or m.get("summary")) for m in handoff_messages(session_entries(*branch))]
     assert roles == [("compactionSummary", "SUM"), ("user", "kept"), ("user", "new")]
 
 

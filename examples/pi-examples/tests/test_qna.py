@@ -10,6 +10,7 @@ import pytest
 from pi_examples.qna import LastReplyError, last_assistant_text, qna
 
 from pi_core.testing.fake_script import Reply
+from pi_core.testing.kit import session_entries
 from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
 from pi_core.types import AssistantMessage, TextContent
@@ -58,7 +59,7 @@ class Models:
 
 def run(branch: list[dict[str, Any]], models: Models, ui: UI, mode: str = "interactive") -> None:
     ctx = SimpleNamespace(mode=mode, model=SimpleNamespace(id="fake-model"), ui=ui, model_registry=models,
-                          session_manager=SimpleNamespace(get_branch=lambda: branch))
+                          session_manager=SimpleNamespace(get_branch=lambda: session_entries(*branch)))
     asyncio.run(qna("", ctx))  # type: ignore[arg-type]
 
 
@@ -84,7 +85,7 @@ def test_an_aborted_reply_is_refused() -> None:
     run([reply("Which DB?", stop="aborted")], Models("unused"), ui)
     assert ui.notices == [("Last assistant message incomplete (aborted)", "error")]
     with pytest.raises(LastReplyError, match="No assistant messages found"):
-        last_assistant_text([{"type": "message", "message": {"role": "user", "content": "hi"}}])
+        last_assistant_text(session_entries({"type": "message", "message": {"role": "user", "content": "hi"}}))
 
 
 def test_other_modes_are_told_it_needs_the_interactive_ui(example) -> None:

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 from pi_core import hookimpl
-from pi_core.registrations import SlashCommand
+from pi_core import SlashCommand
 
 LOG = Path({log!r})
 
@@ -93,7 +93,7 @@ BUS = '''
 from pathlib import Path
 
 from pi_core import hookimpl
-from pi_core.registrations import SlashCommand
+from pi_core import SlashCommand
 
 LOG = Path({log!r})
 

@@ -8,6 +8,7 @@ import pytest
 from pi_examples.summarize import SummaryPanel, conversation_text
 
 from pi_core.testing.fake_script import Reply
+from pi_core.testing.kit import session_entries
 from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
 from pi_core.ui import PlainTheme
@@ -99,4 +100,4 @@ def test_conversation_text_skips_tool_results() -> None:
                {"type": "message", "message": {"role": "toolResult", "content": [{"type": "text", "text": "out"}]}},
                {"type": "model_change"},
                {"type": "message", "message": {"role": "assistant", "content": [{"type": "text", "text": " a "}]}}]
-    assert conversation_text(entries) == "User: q\n\nAssistant: a"
+    assert conversation_text(session_entries(*entries)) == "User: q\n\nAssistant: a"

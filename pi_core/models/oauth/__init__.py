@@ -1,6 +1,6 @@
 """Subscription sign-in: what an OAuth flow is, how it talks to the user, and how its tokens reach a request.
 
-A flow plugin returns ``OAuthProvider`` objects from the ``pi_oauth_providers`` hook (``pi_plugins.oauth``
+A flow plugin returns ``OAuthFlow`` objects from the ``pi_oauth_providers`` hook (``pi_plugins.oauth``
 ships Anthropic, OpenAI Codex, GitHub Copilot and the others Pi signs in to). A flow is asynchronous and
 UI-neutral: it asks and tells through a ``LoginUI`` (the terminal for ``pi auth login``, dialogs for
 ``/login``), and returns the credential to store in ``auth.json``. The building blocks live next to this
@@ -81,7 +81,7 @@ class LoginUI(Protocol):
         """A status line (``Exchanging authorization code for tokens...``)."""
 
 
-class OAuthProvider:
+class OAuthFlow:
     """One provider's sign-in. Subclasses set the class attributes and implement ``login``/``refresh``.
 
     ``provider`` is the catalog provider id whose requests the credential authorizes, ``name`` the text
@@ -108,9 +108,9 @@ class OAuthProvider:
         return set(ids) if isinstance(ids, list) and all(isinstance(i, str) for i in ids) else None
 
 
-def oauth_providers(plugins: PluginSet) -> dict[str, OAuthProvider]:
+def oauth_providers(plugins: PluginSet) -> dict[str, OAuthFlow]:
     """Every registered flow by provider id (a later plugin layer replaces an earlier one)."""
-    found: dict[str, OAuthProvider] = {}
+    found: dict[str, OAuthFlow] = {}
     if not hasattr(plugins.pm.hook, "pi_oauth_providers"):
         return found
     for _plugin, flows in plugins.call_sync("pi_oauth_providers"):

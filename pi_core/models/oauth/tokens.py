@@ -15,7 +15,7 @@ import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pi_core.models.oauth import Credential, OAuthError, OAuthProvider, RefreshRejected
+from pi_core.models.oauth import Credential, OAuthError, OAuthFlow, RefreshRejected
 from pi_core.toolkit.redact import register_secret
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
         return pool.submit(asyncio.run, coro).result()
 
 
-async def fresh_credential(storage: AuthStorage, flow: OAuthProvider, *, force: bool = False,
+async def fresh_credential(storage: AuthStorage, flow: OAuthFlow, *, force: bool = False,
                            min_validity_ms: float = REFRESH_MARGIN_MS) -> Credential:
     """The stored credential of ``flow.provider``, refreshed (and saved) when it is about to expire or ``force``.
 

@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from pi_core import hookimpl
+from pi_core import MessageEntry, SessionEntry, hookimpl
 from pi_core.extension import ExtensionContext
+from pi_core.types import AssistantMessage, TextContent
 
 SUBJECT_LIMIT = 50
 
 
-def last_reply_text(entries: list[dict[str, Any]]) -> str:
+def last_reply_text(entries: list[SessionEntry]) -> str:
     for entry in reversed(entries):
-        message = entry.get("message", {})
-        if entry.get("type") == "message" and message.get("role") == "assistant":
-            content = message.get("content")
-            if isinstance(content, list):
-                return "\n".join(part.get("text", "") for part in content if part.get("type") == "text")
-            return ""
+        if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+            return "\n".join(part.text for part in entry.message.content if isinstance(part, TextContent))
     return ""
 
 

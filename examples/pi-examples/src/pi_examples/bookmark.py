@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import time
 
-from pi_core import hookimpl
+from pi_core import MessageEntry, SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 
 
 def bookmark(args: str, ctx: CommandContext) -> None:
     label = args.strip() or f"bookmark-{int(time.time() * 1000)}"
     for entry in reversed(ctx.session_manager.get_entries()):
-        if entry.get("type") == "message" and entry.get("message", {}).get("role") == "assistant":
-            ctx.set_label(entry["id"], label)
+        if isinstance(entry, MessageEntry) and entry.message.role == "assistant":
+            ctx.set_label(entry.id, label)
             ctx.ui.notify(f"Bookmarked as: {label}", "info")
             return
     ctx.ui.notify("No assistant message to bookmark", "warning")
@@ -21,9 +20,9 @@ def bookmark(args: str, ctx: CommandContext) -> None:
 
 def unbookmark(args: str, ctx: CommandContext) -> None:
     for entry in reversed(ctx.session_manager.get_entries()):
-        label = ctx.session_manager.get_label(entry["id"])
+        label = ctx.session_manager.get_label(entry.id)
         if label:
-            ctx.set_label(entry["id"], None)
+            ctx.set_label(entry.id, None)
             ctx.ui.notify(f"Removed bookmark: {label}", "info")
             return
     ctx.ui.notify("No bookmarked entry found", "warning")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_core import hookimpl
-from pi_core.extension import BeforeAgentStart, ExtensionContext
+from pi_core import BeforeAgentStart, hookimpl
+from pi_core.extension import ExtensionContext
 
 _rules: list[str] = []
 

@@ -3,9 +3,8 @@ a command comes from."""
 
 from __future__ import annotations
 
-from pi_core import hookimpl
+from pi_core import CommandInfo, CompletionItem, SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import CommandInfo, CompletionItem, SlashCommand
 
 SOURCES = [("extension", "Extensions"), ("prompt", "Prompts"), ("skill", "Skills")]
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from pi_core import hookimpl
-from pi_core.extension import Cancel, ExtensionContext
+from pi_core import Cancel, MessageEntry, hookimpl
+from pi_core.extension import ExtensionContext
 
 FORK_YES = "Yes, create fork"
 
 
 def has_user_messages(ctx: ExtensionContext) -> bool:
-    return any(entry.get("type") == "message" and entry.get("message", {}).get("role") == "user"
+    return any(isinstance(entry, MessageEntry) and entry.message.role == "user"
                for entry in ctx.session_manager.get_entries())
 
 

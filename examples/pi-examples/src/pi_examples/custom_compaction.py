@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from pi_core import hookimpl
+from pi_core import CompactionPreparation, CompactionResult, hookimpl
 from pi_core.compaction.summarize import serialize_conversation
 from pi_core.extension import ExtensionContext
 from pi_core.sessions.messages import convert_to_llm
 from pi_core.signals import AbortSignal
-from pi_core.types import CompactionPreparation, CompactionResult
 
 SUMMARY_PROVIDER, SUMMARY_MODEL = "google", "gemini-2.5-flash"
 MAX_TOKENS = 8192

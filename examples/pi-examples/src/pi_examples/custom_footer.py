@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import MessageEntry, SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.tui import truncate_to_width, visible_width
+from pi_core.types import AssistantMessage
 
 enabled = False
 
@@ -26,12 +26,11 @@ class Footer:
         tokens_in = tokens_out = 0
         cost = 0.0
         for entry in self.ctx.session_manager.get_branch():
-            message = entry.get("message") if entry.get("type") == "message" else None
-            if isinstance(message, dict) and message.get("role") == "assistant":
-                usage = message.get("usage") or {}
-                tokens_in += int(usage.get("input") or 0)
-                tokens_out += int(usage.get("output") or 0)
-                cost += float((usage.get("cost") or {}).get("total") or 0)
+            if isinstance(entry, MessageEntry) and isinstance(entry.message, AssistantMessage):
+                usage = entry.message.usage
+                tokens_in += usage.input
+                tokens_out += usage.output
+                cost += usage.cost.total
         branch = self.data.git_branch()
         left = self.theme.fg("dim", f"↑{compact(tokens_in)} ↓{compact(tokens_out)} ${cost:.3f}")
         model = self.ctx.model.id if self.ctx.model is not None else "no-model"

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_core import __version__, hookimpl
+from pi_core import SlashCommand, __version__, hookimpl
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 
 BLOCK, PUPIL = "█", "▌"
 

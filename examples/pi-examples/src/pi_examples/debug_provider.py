@@ -7,10 +7,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.events import AgentEvent
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 from pi_core.render import EntryRenderer, RenderOptions
 
 ENTRY_TYPE = "debug-provider-events"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pi_core import hookimpl
-from pi_core.extension import Cancel, ExtensionContext
+from pi_core import Cancel, hookimpl
+from pi_core.extension import ExtensionContext
 
 PROCEED = "Yes, proceed anyway"
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pi_core import Tool, ToolContext, ToolResult, hookimpl
+from pi_core import SlashCommand, Tool, ToolContext, ToolResult, hookimpl
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 from pi_core.types import TextContent
 
 PARAMETERS: dict[str, Any] = {

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 
 CHANNEL = "my:notification"
 

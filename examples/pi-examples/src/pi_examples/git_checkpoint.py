@@ -31,7 +31,7 @@ def pi_session_start() -> None:
 def pi_after_tool_call(ctx: ExtensionContext, call: ToolCallInfo, result: ToolResult) -> None:
     leaf = ctx.session_manager.leaf_entry()
     if leaf is not None:
-        STATE.current_entry = leaf["id"]
+        STATE.current_entry = leaf.id
 
 
 @hookimpl

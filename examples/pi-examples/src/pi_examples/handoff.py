@@ -6,10 +6,9 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import CompactionEntry, MessageEntry, SessionEntry, SlashCommand, hookimpl
 from pi_core.compaction.summarize import serialize_conversation
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.sessions.messages import convert_to_llm
 from pi_core.tui import BorderedLoader
 
@@ -43,21 +42,21 @@ class Failure:
     message: str
 
 
-def _as_message(entry: dict[str, Any]) -> dict[str, Any] | None:
-    if entry.get("type") == "message" and isinstance(entry.get("message"), dict):
-        return dict(entry["message"])
-    if entry.get("type") == "compaction":
-        return {"role": "compactionSummary", "summary": entry.get("summary", ""),
-                "tokensBefore": entry.get("tokensBefore", 0)}
+def _as_message(entry: SessionEntry) -> dict[str, Any] | None:
+    if isinstance(entry, MessageEntry):
+        return entry.message.to_json()
+    if isinstance(entry, CompactionEntry):
+        return {"role": "compactionSummary", "summary": entry.summary, "tokensBefore": entry.tokens_before}
     return None
 
 
-def handoff_messages(branch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def handoff_messages(branch: list[SessionEntry]) -> list[dict[str, Any]]:
     """The messages the model sees on this branch: after a compaction, its summary and what it kept."""
-    last = max((i for i, e in enumerate(branch) if e.get("type") == "compaction"), default=-1)
+    last = max((i for i, e in enumerate(branch) if isinstance(e, CompactionEntry)), default=-1)
     if last >= 0:
         compaction = branch[last]
-        kept = next((i for i, e in enumerate(branch) if e.get("id") == compaction.get("firstKeptEntryId")), -1)
+        assert isinstance(compaction, CompactionEntry)
+        kept = next((i for i, e in enumerate(branch) if e.id == compaction.first_kept_entry_id), -1)
         branch = [compaction, *(branch[kept:last] if kept >= 0 else []), *branch[last + 1:]]
     return [m for m in (_as_message(e) for e in branch) if m is not None]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pi_core import hookimpl
-from pi_core.extension import ExtensionContext, InputResult
+from pi_core import InputResult, hookimpl
+from pi_core.extension import ExtensionContext
 from pi_core.types import ImageContent
 
 PATTERN = re.compile(r"!\{([^}]+)\}")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pi_core import hookimpl
-from pi_core.extension import ExtensionContext, InputResult
+from pi_core import InputResult, hookimpl
+from pi_core.extension import ExtensionContext
 
 QUICK = "?quick "
 

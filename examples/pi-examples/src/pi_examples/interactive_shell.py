@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pi_core import hookimpl
-from pi_core.extension import ExtensionContext, UserBash
+from pi_core import UserBash, hookimpl
+from pi_core.extension import ExtensionContext
 from pi_core.toolkit.shell import BashResult
 
 DEFAULT_INTERACTIVE_COMMANDS = [

@@ -6,9 +6,8 @@ import time
 from datetime import datetime
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.render import MessageRenderer, RenderOptions
 from pi_core.tui import Box, Text
 

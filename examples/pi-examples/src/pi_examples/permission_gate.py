@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from pi_core import hookimpl
+from pi_core import BeforeToolCall, hookimpl
 from pi_core.extension import ExtensionContext
-from pi_core.tools import BeforeToolCall, ToolCallInfo
+from pi_core.tools import ToolCallInfo
 
 DANGEROUS = (
     re.compile(r"\brm\s+(-rf?|--recursive)", re.IGNORECASE),

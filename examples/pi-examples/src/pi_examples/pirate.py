@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pi_core import hookimpl
-from pi_core.extension import BeforeAgentStart, CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
+from pi_core import BeforeAgentStart, SlashCommand, hookimpl
+from pi_core.extension import CommandContext, ExtensionContext
 
 PIRATE_PROMPT = """
 

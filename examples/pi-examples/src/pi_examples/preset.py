@@ -12,11 +12,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import (
+    BeforeAgentStart,
+    CustomEntry,
+    Flag,
+    Shortcut,
+    SlashCommand,
+    hookimpl,
+)
 from pi_core.config_paths import agent_dir
 from pi_core.events import AgentEvent
-from pi_core.extension import BeforeAgentStart, CommandContext, ExtensionContext
-from pi_core.registrations import Flag, Shortcut, SlashCommand
+from pi_core.extension import CommandContext, ExtensionContext
 from pi_core.tui import (
     Container,
     DynamicBorder,
@@ -238,8 +244,8 @@ async def pi_session_start(ctx: ExtensionContext) -> None:
             ctx.ui.notify(f'Unknown preset "{flag}". Available: {_available()}', "warning")
     else:
         saved = [e for e in ctx.session_manager.get_entries()
-                 if e.get("type") == "custom" and e.get("customType") == "preset-state"]
-        data = saved[-1].get("data") if saved else None
+                 if isinstance(e, CustomEntry) and e.custom_type == "preset-state"]
+        data = saved[-1].data if saved else None
         name = data.get("name") if isinstance(data, dict) else None
         if isinstance(name, str) and name in _state.presets:
             _state.active = name  # instructions only: model and tools were restored with the session

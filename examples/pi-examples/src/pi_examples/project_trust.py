@@ -8,8 +8,8 @@ the decision falls through to the saved one, ``defaultProjectTrust`` or pi's own
 
 from __future__ import annotations
 
-from pi_core import hookimpl
-from pi_core.extension import ExtensionContext, ProjectTrust, ProjectTrustContext
+from pi_core import ProjectTrust, ProjectTrustContext, hookimpl
+from pi_core.extension import ExtensionContext
 
 load_count = 0  # module state: how many times this process imported the plugin
 

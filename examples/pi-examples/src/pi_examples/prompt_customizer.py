@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from pi_core import hookimpl
-from pi_core.extension import SystemPromptOptions
+from pi_core import SystemPromptOptions, hookimpl
 
 SECTION = "tool_guidance"
 RULES = {

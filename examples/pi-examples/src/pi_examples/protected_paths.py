@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pi_core import hookimpl
+from pi_core import BeforeToolCall, hookimpl
 from pi_core.extension import ExtensionContext
-from pi_core.tools import BeforeToolCall, ToolCallInfo
+from pi_core.tools import ToolCallInfo
 
 PROTECTED = (".env", ".git/", "node_modules/")
 

@@ -6,10 +6,10 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import MessageEntry, SessionEntry, SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.tui import BorderedLoader
+from pi_core.types import AssistantMessage, TextContent
 
 SYSTEM_PROMPT = """You are a question extractor. Given text from a conversation, extract any questions that need answering and format them for the user to fill in.
 
@@ -40,15 +40,14 @@ class LastReplyError(Exception):
     """Why there is no reply to extract from (the text is the notice)."""
 
 
-def last_assistant_text(branch: list[dict[str, Any]]) -> str:
+def last_assistant_text(branch: list[SessionEntry]) -> str:
     """The text of the newest assistant message on the branch; raises when it is missing or incomplete."""
     for entry in reversed(branch):
-        message = entry.get("message") if entry.get("type") == "message" else None
-        if not isinstance(message, dict) or message.get("role") != "assistant":
+        if not isinstance(entry, MessageEntry) or not isinstance(entry.message, AssistantMessage):
             continue
-        if message.get("stopReason") != "stop":
-            raise LastReplyError(f"Last assistant message incomplete ({message.get('stopReason')})")
-        texts = [b["text"] for b in message.get("content") or [] if isinstance(b, dict) and b.get("type") == "text"]
+        if entry.message.stop_reason != "stop":
+            raise LastReplyError(f"Last assistant message incomplete ({entry.message.stop_reason})")
+        texts = [b.text for b in entry.message.content if isinstance(b, TextContent)]
         if texts:
             return "\n".join(texts)
     raise LastReplyError("No assistant messages found")

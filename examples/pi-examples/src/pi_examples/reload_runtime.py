@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_core import Tool, ToolContext, ToolResult, hookimpl
+from pi_core import SlashCommand, Tool, ToolContext, ToolResult, hookimpl
 from pi_core.events import AgentEvent
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 from pi_core.types import TextContent
 
 DESCRIPTION = "Reload extensions, skills, prompts, themes, and context files"

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pi_core import hookimpl
+from pi_core import BeforeToolCall, Cancel, SlashCommand, hookimpl
 from pi_core.events import AgentEvent
-from pi_core.extension import Cancel, CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
-from pi_core.tools import BeforeToolCall, ToolCallInfo
+from pi_core.extension import CommandContext, ExtensionContext
+from pi_core.tools import ToolCallInfo
 
 STATUS = "rpc-demo"
 DANGEROUS = (re.compile(r"\brm\s+(-rf?|--recursive)", re.IGNORECASE), re.compile(r"\bsudo\b", re.IGNORECASE))

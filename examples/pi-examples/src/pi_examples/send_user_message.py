@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.types import TextContent
 
 

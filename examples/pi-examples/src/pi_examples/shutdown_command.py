@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core import SlashCommand, Tool, ToolContext, ToolError, ToolResult, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.types import TextContent
 
 

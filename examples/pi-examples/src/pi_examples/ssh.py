@@ -19,9 +19,8 @@ from pi_builtin_tools.edit import create_edit_tool
 from pi_builtin_tools.read import create_read_tool
 from pi_builtin_tools.write import create_write_tool
 
-from pi_core import Tool, ToolContext, hookimpl
-from pi_core.extension import BeforeAgentStart, ExtensionContext, UserBash
-from pi_core.registrations import Flag
+from pi_core import BeforeAgentStart, Flag, Tool, ToolContext, UserBash, hookimpl
+from pi_core.extension import ExtensionContext
 from pi_core.toolkit.fileops import EditOperations, ReadOperations, WriteOperations
 from pi_core.toolkit.procs import ExecOptions, LocalShellOperations, ShellConfig
 

@@ -6,42 +6,30 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import MessageEntry, SessionEntry, SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.tui import Container, DynamicBorder, Markdown, Text, matches_key
+from pi_core.types import AssistantMessage, UserMessage
 
 
-def _texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    if not isinstance(content, list):
-        return []
-    return [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)]
+def _tool_calls(message: AssistantMessage) -> list[str]:
+    return [f"Tool {call.name} was called with args {json.dumps(call.arguments or {}, separators=(',', ':'))}"
+            for call in message.tool_calls()]
 
 
-def _tool_calls(content: Any) -> list[str]:
-    if not isinstance(content, list):
-        return []
-    return [f"Tool {b['name']} was called with args {json.dumps(b.get('arguments') or {}, separators=(',', ':'))}"
-            for b in content if isinstance(b, dict) and b.get("type") == "toolCall" and isinstance(b.get("name"), str)]
-
-
-def conversation_text(entries: list[dict[str, Any]]) -> str:
+def conversation_text(entries: list[SessionEntry]) -> str:
     """User and assistant messages as ``User: ...`` / ``Assistant: ...`` sections, with the tool calls made."""
     sections: list[str] = []
     for entry in entries:
-        message = entry.get("message") if entry.get("type") == "message" else None
-        role = message.get("role") if isinstance(message, dict) else None
-        if role not in ("user", "assistant"):
+        message = entry.message if isinstance(entry, MessageEntry) else None
+        if not isinstance(message, (UserMessage, AssistantMessage)):
             continue
-        assert isinstance(message, dict)
         lines: list[str] = []
-        text = "\n".join(_texts(message.get("content"))).strip()
+        text = message.text().strip()
         if text:
-            lines.append(f"{'User' if role == 'user' else 'Assistant'}: {text}")
-        if role == "assistant":
-            lines.extend(_tool_calls(message.get("content")))
+            lines.append(f"{'User' if message.role == 'user' else 'Assistant'}: {text}")
+        if isinstance(message, AssistantMessage):
+            lines.extend(_tool_calls(message))
         if lines:
             sections.append("\n".join(lines))
     return "\n\n".join(sections)

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.signals import AbortSignal
 
 CONFIRM_TITLE = "Timed Confirmation"

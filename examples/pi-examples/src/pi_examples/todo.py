@@ -10,12 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core import Tool, ToolContext, ToolResult, hookimpl
+from pi_core import MessageEntry, SlashCommand, Tool, ToolContext, ToolResult, hookimpl
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 from pi_core.render import Renderer
 from pi_core.tui import matches_key, truncate_to_width
-from pi_core.types import TextContent
+from pi_core.types import TextContent, ToolResultMessage
 from pi_core.ui import PlainTheme, Theme
 
 PARAMETERS: dict[str, Any] = {
@@ -100,10 +99,10 @@ def rebuild(ctx: ExtensionContext) -> None:
     """The list as the last ``todo`` result on the current branch left it."""
     _state.todos, _state.next_id = [], 1
     for entry in ctx.session_manager.get_branch():
-        message = entry.get("message") if entry.get("type") == "message" else None
-        if not isinstance(message, dict) or message.get("role") != "toolResult" or message.get("toolName") != "todo":
+        message = entry.message if isinstance(entry, MessageEntry) else None
+        if not isinstance(message, ToolResultMessage) or message.tool_name != "todo":
             continue
-        details = message.get("details")
+        details = message.details
         if isinstance(details, dict) and isinstance(details.get("todos"), list):
             _state.todos = [Todo(int(t["id"]), str(t["text"]), bool(t.get("done"))) for t in details["todos"]]
             _state.next_id = int(details.get("nextId", len(_state.todos) + 1))

@@ -7,10 +7,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core import SlashCommand, Tool, ToolContext, ToolError, ToolResult, hookimpl
 from pi_core.config_paths import agent_dir
 from pi_core.extension import CommandContext
-from pi_core.registrations import SlashCommand
 from pi_core.toolkit.mutation_queue import with_file_mutation_queue
 from pi_core.toolkit.truncate import utf8_len
 from pi_core.types import TextContent

@@ -6,9 +6,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import CustomEntry, SlashCommand, hookimpl
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 from pi_core.tui import Container, SettingItem, SettingsList, SettingsListTheme, Text
 
 ENTRY_TYPE = "tools-config"
@@ -30,8 +29,8 @@ def restore(ctx: ExtensionContext) -> None:
     """The last saved selection on this branch (tools that no longer exist dropped), else the active tools."""
     saved: list[str] | None = None
     for entry in ctx.session_manager.get_branch():
-        if entry.get("type") == "custom" and entry.get("customType") == ENTRY_TYPE:
-            data = entry.get("data")
+        if isinstance(entry, CustomEntry) and entry.custom_type == ENTRY_TYPE:
+            data = entry.data
             if isinstance(data, dict) and isinstance(data.get("enabledTools"), list):
                 saved = [str(name) for name in data["enabledTools"]]
     if saved is None:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import SlashCommand, hookimpl
 from pi_core.events import AgentEvent
 from pi_core.extension import CommandContext, ExtensionContext
-from pi_core.registrations import SlashCommand
 
 COMPACT_THRESHOLD_TOKENS = 100_000
 

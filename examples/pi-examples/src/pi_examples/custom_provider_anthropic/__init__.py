@@ -8,9 +8,8 @@ a local fake). Pi's example also offers a Claude Pro/Max sign-in for ``/login``;
 from __future__ import annotations
 
 import os
-from typing import Any
 
-from pi_core import hookimpl
+from pi_core import ProviderPreset, hookimpl
 from pi_core.providers import ApiProvider
 from pi_core.types import Model, ModelCost
 from pi_examples.custom_provider_anthropic.stream import API, CustomAnthropicProvider
@@ -39,5 +38,5 @@ def pi_models() -> list[Model]:
 
 
 @hookimpl
-def pi_provider_presets() -> dict[str, dict[str, Any]]:
-    return {PROVIDER: {"api": API, "baseUrl": base_url(), "apiKey": "CUSTOM_ANTHROPIC_API_KEY"}}
+def pi_provider_presets() -> dict[str, ProviderPreset]:
+    return {PROVIDER: ProviderPreset(api=API, base_url=base_url(), api_key="CUSTOM_ANTHROPIC_API_KEY")}

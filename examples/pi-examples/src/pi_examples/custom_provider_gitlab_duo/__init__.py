@@ -19,7 +19,7 @@ import httpx2
 from pi_plugins.anthropic_messages import AnthropicMessages
 from pi_plugins.openai_responses import OpenAIResponsesProvider
 
-from pi_core import hookimpl
+from pi_core import ProviderPreset, hookimpl
 from pi_core.llm.stream import MessageBuilder
 from pi_core.providers import ApiProvider, StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, ModelCost
@@ -136,5 +136,5 @@ def pi_models() -> list[Model]:
 
 
 @hookimpl
-def pi_provider_presets() -> dict[str, dict[str, Any]]:
-    return {PROVIDER: {"api": API, "baseUrl": gateway_url(), "apiKey": "GITLAB_TOKEN"}}
+def pi_provider_presets() -> dict[str, ProviderPreset]:
+    return {PROVIDER: ProviderPreset(api=API, base_url=gateway_url(), api_key="GITLAB_TOKEN")}

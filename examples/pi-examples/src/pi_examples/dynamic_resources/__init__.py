@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pi_core import hookimpl
-from pi_core.extension import ResourcePaths
+from pi_core import ResourcePaths, hookimpl
 
 HERE = Path(__file__).resolve().parent
 

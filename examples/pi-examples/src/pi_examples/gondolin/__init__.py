@@ -51,14 +51,17 @@ from pi_builtin_tools.ls import create_ls_tool
 from pi_builtin_tools.read import create_read_tool
 from pi_builtin_tools.write import create_write_tool
 
-from pi_core import Tool, ToolContext, ToolError, hookimpl
-from pi_core.extension import (
+from pi_core import (
     BeforeAgentStart,
-    CommandContext,
-    ExtensionContext,
+    Flag,
+    SlashCommand,
+    Tool,
+    ToolContext,
+    ToolError,
     UserBash,
+    hookimpl,
 )
-from pi_core.registrations import Flag, SlashCommand
+from pi_core.extension import CommandContext, ExtensionContext
 from pi_core.tools import ToolResult
 
 from .bridge import BridgeClient, GondolinError, VmClient, bridge_command

@@ -4,8 +4,7 @@ focus moves and live redraws (streamed child output, a 30 FPS animation, streami
 
 from __future__ import annotations
 
-from pi_core import hookimpl
-from pi_core.registrations import SlashCommand
+from pi_core import SlashCommand, hookimpl
 from pi_examples.overlay_qa_tests.live import (
     overlay_animation,
     overlay_overflow,

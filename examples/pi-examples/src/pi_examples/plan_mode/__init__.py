@@ -12,11 +12,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_core import hookimpl
+from pi_core import (
+    BeforeAgentStart,
+    BeforeToolCall,
+    CustomEntry,
+    CustomMessageEntry,
+    Flag,
+    MessageEntry,
+    Shortcut,
+    SlashCommand,
+    hookimpl,
+)
 from pi_core.events import AgentEvent
-from pi_core.extension import BeforeAgentStart, CommandContext, ExtensionContext
-from pi_core.registrations import Flag, Shortcut, SlashCommand
-from pi_core.tools import BeforeToolCall, ToolCallInfo
+from pi_core.extension import CommandContext, ExtensionContext
+from pi_core.tools import ToolCallInfo
 from pi_core.types import AgentMessage
 from pi_examples.plan_mode.utils import (
     TodoItem,
@@ -319,10 +328,10 @@ async def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
 
 def _restore(ctx: ExtensionContext) -> None:
     entries = ctx.session_manager.get_entries()
-    saved = [e for e in entries if e.get("type") == "custom" and e.get("customType") == STATE_ENTRY]
+    saved = [e for e in entries if isinstance(e, CustomEntry) and e.custom_type == STATE_ENTRY]
     if not saved:
         return
-    data = saved[-1].get("data")
+    data = saved[-1].data
     if isinstance(data, dict):
         if isinstance(data.get("enabled"), bool):
             _state.enabled = data["enabled"]
@@ -335,9 +344,9 @@ def _restore(ctx: ExtensionContext) -> None:
             _state.tools_before = [str(name) for name in tools]
     if _state.executing and _state.todos:
         # Only replies after the last execute message count: earlier [DONE:n] belong to an earlier plan.
-        start = max((i for i, e in enumerate(entries) if e.get("customType") == "plan-mode-execute"), default=-1)
-        replies = [e["message"] for e in entries[start + 1:]
-                   if e.get("type") == "message" and _is_assistant(e.get("message"))]
+        start = max((i for i, e in enumerate(entries) if isinstance(e, (CustomEntry, CustomMessageEntry))
+                     and e.custom_type == "plan-mode-execute"), default=-1)
+        replies = [e.message for e in entries[start + 1:] if isinstance(e, MessageEntry) and _is_assistant(e.message)]
         mark_completed_steps("\n".join(assistant_text(m) for m in replies), _state.todos)
 
 

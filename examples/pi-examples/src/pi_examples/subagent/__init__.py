@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pi_core import Tool, ToolContext, ToolResult, hookimpl
-from pi_core.extension import ExtensionContext, ResourcePaths
+from pi_core import ResourcePaths, Tool, ToolContext, ToolResult, hookimpl
+from pi_core.extension import ExtensionContext
 from pi_core.render import Renderer
 from pi_core.toolkit.truncate import (
     DEFAULT_MAX_BYTES,
