@@ -268,14 +268,15 @@ class Model(PiModel):
     reasoning: bool = False
     thinking_level_map: dict[str, str | None] | None = None
     input: list[str] = Field(default_factory=lambda: ["text"])
-    cost: ModelCost = Field(default_factory=ModelCost)
+    cost: ModelCost = Field(default_factory=ModelCost.model_construct)  # all defaults: nothing to validate
     context_window: int = 128_000
     max_tokens: int = 16_384
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
 
 
-PLACEHOLDER_MODEL = Model(id="unknown", name="unknown", api="unknown", provider="unknown")
+# Constructed, not validated: importing this module builds no validator (and so no pydantic schema machinery).
+PLACEHOLDER_MODEL = Model.model_construct(id="unknown", name="unknown", api="unknown", provider="unknown")
 
 
 def supported_thinking_levels(model: Model) -> list[str]:

@@ -12,10 +12,13 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.models.auth import resolve_config_value, resolve_headers
 from pi_core.types import Model
+
+if TYPE_CHECKING:
+    from pi_core.models.custom_schema import Problem
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
@@ -169,137 +172,14 @@ def upsert_custom_model(path: Path, provider: str, model_def: dict[str, Any],
     write_models_toml(path, config)
 
 
-# --- schema ----------------------------------------------------------------------------------------
-
-@dataclass
-class Problem:
-    """One thing wrong in a models file: the JSON pointer it is about and Pi's message for it."""
-
-    pointer: str
-    message: str
-
-
-class _Problems(list[Problem]):
-    def add(self, pointer: str, message: str) -> None:
-        self.append(Problem(pointer, message))
-
-    def check(self, value: Any, kind: str, where: str) -> bool:
-        """Record a problem unless ``value`` is of ``kind``; True when it is (so its insides can be checked)."""
-        ok = {
-            "string": isinstance(value, str), "boolean": isinstance(value, bool), "object": isinstance(value, dict),
-            "array": isinstance(value, list), "number": _is_number(value),
-        }[kind]
-        if not ok:
-            self.add(where, f"must be {kind}")
-        elif kind == "string" and value == "":
-            self.add(where, "must NOT have fewer than 1 characters")
-        return ok
-
-    def check_string_map(self, value: Any, where: str) -> None:
-        if self.check(value, "object", where):
-            for key, item in value.items():
-                if not isinstance(item, str):
-                    self.add(f"{where}/{key}", "must be string")
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _check_model_fields(problems: _Problems, entry: dict[str, Any], where: str, *, partial_cost: bool) -> None:
-    for key, kind in (("name", "string"), ("api", "string"), ("baseUrl", "string"), ("reasoning", "boolean"),
-                      ("contextWindow", "number"), ("maxTokens", "number"), ("compat", "object")):
-        if key in entry:
-            problems.check(entry[key], kind, f"{where}/{key}")
-    if "headers" in entry:
-        problems.check_string_map(entry["headers"], f"{where}/headers")
-    if "input" in entry and problems.check(entry["input"], "array", f"{where}/input"):
-        for i, item in enumerate(entry["input"]):
-            if item not in ("text", "image"):
-                problems.add(f"{where}/input/{i}", "must be equal to one of the allowed values")
-    if "thinkingLevelMap" in entry and problems.check(entry["thinkingLevelMap"], "object", f"{where}/thinkingLevelMap"):
-        for level, mapped in entry["thinkingLevelMap"].items():
-            if mapped is not None and not isinstance(mapped, str):
-                problems.add(f"{where}/thinkingLevelMap/{level}", "must be string,null")
-    if "cost" in entry and problems.check(entry["cost"], "object", f"{where}/cost"):
-        for key in ("input", "output", "cacheRead", "cacheWrite"):
-            if key in entry["cost"]:
-                problems.check(entry["cost"][key], "number", f"{where}/cost/{key}")
-            elif not partial_cost:
-                problems.add(f"{where}/cost", f"must have required property '{key}'")
-
-
-def check_schema(config: Any) -> list[Problem]:
-    """Every schema problem of the file, each naming its JSON pointer (``/providers/x/models/0/id``)."""
-    problems = _Problems()
-    if not problems.check(config, "object", ""):
-        return problems
-    if "providers" not in config:
-        problems.add("", "must have required property 'providers'")
-        return problems
-    if not problems.check(config["providers"], "object", "/providers"):
-        return problems
-    for name, provider in config["providers"].items():
-        where = f"/providers/{name}"
-        if not problems.check(provider, "object", where):
-            continue
-        for key, kind in (("name", "string"), ("baseUrl", "string"), ("apiKey", "string"), ("api", "string"),
-                          ("authHeader", "boolean"), ("compat", "object")):
-            if key in provider:
-                problems.check(provider[key], kind, f"{where}/{key}")
-        if "headers" in provider:
-            problems.check_string_map(provider["headers"], f"{where}/headers")
-        if "models" in provider and problems.check(provider["models"], "array", f"{where}/models"):
-            for i, model in enumerate(provider["models"]):
-                if not problems.check(model, "object", f"{where}/models/{i}"):
-                    continue
-                if "id" not in model:
-                    problems.add(f"{where}/models/{i}", "must have required property 'id'")
-                else:
-                    problems.check(model["id"], "string", f"{where}/models/{i}/id")
-                _check_model_fields(problems, model, f"{where}/models/{i}", partial_cost=False)
-        if "modelOverrides" in provider and problems.check(provider["modelOverrides"], "object",
-                                                           f"{where}/modelOverrides"):
-            for model_id, override in provider["modelOverrides"].items():
-                if problems.check(override, "object", f"{where}/modelOverrides/{model_id}"):
-                    _check_model_fields(problems, override, f"{where}/modelOverrides/{model_id}", partial_cost=True)
-    return problems
-
-
-def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any]]) -> list[Problem]:
-    """Pi's extra checks (docs/models.md#custom-models), each with Pi's message, on a schema-valid file.
-
-    ``defaults`` maps each built-in provider (and preset) to its api/baseUrl/apiKey defaults: such a
-    provider's custom models may leave those out.
-    """
-    problems = _Problems()
-    for name, provider in config["providers"].items():
-        where = f"/providers/{name}"
-        models = provider.get("models") or []
-        builtin = name in defaults
-        preset = defaults.get(name, {})
-        if not models:
-            if not any(provider.get(k) for k in ("baseUrl", "headers", "compat", "modelOverrides")):
-                problems.add(where, f'Provider {name}: must specify "baseUrl", "headers", "compat", '
-                                    f'"modelOverrides", or "models".')
-        elif not builtin and not provider.get("baseUrl"):
-            # No "apiKey" is fine (a deliberate difference: Pi requires one): local servers need none.
-            problems.add(where, f'Provider {name}: "baseUrl" is required when defining custom models.')
-        for i, model in enumerate(models):
-            if not model.get("id"):
-                problems.add(f"{where}/models/{i}", f'Provider {name}: model missing "id"')
-                continue
-            if not (model.get("api") or provider.get("api") or preset.get("api")):
-                problems.add(f"{where}/models/{i}", f'Provider {name}, model {model["id"]}: no "api" specified. '
-                                                    f"Set at provider or model level.")
-            for key in ("contextWindow", "maxTokens"):
-                if key in model and model[key] <= 0:
-                    problems.add(f"{where}/models/{i}/{key}", f"Provider {name}, model {model['id']}: invalid {key}")
-    return problems
-
-
 def load_custom_file(path: Path, defaults: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
     """Read and validate one file; raise ModelsFileError carrying every problem as ``path:line:col: message``."""
+    from pi_core.models.custom_schema import (  # pydantic: only with a file
+        Problem,
+        check_schema,
+        check_semantics,
+    )
+
     config = read_models_toml(path) if path.suffix == ".toml" else read_models_json(path)
     schema = check_schema(config)
     problems = [Problem(p.pointer, f"{p.pointer or '/'}: {p.message}") for p in schema] if schema \
