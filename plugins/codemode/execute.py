@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from pi_plugins.codemode import loadout
@@ -28,7 +29,7 @@ from pi_plugins.codemode.sandbox import (
 )
 from pi_plugins.codemode.source import parse_source
 
-from pi_core import ToolContext
+from pi_core import CustomEntry, SessionEntry, ToolContext
 from pi_core.signals import AbortSignal
 from pi_core.tools import Tool, ToolResult
 from pi_core.types import TextContent
@@ -47,13 +48,13 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def read_store(branch: list[dict[str, Any]]) -> dict[str, Any]:
+def read_store(branch: Sequence[SessionEntry]) -> dict[str, Any]:
     """The values the scripts on this branch stored, from its ``codemode-store`` entries, oldest first."""
     store: dict[str, Any] = {}
     for entry in branch:
-        data = entry.get("data")
-        if entry.get("type") != "custom" or entry.get("customType") != STORE_ENTRY or not isinstance(data, dict):
+        if not isinstance(entry, CustomEntry) or entry.custom_type != STORE_ENTRY or not isinstance(entry.data, dict):
             continue
+        data = entry.data
         sets, deletes = data.get("set"), data.get("delete")
         if not isinstance(sets, dict) or not isinstance(deletes, list):
             continue

@@ -274,7 +274,8 @@ def test_the_mode_by_default_flag_and_setting(tmp_path: Path) -> None:
         start(rig, {"tuiMode": "fullscreen"}, "--tui-mode", "regular")  # the flag wins
         assert not alternate_screen(rig)
         start(rig, {"tuiMode": "sideways"})
-        rig.tmux.wait_for("Invalid tuiMode setting 'sideways'. Valid values: regular, fullscreen; using fullscreen",
+        # the settings check names the file and the key, and the default mode runs
+        rig.tmux.wait_for('settings.json: tuiMode must be one of "regular", "fullscreen", not "sideways"; ignored',
                           flat=True)
         assert alternate_screen(rig)
 
