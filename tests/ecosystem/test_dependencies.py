@@ -181,6 +181,20 @@ def _sandbox(pi: PiRunner) -> None:
     assert (pi.cwd / "inside.txt").read_text() == "in\n" and not outside.exists()
 
 
+def _codemode(pi: PiRunner) -> None:
+    """A codemode script computed by QuickJS. Its worker runs isolated (``python -I -S``: no site, so no module
+    recorder), so the run records the binding's modules itself once the script's answer proves QuickJS ran."""
+    pi.server.add(Reply(tool_calls=[("codemode", {"code": "return [6 * 7, typeof process].join(' ')"})]),
+                  Reply(text="done"))
+    done = pi.run("-p", "--tools", "+codemode", "go", timeout=90)
+    assert done.returncode == 0 and done.stdout == "done\n", done.stderr
+    messages = pi.server.requests[1].body["messages"]
+    result = json.dumps(messages[-1]["content"])
+    assert "Script completed" in result and "42 undefined" in result, result  # JavaScript ran, without Node
+    out = Path(pi.extra_env["PI_TEST_MODULES_DIR"]) / "codemode-worker"
+    out.write_text("\n".join(sorted(modules_of()["quickjs-ng"])) + "\n")
+
+
 def _acp(pi: PiRunner) -> None:
     """An editor's session over ACP on raw pipes: initialize, a new session, one prompt answered."""
     from acp import PROTOCOL_VERSION
@@ -233,10 +247,12 @@ def _interactive(pi: PiRunner) -> None:
 
 
 RUNS = {"print-anthropic": _print_anthropic, "print-tools": _print_tools, "json": _json_responses, "rpc": _rpc,
-        "mcp": _mcp, "export": _export, "sandbox": _sandbox, "acp": _acp, "interactive": _interactive}
+        "mcp": _mcp, "export": _export, "sandbox": _sandbox, "acp": _acp, "interactive": _interactive,
+        "codemode": _codemode}
 API = {"print-anthropic": "anthropic-messages", "print-tools": "openai-completions", "json": "openai-responses",
        "rpc": "google-generative-ai", "mcp": "openai-completions", "export": "anthropic-messages",
-       "sandbox": "anthropic-messages", "acp": "openai-responses", "interactive": "anthropic-messages"}
+       "sandbox": "anthropic-messages", "acp": "openai-responses", "interactive": "anthropic-messages",
+       "codemode": "anthropic-messages"}
 
 
 def test_every_runtime_dependency_is_imported_by_a_run_of_pi(loaded: dict[str, set[str]]) -> None:
