@@ -37,10 +37,10 @@ STEPS = [("httpx2/_client.py", "send", "httpx2 sends the request"),
          ("httpx2/_client.py", "build_request", "httpx2 builds the request"),
          ("pi_core/llm/transport.py", "aclose", "closing the finished reply"),
          ("pi_core/loop.py", "execute_tool_calls", "the tool call (checks, read, hooks, events)"),
-         ("pi_core/agent.py", "_emit", "events to listeners and plugins"),
+         ("pi_core/agent.py", "emit", "events to listeners and plugins"),
          ("convert.py", "build_body", "the request body (Completions, Responses, Google)"),
          ("payload.py", "build_params", "the request body (Anthropic)"),
-         ("pi_core/session.py", "_save", "session entries")]
+         ("pi_core/session/agent_session.py", "_save", "session entries")]
 
 
 class Window:

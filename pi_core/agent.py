@@ -1,6 +1,7 @@
 """Agent: the stateful wrapper around the loop (docs/loop.md#agent).
 
-Owns the transcript, the steering and follow-up queues, the abort signal and the listeners.
+Owns the transcript, the steering and follow-up queues, the abort signal and the listeners. A run is one run:
+retrying a failed one is the session's (``pi_core.session.retry``).
 Listeners are awaited in subscription order, after the state has been updated for the event.
 """
 
@@ -37,7 +38,6 @@ from pi_core.types import (
 
 if TYPE_CHECKING:
     from pi_core.extension import ExtensionContext
-    from pi_core.session_parts import AutoRetry
 
 Listener = Callable[[AgentEvent, AbortSignal | None], Awaitable[None] | None]
 QueueMode = Literal["one-at-a-time", "all"]
@@ -104,7 +104,6 @@ class Agent:
         self._steering: list[AgentMessage] = []
         self._follow_up: list[AgentMessage] = []
         self._signal: AbortSignal | None = None
-        self._retry_cancel: AbortSignal | None = None
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -157,7 +156,8 @@ class Agent:
 
         return unsubscribe
 
-    async def _emit(self, event: AgentEvent) -> None:
+    async def emit(self, event: AgentEvent) -> None:
+        """Update the state for ``event``, then await each listener in turn (the loop announces through it)."""
         self._reduce(event)
         for listener in list(self._listeners):
             outcome = listener(event, self._signal)
@@ -234,50 +234,6 @@ class Agent:
             raise RuntimeError("Cannot continue from message role: assistant")
         await self._run(None)
 
-    # --- agent-level retry (docs/sessions.md#auto-retry) -------------------------------------------
-
-    async def run_retrying(self, start: Callable[[], Awaitable[None]], retry: AutoRetry | None) -> bool:
-        """Run ``start``, then retry retryable provider errors with ``retry``'s backoff, announcing each attempt
-        (``auto_retry_start`` / ``auto_retry_end``). False when ``abort_retry`` cancelled a wait."""
-        await start()
-        attempt = 0
-        while True:
-            last = self.last_assistant()
-            if last is None or retry is None or not retry.enabled or not retry.should_retry(last):
-                if attempt and last is not None and last.stop_reason != "error":
-                    await self._emit(AgentEvent("auto_retry_end", success=True, attempt=attempt))
-                return True
-            attempt += 1
-            if attempt > retry.max_retries:
-                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=retry.max_retries,
-                                            final_error=last.error_message))
-                return True
-            delay_ms = retry.delay_ms(attempt)
-            await self._emit(AgentEvent("auto_retry_start", attempt=attempt, max_attempts=retry.max_retries,
-                                        delay_ms=delay_ms, error_message=last.error_message))
-            self.drop_trailing_error()
-            self._retry_cancel = cancel = AbortSignal()
-            try:
-                await asyncio.wait_for(cancel.wait(), delay_ms / 1000)
-            except TimeoutError:
-                pass
-            finally:
-                self._retry_cancel = None
-            if cancel.aborted:
-                await self._emit(AgentEvent("auto_retry_end", success=False, attempt=attempt,
-                                            final_error="Retry cancelled"))
-                return False
-            await self.continue_()
-
-    @property
-    def retrying(self) -> bool:
-        """Waiting before a retry (``abort_retry`` cancels the wait)."""
-        return self._retry_cancel is not None
-
-    def abort_retry(self) -> None:
-        if self._retry_cancel is not None:
-            self._retry_cancel.abort()
-
     def last_assistant(self) -> AssistantMessage | None:
         return next((m for m in reversed(self.state.messages) if isinstance(m, AssistantMessage)), None)
 
@@ -320,9 +276,9 @@ class Agent:
         try:
             config = self._config()
             if prompts is None:
-                await run_agent_loop_continue(context, config, self._emit, signal)
+                await run_agent_loop_continue(context, config, self.emit, signal)
             else:
-                await run_agent_loop(prompts, context, config, self._emit, signal,
+                await run_agent_loop(prompts, context, config, self.emit, signal,
                                      skip_initial_steering=skip_initial_steering)
         except Exception as err:  # noqa: BLE001 - a contract violation ends the run with an error message
             model = self.state.model
@@ -331,7 +287,7 @@ class Agent:
                 stop_reason="aborted" if signal.aborted else "error", error_message=str(err) or type(err).__name__)
             self.state.messages.append(failed)
             self.state.error_message = failed.error_message
-            await self._emit(AgentEvent("agent_end", messages=[failed]))
+            await self.emit(AgentEvent("agent_end", messages=[failed]))
         finally:
             self.state.is_streaming = False
             self.state.streaming_message = None

@@ -9,23 +9,25 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:
-    from pi_core.session import AgentSession
     from pi_core.types import ImageContent
     from pi_core.ui import UI
 
+Session = TypeVar("Session")
+
 
 @dataclass
-class ModeRequest:
-    """What the CLI hands a mode: the ready session and what the user asked for.
+class ModeRequest(Generic[Session]):
+    """What the CLI hands a mode: the ready session (a ``pi_core.session.AgentSession``: a mode annotates
+    ``ModeRequest[AgentSession]``; the kernel does not import the runtime) and what the user asked for.
 
     ``messages`` are the prompts in order; the first already carries piped stdin and ``@file`` text, and
     ``images`` belong to it. ``warnings`` were printed to stderr at start-up (a UI may show them again).
     """
 
-    session: AgentSession
+    session: Session
     messages: list[str] = field(default_factory=list)
     images: list[ImageContent] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -49,7 +51,7 @@ class Mode:
     """
 
     name: str
-    run: Callable[[ModeRequest], Awaitable[int]]
+    run: Callable[[ModeRequest[Any]], Awaitable[int]]
     description: str = ""
     pick_session: Callable[[list[Any]], Path | None] | None = None
     startup_ui: Callable[[], UI] | None = None

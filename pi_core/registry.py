@@ -24,24 +24,14 @@ from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import pluggy
 
-from pi_core.hookspecs.results import CommandInfo, SlashCommand
+from pi_core.hookspecs.markers import Policy
 
 T = TypeVar("T")
-PolicyKind = Literal["collect", "chain", "notify", "first"]
 Layer = Literal["builtin", "installed", "project", "explicit"]
 # project: a trusted project's .pi/extensions and ``pi install -l`` packages; explicit: ``-e`` files, embedding
 LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "project": 2, "explicit": 3}
 Merge = Callable[[Any, Any, dict[str, Any]], tuple[Any, bool]]  # (chained value, result, arguments) -> (value, stop)
 Accept = Callable[[str, Any], bool]  # (plugin, result) -> use it?
-
-
-@dataclass(frozen=True)
-class Policy:
-    """How ``PluginSet.call`` combines a hook's implementations (declared with ``pi_core.hookspecs.spec``);
-    ``chain`` names the argument each result is passed on as."""
-
-    kind: PolicyKind
-    chain: str | None = None
 
 
 @dataclass
@@ -380,49 +370,6 @@ def keyed(plugins: PluginSet, contributions: list[Contribution], kind: str, key:
             target.owner[name] = plugin
             target.by_plugin.setdefault(plugin, []).append(name)
     return target
-
-
-_COMMAND_SOURCES = {"builtin": ("auto", "user"), "installed": ("auto", "user"), "project": ("auto", "project"),
-                    "explicit": ("local", "temporary")}
-
-
-class PluginCommands:
-    """The plugins' slash commands (``pi_commands``), each with the plugin that gave it; ``collect`` on reload."""
-
-    def __init__(self, plugins: PluginSet) -> None:
-        self.plugins = plugins
-        self.items: dict[str, SlashCommand] = {}
-        self.owner: dict[str, str] = {}
-        self.collect()
-
-    def collect(self) -> None:
-        found = keyed(self.plugins, self.plugins.call_sync("pi_commands"), "command", "name")
-        self.items, self.owner = found.items, found.owner
-
-    def infos(self) -> list[CommandInfo]:
-        """The commands as ``get_commands`` lists them (``sourceInfo`` says which layer each came from)."""
-        infos = []
-        for name, command in self.items.items():
-            plugin = self.owner.get(name, "")
-            source, scope = _COMMAND_SOURCES[self.plugins.layer_of(plugin)]
-            infos.append(CommandInfo(name, command.description, "extension", {
-                "path": self.plugins.path_of(plugin), "source": source, "scope": scope, "origin": "top-level"}))
-        return infos
-
-    async def run(self, name: str, args: str, context_for: Callable[[str], Any]) -> bool:
-        """Run ``/name`` with ``context_for(plugin)`` (a CommandContext); False when no plugin has it. A raising
-        handler is reported as an extension error (hook ``command:<name>``)."""
-        command = self.items.get(name)
-        if command is None:
-            return False
-        plugin = self.owner.get(name, "")
-        try:
-            outcome = command.handler(args, context_for(plugin))
-            if inspect.isawaitable(outcome):
-                await outcome
-        except Exception as err:  # noqa: BLE001 - a plugin command's failure is reported, not fatal
-            self.plugins.report(ExtensionError(plugin, self.plugins.source_of(plugin), f"command:{name}", err))
-        return True
 
 
 def build_registry(plugins: PluginSet, *, tool_overrides: dict[str, str] | None = None) -> Registry:

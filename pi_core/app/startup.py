@@ -380,7 +380,7 @@ def _retry_policy(settings: Settings | None) -> RetryPolicy:
     return policy
 
 
-def mode_request(mode: Mode, args: Args, env: Startup, picker: Picker | None = None) -> ModeRequest:
+def mode_request(mode: Mode, args: Args, env: Startup, picker: Picker | None = None) -> ModeRequest[AgentSession]:
     """What ``mode.run`` gets: its prompts gathered (``pi_core.app.prompt_input``), the session built, and each
     warning shown once (the interactive UI lists them in its header, other modes print them on stderr)."""
     from pi_core.app.prompt_input import gather_prompts

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 from pi_core.control.user_bash import BashRunner
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
-from pi_core.session import clamp_level
 from pi_core.types import (
     AssistantMessage,
     Model,
     UserMessage,
+    clamp_level,
     supported_thinking_levels,
 )
 

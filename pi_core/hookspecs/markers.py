@@ -1,13 +1,15 @@
-"""The hook markers and ``spec``, which declares a hook together with its calling policy."""
+"""The hook markers and ``spec``, which declares a hook together with its calling policy.
+
+It imports nothing of pi's: the registry reads the policies from here (``pi_core.registry.PluginSet.call``).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
 
 import pluggy
-
-from pi_core.registry import Policy, PolicyKind
 
 __all__ = ["F", "Policy", "PolicyKind", "hookimpl", "hookspec", "spec"]
 
@@ -15,6 +17,16 @@ hookspec = pluggy.HookspecMarker("pi")
 hookimpl = pluggy.HookimplMarker("pi")
 
 F = TypeVar("F", bound=Callable[..., Any])
+PolicyKind = Literal["collect", "chain", "notify", "first"]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How ``PluginSet.call`` combines a hook's implementations; ``chain`` names the argument each result is
+    passed on as."""
+
+    kind: PolicyKind
+    chain: str | None = None
 
 
 def spec(kind: PolicyKind, *, chain: str | None = None) -> Callable[[F], F]:

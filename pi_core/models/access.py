@@ -10,7 +10,7 @@ from pi_core.signals import AbortSignal
 from pi_core.types import AssistantMessage, Context, Model, TextContent, UserMessage
 
 if TYPE_CHECKING:
-    from pi_core.session_parts import ModelSource, StreamFn
+    from pi_core.session.parts import ModelSource, StreamFn
 
 
 class SessionModels:

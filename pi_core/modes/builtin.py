@@ -8,10 +8,11 @@ from pi_core.hookspecs import hookimpl
 from pi_core.mode import Mode, ModeRequest
 
 if TYPE_CHECKING:
+    from pi_core.session import AgentSession
     from pi_core.ui import Theme
 
 
-def user_theme(request: ModeRequest) -> Theme:
+def user_theme(request: ModeRequest[AgentSession]) -> Theme:
     """``ctx.ui.theme`` in these modes: the user's theme, as Pi styles plugin text in every mode (over RPC the
     ANSI travels to the client as is). Looked up on first use, so a run that styles nothing never pays for it."""
     from pi_core.resources.ansi_theme import AnsiTheme
@@ -28,21 +29,21 @@ def user_theme(request: ModeRequest) -> Theme:
     return AnsiTheme(theme)
 
 
-async def run_text(request: ModeRequest) -> int:
+async def run_text(request: ModeRequest[AgentSession]) -> int:
     from pi_core.modes.print_mode import run_print_mode
 
     return await run_print_mode(request.session, request.messages, request.images, json_mode=False,
                                 theme=user_theme(request))
 
 
-async def run_json(request: ModeRequest) -> int:
+async def run_json(request: ModeRequest[AgentSession]) -> int:
     from pi_core.modes.print_mode import run_print_mode
 
     return await run_print_mode(request.session, request.messages, request.images, json_mode=True,
                                 theme=user_theme(request))
 
 
-async def run_rpc(request: ModeRequest) -> int:
+async def run_rpc(request: ModeRequest[AgentSession]) -> int:
     from pi_core.modes.rpc import run_rpc_mode
 
     return await run_rpc_mode(request.session, theme=user_theme(request))

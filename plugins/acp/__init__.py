@@ -11,12 +11,13 @@ from pi_core.mode import Mode, ModeRequest
 if TYPE_CHECKING:
     import click
 
+    from pi_core.session import AgentSession
     from pi_core.ui import UI
 
 MODE = "acp"
 
 
-async def run_mode(request: ModeRequest) -> int:
+async def run_mode(request: ModeRequest[AgentSession]) -> int:
     from pi_plugins.acp.serve import serve
 
     return await serve(request)

@@ -15,11 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi_core.mode import ModeRequest
+    from pi_core.session import AgentSession
 
 EXIT_CODES = {signal.SIGTERM: 143, signal.SIGHUP: 129, signal.SIGINT: 130}
 
 
-async def serve(request: ModeRequest, *, stdin_fd: int = 0, stdout: object = None) -> int:
+async def serve(request: ModeRequest[AgentSession], *, stdin_fd: int = 0, stdout: object = None) -> int:
     """Serve ACP until stdin closes (exit 0) or a signal (128 + its number)."""
     from acp.agent.connection import AgentSideConnection
     from pi_plugins.acp.server import PiAgent

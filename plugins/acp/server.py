@@ -82,7 +82,7 @@ def client_mcp_servers(servers: list[Any] | None) -> dict[str, dict[str, Any]]:
 class PiAgent:
     """``acp.interfaces.Agent`` over pi: several sessions in one process, each with its own cwd."""
 
-    def __init__(self, request: ModeRequest) -> None:
+    def __init__(self, request: ModeRequest[AgentSession]) -> None:
         self.factory = SessionFactory(request.args, request.startup)
         self.loop = asyncio.get_running_loop()
         self.sessions: dict[str, LiveSession] = {}

@@ -16,6 +16,7 @@ from pi_core.mode import Mode, ModeRequest
 if TYPE_CHECKING:
     from pi_plugins.interactive.header import StartupInfo
 
+    from pi_core.session import AgentSession
     from pi_core.ui import UI
 
 __all__ = ["StartupInfo", "run_interactive", "run_interactive_sync"]
@@ -30,7 +31,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-async def run_mode(request: ModeRequest) -> int:
+async def run_mode(request: ModeRequest[AgentSession]) -> int:
     session = request.session
     settings = session.settings
     quiet = bool(settings is not None and settings.get("quietStartup", False) is True) and not request.verbose
@@ -65,7 +66,7 @@ def pi_modes() -> list[Mode]:
 
 
 async def run_interactive(session: Any, *, initial_message: str | None = None,
-                          initial_images: list[Any] | None = None, startup: ModeRequest | None = None,
+                          initial_images: list[Any] | None = None, startup: ModeRequest[AgentSession] | None = None,
                           header: StartupInfo | None = None, input: Any = None, output: Any = None,
                           console: Any = None, quiet_startup: bool = False, tui_mode: str = "regular") -> int:
     """Run the UI until the user quits; returns the exit code. The terminal is restored on any exit.

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
     from pi_core.mode import ModeRequest
     from pi_core.resources.themes import Theme, ThemeSet
+    from pi_core.session import AgentSession
 
 STARTUP_WAIT_SECONDS = lifecycle.STARTUP_WAIT_SECONDS
 
@@ -60,7 +61,7 @@ class InteractiveApp:
 
     themes: ThemeSet  # found by load_theme(), first called while the app is built
 
-    def __init__(self, session: Any, *, startup: ModeRequest | None = None, header: StartupInfo | None = None,
+    def __init__(self, session: Any, *, startup: ModeRequest[AgentSession] | None = None, header: StartupInfo | None = None,
                  console: Console | None = None, input: Any = None, output: Any = None,
                  preloader: Preloader | None = None, quiet_startup: bool = False, tui_mode: str = "regular") -> None:
         self.session = session

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from pi_core.mode import ModeRequest
     from pi_core.resources.themes import Theme
+    from pi_core.session import AgentSession
     from pi_core.types import ImageContent
 
 
@@ -67,7 +68,7 @@ class AppHost(CommandUI, Protocol):
     preloader: Preloader
     theme_watcher: ThemeWatcher
     commands: dict[str, MenuCommand]
-    startup: ModeRequest | None  # what the CLI handed the mode (its warnings, resources and args)
+    startup: ModeRequest[AgentSession] | None  # what the CLI handed the mode (its warnings, resources and args)
     header: StartupInfo | None
     quiet_startup: bool
     startup_notes: list[str]  # problems found while starting, shown after the header

@@ -116,8 +116,8 @@ def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
 
 # The wings: pi_core's named packages below the kernel. Everything else under pi_core is the kernel, counted
 # whole: the top-level modules (``__init__`` too) and any package that is not a wing (``hookspecs``).
-WINGS = ("toolkit", "llm", "models", "sessions", "compaction", "resources", "export", "control", "tui", "modes", "sdk",
-         "app", "testing", "loader")
+WINGS = ("toolkit", "llm", "models", "session", "sessions", "compaction", "resources", "export", "control", "tui",
+         "modes", "sdk", "app", "testing", "loader")
 
 
 def kernel_modules() -> list[str]:
@@ -222,8 +222,9 @@ def test_every_kind_of_import_is_counted(tmp_path: Path) -> None:
 
 
 def test_wings_are_told_apart() -> None:
-    assert unit_of("pi_core.llm.stream") == "pi_core.llm" and unit_of("pi_core.session") == "pi_core (kernel)"
-    assert unit_of("pi_core.hookspecs.tools") == "pi_core (kernel)"
+    assert unit_of("pi_core.llm.stream") == "pi_core.llm" and unit_of("pi_core.agent") == "pi_core (kernel)"
+    assert unit_of("pi_core.hookspecs.tools") == "pi_core (kernel)" and unit_of("pi_core.session.state") \
+        == "pi_core.session"
     assert unit_of("pi_plugins.mcp.slash") == "pi_plugins.mcp" and unit_of("pi_builtin_tools.read") \
         == "pi_builtin_tools"
 

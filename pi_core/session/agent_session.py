@@ -2,8 +2,9 @@
 
 It binds an Agent to the plugins (tools, providers, hooks), the chosen model, the system prompt and the
 session file. Everything it works with is handed in when it is built (``SessionParts``, see
-``pi_core.session_parts``); what it holds and the changes made to it (model, tools, name, the session
-file) are its base, ``pi_core.session_state.SessionState``, and this module adds the runs. Modes subscribe to its events and call ``prompt`` / ``steer`` / ``follow_up`` /
+``pi_core.session.parts``); what it holds and the changes made to it (model, tools, name, the session
+file) are its base, ``pi_core.session.state.SessionState``, and this module adds the runs. Modes subscribe
+to its events and call ``prompt`` / ``steer`` / ``follow_up`` /
 ``abort``; front-end commands (RPC state, cycling models, export) live in ``pi_core.control``, which wraps a
 session. Every plugin hook is called through ``PluginSet.call`` with the session's ExtensionContext.
 """
@@ -21,31 +22,18 @@ from pi_core.errors import PiError
 from pi_core.event_bus import EventBus
 from pi_core.events import AgentEvent, Listener, Listeners
 from pi_core.extension import (
-    CommandContext,
     ExtensionContext,
     NoModels,
 )
 from pi_core.hookspecs.results import CommandInfo, SlashCommand
 from pi_core.loop import default_convert_to_llm
-from pi_core.loop_hooks import LoopHooks, custom_message
 from pi_core.providers import StreamOptions
-from pi_core.registry import ExtensionError, PluginCommands, PluginSet, Registry, keyed
-from pi_core.session_parts import (  # noqa: F401 - re-exported: their home before session_parts
-    AutoRetry,
-    Compaction,
-    LoadedResources,
-    ModelSource,
-    PromptSource,
-    RebuiltContext,
-    SessionConfig,
-    SessionFileOps,
-    SessionParts,
-    SessionStore,
-    SettingsStore,
-    StreamFn,
-    provider_stream_fn,
-)
-from pi_core.session_state import SessionState
+from pi_core.registry import ExtensionError, PluginSet, Registry, keyed
+from pi_core.session.commands import PluginCommands
+from pi_core.session.hooks import LoopHooks, custom_message
+from pi_core.session.parts import SessionConfig, SessionParts, provider_stream_fn
+from pi_core.session.retry import RetryingRuns
+from pi_core.session.state import SessionState
 from pi_core.signals import AbortSignal
 from pi_core.types import (
     AgentMessage,
@@ -53,7 +41,6 @@ from pi_core.types import (
     ImageContent,
     TextContent,
     UserMessage,
-    clamp_level,
     message_from_json,
 )
 from pi_core.ui import UI
@@ -112,6 +99,7 @@ class AgentSession(SessionState):
             session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
         )
         self.agent.subscribe(self._on_agent_event)
+        self.retries = RetryingRuns(self.agent)
         self.agent.extension = self.ext
         plugins.error_listeners.append(self._on_extension_error)
         self.plugin_commands = PluginCommands(plugins)
@@ -406,7 +394,7 @@ class AgentSession(SessionState):
         self.agent.abort()
 
     def abort_retry(self) -> None:
-        self.agent.abort_retry()
+        self.retries.cancel()
 
     async def wait_for_idle(self) -> None:
         while not self.is_idle:
@@ -416,8 +404,8 @@ class AgentSession(SessionState):
     # --- runs with auto-retry and auto-compaction (docs/sessions.md#auto-retry, docs/sessions.md#triggers)
 
     async def _run_agent(self, start: Callable[[], Awaitable[None]]) -> None:
-        """Run with agent-level retry (``Agent.run_retrying``), then check for compaction."""
-        if await self.agent.run_retrying(start, self.retry):
+        """Run with agent-level retry (``RetryingRuns``), then check for compaction."""
+        if await self.retries.run(start, self.retry):
             await self._check_compaction(skip_aborted=True)
 
     async def _check_compaction(self, *, skip_aborted: bool) -> None:
@@ -445,7 +433,3 @@ class AgentSession(SessionState):
 
 def _aborted(message: AssistantMessage | None) -> bool:
     return message is not None and message.stop_reason == "aborted"
-
-
-__all__ = ["AgentSession", "CommandContext", "SessionConfig", "SessionParts", "clamp_level",
-           "provider_stream_fn"]

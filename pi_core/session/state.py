@@ -17,7 +17,7 @@ from pi_core.events import AgentEvent, Listeners
 from pi_core.extension import ContextUsage, ExecResult, ExtensionContext
 from pi_core.hookspecs.results import SystemPromptOptions
 from pi_core.registry import PluginSet
-from pi_core.session_parts import (
+from pi_core.session.parts import (
     Compaction,
     ExecFn,
     LoadedResources,
@@ -41,12 +41,14 @@ from pi_core.types import (
 
 if TYPE_CHECKING:
     from pi_core.agent import Agent
+    from pi_core.session.retry import RetryingRuns
 
 
 class SessionState:
     config: SessionConfig
     plugins: PluginSet
     agent: Agent
+    retries: RetryingRuns
     store: SessionStore
     models: ModelSource | None
     settings: SettingsStore | None
@@ -156,7 +158,7 @@ class SessionState:
     @property
     def is_idle(self) -> bool:
         """Nothing running: no run, retry wait, compaction, queued continuation or plugin message being sent."""
-        return not (self.is_streaming or self.is_compacting or self._busy or self.agent.retrying or self._sending)
+        return not (self.is_streaming or self.is_compacting or self._busy or self.retries.waiting or self._sending)
 
     @property
     def active_tools(self) -> list[Tool]:

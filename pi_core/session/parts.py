@@ -1,6 +1,6 @@
 """What an AgentSession is built from: its configuration and the typed collaborators handed in at construction.
 
-The kernel only declares what it needs of each (Protocols); ``pi_core.app.startup.session_parts`` wires the
+The session declares only what it needs of each (Protocols); ``pi_core.app.startup.session_parts`` wires the
 real ones from the wings (the JSONL store, the model registry, settings, the prompt builder, the compactor,
 the retry policy, the process runner behind ``ctx.exec``, the session-file operations).
 """
