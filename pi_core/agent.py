@@ -25,7 +25,7 @@ from pi_core.loop import (
 )
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
-from pi_core.tools import Tool, ToolSettings
+from pi_core.tools import UNCHECKED, ArgumentCheck, Tool, ToolSettings
 from pi_core.types import (
     PLACEHOLDER_MODEL,
     AgentMessage,
@@ -83,6 +83,7 @@ class Agent:
         options: StreamOptions | None = None,
         cwd: Path | None = None,
         tool_settings: ToolSettings | None = None,
+        arguments: ArgumentCheck = UNCHECKED,
     ) -> None:
         self.state = AgentState(system_prompt=system_prompt, model=model or PLACEHOLDER_MODEL,
                                 thinking_level=thinking_level, tools=tools or [], messages=messages or [])
@@ -99,6 +100,7 @@ class Agent:
         self.options = options or StreamOptions()
         self.cwd = cwd or Path.cwd()
         self.tool_settings = tool_settings or ToolSettings()
+        self.arguments = arguments  # how tool-call arguments are checked (pi_core.tools.ArgumentCheck)
         self.extension: ExtensionContext | None = None  # what tools see as ctx.pi; set by AgentSession
         self._listeners: list[Listener] = []
         self._steering: list[AgentMessage] = []
@@ -262,7 +264,7 @@ class Agent:
             tool_execution=self.tool_execution, before_tool_call=self.before_tool_call,
             after_tool_call=self.after_tool_call, options=options, cwd=self.cwd,
             tool_settings=self.tool_settings, extension=self.extension,
-            get_tools=lambda: self.state.tools,
+            get_tools=lambda: self.state.tools, arguments=self.arguments,
         )
 
     async def _run(self, prompts: list[AgentMessage] | None, *, skip_initial_steering: bool = False) -> None:

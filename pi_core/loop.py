@@ -22,6 +22,8 @@ from pi_core.hookspecs.results import AfterToolCall, BeforeToolCall
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
 from pi_core.tools import (
+    UNCHECKED,
+    ArgumentCheck,
     NestedCall,
     Tool,
     ToolCallInfo,
@@ -92,6 +94,7 @@ class LoopConfig:
     extension: ExtensionContext | None = None  # ToolContext.pi
     # Re-read before every LLM call, so a tool that activates other tools takes effect next turn.
     get_tools: Callable[[], list[Tool]] | None = None
+    arguments: ArgumentCheck = UNCHECKED  # sessions: pi_core.toolkit.arguments.PI_ARGUMENTS
 
 
 async def run_agent_loop(prompts: list[AgentMessage], context: AgentContext, config: LoopConfig,
@@ -316,9 +319,6 @@ async def execute_tool_calls(context: AgentContext, assistant: AssistantMessage,
 
 async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantMessage, config: LoopConfig,
                    emit: Emit, signal: AbortSignal) -> _Prepared:
-    # Imported here: a reply without tool calls never loads the validator.
-    from pi_core.validation import non_finite_error, tool_args, validate_tool_arguments
-
     await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
     prepared = _Prepared(call)
     if signal.aborted:  # a call after an abort runs neither its hooks nor the tool
@@ -329,12 +329,7 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
         if tool is None:
             raise ToolError(f"Tool {call.name} not found")
         prepared.tool = tool
-        if call.non_finite:
-            raise non_finite_error(tool, call.non_finite, call.arguments)
-        raw = call.arguments
-        if tool.prepare_arguments is not None:
-            raw = tool.prepare_arguments(raw)
-        validated = validate_tool_arguments(tool, raw)
+        validated = config.arguments.validate(tool, call)
         info = ToolCallInfo(tool_call_id=call.id, tool_name=call.name, args=validated,
                             raw_arguments=call.arguments, tool=tool, assistant_message=assistant)
         prepared.info = info
@@ -346,7 +341,7 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
                 return prepared
             if decision is not None and decision.args is not None:
                 info.args = decision.args
-        prepared.args = tool_args(tool, info.args)
+        prepared.args = config.arguments.build(tool, info.args)
     except Exception as err:  # noqa: BLE001 - every preparation failure becomes a result the model reads
         prepared.result, prepared.is_error = _error_result(_exception_text(err)), True
     return prepared

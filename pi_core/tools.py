@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from pi_core.extension import ExtensionContext
-    from pi_core.types import ImageContent, Model, TextContent, ToolDefinition
+    from pi_core.types import ImageContent, Model, TextContent, ToolCall, ToolDefinition
 
 
 @dataclass
@@ -218,8 +218,8 @@ class Tool:
         return made
 
     def build_args(self, validated: dict[str, Any]) -> Any:
-        """Turn validated JSON arguments into what ``execute`` receives (pi_core.validation.tool_args words a
-        refusal by the pydantic model's own validators)."""
+        """Turn validated JSON arguments into what ``execute`` receives (pi_core.toolkit.validation.tool_args
+        words a refusal by the pydantic model's own validators)."""
         if isinstance(self.parameters, dict):
             return validated
         return self.parameters.model_validate(validated)
@@ -245,6 +245,32 @@ def schema_of(model: type[BaseModel]) -> dict[str, Any]:
 
 
 _NAME_MAPS = ("properties", "patternProperties")
+
+
+class ArgumentCheck(Protocol):
+    """How the loop turns a call's JSON arguments into what ``execute`` receives. pi's sessions use
+    ``pi_core.toolkit.arguments.PI_ARGUMENTS`` (docs/loop.md#argument-validation); ``UNCHECKED`` passes them on."""
+
+    def validate(self, tool: Tool, call: ToolCall) -> dict[str, Any]:
+        """The arguments to run ``call`` with; raises ``ValidationError`` with the text the model reads."""
+        ...
+
+    def build(self, tool: Tool, validated: dict[str, Any]) -> Any:
+        """What ``execute`` gets for arguments that passed (a ``pi_before_tool_call`` hook may have replaced them)."""
+        ...
+
+
+class Unchecked:
+    """No checks: the arguments as the model sent them (after ``prepare_arguments``), built by ``Tool.build_args``."""
+
+    def validate(self, tool: Tool, call: ToolCall) -> dict[str, Any]:
+        return tool.prepare_arguments(call.arguments) if tool.prepare_arguments is not None else call.arguments
+
+    def build(self, tool: Tool, validated: dict[str, Any]) -> Any:
+        return tool.build_args(validated)
+
+
+UNCHECKED = Unchecked()
 
 
 class ToolPolicy(Protocol):

@@ -35,6 +35,7 @@ from pi_core.session.parts import SessionConfig, SessionParts, provider_stream_f
 from pi_core.session.retry import RetryingRuns
 from pi_core.session.state import SessionState
 from pi_core.signals import AbortSignal
+from pi_core.toolkit.arguments import PI_ARGUMENTS
 from pi_core.types import (
     AgentMessage,
     AssistantMessage,
@@ -97,6 +98,7 @@ class AgentSession(SessionState):
             convert_to_llm=parts.convert_to_llm or default_convert_to_llm,
             # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
             session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
+            arguments=PI_ARGUMENTS,
         )
         self.agent.subscribe(self._on_agent_event)
         self.retries = RetryingRuns(self.agent)

@@ -31,6 +31,7 @@ from pi_core.loader.plugins import (
     register_module,
 )
 from pi_core.registry import Registry, build_registry
+from pi_core.toolkit.arguments import PI_ARGUMENTS
 from pi_core.tools import Tool, ToolResult, ToolSettings
 
 FAKE_MODEL_ID = "fake-model"
@@ -133,7 +134,7 @@ async def run_tool_async(source: Registry | LoadedPlugins | Iterable[Tool], name
         raise AssertionError("run_tool never calls the model")
 
     config = LoopConfig(model=(extras or {}).get("model") or _fake_model(), stream_fn=no_stream,  # type: ignore[arg-type]
-                        cwd=Path(cwd), tool_settings=_tool_settings(extras))
+                        cwd=Path(cwd), tool_settings=_tool_settings(extras), arguments=PI_ARGUMENTS)
 
     async def ignore(_: Any) -> None:
         return None
@@ -183,7 +184,7 @@ async def run_conversation_async(source: Registry | LoadedPlugins | Iterable[Too
     provider = FakeProvider(*replies)
     agent = Agent(stream_fn=provider.stream, system_prompt=system_prompt,
                   model=(extras or {}).get("model") or _fake_model(), tools=_tools_of(source), cwd=Path(cwd),
-                  tool_settings=_tool_settings(extras))
+                  tool_settings=_tool_settings(extras), arguments=PI_ARGUMENTS)
     convo = Conversation(agent, provider)
     def record(event: Any, _signal: Any = None) -> None:
         convo.events.append(event)

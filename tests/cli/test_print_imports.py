@@ -51,7 +51,7 @@ DEFERRED = (
 # (uuid, secrets, hmac and sysconfig come with pydantic now.)
 DEFERRED_AT_START = (
     "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.compaction.plan", "pi_core.models.virtual",
-    "pi_core.llm.routed", "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "pi_core.validation",
+    "pi_core.llm.routed", "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "pi_core.toolkit.validation",
     "pi_core.resources.frontmatter", "pi_core.resources.ignore", "concurrent.futures.thread",
 )
 
@@ -106,7 +106,7 @@ def test_a_tool_call_loads_its_helpers_then(tmp_path: Path) -> None:
     with pi_runner(tmp_path, "openai-completions") as pi:
         pi.server.add(Reply(tool_calls=[("read", {"path": str(tmp_path / "notes.txt")})]), Reply(text="the answer"))
         loaded = _modules_after(pi, tmp_path, "-p", "read it")
-        assert {"pi_core.toolkit.fileops", "pi_builtin_tools._text_slice", "pi_core.validation"} <= loaded
+        assert {"pi_core.toolkit.fileops", "pi_builtin_tools._text_slice", "pi_core.toolkit.validation"} <= loaded
         assert "pi_core.toolkit.procs" in loaded  # read's messages format numbers as Pi does (js_number)
         assert "alpha" in json.dumps(pi.server.requests[1].body)
 

@@ -20,6 +20,7 @@ from pi_core.loop import (
 )
 from pi_core.signals import AbortSignal
 from pi_core.testing.fake_provider import FakeProvider, reply
+from pi_core.toolkit.arguments import PI_ARGUMENTS
 from pi_core.tools import Tool, ToolResult
 from pi_core.types import CustomMessage, Model, TextContent, UserMessage
 
@@ -52,7 +53,7 @@ class Recorder:
 
 
 def loop_config(provider: FakeProvider, **kw: Any) -> LoopConfig:
-    return LoopConfig(model=MODEL, stream_fn=provider.stream, cwd=Path("."), **kw)
+    return LoopConfig(model=MODEL, stream_fn=provider.stream, cwd=Path("."), arguments=PI_ARGUMENTS, **kw)
 
 
 def test_prompt_hello_emits_canonical_sequence() -> None:
@@ -294,6 +295,24 @@ def test_validation_failure_text_reaches_model() -> None:
     assert provider.contexts[1].messages[-1].text() == (
         'Validation failed for tool "echo":\n  - value: must be string\n\n'
         'Received arguments:\n{\n  "value": [\n    "a"\n  ]\n}')
+
+
+def test_arguments_are_checked_by_the_check_the_agent_is_given() -> None:
+    """The kernel's Agent runs a call with what its ``ArgumentCheck`` makes of the arguments: none given, the
+    tool gets them as the model sent them; a session's (PI_ARGUMENTS) coerces and refuses as Pi does."""
+    async def scenario(**kwargs: Any) -> tuple[list[str], str]:
+        calls: list[str] = []
+        provider = FakeProvider(reply(tool_calls=[("echo", {"value": 7})]), reply("done"))
+        agent = Agent(stream_fn=provider.stream, model=MODEL, tools=[echo_tool(calls)], **kwargs)
+        await agent.prompt("go")
+        return calls, provider.contexts[1].messages[-1].text()
+
+    assert run(scenario())[0] == [7]
+    assert run(scenario(arguments=PI_ARGUMENTS))[0] == ["7"]  # Pi's coercion: a number for a string
+    refused = FakeProvider(reply(tool_calls=[("echo", {"value": ["a"]})]), reply("done"))
+    agent = Agent(stream_fn=refused.stream, model=MODEL, tools=[echo_tool([])], arguments=PI_ARGUMENTS)
+    run(agent.prompt("go"))
+    assert refused.contexts[1].messages[-1].text().startswith('Validation failed for tool "echo":')
 
 
 # --- Agent class ----------------------------------------------------------------------------------

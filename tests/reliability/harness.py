@@ -14,6 +14,7 @@ from pi_core.loop import AgentContext, LoopConfig, run_agent_loop
 from pi_core.registry import build_registry
 from pi_core.signals import AbortSignal
 from pi_core.testing.fake_provider import FakeProvider, reply
+from pi_core.toolkit.arguments import PI_ARGUMENTS
 from pi_core.tools import Tool
 from pi_core.types import (
     AgentMessage,
@@ -40,7 +41,7 @@ def run_tool_calls(calls: list[tuple[str, dict[str, Any]]], cwd: Path,
     """One assistant turn making ``calls``, then a final "ok"; returns the run's new messages.
     ``replace``: tools used instead of the built-ins of the same name."""
     provider = FakeProvider(reply(tool_calls=calls), reply("ok"))
-    config = LoopConfig(model=MODEL, stream_fn=provider.stream, cwd=cwd, tool_execution=mode)
+    config = LoopConfig(model=MODEL, stream_fn=provider.stream, cwd=cwd, tool_execution=mode, arguments=PI_ARGUMENTS)
     tools = {**builtin_tools(), **{tool.name: tool for tool in replace}}
     context = AgentContext("", [], list(tools.values()))
 

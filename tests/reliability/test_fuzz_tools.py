@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pi_core.validation import validate_tool_arguments
+from pi_core.toolkit.validation import validate_tool_arguments
 
 from .harness import BUILTIN, builtin_tools, check_every_call_answered, run_tool_calls
 

@@ -1,4 +1,5 @@
-"""Tool-argument validation: Pi's coercions, then jsonschema, then Pi's exact failure text."""
+"""Tool-argument validation: Pi's coercions, then jsonschema, then Pi's exact failure text
+(docs/loop.md#argument-validation). The agent loop reaches it through ``pi_core.toolkit.arguments``."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
     from pi_core.tools import Tool
+    from pi_core.types import ToolCall
 
 _validators: dict[str, Validator] = {}
 _by_identity: dict[int, tuple[dict[str, Any], Validator]] = {}  # fast path: the same schema object again
@@ -44,6 +46,15 @@ def _validator_for(schema: dict[str, Any]) -> Validator:
         _validators[key] = validator
     _by_identity[id(schema)] = (schema, validator)
     return validator
+
+
+def check_call(tool: Tool, call: ToolCall) -> dict[str, Any]:
+    """The arguments to run ``call`` with: NaN/Infinity refused, ``tool.prepare_arguments`` applied, then
+    ``validate_tool_arguments``."""
+    if call.non_finite:
+        raise non_finite_error(tool, call.non_finite, call.arguments)
+    raw = tool.prepare_arguments(call.arguments) if tool.prepare_arguments is not None else call.arguments
+    return validate_tool_arguments(tool, raw)
 
 
 def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
