@@ -4,7 +4,7 @@ the listeners a session fans them out to."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from pydantic import BaseModel
@@ -60,6 +60,9 @@ class AgentEvent:
 
 
 Listener = Callable[[AgentEvent], Any]
+
+
+Emit = Callable[[AgentEvent], Coroutine[Any, Any, None]]  # how the loop announces: awaited, listeners are barriers
 
 
 class Listeners:

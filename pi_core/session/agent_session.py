@@ -21,10 +21,7 @@ from pi_core.agent import Agent
 from pi_core.errors import PiError
 from pi_core.event_bus import EventBus
 from pi_core.events import AgentEvent, Listener, Listeners
-from pi_core.extension import (
-    ExtensionContext,
-    NoModels,
-)
+from pi_core.extension import ExtensionContext
 from pi_core.hookspecs.results import CommandInfo, SlashCommand
 from pi_core.loop import default_convert_to_llm
 from pi_core.providers import StreamOptions
@@ -34,6 +31,7 @@ from pi_core.session.hooks import LoopHooks, custom_message
 from pi_core.session.parts import SessionConfig, SessionParts, provider_stream_fn
 from pi_core.session.retry import RetryingRuns
 from pi_core.session.state import SessionState
+from pi_core.session_host import NoModels
 from pi_core.signals import AbortSignal
 from pi_core.toolkit.arguments import PI_ARGUMENTS
 from pi_core.types import (

@@ -26,13 +26,13 @@ from pi_core.types import (
 
 if TYPE_CHECKING:
     from pi_core.events import AgentEvent
-    from pi_core.extension import ContextUsage, ExecResult, ModelAccess
     from pi_core.hookspecs.results import (
         CommandInfo,
         SystemPromptOptions,
         TreePreparation,
     )
     from pi_core.registry import PluginSet, Registry
+    from pi_core.session_host import ContextUsage, ExecResult, ModelAccess
     from pi_core.signals import AbortSignal
 
 StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]

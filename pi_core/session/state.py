@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent, Listeners
-from pi_core.extension import ContextUsage, ExecResult, ExtensionContext
+from pi_core.extension import ExtensionContext
 from pi_core.hookspecs.results import SystemPromptOptions
 from pi_core.registry import PluginSet
 from pi_core.session.parts import (
@@ -28,6 +28,7 @@ from pi_core.session.parts import (
     SessionStore,
     SettingsStore,
 )
+from pi_core.session_host import ContextUsage, ExecResult
 from pi_core.signals import AbortSignal
 from pi_core.tools import Tool, choose_tools, merge_tools
 from pi_core.types import (

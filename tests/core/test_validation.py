@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from pi_core.errors import ValidationError
-from pi_core.tools import Tool
 from pi_core.toolkit.validation import validate_tool_arguments
+from pi_core.tools import Tool
 
 READ = Tool(name="read", description="", execute=lambda a, c: "", coercion="typebox", parameters={
     "type": "object",

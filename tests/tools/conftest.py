@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pi_core.tools import Tool, ToolContext, ToolResult
 from pi_core.toolkit.validation import validate_tool_arguments
+from pi_core.tools import Tool, ToolContext, ToolResult
 
 
 def call_tool(tool: Tool, raw_args: Any, ctx: ToolContext) -> ToolResult:
