@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pi_core.tool_updates import UPDATE_INTERVAL_SECONDS
 from pi_core.testing.fake_provider import reply
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.runner import pi_runner
+from pi_core.tool_updates import UPDATE_INTERVAL_SECONDS
 from pi_core.tools import Tool, ToolContext, ToolResult
 
 from .conftest import Rig
