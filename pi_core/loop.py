@@ -20,7 +20,6 @@ from pi_core.events import AgentEvent, Emit
 from pi_core.hookspecs.results import AfterToolCall, BeforeToolCall
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
-from pi_core.tool_updates import PartialResults
 from pi_core.tools import (
     UNCHECKED,
     ArgumentCheck,
@@ -346,6 +345,9 @@ async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantM
 
 
 async def _execute(prepared: _Prepared, config: LoopConfig, emit: Emit, signal: AbortSignal) -> None:
+    # Imported here: a reply without tool calls never loads it.
+    from pi_core.tool_updates import PartialResults
+
     tool, call = prepared.tool, prepared.call
     assert tool is not None
     updates = PartialResults(asyncio.get_running_loop(), emit, call)

@@ -46,13 +46,14 @@ DEFERRED = (
 
 # Start-up work a print run without those features skips: session lookup (--session/--fork/--session-id),
 # the compaction summarizer and planner (only when compacting), virtual models (none registered), Vertex
-# credentials, the catalog builder (``pi update --models``), tool-argument validation (no tool call), the
-# skill/template file parsers (no such files), the local-model prober's thread pool (no local servers).
+# credentials, the catalog builder (``pi update --models``), tool-argument validation and partial results (no
+# tool call), the skill/template file parsers (no such files), the local-model prober's thread pool (no local
+# servers).
 # (uuid, secrets, hmac and sysconfig come with pydantic now.)
 DEFERRED_AT_START = (
     "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.compaction.plan", "pi_core.models.virtual",
     "pi_core.llm.routed", "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "pi_core.toolkit.validation",
-    "pi_core.resources.frontmatter", "pi_core.resources.ignore", "concurrent.futures.thread",
+    "pi_core.tool_updates", "pi_core.resources.frontmatter", "pi_core.resources.ignore", "concurrent.futures.thread",
 )
 
 
