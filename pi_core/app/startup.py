@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from pi_core.llm.retry import RetryPolicy
     from pi_core.mode import Mode, ModeRequest
     from pi_core.models.registry import ModelRegistry
-    from pi_core.session import AgentSession, SessionParts, StreamFn
+    from pi_core.session import AgentSession
+    from pi_core.session_parts import SessionParts, StreamFn
     from pi_core.sessions.manager import SessionManager
     from pi_core.sessions.picker import Picker
 
