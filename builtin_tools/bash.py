@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core.toolkit.builtin import builtin_tool
 
 if TYPE_CHECKING:
     from pi_core.toolkit.procs import ShellOperations
@@ -113,17 +114,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 def create_bash_tool(options: BashOptions | None = None) -> Tool:
     """A bash tool with its own backend/prefix/shell; the plugin registers the default one."""
-    return Tool(
-        name="bash",
-        label="bash",
-        description=DESCRIPTION,
-        parameters=PARAMETERS,
-        execute=make_execute(options or BashOptions()),
-        prompt_snippet=SNIPPET,
-        coercion="typebox",
-        active_by_default=DEFAULT_ACTIVE,
-        output_schema=OUTPUT_SCHEMA,
-    )
+    return builtin_tool("bash", DESCRIPTION, PARAMETERS, make_execute(options or BashOptions()),
+                        active_by_default=DEFAULT_ACTIVE, prompt_snippet=SNIPPET, output_schema=OUTPUT_SCHEMA)
 
 
 TOOL = create_bash_tool()

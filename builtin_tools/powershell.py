@@ -9,6 +9,7 @@ from typing import Any
 from pi_builtin_tools.bash import BashOptions, make_execute
 
 from pi_core import Tool, ToolContext, ToolResult, hookimpl
+from pi_core.toolkit.builtin import builtin_tool
 
 DEFAULT_ACTIVE = False
 
@@ -57,8 +58,8 @@ def _default_execute() -> Callable[[dict[str, Any], ToolContext], ToolResult]:
 def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return _default_execute()(args, ctx)
 
-TOOL = Tool(name="powershell", active_by_default=DEFAULT_ACTIVE, label="powershell", description=DESCRIPTION, parameters=PARAMETERS,
-            execute=execute, prompt_snippet=SNIPPET, coercion="typebox")
+TOOL = builtin_tool("powershell", DESCRIPTION, PARAMETERS, execute, active_by_default=DEFAULT_ACTIVE,
+                    prompt_snippet=SNIPPET)
 
 
 @hookimpl

@@ -30,7 +30,6 @@ if TYPE_CHECKING:
         SettingsFile,
         TerminalTable,
     )
-
     _T = TypeVar("_T")
 
 Scope = str  # "global" | "project"
@@ -83,7 +82,6 @@ def _deepcopy(value: _T) -> _T:
     if isinstance(value, dict) and not value:
         return type(value)()
     import copy
-
     return copy.deepcopy(value)
 
 
