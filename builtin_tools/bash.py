@@ -15,21 +15,29 @@ if TYPE_CHECKING:
 
 DEFAULT_ACTIVE = True
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "command": {"type": "string", "description": "The bash command line to run"},
-        "timeout": {"type": "number", "description": "Seconds before the command is killed (optional; no limit by default)"},
-    },
-    "required": ["command"],
-}
 
-DESCRIPTION = (
-    "Run a command with bash in the current working directory; stdout and stderr come back together. "
+def command_parameters(shell: str) -> dict[str, Any]:
+    """The arguments of a tool that runs a command line in ``shell`` (bash, and powershell after it)."""
+    return {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": f"The {shell} command line to run"},
+            "timeout": {"type": "number",
+                        "description": "Seconds before the command is killed (optional; no limit by default)"},
+        },
+        "required": ["command"],
+    }
+
+
+PARAMETERS = command_parameters("bash")
+# What a command tool returns, told after the sentence that names its shell.
+OUTPUT_TERMS = (
+    "stdout and stderr come back together. "
     "Only the last 2000 lines or 50KB of output are returned, whichever limit is reached first; when output "
     "is cut, the complete output is saved to a temp file whose path is given. "
     "An optional timeout in seconds can be set."
 )
+DESCRIPTION = "Run a command with bash in the current working directory; " + OUTPUT_TERMS
 SNIPPET = "Run bash commands such as ls, grep or find"
 NUL_IN_COMMAND = ("The command contains a NUL character, which no shell command line can hold. Remove it; "
                   "to produce a NUL byte, write printf '\\0'.")
