@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
     from pi_core.compaction.branch_summary import NavigationResult
     from pi_core.compaction.summarize import Summarize
+    from pi_core.extension import ContextUsage
     from pi_core.hookspecs.results import TreePreparation
     from pi_core.providers import StreamOptions
     from pi_core.sessions.manager import SessionManager
@@ -222,7 +223,7 @@ class Compactor:
 
     # --- what plugins ask of the session ---------------------------------------------------------
 
-    def context_usage(self, messages: list[Any], model: Model) -> Any:
+    def context_usage(self, messages: list[Any], model: Model) -> ContextUsage:
         """``ctx.get_context_usage()``: the last reply's usage plus estimates of what followed it."""
         from pi_core.extension import ContextUsage
 
