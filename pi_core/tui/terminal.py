@@ -138,6 +138,7 @@ class EncodedImage:
     columns: int
     rows: int
     image_id: int = 0  # kitty: the id placements refer to
+    height_px: int = 0
 
 
 def _png(data: bytes, mime_type: str) -> bytes | None:
@@ -190,7 +191,7 @@ def encode_image(data_b64: str, mime_type: str, max_columns: int, protocol: Imag
         payload = data_b64 if png is data else base64.b64encode(png).decode()
         ident = f",i={image_id}" if image_id else ""
         sequence = kitty_transmit(payload, f"a=T,f=100,q=2,C=1,c={columns},r={rows}{ident}")
-        return EncodedImage("kitty", sequence, columns, rows, image_id)
+        return EncodedImage("kitty", sequence, columns, rows, image_id, size[1])
     sequence = (f"\x1b]1337;File=inline=1;size={len(data)};width={columns};height=auto;"
                 f"preserveAspectRatio=1:{data_b64}\x07")
-    return EncodedImage("iterm2", sequence, columns, rows)
+    return EncodedImage("iterm2", sequence, columns, rows, 0, size[1])

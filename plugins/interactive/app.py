@@ -143,7 +143,11 @@ class InteractiveApp:
         self.load_theme()
         style.code_block_indent = str(self.setting("markdown.codeBlockIndent", "  "))
         display.load(self.setting).cwd = str(session.cwd)
-        if not self.fullscreen:
+        if self.fullscreen:  # the pane's images and links, drawn over it after each frame
+            from pi_plugins.interactive.fullscreen_marks import Overlay
+
+            self.app.after_render += Overlay(self, self.screen.control).after_render  # type: ignore[attr-defined]
+        else:
             display.watch_shrink(self)
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------

@@ -84,6 +84,10 @@ def fallback_line(data: str, mime_type: str) -> str:
     return terminal.image_fallback(mime_type, size)
 
 
+DRAWN_KEPT = 64
+drawn: dict[int, terminal.EncodedImage] = {}  # the images drawn lately, by kitty id (iTerm2: by object)
+
+
 class InlineImage:
     """An image as rich draws it: the protocol's sequence on the image's rows (kitty: on the first, the cursor
     kept; iTerm2: on the last, after moving up), blank rows for the rest, so the lines below come after it."""
@@ -96,8 +100,12 @@ class InlineImage:
     def encoded(self, width: int) -> terminal.EncodedImage | None:
         columns = max(1, min(width - 2, self.width_cells))
         if columns not in self._encoded:
-            self._encoded[columns] = terminal.encode_image(self.data, self.mime_type, columns,
-                                                           image_id=self.image_id)
+            image = self._encoded[columns] = terminal.encode_image(self.data, self.mime_type, columns,
+                                                                   image_id=self.image_id)
+            if image is not None:  # fullscreen finds it again by the sequence it wrote
+                drawn[image.image_id or id(image)] = image
+                while len(drawn) > DRAWN_KEPT:
+                    drawn.pop(next(iter(drawn)))
         return self._encoded[columns]
 
     def __rich_console__(self, console: Any, options: Any) -> Iterator[Any]:
@@ -117,6 +125,7 @@ class InlineImage:
         if image.protocol == "iterm2":
             yield Segment(f"\x1b[{image.rows - 1}A" if image.rows > 1 else "", None, [(ControlType.BELL,)])
             yield drawn
+        yield Segment.line()  # every row ends in a new line: rich then counts them alike in a Group and a Padding
 
 
 # An image's sequence in a drawn line (fullscreen lifts it out and draws it over the pane's rows).

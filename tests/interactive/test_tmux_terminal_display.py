@@ -164,3 +164,26 @@ def test_clear_on_shrink_redraws_so_no_empty_rows_are_left_under_the_footer(tmp_
         time.sleep(0.5)
         rows = rig.tmux.visible().split("\n")[:14]
         assert bool(rows[-1].strip()) is clear, "\n".join(rows)
+
+
+@pytest.mark.parametrize(("env", "pattern"), [({"KITTY_WINDOW_ID": "1"}, r"\x1b_Ga=p,i=\d+,p=1,c=20,r=5,C=1"),
+                                              ({"TERM_PROGRAM": "iTerm.app"}, ITERM2.pattern)])
+def test_the_fullscreen_pane_draws_images_over_their_rows(tmp_path: Path, env: dict[str, str], pattern: str) -> None:
+    with pi_rig(tmp_path, f"fs-image-{len(pattern)}") as rig:
+        png(rig.cwd / "red.png")
+        written = raw_run(rig, tmp_path, {"terminal": {"imageWidthCells": 20}}, {**BARE, **env},
+                          tool=("read", {"path": "red.png"}), wait="All done here.", tui_mode="fullscreen")
+        assert re.search(pattern, written), written[-3000:]
+        assert "[Image:" not in rig.tmux.visible()
+
+
+def test_the_fullscreen_pane_links_paths_in_tool_titles(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "fs-links") as rig:
+        (rig.cwd / "notes.txt").write_text("one\n")
+        written = raw_run(rig, tmp_path, {"terminal": {"hyperlinks": True}}, {}, tool=("read", {"path": "notes.txt"}),
+                          wait="All done here.", tui_mode="fullscreen")
+        url = (rig.cwd / "notes.txt").as_uri()
+        assert f"\x1b]8;;{url}\x1b\\" in written, written[-2000:]
+        assert re.search(re.escape(f"\x1b]8;;{url}\x1b\\") + r"(?:\x1b\[[0-9;]*m)*notes\.txt", written)
+        screen = rig.tmux.visible()
+        assert "8;;" not in screen and "read notes.txt" in screen  # the escape itself never shows as text
