@@ -16,8 +16,19 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["Capabilities", "EncodedImage", "ImageProtocol", "capabilities", "configure", "detect",
-           "encode_image", "hyperlink", "image_fallback", "image_cells", "link_path"]
+__all__ = [
+    "Capabilities",
+    "EncodedImage",
+    "ImageProtocol",
+    "capabilities",
+    "configure",
+    "detect",
+    "encode_image",
+    "hyperlink",
+    "image_cells",
+    "image_fallback",
+    "link_path",
+]
 
 ImageProtocol = Literal["kitty", "iterm2"]
 CELL_WIDTH_PX, CELL_HEIGHT_PX = 9, 18  # what a terminal cell is assumed to measure (Pi's default)

@@ -13,7 +13,15 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import display, keys, lifecycle, prompting, shell, style, transcript
+from pi_plugins.interactive import (
+    display,
+    keys,
+    lifecycle,
+    prompting,
+    shell,
+    style,
+    transcript,
+)
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from pi_plugins.interactive.chrome import FooterData, PluginChrome
 from pi_plugins.interactive.commands import MenuCommand, collect_commands

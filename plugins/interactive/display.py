@@ -65,8 +65,9 @@ def image_blocks(result: Any) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for block in content if isinstance(content, list) else []:
         get = block.get if isinstance(block, dict) else lambda name, b=block: getattr(b, name, None)
-        if get("type") == "image" and isinstance(get("data"), str):
-            found.append((get("data"), str(get("mimeType") or get("mime_type") or "image/unknown")))
+        data = get("data")
+        if get("type") == "image" and isinstance(data, str):
+            found.append((data, str(get("mimeType") or get("mime_type") or "image/unknown")))
     return found
 
 

@@ -28,7 +28,8 @@ def result_text(result: Any) -> str:
     content = result.get("content") if isinstance(result, dict) else getattr(result, "content", None)
     if isinstance(content, str):
         return content
-    from pi_plugins.interactive import display  # the plugin module loads on every start; this only in the UI
+    # the plugin module loads on every start; display (and pi_core.tui) only when the UI draws
+    from pi_plugins.interactive import display
 
     parts: list[str] = []
     for block in content or []:
