@@ -187,3 +187,17 @@ def test_the_fullscreen_pane_links_paths_in_tool_titles(tmp_path: Path) -> None:
         assert re.search(re.escape(f"\x1b]8;;{url}\x1b\\") + r"(?:\x1b\[[0-9;]*m)*notes\.txt", written)
         screen = rig.tmux.visible()
         assert "8;;" not in screen and "read notes.txt" in screen  # the escape itself never shows as text
+
+
+@pytest.mark.parametrize("images", [True, False])
+def test_settings_shows_the_image_rows_only_on_a_terminal_that_draws_images(tmp_path: Path, images: bool) -> None:
+    with pi_rig(tmp_path, f"settings-rows-{images}") as rig:
+        rig.start(env={**BARE, **({"KITTY_WINDOW_ID": "1"} if images else {})}, outside_tmux=True)
+        rig.tmux.wait_for("(fake) fake-model")
+        rig.command("/settings")
+        rig.tmux.wait_for("Settings", visible=True)
+        rig.tmux.keys("Up")  # to the last row: the list's end is in view
+        screen = rig.tmux.wait_for("Skill commands", visible=True)
+        assert "Output padding" in screen and "Clear on shrink" in screen
+        assert ("Show images" in screen and "Image width" in screen) is images
+        assert ("Show images" in screen or "Image width" in screen) is images
