@@ -55,6 +55,7 @@ class ExtensionContext:
                  bus: EventBus | None = None, plugin: str = "", _shared: _Shared | None = None) -> None:
         self._shared = _shared or _Shared(session, ui or UI(), mode, bus or EventBus(getattr(session, "plugins", None)))
         self.plugin = plugin
+        self.session: SessionHost = self._shared.host  # every view of one context shares its session
 
     def for_plugin(self, plugin: str) -> ExtensionContext:
         """This context as ``plugin``'s own (cached, so it costs nothing per hook call)."""
@@ -68,10 +69,6 @@ class ExtensionContext:
         return CommandContext(self.session, plugin=self.plugin, _shared=self._shared)
 
     # --- what the mode installs -------------------------------------------------------------------------
-
-    @property
-    def session(self) -> SessionHost:
-        return self._shared.host
 
     @property
     def ui(self) -> UI:

@@ -14,7 +14,7 @@ import os
 import signal as signals
 from pathlib import Path
 
-from pi_core.extension import ExecResult
+from pi_core.session_host import ExecResult
 from pi_core.signals import AbortSignal
 
 MAX_BUFFER = 256 * 1024 * 1024

@@ -245,8 +245,9 @@ def test_the_kernel_stays_small() -> None:
     # 33's nested tool calls merged. 2,841 with the session runtime a wing (``session``: AgentSession, its
     # state, parts, loop hooks, the plugins' slash commands and auto-retry, -921) and argument validation in the
     # toolkit (the loop takes an ArgumentCheck, -203); splitting extension.py (session_host.py) and loop.py
-    # (tool_updates.py) under 500 lines cost 22 lines of imports. This ceiling only ever comes down.
-    assert total <= 2841, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # (tool_updates.py) under 500 lines cost 22 lines of imports; 2,840 with main's typed returns merged (+1 in
+    # hookspecs/results.py) and ExtensionContext.session an attribute (-2). This ceiling only ever comes down.
+    assert total <= 2840, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 def test_no_kernel_module_is_over_500_code_lines() -> None:
