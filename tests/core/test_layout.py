@@ -278,7 +278,6 @@ def test_a_plugins_folder_in_the_working_directory_does_not_shadow_pis_own(tmp_p
 # test fails once one is split (take it off the list) or grows.
 SPLIT_PENDING = {
     "pi_core/extension.py": 505,  # issue 32.1 moved its hook result types to hookspecs/; the contexts remain
-    "pi_core/app/settings.py": 529,  # issue 31's settings records on pydantic
     "pi_core/loop.py": 518,  # back over 500 with issue 33's nested tool calls (ToolContext.call_tool)
 }
 
