@@ -290,7 +290,7 @@ class ChatView:
                     parts.append(Text(self.hidden_thinking_label, style=thinking_style))
             elif block.type == "text" and block.text.strip():
                 text = live_tail(block.text) if streaming else block.text
-                parts.append(style.markdown(text))
+                parts.append(style.markdown(text, reply=True, streaming=streaming))
             elif block.type == "toolCall" and streaming:
                 renderer = self.renderer_for(block.name)
                 parts.append(render_tool(ToolBlock(block.id, block.name, dict(block.arguments)), renderer,
