@@ -13,7 +13,7 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import diagrams, keys, lifecycle, prompting, shell, style, transcript
+from pi_plugins.interactive import keys, lifecycle, prompting, shell, style, transcript
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from pi_plugins.interactive.chrome import FooterData, PluginChrome
 from pi_plugins.interactive.commands import MenuCommand, collect_commands
@@ -142,6 +142,8 @@ class InteractiveApp:
         self.unsubscribe = session.subscribe(self._on_event)
         self.load_theme()
         style.code_block_indent = str(self.setting("markdown.codeBlockIndent", "  "))
+        from pi_plugins.interactive import diagrams
+
         diagrams.mode = str(self.setting("markdown.mermaid", "streaming"))
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
