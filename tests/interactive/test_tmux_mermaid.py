@@ -97,3 +97,23 @@ def test_a_kind_nothing_draws_keeps_its_code_block(tmp_path: Path) -> None:
         time.sleep(0.5)  # the finished reply drawn again
         screen = rig.tmux.screen()
         assert "```mermaid" in screen and "Input,Output,5" in screen
+
+
+def test_the_settings_panel_turns_diagrams_off_at_once(tmp_path: Path) -> None:
+    with pi_rig(tmp_path, "mermaid-panel") as rig:
+        _start(rig, {})
+        rig.command("/settings")
+        rig.tmux.wait_for("Mermaid diagrams", visible=True)
+        for _ in range(2):
+            rig.tmux.keys("Down")
+        rig.tmux.keys("Enter")  # streaming -> off
+        rig.tmux.wait_for("Saved markdown.mermaid = off")
+        rig.tmux.keys("Escape")
+        rig.tmux.wait_gone("Mermaid diagrams")
+        assert '[markdown]\nmermaid = "off"' in (rig.home / "settings.toml").read_text()
+        rig.server.add(Reply(text=REPLY))
+        rig.command("draw it")
+        rig.tmux.wait_for("DONE-MARK")
+        time.sleep(0.5)
+        screen = rig.tmux.screen()
+        assert "```mermaid" in screen and "A[Parse input] --> B[Write output]" in screen and not _box_row(screen)
