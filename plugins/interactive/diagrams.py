@@ -8,17 +8,17 @@ diagram as its source grows. pi_core.tui.mermaid does the drawing (termaid) and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
-
-from pi_plugins.interactive import style
 
 MODES = ("off", "final", "streaming")
 mode = "streaming"  # markdown.mermaid, set by the app from the settings
 
 
-def diagram(source: str, width: int, *, streaming: bool) -> Any:
-    """A rich Text of the diagram ``source`` draws, or None to keep the code block: mermaid drawing is off
-    (or ``final`` and the reply still streaming), the kind is not drawn, or the diagram is wider than ``width``."""
+def diagram(source: str, width: int, colour: Callable[[str], str], *, streaming: bool) -> Any:
+    """A rich Text of the diagram ``source`` draws, each run in the rich style ``colour(role)`` gives its theme
+    role, or None to keep the code block: mermaid drawing is off (or ``final`` and the reply still streaming),
+    the kind is not drawn, or the diagram is wider than ``width``."""
     if mode == "off" or (streaming and mode != "streaming"):
         return None
     from pi_core.tui.mermaid import draw
@@ -33,5 +33,5 @@ def diagram(source: str, width: int, *, streaming: bool) -> Any:
         if number:
             text.append("\n")
         for run, role in row:
-            text.append(run, style=style.fg(role) if role else "")
+            text.append(run, style=colour(role) if role else "")
     return text

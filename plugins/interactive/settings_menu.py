@@ -58,7 +58,7 @@ SETTINGS: list[Setting] = [
             _apply_theme),
     Setting("hideThinkingBlock", "Hide thinking", _fixed(False, True), False, "Thinking shows as one line",
             _apply_thinking),
-    Setting("markdown.mermaid", "Mermaid diagrams", _fixed("off", "final", "streaming"), "streaming",
+    Setting("markdown.mermaid", "Mermaid diagrams", _fixed(*diagrams.MODES), "streaming",
             "Render Mermaid code blocks as Unicode diagrams", lambda app, v: setattr(diagrams, "mode", str(v))),
     Setting("quietStartup", "Quiet startup", _fixed(False, True, "header"), False,
             "Hide the startup header (header: keep it, hide the resource listing)"),

@@ -124,7 +124,7 @@ def markdown(text: str, *, reply: bool = False, streaming: bool = False) -> Any:
             if reply and self.lexer_name.lower() == "mermaid":
                 from pi_plugins.interactive.diagrams import diagram
 
-                art = diagram(code, options.max_width, streaming=streaming)
+                art = diagram(code, options.max_width, fg, streaming=streaming)
                 if art is not None:
                     yield art
                     return
