@@ -31,17 +31,23 @@ def _box_row(screen: str) -> bool:
     return any("│  Parse input  ├" in line and "►│  Write output  │" in line for line in screen.splitlines())
 
 
+def _drawn_after(rig: Rig, text: str) -> str:
+    """The screen once ``text`` is on it and the finished reply had time to be drawn again."""
+    screen = rig.tmux.wait_for(text)
+    deadline = time.monotonic() + 10
+    while not _box_row(screen) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        screen = rig.tmux.screen()
+    return screen
+
+
 @pytest.mark.parametrize("tui_mode", ["regular", "fullscreen"])
 def test_final_draws_the_diagram_of_a_finished_reply(tmp_path: Path, tui_mode: str) -> None:
     with pi_rig(tmp_path, f"mermaid-final-{tui_mode}") as rig:
         _start(rig, {"markdown": {"mermaid": "final"}}, tui_mode)
         rig.server.add(Reply(text=REPLY))
         rig.command("draw it")
-        screen = rig.tmux.wait_for("DONE-MARK")
-        deadline = time.monotonic() + 10
-        while not _box_row(screen) and time.monotonic() < deadline:
-            time.sleep(0.2)
-            screen = rig.tmux.screen()
+        screen = _drawn_after(rig, "DONE-MARK")
         assert _box_row(screen), screen
         assert "┌───────────────┐" in screen and "└───────────────┘" in screen
         assert "```mermaid" not in screen and "A[Parse input]" not in screen
@@ -68,11 +74,7 @@ def test_final_keeps_the_code_while_streaming_and_draws_at_the_end(tmp_path: Pat
         screen = rig.tmux.wait_for("DONE-MARK")
         assert "END-OF-REPLY" not in screen and "```mermaid" in screen and "A[Parse input]" in screen
         assert not _box_row(screen)
-        screen = rig.tmux.wait_for("END-OF-REPLY")
-        deadline = time.monotonic() + 10
-        while not _box_row(screen) and time.monotonic() < deadline:
-            time.sleep(0.2)
-            screen = rig.tmux.screen()
+        screen = _drawn_after(rig, "END-OF-REPLY")
         assert _box_row(screen), screen
 
 
