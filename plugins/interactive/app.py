@@ -13,7 +13,15 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import keys, lifecycle, prompting, shell, style, transcript
+from pi_plugins.interactive import (
+    display,
+    keys,
+    lifecycle,
+    prompting,
+    shell,
+    style,
+    transcript,
+)
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from pi_plugins.interactive.chrome import FooterData, PluginChrome
 from pi_plugins.interactive.commands import MenuCommand, collect_commands
@@ -145,6 +153,13 @@ class InteractiveApp:
         from pi_plugins.interactive import diagrams
 
         diagrams.mode = str(self.setting("markdown.mermaid", "streaming"))
+        display.load(self.setting).cwd = str(session.cwd)
+        if self.fullscreen:  # the pane's images and links, drawn over it after each frame
+            from pi_plugins.interactive.fullscreen_marks import Overlay
+
+            self.app.after_render += Overlay(self, self.screen.control).after_render  # type: ignore[attr-defined]
+        else:
+            display.watch_shrink(self)
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
 
