@@ -151,6 +151,9 @@ class InteractiveApp:
         self.unsubscribe = session.subscribe(self._on_event)
         self.load_theme()
         style.code_block_indent = str(self.setting("markdown.codeBlockIndent", "  "))
+        from pi_plugins.interactive import diagrams
+
+        diagrams.mode = str(self.setting("markdown.mermaid", "streaming"))
         display.load(self.setting).cwd = str(session.cwd)
         if self.fullscreen:  # the pane's images and links, drawn over it after each frame
             from pi_plugins.interactive.fullscreen_marks import Overlay

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import style
+from pi_plugins.interactive import diagrams, style
 from pi_plugins.interactive.panel import Done, PanelKey
 
 if TYPE_CHECKING:
@@ -67,6 +67,8 @@ SETTINGS: list[Setting] = [
             _apply_theme),
     Setting("hideThinkingBlock", "Hide thinking", _fixed(False, True), False, "Thinking shows as one line",
             _apply_thinking),
+    Setting("markdown.mermaid", "Mermaid diagrams", _fixed(*diagrams.MODES), "streaming",
+            "Render Mermaid code blocks as Unicode diagrams", lambda app, v: setattr(diagrams, "mode", str(v))),
     Setting("quietStartup", "Quiet startup", _fixed(False, True, "header"), False,
             "Hide the startup header (header: keep it, hide the resource listing)"),
     Setting("collapseChangelog", "Collapse changelog", _fixed(False, True), False, "Condensed changelog after updates"),
