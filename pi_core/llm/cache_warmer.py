@@ -256,7 +256,7 @@ class CacheWarmer:
         except OSError:
             return  # a full disk: the session's own save reports it
         if self._session is not None:
-            self._session.emit_later(AgentEvent("cache_warmed", entry=self.store.get_entry(entry_id)))
+            self._session.emit_later(AgentEvent("entry_appended", entry=self.store.get_entry(entry_id)))
 
     def _deadline_missed(self, run: _Run) -> bool:
         if self.clock.now_ms() <= run.refresh_deadline_at:

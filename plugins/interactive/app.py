@@ -13,7 +13,15 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import keys, lifecycle, prompting, shell, style, transcript
+from pi_plugins.interactive import (
+    keys,
+    lifecycle,
+    prompting,
+    shell,
+    style,
+    transcript,
+    usage_notices,
+)
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from pi_plugins.interactive.chrome import FooterData, PluginChrome
 from pi_plugins.interactive.commands import MenuCommand, collect_commands
@@ -353,6 +361,7 @@ class InteractiveApp:
             self.run_ended = event.type == "agent_end"
             self.progress.on_event(event)
         self.view.handle(event)
+        usage_notices.on_event(self, event)
         if event.type in ("message_end", "agent_end", "turn_end"):
             self.entries.check()
         self.invalidate()
