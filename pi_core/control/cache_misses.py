@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from pi_core.export.stats import format_tokens
+from pi_core.sessions.format import ms_from_iso
 
 CACHE_TTL_MS = 5 * 60_000  # an idle gap past this is the likely cause of a miss (Anthropic's default lifetime)
 NOISE_FLOOR_TOKENS = 1024  # smaller misses are the granularity of cache breakpoints
@@ -66,13 +66,6 @@ def _prompt(usage: dict[str, Any]) -> int:
     return _int(usage, "input") + _int(usage, "cacheRead") + _int(usage, "cacheWrite")
 
 
-def _entry_ms(entry: dict[str, Any]) -> int:
-    try:
-        return int(datetime.fromisoformat(str(entry.get("timestamp")).replace("Z", "+00:00")).timestamp() * 1000)
-    except ValueError:
-        return 0
-
-
 def _miss(previous: _Previous | None, message: dict[str, Any], read_price: CacheReadPrice) -> CacheMiss | None:
     usage = message.get("usage") if isinstance(message.get("usage"), dict) else {}
     assert isinstance(usage, dict)
@@ -105,7 +98,7 @@ def cache_misses(entries: list[dict[str, Any]], read_price: CacheReadPrice) -> d
         elif kind == "usage" and entry.get("kind") == "cache_warm" and isinstance(entry.get("usage"), dict):
             if _prompt(entry["usage"]) > 0:
                 previous = _Previous(_prompt(entry["usage"]), f"{entry.get('provider')}/{entry.get('model')}",
-                                     _entry_ms(entry), True)
+                                     ms_from_iso(str(entry.get("timestamp"))) or 0, True)
         elif kind == "message" and isinstance(entry.get("message"), dict) and \
                 entry["message"].get("role") == "assistant":
             message = entry["message"]
