@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from tmux_kit import pi_rig
+from tmux_kit import Rig, pi_rig
 
 from pi_core.testing.fake_server import RecordedRequest, Reply
 
@@ -32,16 +32,21 @@ def refresh_reply(request: RecordedRequest) -> Reply:
     return Reply(text=".", input_tokens=0, cache_read_tokens=PROMPT_TOKENS, output_tokens=1)
 
 
+def first_answer_warmed(rig: Rig, *, notices: bool) -> None:
+    """pi with a warmable model and fast warming time, after one answer whose prompt is worth keeping warm."""
+    warming_models(rig.home, rig.server.base_url_for("anthropic-messages"))
+    (rig.home / "settings.json").write_text(json.dumps({"showCacheMissNotices": notices}))
+    rig.server.responder = refresh_reply
+    rig.start(env={"PI_CACHE_WARMING_TIME_SCALE": str(SCALE)})
+    rig.tmux.wait_for("(fake) fake-model")
+    rig.server.add(Reply(text="first answer", input_tokens=10, cache_write_tokens=PROMPT_TOKENS))
+    rig.command("hello")
+    rig.tmux.wait_for("first answer")
+
+
 def test_notices_show_a_refresh_and_a_miss_and_session_shows_the_next_decision(tmp_path: Path) -> None:
     with pi_rig(tmp_path, "cache-notices") as rig:
-        warming_models(rig.home, rig.server.base_url_for("anthropic-messages"))
-        (rig.home / "settings.json").write_text(json.dumps({"showCacheMissNotices": True}))
-        rig.server.responder = refresh_reply
-        rig.start(env={"PI_CACHE_WARMING_TIME_SCALE": str(SCALE)})
-        rig.tmux.wait_for("(fake) fake-model")
-        rig.server.add(Reply(text="first answer", input_tokens=10, cache_write_tokens=PROMPT_TOKENS))
-        rig.command("hello")
-        rig.tmux.wait_for("first answer")
+        first_answer_warmed(rig, notices=True)
         rig.tmux.wait_for("Cache warmed: $0.120015", limit=20)  # 400k cached tokens read, one written
 
         rig.command("/session")
@@ -52,19 +57,13 @@ def test_notices_show_a_refresh_and_a_miss_and_session_shows_the_next_decision(t
         # The provider lost the cache: the next reply writes the whole prompt again.
         rig.server.add(Reply(text="second answer", input_tokens=10, cache_write_tokens=PROMPT_TOKENS))
         rig.command("again")
-        screen = rig.tmux.wait_for("second answer")
+        rig.tmux.wait_for("second answer")
         rig.tmux.wait_for("Cache miss: 400k tokens re-billed (~$1.38)")
 
 
 def test_without_notices_a_refresh_leaves_the_transcript_alone(tmp_path: Path) -> None:
     with pi_rig(tmp_path, "cache-quiet") as rig:
-        warming_models(rig.home, rig.server.base_url_for("anthropic-messages"))
-        rig.server.responder = refresh_reply
-        rig.start(env={"PI_CACHE_WARMING_TIME_SCALE": str(SCALE)})
-        rig.tmux.wait_for("(fake) fake-model")
-        rig.server.add(Reply(text="first answer", input_tokens=10, cache_write_tokens=PROMPT_TOKENS))
-        rig.command("hello")
-        rig.tmux.wait_for("first answer")
+        first_answer_warmed(rig, notices=False)
         deadline = time.monotonic() + 20
         while len(rig.server.requests) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)

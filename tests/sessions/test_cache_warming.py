@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -44,8 +45,9 @@ class Pi:
         self.models(prompt_cache={"short": 900, "long": 3600})
         self.clients: list[RpcClient] = []
 
-    def models(self, prompt_cache: dict[str, int] | None, cost: dict[str, float] = COST) -> None:
-        model: dict[str, Any] = {"id": "fake-model", "contextWindow": 1_000_000, "maxTokens": 4096, "cost": cost}
+    def models(self, prompt_cache: dict[str, int] | None, cost: dict[str, float] = COST, **extra: Any) -> None:
+        model: dict[str, Any] = {"id": "fake-model", "contextWindow": 1_000_000, "maxTokens": 4096, "cost": cost,
+                                 **extra}
         if prompt_cache is not None:
             model["promptCache"] = prompt_cache
         (self.home / "models.json").write_text(json.dumps({"providers": {"fake": {
@@ -106,6 +108,8 @@ def test_an_idle_session_is_refreshed_until_the_30_minute_limit(pi: Pi) -> None:
     assert refreshes[0].arrived - sent.arrived < DELAY_S * 1.3
     assert DELAY_S * 0.9 < refreshes[1].arrived - refreshes[0].arrived < DELAY_S * 1.3
 
+    appended = [e["entry"] for e in client.events if e["type"] == "entry_appended"]
+    assert [(e["type"], e["kind"]) for e in appended] == [("usage", "cache_warm")] * 2  # as Pi tells clients
     usage = [e for e in pi.entries() if e["type"] == "usage"]
     assert [(e["kind"], e["provider"], e["model"]) for e in usage] == [("cache_warm", "fake", "fake-model")] * 2
     assert usage[0]["usage"]["cacheRead"] == PROMPT_TOKENS and usage[0]["usage"]["output"] == 1
@@ -140,9 +144,10 @@ def test_streaming_mode_refreshes_during_a_long_tool_and_stops_when_the_run_sett
     assert kinds[-4:] == ["assistant", "usage", "toolResult", "assistant"]
 
 
-def test_no_refresh_when_off_or_without_a_lifetime_or_not_worth_it(pi: Pi) -> None:
-    """Three sessions side by side: ``cacheWarming = off``; a model with no ``promptCache``; a prompt too
-    small for an idle refresh to save $0.05."""
+def test_no_refresh_when_off_or_without_a_lifetime_or_not_worth_it_or_not_replayable(pi: Pi) -> None:
+    """Four sessions side by side: ``cacheWarming = off``; a model with no ``promptCache``; a prompt too
+    small for an idle refresh to save $0.05; Anthropic budget thinking, whose budget follows ``max_tokens``
+    (a one-token replay would be another request)."""
     pi.settings(cacheWarming="off")
     pi.server.add(first_reply())
     pi.start().prompt_and_wait("hello")
@@ -153,8 +158,12 @@ def test_no_refresh_when_off_or_without_a_lifetime_or_not_worth_it(pi: Pi) -> No
     pi.models(prompt_cache={"short": 900})
     pi.server.add(Reply(text="small", input_tokens=10, cache_write_tokens=20_000))
     pi.start().prompt_and_wait("hello")
+    pi.models(prompt_cache={"short": 900}, reasoning=True)
+    pi.server.add(first_reply())
+    pi.start("--thinking", "high").prompt_and_wait("hello")
+    assert "thinking" in pi.server.requests[-1].body
     time.sleep(DELAY_S * 1.4)
-    assert len(pi.server.requests) == 3 and pi.refreshes() == []
+    assert len(pi.server.requests) == 4 and pi.refreshes() == []
 
 
 def test_warming_stops_when_the_conversation_moves_on(pi: Pi) -> None:
@@ -175,3 +184,21 @@ def test_a_project_cannot_turn_warming_off(pi: Pi) -> None:
     wait_until(lambda: pi.refreshes(), DELAY_S * 2)
     assert len(pi.refreshes()) == 1
     assert "cacheWarming can only be set in the agent directory's settings; ignored" in client.stderr
+
+
+def test_models_json_declares_and_overrides_prompt_cache_lifetimes(pi: Pi) -> None:
+    (pi.home / "models.json").write_text(json.dumps({"providers": {"anthropic": {"modelOverrides": {
+        "claude-sonnet-4-5": {"promptCache": {"short": 600}}}}}}))
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    env.update(PI_CODING_AGENT_DIR=str(pi.home), ANTHROPIC_API_KEY="test-key")
+    client = RpcClient([], command=[sys.executable, "-c", "from pi_core.app.cli import cli; cli()"],
+                       provider="anthropic", model="claude-sonnet-4-5", cwd=pi.cwd, env=env)
+    pi.clients.append(client.start())
+    models = {m["id"]: m for m in client.get_available_models()}
+    assert models["claude-haiku-4-5"]["promptCache"] == {"short": 300, "long": 3600}  # Pi's catalog
+    assert models["claude-sonnet-4-5"]["promptCache"] == {"short": 600, "long": 3600}  # merged over it
+
+    pi.models(prompt_cache={"short": -1})
+    done = subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "--list-models"],
+                          capture_output=True, text=True, env=env, cwd=pi.cwd, timeout=60, check=False)
+    assert f"{pi.home / 'models.json'}:1:" in done.stderr and "must be > 0" in done.stderr, done.stderr
