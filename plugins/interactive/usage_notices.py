@@ -5,6 +5,7 @@ prompt-cache miss, a cache refresh (``cacheWarming``), a compaction's cost. And 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pi_core.events import AgentEvent
@@ -12,6 +13,7 @@ from pi_core.events import AgentEvent
 if TYPE_CHECKING:
     from pi_plugins.interactive.host import AppHost
 
+    from pi_core.control.cache_misses import CacheMiss
     from pi_core.session import AgentSession
 
 ANTHROPIC_EXTRA_USAGE_WARNING = (
@@ -45,39 +47,67 @@ def anthropic_extra_usage_warning(session: AgentSession) -> str | None:
     return ANTHROPIC_EXTRA_USAGE_WARNING if key and "sk-ant-oat" in key else None
 
 
+def shown(session: AgentSession) -> bool:
+    return _setting(session, "showCacheMissNotices", False) is True
+
+
 def on_event(app: AppHost, event: AgentEvent) -> None:
     """Add the notice ``event`` calls for, if any (the message is already in the session file)."""
     session = app.session
-    if _setting(session, "showCacheMissNotices", False) is not True:
+    if not shown(session):
         return
     if event.type == "message_end" and getattr(event.message, "role", None) == "assistant" \
             and event.message.stop_reason not in ("aborted", "error"):
-        _cache_miss(app, session)
-    elif event.type == "entry_appended" and isinstance(event.get("entry"), dict) and \
-            event.entry.get("type") == "usage" and event.entry.get("kind") == "cache_warm":
-        from pi_core.llm.cache_warming import format_warmed
-
-        entry = event.entry
-        cost = (entry.get("usage") or {}).get("cost") or {}
-        app.notify(format_warmed(float(cost.get("total") or 0), entry.get("note")), "dim")
+        branch = session.store.get_branch()
+        last = next((e for e in reversed(branch) if e.get("type") == "message"
+                     and (e.get("message") or {}).get("role") == "assistant"), None)
+        if last is not None:
+            _show_miss(app, misses(session, branch).get(str(last.get("id"))))
+    elif event.type == "entry_appended" and is_refresh(event.get("entry")):
+        show_refresh(app, event.entry)
     elif event.type == "compaction_end" and event.get("result") is not None:
         _compaction_cost(app, session)
 
 
-def _cache_miss(app: AppHost, session: AgentSession) -> None:
-    from pi_core.control.cache_misses import cache_misses
+def is_refresh(entry: Any) -> bool:
+    return isinstance(entry, dict) and entry.get("type") == "usage" and entry.get("kind") == "cache_warm"
 
-    branch = session.store.get_branch()
-    last = next((e for e in reversed(branch) if e.get("type") == "message"
-                 and (e.get("message") or {}).get("role") == "assistant"), None)
-    if last is None:
-        return
+
+def show_refresh(app: AppHost, entry: dict[str, Any]) -> None:
+    from pi_core.llm.cache_warming import format_warmed
+
+    cost = (entry.get("usage") or {}).get("cost") or {}
+    app.notify(format_warmed(float(cost.get("total") or 0), entry.get("note")), "dim")
+
+
+def misses(session: AgentSession, branch: list[dict[str, Any]]) -> dict[str, CacheMiss]:
+    """The counted cache misses of ``branch``, by the id of the reply's entry."""
+    from pi_core.control.cache_misses import cache_misses
 
     def read_price(provider: str, model_id: str) -> float:
         model = session.models.find(provider, model_id) if session.models is not None else None
         return model.cost.cache_read / 1_000_000 if model is not None else 0.0
 
-    miss = cache_misses(branch, read_price).get(str(last.get("id")))
+    return cache_misses(branch, read_price)
+
+
+def replay_misses(app: AppHost, branch: list[dict[str, Any]]) -> Callable[[Any], None]:
+    """For redrawing the transcript: call the result after each reply to show the miss it paid, if any (misses
+    are not stored, so they are found again)."""
+    if not shown(app.session):
+        return lambda message: None
+    found = misses(app.session, branch)
+    by_time = {entry["message"].get("timestamp"): found[str(entry.get("id"))] for entry in branch
+               if str(entry.get("id")) in found}
+
+    def after(message: Any) -> None:
+        if getattr(message, "role", None) == "assistant" and message.stop_reason not in ("aborted", "error"):
+            _show_miss(app, by_time.get(message.timestamp))
+
+    return after
+
+
+def _show_miss(app: AppHost, miss: CacheMiss | None) -> None:
     text = miss.notice() if miss is not None else None
     if text:
         app.notify(text, "yellow")

@@ -60,6 +60,14 @@ def test_notices_show_a_refresh_and_a_miss_and_session_shows_the_next_decision(t
         rig.tmux.wait_for("second answer")
         rig.tmux.wait_for("Cache miss: 400k tokens re-billed (~$1.38)")
 
+        # Resumed, the transcript shows both again: refreshes are stored, misses found again.
+        rig.tmux.keys("C-d")
+        rig.tmux.wait_for("EXITED=0")
+        rig.start("--continue")
+        screen = rig.tmux.wait_for("second answer", flat=True)
+        assert "Cache warmed: $0.120015" in screen and "Cache miss: 400k tokens re-billed (~$1.38)" in screen
+        assert screen.index("first answer") < screen.index("Cache warmed") < screen.index("Cache miss")
+
 
 def test_without_notices_a_refresh_leaves_the_transcript_alone(tmp_path: Path) -> None:
     with pi_rig(tmp_path, "cache-quiet") as rig:
