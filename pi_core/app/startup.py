@@ -257,17 +257,19 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     from pi_core.sessions.messages import llm_converter
     from pi_core.types import CompactionSettings
 
+    refresh_fn = stream_fn  # a cache refresh is sent once, never retried
     if stream_fn is None:
         policy = _retry_policy(settings)
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
+        refresh_fn = provider_stream_fn(registry)
         if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
             from pi_core.llm.authorized import authorized_stream
 
-            stream_fn = authorized_stream(models, stream_fn)
+            stream_fn, refresh_fn = authorized_stream(models, stream_fn), authorized_stream(models, refresh_fn)
     direct_fn = stream_fn  # requests outside the agent loop (compaction, ctx.model_registry)
     if cache_warmer is not None:  # inside the routing: a virtual model's routed requests are not the selection's
-        stream_fn = cache_warmer.wrap(stream_fn)
+        stream_fn = cache_warmer.wrap(stream_fn, refresh_fn)
     if isinstance(models, ModelRegistry) and models.sources.virtual:
         from pi_core.llm.routed import routed_stream
 

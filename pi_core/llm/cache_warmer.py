@@ -121,11 +121,12 @@ class CacheWarmer:
         self._session = session
         session.subscribe(self._on_event)
 
-    def wrap(self, inner: StreamFn) -> StreamFn:
-        """``inner`` with each request starting a warming run; refreshes are sent through ``inner`` too."""
+    def wrap(self, inner: StreamFn, refresh: StreamFn | None = None) -> StreamFn:
+        """``inner`` with each request starting a warming run; refreshes are sent through ``refresh`` (without
+        the request-level retries of ``inner``), else ``inner``."""
 
         def stream(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-            self.start(inner, model, context, options)
+            self.start(refresh or inner, model, context, options)
             return inner(model, context, options)
 
         return stream

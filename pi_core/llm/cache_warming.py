@@ -62,7 +62,7 @@ def is_replayable(model: Model, options: StreamOptions) -> bool:
 
 
 def refresh_options(options: StreamOptions, signal: AbortSignal) -> StreamOptions:
-    """The request's own options with one output token and no retries."""
+    """The request's own options with one output token and no retries of the provider's SDK."""
     return dataclasses.replace(options, max_tokens=1, max_retries=0, signal=signal)
 
 

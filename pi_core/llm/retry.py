@@ -153,8 +153,6 @@ async def stream_with_retry(provider: ApiProvider, model: Model, context: Contex
                             on_retry: OnRetry | None = None) -> AsyncIterator[AssistantMessageEvent]:
     """``provider.stream`` with request-level retries (see the module docstring). Never raises."""
     policy = policy or RetryPolicy()
-    if options.max_retries is not None and options.max_retries < policy.max_retries:  # a cache refresh: none
-        policy = dataclasses.replace(policy, max_retries=options.max_retries)
     idle = options.idle_timeout_s if options.idle_timeout_s is not None else policy.idle_timeout_s
     attempt_options = dataclasses.replace(options, max_retries=0, timeout_s=policy.timeout_s or options.timeout_s,
                                           idle_timeout_s=idle)

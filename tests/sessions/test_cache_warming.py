@@ -3,8 +3,10 @@ last request re-sent with a one-token cap shortly before the cache expires, whil
 the refreshes' usage counts in the session's totals and never enters the context; warming stops when the
 session ends, the conversation moves on, or the agent sits idle past 30 minutes.
 
-The warmer's clock runs ``SCALE`` times faster (``PI_CACHE_WARMING_TIME_SCALE``): with a 15-minute cache
-lifetime a refresh is due every 810 s of warming time, 2.7 s here, and the 30-minute idle limit is 6 s.
+The warmer's clock runs faster (``PI_CACHE_WARMING_TIME_SCALE``). Most tests use a 20-second cache lifetime at
+5x: a refresh is due 10 s (warming time) after its request, 2 s here, with 1 s to spare before the cache would
+expire. The idle-limit test needs a lifetime near Pi's real ones: 15 minutes at 200x, a refresh every 810 s
+(4.05 s here), the 30-minute limit after 9 s.
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ import pytest
 from pi_core.modes.rpc.client import RpcClient
 from pi_core.testing.fake_server import FakeModelServer, RecordedRequest, Reply
 
-SCALE = 300
-DELAY_S = 810 / SCALE  # 90% of the 900 s lifetime
-IDLE_LIMIT_S = 1800 / SCALE
+SCALE = 5
+SHORT_CACHE = {"short": 20}
+DELAY_S = 10 / SCALE  # at least 10 s before a 20 s cache expires
+IDLE_SCALE = 200
+IDLE_DELAY_S = 810 / IDLE_SCALE  # 90% of a 900 s lifetime
+IDLE_LIMIT_S = 1800 / IDLE_SCALE
 API = "anthropic-messages"
 PROMPT_TOKENS = 400_000  # big enough that an idle refresh pays for itself at these prices
 COST = {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}
@@ -42,7 +47,7 @@ class Pi:
         self.home, self.cwd = root / "agent", root / "project"
         self.cwd.mkdir(parents=True)
         self.home.mkdir()
-        self.models(prompt_cache={"short": 900, "long": 3600})
+        self.models(prompt_cache=SHORT_CACHE)
         self.clients: list[RpcClient] = []
 
     def models(self, prompt_cache: dict[str, int] | None, cost: dict[str, float] = COST, **extra: Any) -> None:
@@ -56,9 +61,9 @@ class Pi:
     def settings(self, **values: Any) -> None:
         (self.home / "settings.json").write_text(json.dumps(values))
 
-    def start(self, *args: str) -> RpcClient:
+    def start(self, *args: str, scale: int = SCALE) -> RpcClient:
         env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-        env.update(PI_CODING_AGENT_DIR=str(self.home), PI_CACHE_WARMING_TIME_SCALE=str(SCALE))
+        env.update(PI_CODING_AGENT_DIR=str(self.home), PI_CACHE_WARMING_TIME_SCALE=str(scale))
         client = RpcClient([*args], command=[sys.executable, "-c", "from pi_core.app.cli import cli; cli()"],
                            provider="fake", model="fake-model", cwd=self.cwd, env=env)
         self.clients.append(client.start())
@@ -92,11 +97,12 @@ def wait_until(predicate: Any, timeout: float) -> None:
 
 
 def test_an_idle_session_is_refreshed_until_the_30_minute_limit(pi: Pi) -> None:
+    pi.models(prompt_cache={"short": 900, "long": 3600})
     pi.server.add(first_reply())
-    client = pi.start()
+    client = pi.start(scale=IDLE_SCALE)
     client.prompt_and_wait("hello")
     sent = pi.server.requests[0]
-    time.sleep(IDLE_LIMIT_S + DELAY_S / 2)  # two refreshes fit in the limit (810 s, 1620 s), a third would not
+    time.sleep(IDLE_LIMIT_S + IDLE_DELAY_S / 2)  # two refreshes fit in the limit (810 s, 1620 s), a third would not
 
     refreshes = pi.refreshes()
     assert len(pi.server.requests) == 3 and len(refreshes) == 2
@@ -105,8 +111,8 @@ def test_an_idle_session_is_refreshed_until_the_30_minute_limit(pi: Pi) -> None:
             {k: v for k, v in sent.body.items() if k != "max_tokens"}
     # The first is due 810 s after the request was made: the first request of a process leaves later (its
     # provider SDK is imported first), so only an upper bound holds for it.
-    assert refreshes[0].arrived - sent.arrived < DELAY_S * 1.3
-    assert DELAY_S * 0.9 < refreshes[1].arrived - refreshes[0].arrived < DELAY_S * 1.3
+    assert refreshes[0].arrived - sent.arrived < IDLE_DELAY_S * 1.3
+    assert IDLE_DELAY_S * 0.9 < refreshes[1].arrived - refreshes[0].arrived < IDLE_DELAY_S * 1.3
 
     appended = [e["entry"] for e in client.events if e["type"] == "entry_appended"]
     assert [(e["type"], e["kind"]) for e in appended] == [("usage", "cache_warm")] * 2  # as Pi tells clients
@@ -136,12 +142,13 @@ def test_streaming_mode_refreshes_during_a_long_tool_and_stops_when_the_run_sett
     client.prompt_and_wait("run it", timeout=30)
     time.sleep(DELAY_S * 1.5)
 
-    first, refresh, second = pi.server.requests
-    assert refresh.body["max_tokens"] == 1 and refresh.body["messages"] == first.body["messages"]
-    assert first.arrived < refresh.arrived < second.arrived  # while the tool ran
-    assert second.body.get("max_tokens") != 1
+    # A slow machine may start the tool late enough for a second refresh: how many is not the point.
+    refreshes = pi.refreshes()
+    first, second = [r for r in pi.server.requests if r not in refreshes]
+    assert refreshes and all(r.body["messages"] == first.body["messages"] for r in refreshes)
+    assert all(first.arrived < r.arrived < second.arrived for r in refreshes)  # while the tool ran, not after
     kinds = [e["type"] if e["type"] != "message" else e["message"]["role"] for e in pi.entries()]
-    assert kinds[-4:] == ["assistant", "usage", "toolResult", "assistant"]
+    assert kinds[-3 - len(refreshes):] == ["assistant", *["usage"] * len(refreshes), "toolResult", "assistant"]
 
 
 def test_no_refresh_when_off_or_without_a_lifetime_or_not_worth_it_or_not_replayable(pi: Pi) -> None:
@@ -155,10 +162,10 @@ def test_no_refresh_when_off_or_without_a_lifetime_or_not_worth_it_or_not_replay
     pi.models(prompt_cache=None)
     pi.server.add(first_reply())
     pi.start().prompt_and_wait("hello")
-    pi.models(prompt_cache={"short": 900})
+    pi.models(prompt_cache=SHORT_CACHE)
     pi.server.add(Reply(text="small", input_tokens=10, cache_write_tokens=20_000))
     pi.start().prompt_and_wait("hello")
-    pi.models(prompt_cache={"short": 900}, reasoning=True)
+    pi.models(prompt_cache=SHORT_CACHE, reasoning=True)
     pi.server.add(first_reply())
     pi.start("--thinking", "high").prompt_and_wait("hello")
     assert "thinking" in pi.server.requests[-1].body
@@ -202,3 +209,15 @@ def test_models_json_declares_and_overrides_prompt_cache_lifetimes(pi: Pi) -> No
     done = subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "--list-models"],
                           capture_output=True, text=True, env=env, cwd=pi.cwd, timeout=60, check=False)
     assert f"{pi.home / 'models.json'}:1:" in done.stderr and "must be > 0" in done.stderr, done.stderr
+
+
+def test_a_failed_refresh_is_not_retried_or_counted_and_the_next_one_still_comes(pi: Pi) -> None:
+    pi.server.responder = lambda request: Reply.http_error(500, "upstream exploded")
+    pi.server.add(first_reply())
+    client = pi.start()
+    client.prompt_and_wait("hello")
+    wait_until(lambda: len(pi.refreshes()) >= 2, DELAY_S * 3)
+    first, second = pi.refreshes()[:2]
+    assert second.arrived - first.arrived > DELAY_S * 0.9  # one request each: the retries of a real request are off
+    assert [e for e in pi.entries() if e["type"] == "usage"] == []
+    assert client.get_session_stats()["tokens"]["cacheRead"] == 0
