@@ -42,6 +42,17 @@ class SessionStats:
         ]
         return ", ".join(f"{count} {name}" for count, name in parts if count)
 
+    def add_usage(self, usage: dict[str, object]) -> None:
+        self.input += int(_number(usage.get("input")))
+        self.output += int(_number(usage.get("output")))
+        self.cache_read += int(_number(usage.get("cacheRead")))
+        self.cache_write += int(_number(usage.get("cacheWrite")))
+        cost = as_dict(usage.get("cost"))
+        if "total" in cost and isinstance(cost["total"], (int, float)):
+            self.cost += float(cost["total"])
+        else:
+            self.cost += sum((_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")), 0.0)
+
     def tokens_summary(self) -> str:
         parts = [(self.input, "↑"), (self.output, "↓"), (self.cache_read, "R"), (self.cache_write, "W")]
         return " ".join(f"{mark}{format_tokens(count)}" for count, mark in parts if count)
@@ -61,6 +72,8 @@ def session_stats(entries: list[Entry]) -> SessionStats:
             stats.branch_summaries += 1
         elif kind == "custom_message":
             stats.custom += 1
+        elif kind == "usage":  # billed outside the conversation: a cache refresh
+            stats.add_usage(as_dict(entry.get("usage")))
         message = entry.get("message") if kind == "message" else None
         if not isinstance(message, dict):
             continue
@@ -78,14 +91,5 @@ def session_stats(entries: list[Entry]) -> SessionStats:
             content = message.get("content")
             if isinstance(content, list):
                 stats.tool_calls += sum(1 for b in content if isinstance(b, dict) and b.get("type") == "toolCall")
-            usage = as_dict(message.get("usage"))
-            stats.input += int(_number(usage.get("input")))
-            stats.output += int(_number(usage.get("output")))
-            stats.cache_read += int(_number(usage.get("cacheRead")))
-            stats.cache_write += int(_number(usage.get("cacheWrite")))
-            cost = as_dict(usage.get("cost"))
-            if "total" in cost and isinstance(cost["total"], (int, float)):
-                stats.cost += float(cost["total"])
-            else:
-                stats.cost += sum((_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")), 0.0)
+            stats.add_usage(as_dict(message.get("usage")))
     return stats

@@ -221,3 +221,29 @@ def test_a_failed_refresh_is_not_retried_or_counted_and_the_next_one_still_comes
     assert second.arrived - first.arrived > DELAY_S * 0.9  # one request each: the retries of a real request are off
     assert [e for e in pi.entries() if e["type"] == "usage"] == []
     assert client.get_session_stats()["tokens"]["cacheRead"] == 0
+
+
+def test_an_export_counts_refreshes_in_its_totals_and_hides_them_from_its_tree(pi: Pi) -> None:
+    usage = {"input": 0, "output": 1, "cacheRead": 50_000, "cacheWrite": 0, "totalTokens": 50_001,
+             "cost": {"input": 0, "output": 0, "cacheRead": 0.015, "cacheWrite": 0, "total": 0.015}}
+    reply = {"role": "assistant", "content": [{"type": "text", "text": "yo"}], "api": API, "provider": "fake",
+             "model": "fake-model", "usage": {**usage, "cacheRead": 0, "output": 2, "cost": {"total": 0.002}},
+             "stopReason": "stop", "timestamp": 2}
+    lines = [{"type": "session", "version": 3, "id": "11111111-1111-1111-1111-111111111111",
+              "timestamp": "2026-12-07T10:00:00.000Z", "cwd": str(pi.cwd)},
+             {"type": "message", "id": "a1", "parentId": None, "timestamp": "2026-12-07T10:00:01.000Z",
+              "message": {"role": "user", "content": "hi", "timestamp": 1}},
+             {"type": "message", "id": "a2", "parentId": "a1", "timestamp": "2026-12-07T10:00:02.000Z",
+              "message": reply},
+             {"type": "usage", "id": "a3", "parentId": "a2", "timestamp": "2026-12-07T10:04:32.000Z",
+              "kind": "cache_warm", "provider": "fake", "model": "fake-model", "usage": usage}]
+    session = pi.cwd / "warm.jsonl"
+    session.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    env = {**os.environ, "PI_CODING_AGENT_DIR": str(pi.home)}
+    done = subprocess.run([sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "--export", str(session),
+                           str(pi.cwd / "out.html")], capture_output=True, text=True, env=env, cwd=pi.cwd,
+                          timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    page = (pi.cwd / "out.html").read_text()
+    assert "R50k" in page and "$0.017" in page  # the refresh's 50k cached tokens and its cost in the header
+    assert 'data-id="a3" data-parent="a2"' in page and 'data-filter="settings"' in page.split('data-id="a3"')[1][:200]
