@@ -21,6 +21,7 @@ from pi_plugins.interactive import (
     shell,
     style,
     transcript,
+    usage_notices,
 )
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from pi_plugins.interactive.chrome import FooterData, PluginChrome
@@ -372,6 +373,7 @@ class InteractiveApp:
             self.run_ended = event.type == "agent_end"
             self.progress.on_event(event)
         self.view.handle(event)
+        usage_notices.on_event(self, event)
         if event.type in ("message_end", "agent_end", "turn_end"):
             self.entries.check()
         self.invalidate()

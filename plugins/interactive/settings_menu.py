@@ -58,6 +58,11 @@ def _apply_indent(app: CommandUI, value: Any) -> None:
     style.code_block_indent = str(value)
 
 
+def _apply_warming(app: CommandUI, value: Any) -> None:
+    if app.session.cache_warmer is not None:
+        app.session.cache_warmer.on_mode_changed()
+
+
 def _apply_thinking(app: CommandUI, value: Any) -> None:
     app.view.show_thinking = not bool(value)
 
@@ -106,6 +111,13 @@ SETTINGS: list[Setting] = [
     Setting("images.autoResize", "Auto-resize images", _fixed(True, False), True, "Shrink images to 2000x2000"),
     Setting("images.blockImages", "Block images", _fixed(False, True), False, "Never send images to the model"),
     Setting("enableSkillCommands", "Skill commands", _fixed(True, False), True, "Offer skills as /skill:name"),
+    Setting("cacheWarming", "Cache warming", _fixed("idle", "streaming", "off"), "idle",
+            "Keep prompt caches warm: while the agent runs (streaming), and between runs while it pays (idle)",
+            _apply_warming),
+    Setting("showCacheMissNotices", "Cache miss notices", _fixed(False, True), False,
+            "Transcript notices for cache misses, cache warming and compaction costs"),
+    Setting("warnings.anthropicExtraUsage", "Anthropic extra usage warning", _fixed(True, False), True,
+            "Warn when an Anthropic subscription sign-in bills requests as extra usage"),
 ]
 
 
