@@ -35,6 +35,11 @@ class StreamOptions:
     timeout_s: float | None = None  # per network read/write (the transport's default: 600 s)
     idle_timeout_s: float | None = None  # no complete stream event for this long ends the request (default 300 s; 0 = off)
     max_retries: int | None = None
+    # Wires that speak more than one transport (Codex: SSE or WebSocket) read ``transport`` (settings.json's
+    # ``transport``: "auto", "sse", "websocket", "websocket-cached"; None is "auto") and the WebSocket
+    # connect timeout (None: the wire's default, 15 s; 0 = off).
+    transport: str | None = None
+    websocket_connect_timeout_s: float | None = None
     tool_choice: Any = None
     metadata: dict[str, Any] | None = None
     # Plugin hooks on the wire (the session sets only those some plugin implements). Each may return an
@@ -47,6 +52,23 @@ class StreamOptions:
     on_stream_event: Callable[[Any, Model], Any] | None = None
     http_client: Any = None  # an injected httpx2.AsyncClient (tests use MockTransport)
     env: dict[str, str] | None = None  # the provider's settings from its stored credential (over the environment)
+
+
+TRANSPORTS = ("auto", "sse", "websocket", "websocket-cached")
+
+
+def apply_transport_settings(options: StreamOptions, get: Callable[[str], Any]) -> None:
+    """``transport`` and ``websocketConnectTimeoutMs`` from settings (``get`` reads a merged key) onto
+    ``options``; a value the settings check already reported as invalid leaves the default."""
+    transport = get("transport")
+    options.transport = transport if transport in TRANSPORTS else None
+    timeout = get("websocketConnectTimeoutMs")
+    if timeout == "disabled":
+        options.websocket_connect_timeout_s = 0.0
+    elif isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 <= timeout < float("inf"):
+        options.websocket_connect_timeout_s = float(timeout) / 1000
+    else:
+        options.websocket_connect_timeout_s = None
 
 
 async def resolved(value: Any) -> Any:

@@ -11,6 +11,7 @@ for the API its path names:
 - ``POST /model/{model}/converse-stream``                  Amazon Bedrock ConverseStream (AWS event-stream); a
   request whose ``Authorization`` is neither a well-formed SigV4 signature nor a Bearer token gets AWS's 403
 - ``POST /codex/responses``                                ChatGPT Codex (Responses SSE ending in ``response.done``)
+- ``GET /codex/responses`` upgraded to a WebSocket          ChatGPT Codex over its WebSocket (``fake_websocket``)
 - ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``; Vertex's paths too)
 - ``POST .../publishers/anthropic/models/{model}:streamRawPredict``   Claude on Vertex AI (Anthropic's SSE)
 
@@ -71,6 +72,7 @@ from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
+from pi_core.testing import fake_websocket
 from pi_core.testing.fake_routes import aws_authorized, model_from_path, wire_for_path
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
     Block,
@@ -105,10 +107,11 @@ class RecordedRequest:
     wire: str | None
     arrived: float = 0.0  # time.perf_counter() when the request was read (bench: spawn → first request)
     finished: float | None = None  # when its reply was fully sent (bench: per-turn gaps, last reply → exit)
+    socket: int | None = None  # the WebSocket (1, 2, … in accept order) a ``WS`` request came over
 
     def to_json(self) -> dict[str, Any]:
         return {"method": self.method, "path": self.path, "query": self.query, "headers": self.headers,
-                "body": self.body, "wire": self.wire}
+                "body": self.body, "wire": self.wire, "socket": self.socket}
 
 
 ReplySource = Reply | Callable[[RecordedRequest], Reply]
@@ -179,6 +182,13 @@ class FakeModelServer:
         self._hang_ups = 0
         self._hang_up_reset = False
         self.hung_up = 0  # requests closed unanswered by ``hang_up_on_reuse``
+        # The Codex WebSocket endpoint (pi_core.testing.fake_websocket): "accept", "refuse" or "hang".
+        self.websocket_mode = "accept"
+        self.websocket_refuse_status = 426
+        self.websockets = 0  # sockets accepted so far
+        self.websocket_upgrades = 0  # upgrade requests, accepted or not
+        self.websocket_closes: list[int | None] = []  # each ended socket's close code (None: no close frame)
+        self.forget_responses = 0  # the next N continuations are answered ``previous_response_not_found``
 
     # -- lifecycle --
 
@@ -242,6 +252,18 @@ class FakeModelServer:
             self.hung_up += 1
             return self._hang_up_reset
 
+    def _open_socket(self) -> int:
+        with self._lock:
+            self.websockets += 1
+            return self.websockets
+
+    def _forgets(self) -> bool:
+        with self._lock:
+            if not self.forget_responses:
+                return False
+            self.forget_responses -= 1
+            return True
+
     def __enter__(self) -> Self:
         return self.start()
 
@@ -285,7 +307,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
         listed = self.owner.model_list
-        if path == "/_fake/requests":
+        if fake_websocket.is_upgrade(self.headers) and wire_for_path(path) == fake_websocket.WIRE:
+            fake_websocket.serve(self)
+        elif path == "/_fake/requests":
             with self.owner._lock:
                 data = [r.to_json() for r in self.owner.requests]
             self._send_json(200, data)

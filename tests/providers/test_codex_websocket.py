@@ -1,0 +1,170 @@
+"""The Codex WebSocket transport (settings ``transport``, ``websocketConnectTimeoutMs``), end to end: ``pi``
+with a stored Codex sign-in against the fake model server's WebSocket endpoint on ``/codex/responses``."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from pi_core.testing.fake_auth import ACCOUNT_ID
+from pi_core.testing.fake_server import FakeModelServer, Reply
+from tests.providers.pi16 import run_pi
+from tests.providers.test_codex import signed_in
+
+MODEL = ["--model", "openai-codex/gpt-5.6-sol"]
+
+
+def settings(tmp_path: Path, **values: Any) -> None:
+    path = tmp_path / "agent" / "settings.json"
+    path.write_text(json.dumps({**json.loads(path.read_text()), **values}))
+
+
+def kinds(body: dict[str, Any]) -> list[str]:
+    return [item.get("type") or item.get("role") for item in body["input"]]
+
+
+def test_a_tool_run_goes_over_one_socket_and_continues_with_only_the_new_items(
+        tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    env, token = signed_in(tmp_path, pi_fake_server)
+    (tmp_path / "a.txt").write_text("alpha\n")
+    pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="the file says alpha"))
+    done = run_pi(["-p", *MODEL, "read a.txt"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "the file says alpha" in done.stdout
+    first, second = pi_fake_server.requests
+    assert (first.method, first.socket, second.method, second.socket) == ("WS", 1, "WS", 1)
+    assert pi_fake_server.websockets == pi_fake_server.websocket_upgrades == 1
+    assert first.body["type"] == "response.create" and "previous_response_id" not in first.body
+    assert kinds(first.body) == ["developer", "user"]
+    assert second.body["previous_response_id"] == "resp_fake_1"
+    assert kinds(second.body) == ["function_call_output"]  # the call itself the backend already has
+    assert second.body["input"][0]["output"] == "alpha\n"
+    headers = first.headers
+    assert headers["openai-beta"] == "responses_websockets=2026-02-06" and headers["originator"] == "pi"
+    assert headers["authorization"] == f"Bearer {token}" and headers["chatgpt-account-id"] == ACCOUNT_ID
+    assert headers["session-id"] == headers["x-client-request-id"] == first.body["prompt_cache_key"]
+    assert "accept" not in headers and "content-type" not in headers
+    # -p closed its socket at the session's end (a close frame, not a dropped connection)
+    assert pi_fake_server.websocket_closes == [1000]
+
+
+def test_websocket_sends_the_whole_context_each_time_on_the_same_socket(
+        tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    env, _ = signed_in(tmp_path, pi_fake_server)
+    settings(tmp_path, transport="websocket")
+    (tmp_path / "a.txt").write_text("alpha\n")
+    pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="done"))
+    done = run_pi(["-p", *MODEL, "read a.txt"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    first, second = pi_fake_server.requests
+    assert (first.socket, second.socket) == (1, 1)
+    assert "previous_response_id" not in second.body
+    assert kinds(second.body) == ["developer", "user", "function_call", "function_call_output"]
+
+
+def test_sse_never_opens_a_socket(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    env, _ = signed_in(tmp_path, pi_fake_server)
+    settings(tmp_path, transport="sse")
+    pi_fake_server.add(Reply(text="over sse"))
+    done = run_pi(["-p", *MODEL, "hi"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "over sse" in done.stdout
+    assert [r.method for r in pi_fake_server.requests] == ["POST"] and pi_fake_server.websocket_upgrades == 0
+    assert pi_fake_server.requests[0].headers["openai-beta"] == "responses=experimental"
+
+
+def test_a_refused_upgrade_falls_back_to_sse_for_the_rest_of_the_session(
+        tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    env, _ = signed_in(tmp_path, pi_fake_server)
+    pi_fake_server.websocket_mode = "refuse"
+    (tmp_path / "a.txt").write_text("alpha\n")
+    pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="answered over sse"))
+    done = run_pi(["-p", *MODEL, "read a.txt"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "answered over sse" in done.stdout
+    assert [r.method for r in pi_fake_server.requests] == ["POST", "POST"]
+    assert pi_fake_server.websocket_upgrades == 1  # the second request did not try the socket again
+    assert "Traceback" not in done.stderr
+
+
+def test_the_connect_timeout_is_honoured(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    """An upgrade the server never answers: after ``websocketConnectTimeoutMs`` the request goes over SSE."""
+    env, _ = signed_in(tmp_path, pi_fake_server)
+    settings(tmp_path, websocketConnectTimeoutMs=300)
+    pi_fake_server.websocket_mode = "hang"
+    pi_fake_server.add(Reply(text="after the timeout"))
+    started = time.monotonic()
+    done = run_pi(["-p", *MODEL, "hi"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "after the timeout" in done.stdout
+    assert time.monotonic() - started < 12  # not Pi's default of 15 s
+    assert pi_fake_server.websocket_upgrades == 1 and [r.method for r in pi_fake_server.requests] == ["POST"]
+
+
+def test_a_forgotten_continuation_goes_again_whole(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    env, _ = signed_in(tmp_path, pi_fake_server)
+    (tmp_path / "a.txt").write_text("alpha\n")
+    pi_fake_server.forget_responses = 1
+    pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="done"))
+    done = run_pi(["-p", *MODEL, "read a.txt"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    first, refused, again = pi_fake_server.requests
+    assert refused.body["previous_response_id"] == "resp_fake_1"
+    assert "previous_response_id" not in again.body
+    assert kinds(again.body) == ["developer", "user", "function_call", "function_call_output"]
+    assert (first.socket, refused.socket, again.socket) == (1, 1, 2)  # the failed socket was closed
+
+
+def test_the_connection_limit_before_the_answer_goes_again_on_a_fresh_socket(
+        tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    env, _ = signed_in(tmp_path, pi_fake_server)
+    pi_fake_server.add(Reply(stream_error="websocket_connection_limit_reached", stream_error_after=0,
+                             error_message="Responses websocket connection limit reached (60 minutes)"),
+                       Reply(text="fresh socket"))
+    done = run_pi(["-p", *MODEL, "hi"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "fresh socket" in done.stdout
+    assert [(r.method, r.socket) for r in pi_fake_server.requests] == [("WS", 1), ("WS", 2)]
+
+
+def test_an_old_socket_is_rotated_before_the_next_request(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    """The backend ends a socket at 60 minutes: one past ``max_age_s`` (45 minutes; shrunk here by a plugin
+    file) is replaced, and the new socket gets the whole context."""
+    env, _ = signed_in(tmp_path, pi_fake_server)
+    shrink = tmp_path / "shrink_age.py"
+    shrink.write_text("from pi_plugins.openai_codex_responses.websocket import POOL\nPOOL.max_age_s = 0.0\n")
+    (tmp_path / "a.txt").write_text("alpha\n")
+    pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="done"))
+    done = run_pi(["-p", "-e", str(shrink), *MODEL, "read a.txt"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    first, second = pi_fake_server.requests
+    assert (first.socket, second.socket) == (1, 2)
+    assert "previous_response_id" not in second.body
+    assert kinds(second.body) == ["developer", "user", "function_call", "function_call_output"]
+
+
+def test_a_socket_lost_mid_answer_is_an_error_not_a_silent_resend(
+        tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    env, _ = signed_in(tmp_path, pi_fake_server)
+    pi_fake_server.add(Reply(text="partial answer that never ends", disconnect_after="content"))
+    done = run_pi(["-p", *MODEL, "hi"], env, tmp_path)
+    assert done.returncode == 1
+    assert "WebSocket closed 1006" in done.stdout + done.stderr
+    assert [r.method for r in pi_fake_server.requests] == ["WS"]
+    assert "Traceback" not in done.stderr
+
+
+def test_json_mode_runs_two_prompts_over_one_socket(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    env, _ = signed_in(tmp_path, pi_fake_server)
+    pi_fake_server.add(Reply(text="one"), Reply(text="two"))
+    done = run_pi(["--mode", "json", *MODEL, "first", "second"], env, tmp_path)
+    assert done.returncode == 0, done.stderr
+    ends = [json.loads(line) for line in done.stdout.splitlines() if '"agent_end"' in line]
+    assert len(ends) == 2
+    first, second = pi_fake_server.requests
+    assert (first.socket, second.socket) == (1, 1)
+    assert second.body["previous_response_id"] == "resp_fake_1"
+    assert kinds(second.body) == ["user"]
+    assert pi_fake_server.websocket_closes == [1000]
