@@ -24,7 +24,12 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
-from pi_core.testing.fake_wires import DEFAULT_ERROR_MESSAGES, RENDERERS, error_body, stream_error_frame
+from pi_core.testing.fake_wires import (
+    DEFAULT_ERROR_MESSAGES,
+    RENDERERS,
+    error_body,
+    stream_error_frame,
+)
 
 if TYPE_CHECKING:
     from websockets.server import ServerProtocol
@@ -85,7 +90,7 @@ class _Socket:
         self.parts: list[bytes] = []
 
     def run(self) -> None:
-        from websockets.frames import Opcode
+        from websockets.frames import Frame, Opcode
 
         while True:
             try:
@@ -97,8 +102,8 @@ class _Socket:
                 return
             self.protocol.receive_data(data)
             for frame in self.protocol.events_received():
-                if frame.opcode in (Opcode.TEXT, Opcode.BINARY, Opcode.CONT):
-                    self.parts.append(frame.data)
+                if isinstance(frame, Frame) and frame.opcode in (Opcode.TEXT, Opcode.BINARY, Opcode.CONT):
+                    self.parts.append(bytes(frame.data))
                     if frame.fin:
                         message, self.parts = b"".join(self.parts), []
                         if not self._answer(message):

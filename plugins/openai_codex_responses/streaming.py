@@ -21,13 +21,13 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_plugins._openai_common import cache_retention
-from pi_plugins.openai_codex_responses import PROMPT_CACHE_KEY_MAX
 from pi_plugins._streaming import (
     StreamAborted,
     apply_payload_hook,
     failure_event,
     new_builder,
 )
+from pi_plugins.openai_codex_responses import PROMPT_CACHE_KEY_MAX
 from pi_plugins.openai_responses.convert import convert_input
 from pi_plugins.openai_responses.streaming import EventReader
 
@@ -201,6 +201,11 @@ def _event_error(event: dict[str, Any]) -> CodexError:
     nested: dict[str, Any] = error if isinstance(error, dict) else {}
     message = event.get("message") if isinstance(event.get("message"), str) else nested.get("message")
     code = event.get("code") if isinstance(event.get("code"), str) else nested.get("code")
+    status = event.get("status")
+    if isinstance(status, int) and nested:  # the WebSocket's form of an HTTP error: worded as over SSE
+        text = status_text(status, json.dumps({"error": nested}))
+        return CodexError(text if text.startswith("You have hit") else f"Codex error: {text}",
+                          code if isinstance(code, str) else None)
     return CodexError(f"Codex error: {message or code or json.dumps(event, separators=(',', ':'))}",
                       code if isinstance(code, str) else None)
 
@@ -270,10 +275,9 @@ async def _sse_events(stream: SSEStream) -> AsyncIterator[dict[str, Any]]:
         except ValueError as err:
             raise CodexError(f"Invalid Codex SSE JSON: {err}") from None
         if isinstance(raw, dict):
-            yield raw
             if raw.get("type") in _FINAL:
-                stream.release()
-                return
+                stream.release()  # the answer is whole: the connection may serve the next request
+            yield raw
 
 
 async def _over_websocket(model: Model, options: StreamOptions, url: str, headers: dict[str, str],
@@ -294,21 +298,20 @@ async def _over_websocket(model: Model, options: StreamOptions, url: str, header
     retried: set[str] = set()
     while True:
         guard = RequestGuard(options)
-        lease = None
+        lease: ws.Lease | None = None
         try:
-            lease = await guard.wait(ws.POOL.lease(ws.websocket_url(url), headers, session, account,
-                                                   options.websocket_connect_timeout_s))
-            sent = ws.continued_body(lease.entry, body) if cached_context else body
-            await ws.send(lease.connection, guard, {"type": "response.create", **sent})
-            async for event in _read(ws.events(lease.connection, guard), builder, model, options, started,
+            lease = held = await guard.wait(ws.POOL.lease(ws.websocket_url(url), headers, session, account,
+                                                          options.websocket_connect_timeout_s))
+            sent = ws.continued_body(held.entry, body) if cached_context else body
+            await ws.send(held.connection, guard, {"type": "response.create", **sent})
+            async for event in _read(ws.events(held.connection, guard), builder, model, options, started,
                                      observe=True):
-                if event.type == "done":
-                    if cached_context and lease.entry is not None and builder.message.response_id:
-                        lease.entry.continuation = ws.Continuation(body, builder.message.response_id,
-                                                                   response_items(model, builder.message))
-                    lease.keep = True
-                    await lease.release()
-                    lease = None
+                if event.type == "done":  # the socket is free for the next request before it is asked
+                    if cached_context and held.entry is not None and builder.message.response_id:
+                        held.entry.continuation = ws.Continuation(body, builder.message.response_id,
+                                                                  response_items(model, builder.message))
+                    held.keep = True
+                    await held.release()
                 yield event
             return
         except CodexError as err:

@@ -196,8 +196,12 @@ class Lease:
                  key: tuple[str, str] | None) -> None:
         self.pool, self.connection, self.entry, self.key = pool, connection, entry, key
         self.keep = False
+        self.released = False
 
     async def release(self) -> None:
+        if self.released:
+            return
+        self.released = True
         entry = self.entry
         if self.keep and entry is not None and self.key is not None and entry.reusable():
             entry.busy = False

@@ -27,7 +27,7 @@ def kinds(body: dict[str, Any]) -> list[str]:
 
 def test_a_tool_run_goes_over_one_socket_and_continues_with_only_the_new_items(
         tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
-    env, token = signed_in(tmp_path, pi_fake_server)
+    env, token = signed_in(tmp_path, pi_fake_server, None)
     (tmp_path / "a.txt").write_text("alpha\n")
     pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="the file says alpha"))
     done = run_pi(["-p", *MODEL, "read a.txt"], env, tmp_path)
@@ -52,7 +52,7 @@ def test_a_tool_run_goes_over_one_socket_and_continues_with_only_the_new_items(
 
 def test_websocket_sends_the_whole_context_each_time_on_the_same_socket(
         tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
-    env, _ = signed_in(tmp_path, pi_fake_server)
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
     settings(tmp_path, transport="websocket")
     (tmp_path / "a.txt").write_text("alpha\n")
     pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="done"))
@@ -65,7 +65,7 @@ def test_websocket_sends_the_whole_context_each_time_on_the_same_socket(
 
 
 def test_sse_never_opens_a_socket(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
-    env, _ = signed_in(tmp_path, pi_fake_server)
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
     settings(tmp_path, transport="sse")
     pi_fake_server.add(Reply(text="over sse"))
     done = run_pi(["-p", *MODEL, "hi"], env, tmp_path)
@@ -77,7 +77,7 @@ def test_sse_never_opens_a_socket(tmp_path: Path, pi_fake_server: FakeModelServe
 
 def test_a_refused_upgrade_falls_back_to_sse_for_the_rest_of_the_session(
         tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
-    env, _ = signed_in(tmp_path, pi_fake_server)
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
     pi_fake_server.websocket_mode = "refuse"
     (tmp_path / "a.txt").write_text("alpha\n")
     pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="answered over sse"))
@@ -91,7 +91,7 @@ def test_a_refused_upgrade_falls_back_to_sse_for_the_rest_of_the_session(
 
 def test_the_connect_timeout_is_honoured(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
     """An upgrade the server never answers: after ``websocketConnectTimeoutMs`` the request goes over SSE."""
-    env, _ = signed_in(tmp_path, pi_fake_server)
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
     settings(tmp_path, websocketConnectTimeoutMs=300)
     pi_fake_server.websocket_mode = "hang"
     pi_fake_server.add(Reply(text="after the timeout"))
@@ -104,7 +104,7 @@ def test_the_connect_timeout_is_honoured(tmp_path: Path, pi_fake_server: FakeMod
 
 
 def test_a_forgotten_continuation_goes_again_whole(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
-    env, _ = signed_in(tmp_path, pi_fake_server)
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
     (tmp_path / "a.txt").write_text("alpha\n")
     pi_fake_server.forget_responses = 1
     pi_fake_server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="done"))
@@ -119,7 +119,7 @@ def test_a_forgotten_continuation_goes_again_whole(tmp_path: Path, pi_fake_serve
 
 def test_the_connection_limit_before_the_answer_goes_again_on_a_fresh_socket(
         tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
-    env, _ = signed_in(tmp_path, pi_fake_server)
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
     pi_fake_server.add(Reply(stream_error="websocket_connection_limit_reached", stream_error_after=0,
                              error_message="Responses websocket connection limit reached (60 minutes)"),
                        Reply(text="fresh socket"))
@@ -132,7 +132,7 @@ def test_the_connection_limit_before_the_answer_goes_again_on_a_fresh_socket(
 def test_an_old_socket_is_rotated_before_the_next_request(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
     """The backend ends a socket at 60 minutes: one past ``max_age_s`` (45 minutes; shrunk here by a plugin
     file) is replaced, and the new socket gets the whole context."""
-    env, _ = signed_in(tmp_path, pi_fake_server)
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
     shrink = tmp_path / "shrink_age.py"
     shrink.write_text("from pi_plugins.openai_codex_responses.websocket import POOL\nPOOL.max_age_s = 0.0\n")
     (tmp_path / "a.txt").write_text("alpha\n")
@@ -147,7 +147,7 @@ def test_an_old_socket_is_rotated_before_the_next_request(tmp_path: Path, pi_fak
 
 def test_a_socket_lost_mid_answer_is_an_error_not_a_silent_resend(
         tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
-    env, _ = signed_in(tmp_path, pi_fake_server)
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
     pi_fake_server.add(Reply(text="partial answer that never ends", disconnect_after="content"))
     done = run_pi(["-p", *MODEL, "hi"], env, tmp_path)
     assert done.returncode == 1
@@ -157,7 +157,7 @@ def test_a_socket_lost_mid_answer_is_an_error_not_a_silent_resend(
 
 
 def test_json_mode_runs_two_prompts_over_one_socket(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
-    env, _ = signed_in(tmp_path, pi_fake_server)
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
     pi_fake_server.add(Reply(text="one"), Reply(text="two"))
     done = run_pi(["--mode", "json", *MODEL, "first", "second"], env, tmp_path)
     assert done.returncode == 0, done.stderr
@@ -168,3 +168,14 @@ def test_json_mode_runs_two_prompts_over_one_socket(tmp_path: Path, pi_fake_serv
     assert second.body["previous_response_id"] == "resp_fake_1"
     assert kinds(second.body) == ["user"]
     assert pi_fake_server.websocket_closes == [1000]
+
+
+def test_an_error_event_with_a_status_reads_as_over_sse(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
+    resets = int(time.time()) + 30 * 60
+    pi_fake_server.add(Reply.http_error(429, body={"error": {"type": "usage_limit_reached", "message": "limit",
+                                                             "plan_type": "PRO", "resets_at": resets}}))
+    done = run_pi(["-p", *MODEL, "hi"], env, tmp_path)
+    assert done.returncode == 1
+    assert "You have hit your ChatGPT usage limit (pro plan). Try again in ~" in done.stdout + done.stderr
+    assert [r.method for r in pi_fake_server.requests] == ["WS"]  # the backend's answer: no SSE fallback
