@@ -4,13 +4,15 @@ with a stored Codex sign-in against the fake model server's WebSocket endpoint o
 from __future__ import annotations
 
 import json
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 from pi_core.testing.fake_auth import ACCOUNT_ID
 from pi_core.testing.fake_server import FakeModelServer, Reply
-from tests.providers.pi16 import run_pi
+from pi_core.testing.runner import CLI
+from tests.providers.pi16 import require_pi16, run_pi
 from tests.providers.test_codex import signed_in
 
 MODEL = ["--model", "openai-codex/gpt-5.6-sol"]
@@ -179,3 +181,43 @@ def test_an_error_event_with_a_status_reads_as_over_sse(tmp_path: Path, pi_fake_
     assert done.returncode == 1
     assert "You have hit your ChatGPT usage limit (pro plan). Try again in ~" in done.stdout + done.stderr
     assert [r.method for r in pi_fake_server.requests] == ["WS"]  # the backend's answer: no SSE fallback
+
+
+def test_pi_16_speaks_the_same_socket_protocol(tmp_path: Path) -> None:
+    """Side by side: Pi 1.6.0 and pi run the same tool turn against the fake WebSocket endpoint; both open
+    one socket with the same Codex headers and continue with only the tool's output."""
+    pi16 = require_pi16()
+    seen: dict[str, list[Any]] = {}
+    for name in ("pi", "pi16"):
+        with FakeModelServer() as server:
+            env, _ = signed_in(tmp_path / name, server, None)
+            work = tmp_path / name
+            (work / "a.txt").write_text("alpha\n")
+            server.add(Reply(tool_calls=[("read", {"path": "a.txt"})]), Reply(text="the file says alpha"))
+            command = [*CLI, "-p", *MODEL, "read a.txt"] if name == "pi" else \
+                [str(pi16.node), str(pi16.cli), "-p", *MODEL, "read a.txt"]
+            out = work / "stdout.txt"
+            with out.open("w") as sink:
+                process = subprocess.Popen(command, env=env, cwd=work, stdin=subprocess.DEVNULL, stdout=sink,
+                                           stderr=subprocess.DEVNULL, text=True)
+                try:
+                    deadline = time.monotonic() + 60
+                    while "the file says alpha" not in out.read_text():
+                        assert time.monotonic() < deadline and process.poll() in (None, 0), out.read_text()
+                        time.sleep(0.05)
+                finally:
+                    if name == "pi16":  # Pi 1.6.0 keeps -p running while its cached socket is open
+                        process.kill()
+                    process.wait(60)
+            seen[name] = [server.websockets, *server.requests]
+    for (ours_sockets, *ours), (theirs_sockets, *theirs) in [(seen["pi"], seen["pi16"])]:
+        assert ours_sockets == theirs_sockets == 1
+        for mine, pis in zip(ours, theirs, strict=True):
+            assert (mine.method, mine.socket) == (pis.method, pis.socket) == ("WS", 1)
+            for header in ("openai-beta", "originator", "chatgpt-account-id", "authorization"):
+                assert mine.headers[header] == pis.headers[header], header
+            assert mine.headers["session-id"] == mine.headers["x-client-request-id"]
+            assert pis.headers["session-id"] == pis.headers["x-client-request-id"]
+            assert mine.body["type"] == pis.body["type"] == "response.create"
+        assert ours[1].body["previous_response_id"] == theirs[1].body["previous_response_id"] == "resp_fake_1"
+        assert kinds(ours[1].body) == kinds(theirs[1].body) == ["function_call_output"]
