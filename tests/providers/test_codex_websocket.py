@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pi_core.modes.rpc.client import RpcClient
 from pi_core.testing.fake_auth import ACCOUNT_ID
 from pi_core.testing.fake_server import FakeModelServer, Reply
 from pi_core.testing.runner import CLI
@@ -221,3 +222,28 @@ def test_pi_16_speaks_the_same_socket_protocol(tmp_path: Path) -> None:
             assert mine.body["type"] == pis.body["type"] == "response.create"
         assert ours[1].body["previous_response_id"] == theirs[1].body["previous_response_id"] == "resp_fake_1"
         assert kinds(ours[1].body) == kinds(theirs[1].body) == ["function_call_output"]
+
+
+def test_rpc_an_idle_socket_closes_and_the_next_prompt_opens_a_fresh_one(
+        tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
+    """A cached socket idle for ``idle_s`` (5 minutes; shrunk here by a plugin file) is closed; the next
+    prompt of the RPC session opens another and sends the whole context on it."""
+    env, _ = signed_in(tmp_path, pi_fake_server, None)
+    shrink = tmp_path / "shrink_idle.py"
+    shrink.write_text("from pi_plugins.openai_codex_responses.websocket import POOL\nPOOL.idle_s = 0.3\n")
+    pi_fake_server.add(Reply(text="one"), Reply(text="two"))
+    with RpcClient(["-e", str(shrink), *MODEL], command=CLI, cwd=tmp_path, env=env) as client:
+        client.prompt_and_wait("first", timeout=60)
+        deadline = time.monotonic() + 30
+        while not pi_fake_server.websocket_closes:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert pi_fake_server.websocket_closes == [1000]  # closed by pi, politely
+        client.prompt_and_wait("second", timeout=60)
+        client.close_stdin()
+        assert client.wait(30) == 0
+    first, second = pi_fake_server.requests
+    assert (first.socket, second.socket) == (1, 2)
+    assert "previous_response_id" not in second.body
+    assert kinds(second.body) == ["developer", "user", "message", "user"]  # the first answer is an output message
+    assert pi_fake_server.websocket_closes == [1000, 1000]
