@@ -73,6 +73,7 @@ from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
 from pi_core.testing import fake_websocket
+from pi_core.testing.fake_faults import with_faults
 from pi_core.testing.fake_routes import aws_authorized, model_from_path, wire_for_path
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
     Block,
@@ -89,8 +90,6 @@ from pi_core.testing.fake_wires import (
     DEFAULT_ERROR_MESSAGES,
     RENDERERS,
     error_body,
-    malformed_frame,
-    stream_error_frame,
 )
 
 # --- the server -----------------------------------------------------------------------------------
@@ -399,29 +398,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         model = (request.body or {}).get("model") or model_from_path(request.path)
         rendering = RENDERERS[wire](reply, len(self.owner.requests), model, request.body or {})
-        frames = [] if reply.empty else list(rendering.frames)
-        content_end = len(frames) - rendering.tail
-
-        def position(value: FramePos) -> int | None:
-            if value is None or reply.empty:
-                return None
-            if value == "content":
-                return content_end
-            assert isinstance(value, int)
-            return max(0, len(frames) + value) if value < 0 else min(value, len(frames))
-
-        if reply.stream_error:
-            at = position(reply.stream_error_after)
-            at = content_end if at is None else at
-            message = reply.error_message or DEFAULT_ERROR_MESSAGES.get(529, "error")
-            frames = frames[:at] + [stream_error_frame(wire, message, reply.stream_error, at)]
-        malformed_at = position(reply.malformed_sse_after)
-        if malformed_at is not None:
-            frames.insert(malformed_at, malformed_frame(wire))
-        disconnect_at, stall_at = position(reply.disconnect_after), position(reply.stall_after)
-        trickle_at = position(reply.trickle_after)
-        if reply.invalid_utf8:
-            frames = [frame.replace("\ufffd".encode(), b"\xff") for frame in frames]
+        faulted = with_faults(reply, rendering, wire)
+        frames, disconnect_at, stall_at = faulted.frames, faulted.disconnect_at, faulted.stall_at
+        trickle_at = faulted.trickle_at
 
         self.send_response(200)
         self.send_header("content-type", "application/vnd.amazon.eventstream" if wire == "bedrock-converse-stream"

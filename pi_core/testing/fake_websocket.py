@@ -11,8 +11,8 @@ continuations are refused so, as after a backend restart). The server counts ``w
 ``websockets`` (accepted) and each ended socket's close code in ``websocket_closes``.
 
 Faults: a ``Reply`` with an HTTP status is an ``error`` event carrying it; ``stream_error``,
-``disconnect_after`` (the TCP connection reset), ``stall_after``/``stall_s`` and ``malformed_sse_after``
-(a message that is not JSON) as on the SSE wires. The server's ``websocket_mode`` is ``"accept"``
+``disconnect_after`` (the TCP connection reset), ``stall_after``/``stall_s``, ``malformed_sse_after``
+(a message that is not JSON) and ``invalid_utf8`` as on the SSE wires (``pi_core.testing.fake_faults``). The server's ``websocket_mode`` is ``"accept"``
 (default), ``"refuse"`` (the upgrade answered with HTTP ``websocket_refuse_status``, 426 by default: a
 client falls back to SSE) or ``"hang"`` (the upgrade never answered: a client's connect timeout).
 """
@@ -24,11 +24,11 @@ import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
+from pi_core.testing.fake_faults import with_faults
 from pi_core.testing.fake_wires import (
     DEFAULT_ERROR_MESSAGES,
     RENDERERS,
     error_body,
-    stream_error_frame,
 )
 
 if TYPE_CHECKING:
@@ -162,25 +162,9 @@ class _Socket:
             return True
         body = request.body if isinstance(request.body, dict) else {}
         rendering = RENDERERS[WIRE](reply, len(self.owner.requests), str(body.get("model") or ""), body)
-        events = [] if reply.empty else [_data(frame) for frame in rendering.frames]
-        content_end = len(events) - rendering.tail
-
-        def position(value: Any) -> int | None:
-            if value is None or reply.empty:
-                return None
-            if value == "content":
-                return content_end
-            return max(0, len(events) + value) if value < 0 else min(value, len(events))
-
-        if reply.stream_error:
-            at = position(reply.stream_error_after)
-            at = content_end if at is None else at
-            text = reply.error_message or DEFAULT_ERROR_MESSAGES.get(529, "error")
-            events = events[:at] + [_data(stream_error_frame(WIRE, text, reply.stream_error, at))]
-        malformed_at = position(reply.malformed_sse_after)
-        if malformed_at is not None:
-            events.insert(malformed_at, b'{"type": "response.output_text.delta", "delta": "x')
-        disconnect_at, stall_at = position(reply.disconnect_after), position(reply.stall_after)
+        faulted = with_faults(reply, rendering, WIRE)
+        events = [_data(frame) for frame in faulted.frames]
+        disconnect_at, stall_at = faulted.disconnect_at, faulted.stall_at
         for index, event in enumerate([*events, None]):
             if index == stall_at and self.owner._stop.wait(reply.stall_s):
                 return False
@@ -200,8 +184,8 @@ class _Socket:
 
 def _data(frame: bytes) -> bytes:
     """The JSON of an SSE frame's ``data:`` lines."""
-    lines = [line[5:].strip() for line in frame.decode().splitlines() if line.startswith("data:")]
-    return "\n".join(lines).encode()
+    text = frame.decode("latin-1")  # bytes through as they are (``invalid_utf8`` sends 0xFF)
+    return "\n".join(line[5:].strip() for line in text.splitlines() if line.startswith("data:")).encode("latin-1")
 
 
 def _response_id(event: bytes) -> str | None:
