@@ -252,8 +252,8 @@ def test_rpc_an_idle_socket_closes_and_the_next_prompt_opens_a_fresh_one(
 def test_a_message_that_is_not_json_is_the_backends_fault_not_a_reason_for_sse(
         tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
     env, _ = signed_in(tmp_path, pi_fake_server, None)
-    pi_fake_server.add(Reply(text="never read", malformed_sse_after=0))
+    pi_fake_server.responder = Reply(text="never read", malformed_sse_after=0)  # every attempt (it is retried)
     done = run_pi(["-p", *MODEL, "hi"], env, tmp_path)
     assert done.returncode == 1
     assert "Invalid Codex WebSocket JSON" in done.stdout + done.stderr
-    assert [r.method for r in pi_fake_server.requests] == ["WS"] and "Traceback" not in done.stderr
+    assert {r.method for r in pi_fake_server.requests} == {"WS"} and "Traceback" not in done.stderr
