@@ -8,27 +8,36 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core.toolkit.builtin import builtin_tool
 
 if TYPE_CHECKING:
     from pi_core.toolkit.procs import ShellOperations
 
 DEFAULT_ACTIVE = True
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "command": {"type": "string", "description": "The bash command line to run"},
-        "timeout": {"type": "number", "description": "Seconds before the command is killed (optional; no limit by default)"},
-    },
-    "required": ["command"],
-}
 
-DESCRIPTION = (
-    "Run a command with bash in the current working directory; stdout and stderr come back together. "
+def command_parameters(shell: str) -> dict[str, Any]:
+    """The arguments of a tool that runs a command line in ``shell`` (bash, and powershell after it)."""
+    return {
+        "type": "object",
+        "properties": {
+            "command": {"type": "string", "description": f"The {shell} command line to run"},
+            "timeout": {"type": "number",
+                        "description": "Seconds before the command is killed (optional; no limit by default)"},
+        },
+        "required": ["command"],
+    }
+
+
+PARAMETERS = command_parameters("bash")
+# What a command tool returns, told after the sentence that names its shell.
+OUTPUT_TERMS = (
+    "stdout and stderr come back together. "
     "Only the last 2000 lines or 50KB of output are returned, whichever limit is reached first; when output "
     "is cut, the complete output is saved to a temp file whose path is given. "
     "An optional timeout in seconds can be set."
 )
+DESCRIPTION = "Run a command with bash in the current working directory; " + OUTPUT_TERMS
 SNIPPET = "Run bash commands such as ls, grep or find"
 NUL_IN_COMMAND = ("The command contains a NUL character, which no shell command line can hold. Remove it; "
                   "to produce a NUL byte, write printf '\\0'.")
@@ -113,17 +122,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 
 def create_bash_tool(options: BashOptions | None = None) -> Tool:
     """A bash tool with its own backend/prefix/shell; the plugin registers the default one."""
-    return Tool(
-        name="bash",
-        label="bash",
-        description=DESCRIPTION,
-        parameters=PARAMETERS,
-        execute=make_execute(options or BashOptions()),
-        prompt_snippet=SNIPPET,
-        coercion="typebox",
-        active_by_default=DEFAULT_ACTIVE,
-        output_schema=OUTPUT_SCHEMA,
-    )
+    return builtin_tool("bash", DESCRIPTION, PARAMETERS, make_execute(options or BashOptions()),
+                        active_by_default=DEFAULT_ACTIVE, prompt_snippet=SNIPPET, output_schema=OUTPUT_SCHEMA)
 
 
 TOOL = create_bash_tool()

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
+from pi_core.toolkit.builtin import builtin_tool
 from pi_core.tools import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -159,18 +160,11 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: EditOperation
 
 def create_edit_tool(operations: EditOperations | None = None) -> Tool:
     """An edit tool on ``operations`` (the local disk, with atomic replacement, by default)."""
-    return Tool(
-        name="edit",
-        label="edit",
-        description=DESCRIPTION,
-        parameters=PARAMETERS,
-        execute=functools.partial(execute, operations=operations),
-        prompt_snippet="Change files by exact text replacement, several separate spots in one call if needed",
-        prompt_guidelines=list(GUIDELINES),
-        prepare_arguments=prepare_arguments,
-        coercion="typebox",
+    return builtin_tool(
+        "edit", DESCRIPTION, PARAMETERS, functools.partial(execute, operations=operations),
         active_by_default=DEFAULT_ACTIVE,
-    )
+        prompt_snippet="Change files by exact text replacement, several separate spots in one call if needed",
+        prompt_guidelines=GUIDELINES, prepare_arguments=prepare_arguments)
 
 
 TOOL = create_edit_tool()

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core.toolkit.builtin import builtin_tool
 
 # The helpers (globs, ripgrep, the listing format) are imported where they are used: pi loads every tool
 # plugin on start, and most runs never search.
@@ -147,9 +148,8 @@ def _result(paths: list[str], limit: float, limit_notice: str) -> ToolResult:
 
 def create_find_tool(options: FindOptions | None = None) -> Tool:
     """A find tool with its own operations; the plugin registers the default one."""
-    return Tool(name="find", label="find", description=DESCRIPTION, parameters=PARAMETERS,
-                execute=make_execute(options or FindOptions()), prompt_snippet=SNIPPET, coercion="typebox",
-                active_by_default=DEFAULT_ACTIVE)
+    return builtin_tool("find", DESCRIPTION, PARAMETERS, make_execute(options or FindOptions()),
+                        active_by_default=DEFAULT_ACTIVE, prompt_snippet=SNIPPET)
 
 
 TOOL = create_find_tool()

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
+from pi_core.toolkit.builtin import builtin_tool
 
 # The helpers (ripgrep, truncation, the listing format) are imported where they are used: pi loads every
 # tool plugin on start, and most runs never search.
@@ -209,9 +210,8 @@ def _file_lines(path: str, ops: GrepOperations) -> list[str] | None:
 
 def create_grep_tool(options: GrepOptions | None = None) -> Tool:
     """A grep tool with its own file operations; the plugin registers the default one."""
-    return Tool(name="grep", label="grep", description=DESCRIPTION, parameters=PARAMETERS,
-                execute=make_execute(options or GrepOptions()), prompt_snippet=SNIPPET, coercion="typebox",
-                active_by_default=DEFAULT_ACTIVE)
+    return builtin_tool("grep", DESCRIPTION, PARAMETERS, make_execute(options or GrepOptions()),
+                        active_by_default=DEFAULT_ACTIVE, prompt_snippet=SNIPPET)
 
 
 TOOL = create_grep_tool()

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
+from pi_core.toolkit.builtin import builtin_tool
 from pi_core.tools import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -84,16 +85,8 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: LsOperations 
 
 def create_ls_tool(operations: LsOperations | None = None) -> Tool:
     """An ls tool on ``operations`` (the local disk by default)."""
-    return Tool(
-        name="ls",
-        label="ls",
-        description=DESCRIPTION,
-        parameters=PARAMETERS,
-        execute=functools.partial(execute, operations=operations),
-        prompt_snippet="List the entries of a directory",
-        coercion="typebox",
-        active_by_default=DEFAULT_ACTIVE,
-    )
+    return builtin_tool("ls", DESCRIPTION, PARAMETERS, functools.partial(execute, operations=operations),
+                        active_by_default=DEFAULT_ACTIVE, prompt_snippet="List the entries of a directory")
 
 
 TOOL = create_ls_tool()

@@ -6,27 +6,20 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from pi_builtin_tools.bash import BashOptions, make_execute
+from pi_builtin_tools.bash import (
+    OUTPUT_TERMS,
+    BashOptions,
+    command_parameters,
+    make_execute,
+)
 
 from pi_core import Tool, ToolContext, ToolResult, hookimpl
+from pi_core.toolkit.builtin import builtin_tool
 
 DEFAULT_ACTIVE = False
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "command": {"type": "string", "description": "The PowerShell command line to run"},
-        "timeout": {"type": "number", "description": "Seconds before the command is killed (optional; no limit by default)"},
-    },
-    "required": ["command"],
-}
-
-DESCRIPTION = (
-    "Run a PowerShell command in the current working directory; stdout and stderr come back together. "
-    "Only the last 2000 lines or 50KB of output are returned, whichever limit is reached first; when output "
-    "is cut, the complete output is saved to a temp file whose path is given. "
-    "An optional timeout in seconds can be set."
-)
+PARAMETERS = command_parameters("PowerShell")
+DESCRIPTION = "Run a PowerShell command in the current working directory; " + OUTPUT_TERMS
 SNIPPET = "Run PowerShell commands"
 
 # Without this, Windows PowerShell writes output in the console code page and non-ASCII text breaks.
@@ -57,8 +50,8 @@ def _default_execute() -> Callable[[dict[str, Any], ToolContext], ToolResult]:
 def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     return _default_execute()(args, ctx)
 
-TOOL = Tool(name="powershell", active_by_default=DEFAULT_ACTIVE, label="powershell", description=DESCRIPTION, parameters=PARAMETERS,
-            execute=execute, prompt_snippet=SNIPPET, coercion="typebox")
+TOOL = builtin_tool("powershell", DESCRIPTION, PARAMETERS, execute, active_by_default=DEFAULT_ACTIVE,
+                    prompt_snippet=SNIPPET)
 
 
 @hookimpl

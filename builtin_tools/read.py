@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
+from pi_core.toolkit.builtin import builtin_tool
 from pi_core.tools import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -169,19 +170,12 @@ def create_read_tool(operations: ReadOperations | None = None, *, auto_resize_im
     ``ctx.model``'s ``input`` list says whether images can be sent, and ``ctx.settings.auto_resize_images``
     (the ``images.autoResize`` setting), when the session sets it, overrides the argument.
     """
-    return Tool(
-        name="read",
-        label="read",
-        description=DESCRIPTION,
-        parameters=PARAMETERS,
-        execute=functools.partial(execute, operations=operations, auto_resize_images=auto_resize_images),
-        quick=functools.partial(is_quick, operations=operations),
-        prompt_snippet="Show the contents of a file (text or image)",
+    return builtin_tool(
+        "read", DESCRIPTION, PARAMETERS,
+        functools.partial(execute, operations=operations, auto_resize_images=auto_resize_images),
+        active_by_default=DEFAULT_ACTIVE, prompt_snippet="Show the contents of a file (text or image)",
         prompt_guidelines=["Look at files with read, not with cat or sed."],
-        coercion="typebox",
-        active_by_default=DEFAULT_ACTIVE,
-        output_schema=OUTPUT_SCHEMA,
-    )
+        quick=functools.partial(is_quick, operations=operations), output_schema=OUTPUT_SCHEMA)
 
 
 def _truncation(s: TextSlice) -> TruncationResult:

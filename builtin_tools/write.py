@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
+from pi_core.toolkit.builtin import builtin_tool
 from pi_core.tools import Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -72,17 +73,9 @@ def execute(args: dict[str, Any], ctx: ToolContext, *, operations: WriteOperatio
 
 def create_write_tool(operations: WriteOperations | None = None) -> Tool:
     """A write tool on ``operations`` (the local disk, with atomic replacement, by default)."""
-    return Tool(
-        name="write",
-        label="write",
-        description=DESCRIPTION,
-        parameters=PARAMETERS,
-        execute=functools.partial(execute, operations=operations),
-        prompt_snippet="Create a file or replace all of its content",
-        prompt_guidelines=["Keep write for new files and complete rewrites."],
-        coercion="typebox",
-        active_by_default=DEFAULT_ACTIVE,
-    )
+    return builtin_tool("write", DESCRIPTION, PARAMETERS, functools.partial(execute, operations=operations),
+                        active_by_default=DEFAULT_ACTIVE, prompt_snippet="Create a file or replace all of its content",
+                        prompt_guidelines=["Keep write for new files and complete rewrites."])
 
 
 TOOL = create_write_tool()

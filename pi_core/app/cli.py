@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import click
 
     from pi_core.app.args import Args, CommandLine
-    from pi_core.app.startup import Startup
+    from pi_core.app.environment import Startup
     from pi_core.app.trust import TrustDecision
     from pi_core.mode import Mode
     from pi_core.sessions.picker import Picker
@@ -419,7 +419,8 @@ def _session_picker(env: Startup) -> Picker | None:
 def _plugin_command(env: Startup, name: str) -> click.Command | None:
     """The click command a plugin's ``pi_cli_commands`` registered as ``name``, or None."""
     for _plugin, commands_ in env.plugins.call_sync("pi_cli_commands"):
-        for command in commands_:
+        registered: list[click.Command] = commands_
+        for command in registered:
             if command.name == name:
                 return command
     return None

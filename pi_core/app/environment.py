@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pi_core.app.trust import TrustDecision
+    from pi_core.models.registry import ModelRegistry
     from pi_core.registry import PluginSet, Registry
 
 
@@ -19,7 +20,7 @@ class Startup:
     plugins: PluginSet
     registry: Registry
     settings: Any = None
-    models: Any = None
+    models: ModelRegistry | None = None
     resources: Any = None
     warnings: list[str] = field(default_factory=list)
     trust: TrustDecision | None = None  # None: not decided, so nothing of the project's was loaded

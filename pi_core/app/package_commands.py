@@ -10,13 +10,13 @@ from typing import Any
 import click
 
 from pi_core.app.packages import (
-    PackageError,
     describe,
     install,
     list_packages,
     remove,
     update,
 )
+from pi_core.app.pip_env import PackageError
 
 
 def _source(ctx: click.Context, source: str | None, command: str) -> str:

@@ -22,7 +22,7 @@ from pi_core.app.slot_record import SlotRecord
 TYPE_CHECKING = False  # typing's, without importing typing: `pi --help` reads settings (pi_core/__init__.py)
 if TYPE_CHECKING:
     from collections.abc import Iterator
-    from typing import Any
+    from typing import Any, TypeVar
 
     from pi_core.app.settings_schema import (
         BranchSummaryTable,
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
         SettingsFile,
         TerminalTable,
     )
+    _T = TypeVar("_T")
 
 Scope = str  # "global" | "project"
 _MISSING: Any = object()
@@ -73,15 +74,14 @@ def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _deepcopy(value: Any) -> Any:
+def _deepcopy(value: _T) -> _T:
     """``copy.deepcopy``; the module is imported only when there is something to copy: ``pi --help`` without a
     settings file copies nothing, and importing ``copy`` searches the whole ``sys.path`` for Jython's org.python."""
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, dict) and not value:
-        return {}
+        return type(value)()
     import copy
-
     return copy.deepcopy(value)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pi_core.app.args import Args
 from pi_core.app.environment import Startup
@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from pi_core.llm.retry import RetryPolicy
     from pi_core.mode import Mode, ModeRequest
     from pi_core.models.registry import ModelRegistry
-    from pi_core.session import AgentSession, SessionParts, StreamFn
+    from pi_core.session import AgentSession
+    from pi_core.session_parts import SessionParts, StreamFn
     from pi_core.sessions.manager import SessionManager
     from pi_core.sessions.picker import Picker
 
@@ -38,7 +39,7 @@ class SessionNotChosen(PiError):
     exit_code = 0
 
 
-def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Any:
+def load_settings(cwd: Path, directory: Path, warnings: list[str]) -> Settings:
     """The global settings; the project's join once the project is trusted (``Settings.trust_project``)."""
     from pi_core.app.settings import Settings
 
@@ -170,7 +171,7 @@ def start_sandbox(args: Args, env: Startup) -> None:
         activate(chosen[0])
 
 
-def model_registry(startup: Startup) -> Any:
+def model_registry(startup: Startup) -> ModelRegistry:
     if startup.models is None:
         from pi_core.models.registry import ModelRegistry
 

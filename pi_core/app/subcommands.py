@@ -17,7 +17,7 @@ from pi_core.app.args import Args, CommandLine
 from pi_core.errors import PiError
 
 if TYPE_CHECKING:
-    from pi_core.app.startup import Startup
+    from pi_core.app.environment import Startup
 
 
 @dataclass

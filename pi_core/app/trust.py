@@ -366,7 +366,7 @@ def saved_trust(cwd: Path, agent_dir: Path, *, approve: bool | None = None) -> b
         return entry.trusted
     from pi_core.app.settings import Settings
 
-    return Settings.load(cwd, agent_dir, project_trusted=False).get("defaultProjectTrust") == "always"
+    return bool(Settings.load(cwd, agent_dir, project_trusted=False).get("defaultProjectTrust") == "always")
 
 
 _DECIDED: dict[str, bool] = {}  # canonical cwd -> this process's decision (one per ``pi`` process, like Pi)

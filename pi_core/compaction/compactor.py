@@ -28,7 +28,10 @@ from pi_core.types import CompactionSettings
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from pi_core.compaction.branch_summary import NavigationResult
     from pi_core.compaction.summarize import Summarize
+    from pi_core.extension import ContextUsage
+    from pi_core.hookspecs.results import TreePreparation
     from pi_core.providers import StreamOptions
     from pi_core.sessions.manager import SessionManager
     from pi_core.signals import AbortSignal
@@ -220,7 +223,7 @@ class Compactor:
 
     # --- what plugins ask of the session ---------------------------------------------------------
 
-    def context_usage(self, messages: list[Any], model: Model) -> Any:
+    def context_usage(self, messages: list[Any], model: Model) -> ContextUsage:
         """``ctx.get_context_usage()``: the last reply's usage plus estimates of what followed it."""
         from pi_core.extension import ContextUsage
 
@@ -230,23 +233,27 @@ class Compactor:
                             percent=round(tokens / window * 100, 1) if window else None)
 
     def prepare_tree(self, target_id: str | None, *, summarize: bool, custom_instructions: str | None,
-                     replace_instructions: bool, label: str | None) -> Any:
+                     replace_instructions: bool, label: str | None) -> TreePreparation:
         from pi_core.compaction.branch_summary import collect_entries_for_branch_summary
+        from pi_core.hookspecs.entries import entry_from_json
         from pi_core.hookspecs.results import TreePreparation
 
         old = self.manager.leaf_id
         entries, ancestor = collect_entries_for_branch_summary(self.manager, old, target_id) \
             if target_id else (self.manager.get_branch(old) if old else [], None)
         return TreePreparation(target_id=target_id, old_leaf_id=old, common_ancestor_id=ancestor,
-                               entries_to_summarize=entries, user_wants_summary=summarize,
+                               entries_to_summarize=[entry_from_json(entry) for entry in entries],
+                               user_wants_summary=summarize,
                                custom_instructions=custom_instructions, replace_instructions=replace_instructions,
                                label=label)
 
-    async def navigate(self, preparation: Any, model: Model | None, *, summary: str | None = None,
-                       details: Any = None, signal: AbortSignal | None = None) -> Any:
+    async def navigate(self, preparation: TreePreparation, model: Model | None, *, summary: str | None = None,
+                       details: Any = None, signal: AbortSignal | None = None) -> NavigationResult:
         """Move the leaf as ``preparation`` says; ``summary`` (a plugin's) replaces pi's branch summary."""
         from pi_core.compaction.branch_summary import navigate_tree
 
+        if preparation.target_id is None:
+            raise SessionError("No entry to navigate to")
         return await navigate_tree(
             self.manager, preparation.target_id, summarize=preparation.user_wants_summary, model=model,
             summarizer=self.summarize, custom_instructions=preparation.custom_instructions,

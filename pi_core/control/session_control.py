@@ -24,7 +24,9 @@ from pi_core.types import (
 )
 
 if TYPE_CHECKING:
-    from pi_core.session import AgentSession, ModelSource
+    from pi_core.agent import Agent
+    from pi_core.session import AgentSession
+    from pi_core.session_parts import ModelSource, SessionStore
 
 QUEUE_MODES = ("all", "one-at-a-time")
 
@@ -44,11 +46,11 @@ class SessionControl:
         self._models = models
 
     @property
-    def store(self) -> Any:
+    def store(self) -> SessionStore:
         return self.session.store
 
     @property
-    def agent(self) -> Any:
+    def agent(self) -> Agent:
         return self.session.agent
 
     # --- state ------------------------------------------------------------------------------------
@@ -79,7 +81,7 @@ class SessionControl:
                 continue
             if message.stop_reason == "aborted" and not message.content:
                 continue
-            text = "".join(b.text for b in message.content if b.type == "text").strip()  # type: ignore[union-attr]
+            text = "".join(b.text for b in message.content if b.type == "text").strip()
             return text or None
         return None
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
 from pi_core.hookspecs.entries import entry_from_json
-from pi_core.hookspecs.results import Cancel
+from pi_core.hookspecs.results import Cancel, CompactionResult
 from pi_core.signals import AbortSignal
 from pi_core.types import clamp_level
 
@@ -121,7 +121,7 @@ class SessionFiles:
                     from_plugin=summary is not None)
         return result
 
-    async def compact(self, session: AgentSession, custom_instructions: str | None = None) -> Any:
+    async def compact(self, session: AgentSession, custom_instructions: str | None = None) -> CompactionResult:
         """Manual compaction (``/compact``, RPC ``compact``): stops the run, summarises, reloads the context."""
         compactor = session.compactor
         if compactor is None:
@@ -130,7 +130,8 @@ class SessionFiles:
         outcome = await compactor.compact(session.model if _has_model(session.model) else None,
                                           thinking_level=session.thinking_level, custom_instructions=custom_instructions)
         session.reload_messages()
-        return outcome.result
+        result: CompactionResult = outcome.result  # the Compactor protocol (session_parts) answers Any
+        return result
 
     def compact_later(self, session: AgentSession, custom_instructions: str | None,
                       on_complete: Callable[[Any], Any] | None,

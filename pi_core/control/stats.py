@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pi_core.sessions.usage import UsageTotals
 from pi_core.types import AssistantMessage, ToolResultMessage, UserMessage
 
 if TYPE_CHECKING:
@@ -12,12 +13,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Totals:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
+class Totals(UsageTotals):
     context_tokens: int = 0  # what the last complete reply's request used: the current context size
     user_messages: int = 0
     assistant_messages: int = 0
@@ -51,7 +47,7 @@ def add_summary_usage(totals: Totals, branch: list[dict[str, Any]]) -> None:
     """Add what generating the branch's compaction and branch summaries cost (their entries' ``usage``)."""
     for entry in branch:
         if entry.get("type") in ("compaction", "branch_summary"):
-            _add_usage(totals, entry.get("usage"))
+            totals.add_json(entry.get("usage"))
 
 
 def whole_session_usage(entries: list[dict[str, Any]]) -> Totals:
@@ -63,22 +59,10 @@ def whole_session_usage(entries: list[dict[str, Any]]) -> Totals:
         if kind == "message":
             message = entry.get("message")
             if isinstance(message, dict) and message.get("role") in ("assistant", "toolResult"):
-                _add_usage(totals, message.get("usage"))
+                totals.add_json(message.get("usage"))
         elif kind in ("usage", "compaction", "branch_summary"):
-            _add_usage(totals, entry.get("usage"))
+            totals.add_json(entry.get("usage"))
     return totals
-
-
-def _add_usage(totals: Totals, usage: Any) -> None:
-    """Add one stored usage record (``input``, ``output``, ``cacheRead``, ``cacheWrite``, ``cost.total``)."""
-    if not isinstance(usage, dict):
-        return
-    totals.input += int(usage.get("input") or 0)
-    totals.output += int(usage.get("output") or 0)
-    totals.cache_read += int(usage.get("cacheRead") or 0)
-    totals.cache_write += int(usage.get("cacheWrite") or 0)
-    cost = usage.get("cost")
-    totals.cost += float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
 
 
 def session_stats(session: AgentSession) -> dict[str, Any]:

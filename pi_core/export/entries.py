@@ -17,6 +17,7 @@ from pi_core.sessions.describe import (
     SKILL_BLOCK,
     as_dict,
     as_list,
+    content_text,
     read_line_range,
     shorten_home,
 )
@@ -57,11 +58,7 @@ def _images(content: Any, css: str) -> str:
 
 
 def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return "\n".join(str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return content_text(content, "\n")
 
 
 def _str_arg(value: Any) -> str | None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from pi_core.sessions.describe import as_dict
 from pi_core.sessions.format import Entry
+from pi_core.sessions.usage import UsageTotals
 
 
 def format_tokens(count: int) -> str:
@@ -20,7 +20,7 @@ def format_tokens(count: int) -> str:
 
 
 @dataclass
-class SessionStats:
+class SessionStats(UsageTotals):
     user: int = 0
     assistant: int = 0
     tool_results: int = 0
@@ -28,11 +28,6 @@ class SessionStats:
     compactions: int = 0
     branch_summaries: int = 0
     tool_calls: int = 0
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
     models: list[str] = field(default_factory=list)
 
     def messages_summary(self) -> str:
@@ -45,10 +40,6 @@ class SessionStats:
     def tokens_summary(self) -> str:
         parts = [(self.input, "↑"), (self.output, "↓"), (self.cache_read, "R"), (self.cache_write, "W")]
         return " ".join(f"{mark}{format_tokens(count)}" for count, mark in parts if count)
-
-
-def _number(value: object) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 def session_stats(entries: list[Entry]) -> SessionStats:
@@ -78,14 +69,5 @@ def session_stats(entries: list[Entry]) -> SessionStats:
             content = message.get("content")
             if isinstance(content, list):
                 stats.tool_calls += sum(1 for b in content if isinstance(b, dict) and b.get("type") == "toolCall")
-            usage = as_dict(message.get("usage"))
-            stats.input += int(_number(usage.get("input")))
-            stats.output += int(_number(usage.get("output")))
-            stats.cache_read += int(_number(usage.get("cacheRead")))
-            stats.cache_write += int(_number(usage.get("cacheWrite")))
-            cost = as_dict(usage.get("cost"))
-            if "total" in cost and isinstance(cost["total"], (int, float)):
-                stats.cost += float(cost["total"])
-            else:
-                stats.cost += sum((_number(cost.get(k)) for k in ("input", "output", "cacheRead", "cacheWrite")), 0.0)
+            stats.add_json(message.get("usage"))
     return stats

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
+    from pi_core.hookspecs.entries import SessionEntry
     from pi_core.types import CompactionSettings, FileOperations, ImageContent, Usage
     from pi_core.ui import UI
 
@@ -143,7 +144,7 @@ class TreePreparation:
     target_id: str | None
     old_leaf_id: str | None
     common_ancestor_id: str | None
-    entries_to_summarize: list[dict[str, Any]]
+    entries_to_summarize: list[SessionEntry]  # oldest first, from the old leaf back to the common ancestor
     user_wants_summary: bool
     custom_instructions: str | None = None
     replace_instructions: bool = False

@@ -92,7 +92,7 @@ def _http_date_delay(value: str) -> float | None:
 
 def agent_retry_delay_ms(base_delay_ms: int, attempt: int) -> int:
     """Agent-layer backoff: ``base × 2^(attempt−1)`` (2, 4, 8 s with the default 2000 ms)."""
-    return base_delay_ms * 2 ** (attempt - 1)
+    return base_delay_ms << (attempt - 1)
 
 
 @dataclass
@@ -121,7 +121,7 @@ class RetryPolicy:
 
     def backoff(self, retry_number: int) -> float:
         """Delay before retry ``retry_number`` (1-based) when the server gave no ``retry-after``."""
-        return min(self.base_delay_s * 2 ** (retry_number - 1), self.max_delay_s)
+        return min(self.base_delay_s * 2.0 ** (retry_number - 1), self.max_delay_s)
 
 
 @dataclass(frozen=True)

@@ -166,7 +166,7 @@ def provider_name(provider: str, module: str | None) -> str:
     if module:
         for found_id, name in _CREATE_PROVIDER.findall(module):
             if found_id == provider:
-                return name
+                return str(name)
         named = _NAMED_OPTION.search(module)
         if named:
             return named.group(1)

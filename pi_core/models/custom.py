@@ -99,7 +99,8 @@ def _camelize(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def read_models_json(path: Path) -> dict[str, Any]:
+def read_models_json(path: Path) -> Any:
+    """The file's JSON value, of any shape: ``check_schema`` names a top level that is not an object."""
     text = _read_text(path)
     try:
         return _shallow_enough(path, json.loads(strip_json_comments(text)))
@@ -114,7 +115,8 @@ def read_models_toml(path: Path) -> dict[str, Any]:
     import tomllib  # only when there is a models.toml
 
     try:
-        return _camelize(_shallow_enough(path, tomllib.loads(_read_text(path))))
+        config: dict[str, Any] = _camelize(_shallow_enough(path, tomllib.loads(_read_text(path))))
+        return config
     except tomllib.TOMLDecodeError as err:
         # tomllib only puts the position into its text: "Invalid value (at line 1, column 18)"
         found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", str(err))
@@ -186,7 +188,8 @@ def load_custom_file(path: Path, defaults: Mapping[str, dict[str, Any]]) -> dict
         else check_semantics(config, defaults)
     if problems:
         raise ModelsFileError(_located(path, problems))
-    return config["providers"]
+    providers: dict[str, Any] = config["providers"]  # the schema has made it an object
+    return providers
 
 
 def _located(path: Path, problems: list[Problem]) -> str:

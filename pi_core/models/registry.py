@@ -39,7 +39,7 @@ __all__ = ["ModelRegistry", "ModelSources", "missing_key_message"]
 
 if TYPE_CHECKING:
     from pi_core.loader.plugins import PluginSet
-    from pi_core.models.oauth import OAuthFlow
+    from pi_core.models.oauth import OAuthFlow, RequestAuth
     from pi_core.providers import VirtualModel
 
 DISCOVERY_TIMEOUT_S = 0.8
@@ -303,7 +303,7 @@ class ModelRegistry:
                                 f"(or /login in pi).")
         raise MissingApiKey(missing_key_message(provider))
 
-    def oauth_auth(self, provider: str, *, force: bool = False, min_validity_ms: float | None = None) -> Any:
+    def oauth_auth(self, provider: str, *, force: bool = False, min_validity_ms: float | None = None) -> RequestAuth:
         """``RequestAuth`` from the stored OAuth credential of ``provider``, refreshed when due (or ``force``)."""
         from pi_core.models.oauth import OAuthError
         from pi_core.models.oauth.tokens import (

@@ -63,7 +63,8 @@ def catalog_entry(virtual: VirtualModel) -> Model:
 
 
 def branch_state(store: SessionManager, model: Model) -> Any:
-    """The router state last stored for ``model`` on the current branch (None when there is none)."""
+    """The router state last stored for ``model`` on the current branch (None when there is none): the JSON
+    the router plugin chose to keep, open by nature."""
     for entry in reversed(store.get_branch()):
         data = entry.get("data") if entry.get("type") == "custom" and entry.get("customType") == STATE_ENTRY else None
         if isinstance(data, dict) and (data.get("provider"), data.get("modelId")) == (model.provider, model.id):

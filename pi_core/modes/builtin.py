@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pi_core.hookspecs import hookimpl
+from pi_core.hookspecs.markers import hookimpl
 from pi_core.mode import Mode, ModeRequest
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Generic, Literal, Protocol, TypeVar
 
 DiagnosticType = Literal["warning", "error", "collision"]
 Scope = Literal["user", "project", "temporary"]
@@ -82,3 +82,44 @@ def canonical(path: Path) -> str:
         return os.path.realpath(path)
     except OSError:
         return os.path.normpath(path)
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def file_path(self) -> Path: ...
+
+
+_Resource = TypeVar("_Resource", bound=_Named)
+
+
+class FirstByName(Generic[_Resource]):
+    """Resources met in precedence order, kept by name: the first of a name wins and a later one gets a
+    "collision" diagnostic; a file reached twice (symlinks, overlapping directories) counts once, silently."""
+
+    def __init__(self, kind: Literal["skill", "prompt"], shown: str = "{}") -> None:
+        self.kind, self.shown = kind, shown  # ``shown``: how a name is written in the message (``/{}``)
+        self.loaded: dict[str, _Resource] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self._collisions: list[Diagnostic] = []
+        self._seen: set[str] = set()
+
+    def first_visit(self, path: Path) -> bool:
+        real = canonical(path)
+        if real in self._seen:
+            return False
+        self._seen.add(real)
+        return True
+
+    def keep(self, resource: _Resource, path: Path) -> None:
+        existing = self.loaded.get(resource.name)
+        if existing is None:
+            self.loaded[resource.name] = resource
+            return
+        self._collisions.append(Diagnostic("collision", f'name "{self.shown.format(resource.name)}" collision', path,
+                                           Collision(self.kind, resource.name, existing.file_path, path)))
+
+    def found(self) -> tuple[list[_Resource], list[Diagnostic]]:
+        """The kept resources in order, and every diagnostic (collisions last)."""
+        return list(self.loaded.values()), self.diagnostics + self._collisions

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from pi_core.resources.diagnostics import (
-    Collision,
     Diagnostic,
+    FirstByName,
     Scope,
     SourceInfo,
     canonical,
@@ -213,26 +213,16 @@ def load_skills(
     home = home or Path.home()
     cwd = Path(os.path.abspath(cwd))
     project_base, user_base = cwd / ".pi", Path(agent_dir)
-    loaded: dict[str, Skill] = {}
-    seen_files: set[str] = set()
-    diagnostics: list[Diagnostic] = []
-    collisions: list[Diagnostic] = []
+    kept: FirstByName[Skill] = FirstByName("skill")
+    diagnostics = kept.diagnostics
 
     def add(path: Path, origin: SkillOrigin) -> None:
-        real = canonical(path)
-        if real in seen_files:
+        if not kept.first_visit(path):
             return
-        seen_files.add(real)
         skill, problems = load_skill_file(path, origin)
         diagnostics.extend(problems)
-        if skill is None:
-            return
-        existing = loaded.get(skill.name)
-        if existing is not None:
-            collisions.append(Diagnostic("collision", f'name "{skill.name}" collision', path,
-                                         Collision("skill", skill.name, existing.file_path, path)))
-            return
-        loaded[skill.name] = skill
+        if skill is not None:
+            kept.keep(skill, path)
 
     if include_defaults:
         for candidate in _default_candidates(cwd, project_base, user_base, home, settings or ResourceSettings(),
@@ -252,7 +242,7 @@ def load_skills(
             add(path, origin)
         else:
             diagnostics.append(Diagnostic("warning", "skill path is not a markdown file", path))
-    return SkillSet(list(loaded.values()), diagnostics + collisions)
+    return SkillSet(*kept.found())
 
 
 def _default_candidates(cwd: Path, project_base: Path, user_base: Path, home: Path,

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pi_core.resources.diagnostics import (
-    Collision,
     Diagnostic,
+    FirstByName,
     Scope,
     SourceInfo,
     canonical,
@@ -207,29 +207,18 @@ def load_templates(
     cwd = Path(os.path.abspath(cwd))
     project_base, user_base = cwd / ".pi", Path(agent_dir)
     project_dir, user_dir = project_base / "prompts", user_base / "prompts"
-    loaded: dict[str, PromptTemplate] = {}
-    seen_files: set[str] = set()
-    diagnostics: list[Diagnostic] = []
-    collisions: list[Diagnostic] = []
+    kept: FirstByName[PromptTemplate] = FirstByName("prompt", "/{}")
+    diagnostics = kept.diagnostics
 
     def add(path: Path, info: SourceInfo) -> None:
         from pi_core.resources.frontmatter import FrontmatterError
 
-        real = canonical(path)
-        if real in seen_files:
+        if not kept.first_visit(path):
             return
-        seen_files.add(real)
         try:
-            template = load_template_file(path, info)
+            kept.keep(load_template_file(path, info), path)
         except (OSError, FrontmatterError) as err:
             diagnostics.append(Diagnostic("warning", f"prompt template skipped: {err}", path))
-            return
-        existing = loaded.get(template.name)
-        if existing is not None:
-            collisions.append(Diagnostic("collision", f'name "/{template.name}" collision', path,
-                                         Collision("prompt", template.name, existing.file_path, path)))
-            return
-        loaded[template.name] = template
 
     if include_defaults:
         settings = settings or ResourceSettings()
@@ -257,4 +246,4 @@ def load_templates(
                             else "temporary")
             base = path if path.is_dir() else path.parent
             add(found, SourceInfo(found, "local", scope, base_dir=base))
-    return TemplateSet(list(loaded.values()), diagnostics + collisions)
+    return TemplateSet(*kept.found())

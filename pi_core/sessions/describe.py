@@ -101,13 +101,14 @@ def tool_call_summary(name: str, args: Any, home: str | None = None) -> str:
     return f"[{name}: {encoded[:40]}{'...' if len(encoded) > 40 else ''}]"
 
 
-def content_text(content: Any) -> str:
-    """The text blocks of a message content joined without separator (a string is returned as is)."""
+def content_text(content: Any, joiner: str = "") -> str:
+    """The text blocks of a message content joined by ``joiner`` (a string is returned as is; anything that is
+    not a content list, from a hand-edited file, has no text)."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return ""
-    return "".join(str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return joiner.join(str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text")
 
 
 def has_text(content: Any) -> bool:

@@ -213,6 +213,7 @@ def message_to_dict(message: Any) -> dict[str, Any]:
     if isinstance(message, dict):
         return message
     to_json = getattr(message, "to_json", None)
-    if callable(to_json):
-        return to_json()
+    data = to_json() if callable(to_json) else None
+    if isinstance(data, dict):
+        return data
     raise TypeError(f"not a message: {type(message).__name__}")

@@ -244,7 +244,7 @@ class SessionManager(BranchingMixin):
         self._by_id[entry["id"]] = entry
         self._leaf_id = entry["id"]
         self._flush_pending()
-        return entry["id"]
+        return str(entry["id"])
 
     def _next(self) -> tuple[str, str | None, str]:
         return fmt.new_entry_id(self._by_id), self._leaf_id, fmt.iso_now()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pi_core.sessions.describe import content_text
 from pi_core.sessions.format import ms_from_iso
 
 Message = dict[str, Any]
@@ -124,12 +125,7 @@ def to_typed(messages: list[Message]) -> list[Any]:
 
 def message_text(message: Message, joiner: str = "\n") -> str:
     """The text blocks of a message's content joined by ``joiner`` (a string content is returned as is)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if not isinstance(content, list):
-        return ""
-    return joiner.join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
+    return content_text(message.get("content"), joiner)
 
 
 def llm_converter(block_images: bool) -> Any:

@@ -26,11 +26,14 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
 from urllib.parse import parse_qs, urlencode, urlsplit
+
+Reply = tuple[int, dict[str, str], bytes]  # status, headers, body
 
 ACCOUNT_ID = "acct_fake_chatgpt"
 
@@ -148,7 +151,7 @@ class FakeAuthServer:
 
     # -- request handling (server thread) --
 
-    def handle(self, method: str, raw_path: str, headers: dict[str, str], body: bytes) -> tuple[int, dict[str, str], bytes]:
+    def handle(self, method: str, raw_path: str, headers: dict[str, str], body: bytes) -> Reply:
         if self.delay_s:
             time.sleep(self.delay_s)
         parts = urlsplit(raw_path)
@@ -170,7 +173,7 @@ class FakeAuthServer:
         return route(self, query, form, headers)
 
     def authorize(self, provider: str, query: dict[str, str], redirect_key: str = "redirect_uri"
-                  ) -> tuple[int, dict[str, str], bytes]:
+                  ) -> Reply:
         redirect = query.get(redirect_key, "")
         if self.deny:
             target = f"{redirect}?{urlencode({'error': 'access_denied', 'error_description': 'The user denied access'})}"
@@ -184,7 +187,7 @@ class FakeAuthServer:
         params = {"code": code, **({"state": query["state"]} if query.get("state") else {})}
         return 302, {"location": f"{redirect}?{urlencode(params)}"}, b""
 
-    def exchange(self, provider: str, form: dict[str, Any], *, check_redirect: bool = True) -> tuple[int, dict[str, str], bytes]:
+    def exchange(self, provider: str, form: dict[str, Any], *, check_redirect: bool = True) -> Reply:
         grant_type = form.get("grant_type")
         if grant_type == "refresh_token":
             token = form.get("refresh_token", "")
@@ -227,16 +230,17 @@ class FakeAuthServer:
         return {"approve": "approved", "deny": "denied", "expire": "expired"}[self.device_outcome]
 
 
-def _json(status: int, body: Any, extra: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+def _json(status: int, body: Any, extra: dict[str, str] | None = None) -> Reply:
     return status, {"content-type": "application/json", **(extra or {})}, json.dumps(body).encode()
 
 
 # --- routes -----------------------------------------------------------------------------------------
 
-Route = Any
+# a route answers (server, query, form, headers); form is the decoded JSON or urlencoded body
+Route = Callable[["FakeAuthServer", dict[str, str], dict[str, Any], dict[str, str]], Reply]
 
 
-def _rfc8628(server: FakeAuthServer, provider: str, form: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+def _rfc8628(server: FakeAuthServer, provider: str, form: dict[str, Any]) -> Reply:
     outcome = server.poll_device(str(form.get("device_code", "")))
     if outcome == "approved":
         return _json(200, server._tokens(provider))
@@ -245,7 +249,7 @@ def _rfc8628(server: FakeAuthServer, provider: str, form: dict[str, Any]) -> tup
     return _json(400, {"error": error})
 
 
-def _github_token(server: FakeAuthServer, q: Any, form: dict[str, Any], h: Any) -> tuple[int, dict[str, str], bytes]:
+def _github_token(server: FakeAuthServer, q: Any, form: dict[str, Any], h: Any) -> Reply:
     outcome = server.poll_device(str(form.get("device_code", "")))
     if outcome == "approved":
         token = "gho_" + secrets.token_hex(18)
@@ -257,7 +261,7 @@ def _github_token(server: FakeAuthServer, q: Any, form: dict[str, Any], h: Any) 
     return _json(200, {"error": error})  # GitHub answers 200 with an error field
 
 
-def _copilot_token(server: FakeAuthServer, q: Any, form: Any, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+def _copilot_token(server: FakeAuthServer, q: Any, form: Any, headers: dict[str, str]) -> Reply:
     github = headers.get("authorization", "").removeprefix("Bearer ").strip()
     with server._lock:
         valid = server._refresh.get(github) == "github-copilot" and github not in server._revoked
@@ -268,19 +272,19 @@ def _copilot_token(server: FakeAuthServer, q: Any, form: Any, headers: dict[str,
                        "refresh_in": None})
 
 
-def _copilot_models(server: FakeAuthServer, q: Any, form: Any, h: Any) -> tuple[int, dict[str, str], bytes]:
+def _copilot_models(server: FakeAuthServer, q: Any, form: Any, h: Any) -> Reply:
     rows = [{"id": "gpt-5.4-nano", "model_picker_enabled": True, "policy": {"state": "enabled"}},
             {"id": "claude-sonnet-4.6", "model_picker_enabled": True, "policy": {"state": "enabled"}},
             {"id": "gpt-6-sol", "model_picker_enabled": True, "policy": {"state": "disabled"}}]
     return _json(200, {"data": rows})
 
 
-def _codex_device_start(server: FakeAuthServer, q: Any, form: dict[str, Any], h: Any) -> tuple[int, dict[str, str], bytes]:
+def _codex_device_start(server: FakeAuthServer, q: Any, form: dict[str, Any], h: Any) -> Reply:
     started = server.start_device("openai-codex", "auth.openai.com/codex/device")
     return _json(200, {"device_auth_id": started["device_code"], "user_code": started["user_code"], "interval": "0"})
 
 
-def _codex_device_poll(server: FakeAuthServer, q: Any, form: dict[str, Any], h: Any) -> tuple[int, dict[str, str], bytes]:
+def _codex_device_poll(server: FakeAuthServer, q: Any, form: dict[str, Any], h: Any) -> Reply:
     outcome = server.poll_device(str(form.get("device_auth_id", "")))
     if outcome == "pending":
         return _json(403, {"error": {"code": "deviceauth_authorization_pending"}})
@@ -294,14 +298,14 @@ def _codex_device_poll(server: FakeAuthServer, q: Any, form: dict[str, Any], h: 
     return _json(200, {"authorization_code": code, "code_verifier": verifier})
 
 
-def _meta_mint(server: FakeAuthServer, q: Any, form: Any, headers: dict[str, str]) -> tuple[int, dict[str, str], bytes]:
+def _meta_mint(server: FakeAuthServer, q: Any, form: Any, headers: dict[str, str]) -> Reply:
     identity = headers.get("authorization", "").removeprefix("Bearer ").strip()
     if identity not in server.issued or identity in server._revoked:
         return _json(401, {"detail": "identity token expired"})
     return _json(200, {"api_key": server._new_access("meta")})
 
 
-def _google_token(server: FakeAuthServer, form: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+def _google_token(server: FakeAuthServer, form: dict[str, Any]) -> Reply:
     """Google's token endpoint: a service account's signed JWT (``jwt-bearer``) or a refresh token."""
     if form.get("grant_type") != "urn:ietf:params:oauth:grant-type:jwt-bearer":
         return server.exchange("google", form)

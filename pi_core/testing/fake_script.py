@@ -149,7 +149,7 @@ class Reply:
         return cls(**values)
 
 
-_BLOCK_TYPES = {"text": Text, "thinking": Thinking, "redacted_thinking": RedactedThinking, "tool_call": ToolUse}
+_BLOCK_TYPES: dict[str, type[Block]] = {"text": Text, "thinking": Thinking, "redacted_thinking": RedactedThinking, "tool_call": ToolUse}
 _BLOCK_TYPES_REV = {v: k for k, v in _BLOCK_TYPES.items()}
 
 

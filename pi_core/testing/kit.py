@@ -43,9 +43,10 @@ class LoadedPlugins:
 
     def tool(self, name: str) -> Tool:
         try:
-            return self.registry.tools.items[name]
+            tool: Tool = self.registry.tools.items[name]  # Registry.tools is Contributions[Any] in the kernel
         except KeyError:
             raise KeyError(f"no tool {name!r}; registered: {', '.join(self.registry.tools.items)}") from None
+        return tool
 
 
 def load_plugin(*targets: ModuleType | str | Path, builtins: bool = False) -> LoadedPlugins:

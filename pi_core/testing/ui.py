@@ -14,7 +14,7 @@ class RecordedUI(UI):
 
     answers: list[Any] = field(default_factory=list)
     calls: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
-    has_ui: bool = True  # type: ignore[misc]
+    has_ui: bool = True
 
     def __post_init__(self) -> None:
         UI.__init__(self)
@@ -23,13 +23,13 @@ class RecordedUI(UI):
         self.calls.append((name, args))
         return self.answers.pop(0) if self.answers else default
 
-    async def select(self, title: str, options: list[str], **_: Any) -> str | None:  # type: ignore[override]
+    async def select(self, title: str, options: list[str], **_: Any) -> str | None:
         return self._answer("select", None, title, options)  # type: ignore[no-any-return]
 
-    async def confirm(self, title: str, message: str = "", **_: Any) -> bool:  # type: ignore[override]
+    async def confirm(self, title: str, message: str = "", **_: Any) -> bool:
         return bool(self._answer("confirm", False, title, message))
 
-    async def input(self, title: str, placeholder: str = "", **_: Any) -> str | None:  # type: ignore[override]
+    async def input(self, title: str, placeholder: str = "", **_: Any) -> str | None:
         return self._answer("input", None, title, placeholder)  # type: ignore[no-any-return]
 
     async def editor(self, title: str, prefill: str = "") -> str | None:

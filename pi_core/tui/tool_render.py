@@ -30,6 +30,8 @@ class ToolRenderContext:
     is_error: bool = False
     state: dict[str, Any] = field(default_factory=dict)  # shared by the row's call and result drawings
     duration_ms: int | None = None  # how long the tool ran, once finished (Pi's durationMs); None while it runs
+    output_pad: int = 1  # the ``outputPad`` setting: a ``render_shell="self"`` renderer pads its own rows
+    show_images: bool = True  # ``terminal.showImages``
 
     @property
     def options(self) -> RenderOptions:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from pi_plugins.batch.tasks import TaskSpec
 
+from pi_core.sessions.usage import UsageTotals
+
 if TYPE_CHECKING:
     from pi_core.modes.rpc.client import RpcClient
 
@@ -37,25 +39,7 @@ class RunSettings:
 
 
 @dataclass
-class Usage:
-    input: int = 0
-    output: int = 0
-    cache_read: int = 0
-    cache_write: int = 0
-    cost: float = 0.0
-
-    @property
-    def tokens(self) -> int:
-        return self.input + self.output + self.cache_read + self.cache_write
-
-    def add(self, usage: dict[str, Any]) -> None:
-        self.input += int(usage.get("input") or 0)
-        self.output += int(usage.get("output") or 0)
-        self.cache_read += int(usage.get("cacheRead") or 0)
-        self.cache_write += int(usage.get("cacheWrite") or 0)
-        cost = usage.get("cost")
-        self.cost += float(cost.get("total") or 0) if isinstance(cost, dict) else 0.0
-
+class Usage(UsageTotals):
     def to_json(self) -> dict[str, int]:
         return {"input": self.input, "output": self.output, "cacheRead": self.cache_read,
                 "cacheWrite": self.cache_write, "totalTokens": self.tokens}
@@ -114,7 +98,7 @@ class _Watch:
                 self.turn_limit = True  # turn_limit.py stopped the run: this reply was never requested
                 return
             self.turns += 1
-            self.usage.add(message.get("usage") or {})
+            self.usage.add_json(message.get("usage"))
             self.stop_reason = message.get("stopReason")
             self.error = message.get("errorMessage") if self.stop_reason == "error" else None
             text = "".join(block.get("text", "") for block in message.get("content") or []

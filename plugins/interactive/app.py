@@ -13,7 +13,15 @@ from collections.abc import Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import keys, lifecycle, prompting, shell, style, transcript
+from pi_plugins.interactive import (
+    display,
+    keys,
+    lifecycle,
+    prompting,
+    shell,
+    style,
+    transcript,
+)
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from pi_plugins.interactive.chrome import FooterData, PluginChrome
 from pi_plugins.interactive.commands import MenuCommand, collect_commands
@@ -142,6 +150,13 @@ class InteractiveApp:
         self.unsubscribe = session.subscribe(self._on_event)
         self.load_theme()
         style.code_block_indent = str(self.setting("markdown.codeBlockIndent", "  "))
+        display.load(self.setting).cwd = str(session.cwd)
+        if self.fullscreen:  # the pane's images and links, drawn over it after each frame
+            from pi_plugins.interactive.fullscreen_marks import Overlay
+
+            self.app.after_render += Overlay(self, self.screen.control).after_render  # type: ignore[attr-defined]
+        else:
+            display.watch_shrink(self)
 
     # --- commands (also the CommandUI protocol) -----------------------------------------------------
 

@@ -73,13 +73,13 @@ class CustomRenderers:
             drawn = self._run(renderer.render, message, expanded)
             if drawn is not None:
                 return drawn
+        from pi_plugins.interactive.display import padded
         from rich.console import Group
-        from rich.padding import Padding
         from rich.text import Text
 
         label = Text(f"[{custom_type}]", style=f"bold {style.fg('customMessageLabel')}")
         body = style.markdown(_text_of(getattr(message, "content", "")))  # as Pi: the content is Markdown
-        return Padding(Group(label, body), (0, 1), style=style.bg("customMessageBg"), expand=True)
+        return padded(Group(label, body), "customMessageBg")
 
     def entry(self, entry: dict[str, Any], expanded: bool) -> Any:
         """A custom entry: drawn only by its plugin's renderer (an entry without one stays invisible)."""

@@ -7,17 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from pi_core.control.stats import session_totals, whole_session_usage
+from pi_core.export.stats import format_tokens
 from pi_core.types import PLACEHOLDER_MODEL
-
-
-def compact_count(n: int) -> str:
-    if n < 1000:
-        return str(n)
-    if n < 10_000:
-        return f"{n / 1000:.1f}k"
-    if n < 1_000_000:
-        return f"{round(n / 1000)}k"
-    return f"{n / 1_000_000:.1f}M"
 
 
 def short_cwd(cwd: Path | str) -> str:
@@ -35,13 +26,13 @@ def footer_lines(session: Any, width: int) -> tuple[str, str]:
     spent = whole_session_usage(entries()) if callable(entries) else totals  # tokens and cost: every branch
     stats: list[str] = []
     if spent.input:
-        stats.append(f"↑{compact_count(spent.input)}")
+        stats.append(f"↑{format_tokens(spent.input)}")
     if spent.output:
-        stats.append(f"↓{compact_count(spent.output)}")
+        stats.append(f"↓{format_tokens(spent.output)}")
     if spent.cache_read:
-        stats.append(f"R{compact_count(spent.cache_read)}")
+        stats.append(f"R{format_tokens(spent.cache_read)}")
     if spent.cache_write:
-        stats.append(f"W{compact_count(spent.cache_write)}")
+        stats.append(f"W{format_tokens(spent.cache_write)}")
     if spent.cost:
         stats.append(f"${spent.cost:.3f}")
     model = session.model
@@ -52,7 +43,7 @@ def footer_lines(session: Any, width: int) -> tuple[str, str]:
     else:
         window = model.context_window
         percent = f"{totals.context_tokens / window * 100:.1f}%" if window else "?"
-        stats.append(f"{percent}/{compact_count(window)}{auto}" if window else f"{percent}{auto}")
+        stats.append(f"{percent}/{format_tokens(window)}{auto}" if window else f"{percent}{auto}")
         thinking = session.agent.state.thinking_level
         right = model.id if not model.reasoning else f"{model.id} • {thinking}"
         if model.provider:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import style
-from pi_plugins.interactive.hosting import TERMINAL_STRINGS
+from pi_plugins.interactive.fullscreen_marks import Link, Picture, lift
 from pi_plugins.interactive.scrollback import Raw, Scrollback
 from prompt_toolkit.formatted_text import ANSI
 
@@ -35,6 +35,8 @@ class Block:
     lines: list[str] = field(default_factory=list)  # ANSI lines, a blank separator first
     plain: list[str] = field(default_factory=list)  # the same without colours (search, selection)
     fragments: list[Any] = field(default_factory=list)  # prompt_toolkit fragments per row, made when shown
+    links: dict[int, list[Link]] = field(default_factory=dict)  # OSC 8 links per row (fullscreen_marks)
+    pictures: list[Picture] = field(default_factory=list)  # inline images, drawn over their rows
 
 
 def draw(renderable: Any, width: int) -> list[str]:
@@ -46,8 +48,8 @@ def draw(renderable: Any, width: int) -> list[str]:
                       highlight=False)
     console.push_theme(style.rich_theme())
     console.print(renderable)
-    text = TERMINAL_STRINGS.sub("", buffer.getvalue().rstrip("\n"))
-    return text.split("\n") if text else []
+    text = buffer.getvalue().rstrip("\n")
+    return text.split("\n") if text else []  # links and images still in: the pane lifts them out
 
 
 class TranscriptPane(Scrollback):
@@ -125,7 +127,8 @@ class TranscriptPane(Scrollback):
 
     def _fill(self, block: Block, lines: list[str]) -> None:
         block.width = self.width
-        block.lines = lines
+        block.lines, block.links, block.pictures = lift(lines)
+        lines = block.lines
         block.plain = [CONTROL_SEQUENCES.sub("", line) for line in lines]
         block.fragments = [None] * len(lines)
 

@@ -28,13 +28,19 @@ def result_text(result: Any) -> str:
     content = result.get("content") if isinstance(result, dict) else getattr(result, "content", None)
     if isinstance(content, str):
         return content
+    # the plugin module loads on every start; display (and pi_core.tui) only when the UI draws
+    from pi_plugins.interactive import display
+
     parts: list[str] = []
     for block in content or []:
         kind = block.get("type") if isinstance(block, dict) else getattr(block, "type", None)
         if kind == "text":
             parts.append(block["text"] if isinstance(block, dict) else block.text)
-        elif kind == "image":
-            parts.append("[image]")
+        elif kind == "image" and not display.settings.images_inline:  # else drawn below the output
+            data = block.get("data") if isinstance(block, dict) else getattr(block, "data", None)
+            mime = block.get("mimeType") if isinstance(block, dict) else getattr(block, "mime_type", None)
+            parts.append(display.fallback_line(data, str(mime or "image/unknown")) if isinstance(data, str)
+                         else "[image]")
     return "\n".join(parts)
 
 
@@ -58,14 +64,26 @@ def themed(spec: str) -> str:
     return " ".join(words)
 
 
-def _title(name: str, *parts: tuple[str, str]) -> Any:
+def _title(name: str, *parts: tuple[str, str], path: str | None = None) -> Any:
+    """A tool's title line; the part that is ``path`` links to the file when the terminal shows OSC 8 links."""
     from rich.text import Text
 
     title = Text(name, style=themed("bold"))
     for text, style in parts:
         title.append(" ")
-        title.append(text, style=themed(style))
+        title.append(text, style=_linked(themed(style), path) if path is not None and text == path else themed(style))
     return title
+
+
+def _linked(spec: str, path: str) -> Any:
+    from pi_plugins.interactive import display
+    from rich.style import Style
+
+    from pi_core.tui import terminal
+
+    if not terminal.capabilities().hyperlinks or path in ("", "…"):
+        return spec
+    return Style.parse(spec) + Style(link=terminal.file_url(path, display.settings.cwd))
 
 
 def _lines(text: str, expanded: bool, *, tail: bool = False, limit: int = COLLAPSED_LINES,
@@ -103,7 +121,7 @@ def read_call(args: dict[str, Any]) -> Any:
     if offset is not None or limit is not None:
         start = int(offset) if isinstance(offset, int) else 1
         span = f":{start}-{start + int(limit) - 1}" if isinstance(limit, int) else f":{start}-"
-    title = _title("read", (path, "cyan"))
+    title = _title("read", (path, "cyan"), path=path)
     title.append(span, style=themed("yellow"))
     return title
 
@@ -194,7 +212,8 @@ def edit_call(args: dict[str, Any]) -> Any:
     edits = args.get("edits")
     count = len(edits) if isinstance(edits, list) else 1
     suffix = f"({count} edits)" if count > 1 else ""
-    return _title("edit", (str(args.get("path") or "…"), "cyan"), (suffix, "dim"))
+    path = str(args.get("path") or "…")
+    return _title("edit", (path, "cyan"), (suffix, "dim"), path=path)
 
 
 def render_diff(diff: str, expanded: bool) -> Any:
@@ -240,7 +259,7 @@ def write_call(args: dict[str, Any]) -> Any:
 
     path = str(args.get("path") or "…")
     content = args.get("content")
-    title = _title("write", (path, "cyan"))
+    title = _title("write", (path, "cyan"), path=path)
     if not isinstance(content, str) or not content:
         return title
     lines = content.split("\n")
@@ -266,15 +285,17 @@ def write_result(result: Any, is_error: bool, expanded: bool) -> Any:
 def grep_call(args: dict[str, Any]) -> Any:
     where = str(args.get("path") or ".")
     glob = f"--glob {args['glob']}" if args.get("glob") else ""
-    return _title("grep", (f"/{args.get('pattern', '')}/", "magenta"), (where, "cyan"), (glob, "dim"))
+    return _title("grep", (f"/{args.get('pattern', '')}/", "magenta"), (where, "cyan"), (glob, "dim"), path=where)
 
 
 def find_call(args: dict[str, Any]) -> Any:
-    return _title("find", (str(args.get("pattern") or "…"), "magenta"), (str(args.get("path") or "."), "cyan"))
+    where = str(args.get("path") or ".")
+    return _title("find", (str(args.get("pattern") or "…"), "magenta"), (where, "cyan"), path=where)
 
 
 def ls_call(args: dict[str, Any]) -> Any:
-    return _title("ls", (str(args.get("path") or "."), "cyan"))
+    where = str(args.get("path") or ".")
+    return _title("ls", (where, "cyan"), path=where)
 
 
 def listing_result(result: Any, is_error: bool, expanded: bool) -> Any:

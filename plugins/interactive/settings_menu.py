@@ -24,6 +24,7 @@ class Setting:
     default: Any
     describe: str = ""
     apply: Callable[[Any, Any], None] | None = None  # (app, value): make the change visible at once
+    needs_images: bool = False  # shown only on a terminal that draws images (as Pi)
 
     def shown(self, value: Any) -> str:
         if isinstance(value, bool):
@@ -43,6 +44,14 @@ def _apply_theme(app: CommandUI, name: Any) -> None:
 
 def _relayout(app: CommandUI, value: Any) -> None:
     app.rebuild_layout()
+
+
+def _redisplay(app: CommandUI, value: Any) -> None:
+    """A display setting changed: the transcript is drawn again with it."""
+    from pi_plugins.interactive import display
+
+    display.load(app.setting)
+    app.redraw_transcript()
 
 
 def _apply_indent(app: CommandUI, value: Any) -> None:
@@ -82,11 +91,19 @@ SETTINGS: list[Setting] = [
             "Completion rows shown at once", _relayout),
     Setting("showHardwareCursor", "Show hardware cursor", _fixed(False, True), False,
             "Use the terminal's cursor instead of the drawn one", _relayout),
+    Setting("outputPad", "Output padding", _fixed(0, 1), 1,
+            "Horizontal padding for messages, tool output, and command output", _redisplay),
+    Setting("terminal.clearOnShrink", "Clear on shrink", _fixed(False, True), False,
+            "Clear empty rows when content shrinks (may cause flicker)", _redisplay),
     Setting("terminal.showTerminalProgress", "Terminal progress", _fixed(False, True), False,
             "Show OSC 9;4 progress in the terminal tab while the agent works",
             lambda app, v: setattr(app.progress, "enabled", bool(v))),
     Setting("markdown.codeBlockIndent", "Code block indent", _fixed("  ", "    ", ""), "  ",
             "Indent of rendered code blocks", _apply_indent),
+    Setting("terminal.showImages", "Show images", _fixed(True, False), True, "Render images inline in the terminal",
+            _redisplay, needs_images=True),
+    Setting("terminal.imageWidthCells", "Image width", _fixed(60, 80, 120), 60,
+            "Preferred inline image width in terminal cells", _redisplay, needs_images=True),
     Setting("images.autoResize", "Auto-resize images", _fixed(True, False), True, "Shrink images to 2000x2000"),
     Setting("images.blockImages", "Block images", _fixed(False, True), False, "Never send images to the model"),
     Setting("enableSkillCommands", "Skill commands", _fixed(True, False), True, "Offer skills as /skill:name"),
@@ -98,7 +115,10 @@ class SettingsPanel:
 
     def __init__(self, app: CommandUI, settings: list[Setting] | None = None) -> None:
         self.app = app
-        self.items = settings or SETTINGS
+        from pi_core.tui import terminal
+
+        drawn = terminal.capabilities().images is not None
+        self.items = settings or [item for item in SETTINGS if drawn or not item.needs_images]
         self.index = 0
         self.message = ""
 

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pi_plugins.interactive import style
+from pi_plugins.interactive import display, style
+from pi_plugins.interactive.display import padded
 from pi_plugins.interactive.renderers import default_renderer
 from rich.padding import Padding  # the UI runs: rich is loaded (app.py)
 
@@ -66,7 +67,6 @@ def as_tool_result(result: Any) -> Any:
 
 def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool, cwd: str = "") -> Any:
     from rich.console import Group
-    from rich.padding import Padding
 
     from pi_core.resources.ansi_theme import AnsiTheme
     from pi_core.tui.tool_render import ToolRenderContext, draw_call, draw_result
@@ -75,17 +75,20 @@ def render_tool(block: ToolBlock, renderer: Renderer, expanded: bool, cwd: str =
     context = ToolRenderContext(block.args, block.call_id, cwd,
                                 execution_started=block.done or block.started or shown is not None,
                                 is_partial=not block.done and shown is not None, expanded=expanded,
-                                is_error=block.is_error, state=block.state, duration_ms=block.duration_ms)
+                                is_error=block.is_error, state=block.state, duration_ms=block.duration_ms,
+                                output_pad=display.settings.output_pad, show_images=display.settings.show_images)
     theme = AnsiTheme(style.current)
     parts = [safe_render(draw_call, renderer, theme, context)]
     if shown is not None and renderer.result is not None:
         body = safe_render(draw_result, renderer, shown, theme, context)
         if body is not None and body != "":
             parts.append(body)
+    if block.done:  # a finished tool's images below its output, as Pi draws them for every tool
+        parts += [item for image in display.tool_images(shown) for item in ("", image)]
     if renderer.render_shell == "self":  # the renderer draws its own frame
         return Group(*parts)
     role = ("toolErrorBg" if block.is_error else "toolSuccessBg") if block.done else "toolPendingBg"
-    return Padding(Group(*parts), (0, 1), style=style.bg(role), expand=True)
+    return padded(Group(*parts), role)
 
 
 LIVE_TAIL_CHARS = 6000  # the live area shows the end of a long reply; the whole of it goes to scrollback
@@ -123,7 +126,7 @@ def render_user(text: str, images: Sequence[str] = ()) -> Any:
         if body.plain:
             body.append("\n")
         body.append(f"[image: {name}]" if name else "[image]", style=style.fg("muted"))
-    return UserMessage(body, (0, 1), style=style.bg("userMessageBg"), expand=True)
+    return UserMessage(body, (0, display.settings.output_pad), style=style.bg("userMessageBg"), expand=True)
 
 
 def render_notice(text: str, kind: str = "dim") -> Any:
@@ -284,13 +287,11 @@ class ChatView:
         for block in message.content:
             if block.type == "thinking" and block.thinking.strip():
                 thinking_style = f"italic {style.fg('thinkingText')}"
-                if self.show_thinking:
-                    parts.append(Text(block.thinking.strip(), style=thinking_style))
-                else:
-                    parts.append(Text(self.hidden_thinking_label, style=thinking_style))
+                shown = block.thinking.strip() if self.show_thinking else self.hidden_thinking_label
+                parts.append(padded(Text(shown, style=thinking_style)))
             elif block.type == "text" and block.text.strip():
                 text = live_tail(block.text) if streaming else block.text
-                parts.append(style.markdown(text))
+                parts.append(padded(style.markdown(text)))
             elif block.type == "toolCall" and streaming:
                 renderer = self.renderer_for(block.name)
                 parts.append(render_tool(ToolBlock(block.id, block.name, dict(block.arguments)), renderer,
@@ -299,7 +300,6 @@ class ChatView:
 
     def render_bash_execution(self, message: Any) -> Any:
         from rich.console import Group
-        from rich.padding import Padding
         from rich.text import Text
 
         data = message.model_dump() if hasattr(message, "model_dump") else dict(message)
@@ -311,8 +311,7 @@ class ChatView:
         parts: list[Any] = [title, output]
         if code not in (0, None):
             parts.append(Text(f"exit code {code}", style=style.fg("error")))
-        background = style.bg("toolSuccessBg" if code in (0, None) else "toolErrorBg")
-        return Padding(Group(*parts), (0, 1), style=background, expand=True)
+        return padded(Group(*parts), "toolSuccessBg" if code in (0, None) else "toolErrorBg")
 
     def has_live(self) -> bool:
         return bool(self.current is not None or self.tools or any(self.steering) or any(self.follow_up) or self.status

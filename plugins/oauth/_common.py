@@ -9,7 +9,7 @@ from typing import Any
 
 from pi_core.models.oauth import Credential, LoginUI, OAuthError, RefreshRejected
 from pi_core.models.oauth.callback import CallbackServer, CodeInput, wait_for_code
-from pi_core.models.oauth.http import Reply
+from pi_core.models.oauth.http import Reply, endpoint, request
 from pi_core.models.oauth.tokens import now_ms
 
 PASTE_MESSAGE = "Complete login in your browser, or paste the authorization code / redirect URL here"
@@ -42,6 +42,16 @@ def oauth_credential(body: dict[str, Any], what: str, previous_refresh: str | No
     if not isinstance(access, str) or not access or not isinstance(refresh, str) or not refresh:
         raise OAuthError(f"{what} answered without an access and a refresh token")
     return {"type": "oauth", "access": access, "refresh": refresh, "expires": expiry_ms(body, margin_ms=margin_ms)}
+
+
+async def refresh_grant(token_url: str, client_id: str, credential: Credential, what: str, *,
+                        as_form: bool) -> Credential:
+    """The standard refresh grant (RFC 6749 §6), sent as a form or as JSON; a server that sends no new
+    refresh token leaves the old one in place."""
+    fields = {"grant_type": "refresh_token", "client_id": client_id, "refresh_token": credential["refresh"]}
+    reply = await request("POST", endpoint(token_url), what=what, form=fields if as_form else None,
+                          json_body=None if as_form else fields)
+    return oauth_credential(token_fields(reply, what, refresh=True), what, previous_refresh=credential["refresh"])
 
 
 def jwt_claims(token: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pi_core.models.oauth import OAuthError
-from pi_core.models.oauth.device import Poll, poll_device_flow
+from pi_core.models.oauth.device import Poll, poll_device_flow, still_waiting
 from pi_core.models.oauth.http import Reply, request, trusted_url
 
 GRANT = "urn:ietf:params:oauth:grant-type:device_code"
@@ -51,12 +51,10 @@ class DeviceGrant:
         body = reply.json()
         if reply.ok and isinstance(body.get("access_token"), str) and body["access_token"]:
             return Poll("complete", body)
+        waiting = still_waiting(body)
+        if waiting is not None:
+            return waiting
         error = body.get("error")
-        if error == "authorization_pending":
-            return Poll("pending")
-        if error == "slow_down":
-            interval = body.get("interval")
-            return Poll("slow_down", interval_s=float(interval) if isinstance(interval, (int, float)) else None)
         if error in ("access_denied", "authorization_denied"):
             return Poll("failed", message=f"{self.label} login was denied.")
         if error == "expired_token":

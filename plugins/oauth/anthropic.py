@@ -5,6 +5,7 @@ from __future__ import annotations
 from pi_plugins.oauth._common import (
     browser_round_trip,
     oauth_credential,
+    refresh_grant,
     start_callback,
     token_fields,
 )
@@ -73,10 +74,7 @@ class AnthropicOAuth(OAuthFlow):
         return oauth_credential(token_fields(reply, "Anthropic token exchange"), "Anthropic token exchange")
 
     async def refresh(self, credential: Credential) -> Credential:
-        reply = await request("POST", endpoint(TOKEN_URL), what="Anthropic token refresh", json_body={
-            "grant_type": "refresh_token", "client_id": CLIENT_ID, "refresh_token": credential["refresh"]})
-        body = token_fields(reply, "Anthropic token refresh", refresh=True)
-        return oauth_credential(body, "Anthropic token refresh", previous_refresh=credential["refresh"])
+        return await refresh_grant(TOKEN_URL, CLIENT_ID, credential, "Anthropic token refresh", as_form=False)
 
 
 FLOW = AnthropicOAuth()

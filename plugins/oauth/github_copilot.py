@@ -24,7 +24,7 @@ from pi_core.models.oauth import (
     RefreshRejected,
     RequestAuth,
 )
-from pi_core.models.oauth.device import Poll, poll_device_flow
+from pi_core.models.oauth.device import Poll, poll_device_flow, still_waiting
 from pi_core.models.oauth.http import Reply, endpoint, request, trusted_url
 from pi_core.models.oauth.tokens import now_ms
 
@@ -109,12 +109,10 @@ class GitHubCopilotOAuth(OAuthFlow):
             body = got.json()
             if isinstance(body.get("access_token"), str):
                 return Poll("complete", body["access_token"])
+            waiting = still_waiting(body)
+            if waiting is not None:
+                return waiting
             error = body.get("error")
-            if error == "authorization_pending":
-                return Poll("pending")
-            if error == "slow_down":
-                interval = body.get("interval")
-                return Poll("slow_down", interval_s=float(interval) if isinstance(interval, (int, float)) else None)
             if isinstance(error, str):
                 description = body.get("error_description")
                 return Poll("failed", message=f"Device flow failed: {error}{f': {description}' if description else ''}")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pi_plugins.oauth._common import oauth_credential, token_fields
+from pi_plugins.oauth._common import oauth_credential, refresh_grant
 from pi_plugins.oauth._device_grant import DeviceGrant
 
 from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthFlow
-from pi_core.models.oauth.http import endpoint, request
+from pi_core.models.oauth.http import endpoint
 
 CLIENT_ID = "b1a00492-073a-47ea-816f-4c329264a828"
 SCOPE = "openid profile email offline_access grok-cli:access api:access"
@@ -30,10 +30,7 @@ class XaiOAuth(OAuthFlow):
         return oauth_credential(await grant.wait(device), "xAI device sign-in")
 
     async def refresh(self, credential: Credential) -> Credential:
-        reply = await request("POST", endpoint(TOKEN_URL), what="xAI token refresh", form={
-            "grant_type": "refresh_token", "client_id": CLIENT_ID, "refresh_token": credential["refresh"]})
-        body = token_fields(reply, "xAI token refresh", refresh=True)
-        return oauth_credential(body, "xAI token refresh", previous_refresh=credential["refresh"])
+        return await refresh_grant(TOKEN_URL, CLIENT_ID, credential, "xAI token refresh", as_form=True)
 
 
 FLOW = XaiOAuth()

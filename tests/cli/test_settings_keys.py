@@ -24,9 +24,7 @@ PI_TABLE = next((p for p in (REPO.parent / "shared/reference/pi-1.6.0-docs/setti
 ELSEWHERE = re.compile(r"^(tuiMode|fullscreen\w*|codemode\..*|sessionShareDestination)$")
 # Documented in docs/config.md as not built yet; each is a strict xfail, so building one fails until it leaves.
 PENDING = {
-    "cacheWarming", "showCacheMissNotices", "terminal.showImages",
-    "terminal.imageWidthCells", "terminal.images", "terminal.clearOnShrink", "markdown.mermaid",
-    "terminal.hyperlinks", "outputPad",
+    "cacheWarming", "showCacheMissNotices", "markdown.mermaid",
     "warnings.anthropicExtraUsage",
 }
 

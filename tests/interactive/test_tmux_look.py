@@ -59,7 +59,7 @@ def test_themes_settings_and_keys(tmp_path: Path) -> None:
         coloured = tmux.screen(colours=True)
         keep("themed-transcript", tmux.screen())
         assert rgb("#003355", background=True) in coloured and rgb("#ff00aa") in coloured
-        assert "\n    x = 1" in tmux.screen()
+        assert "\n     x = 1" in tmux.screen()  # outputPad's cell, then the indent of 4
 
         # Editor padding 2 and three completion rows at most.
         tmux.type("abc")

@@ -41,15 +41,19 @@ class Rig:
     tmp: Path
 
     def start(self, *args: str, env: dict[str, str] | None = None, width: int = WIDTH, height: int = HEIGHT,
-              tui_mode: str | None = "regular") -> None:
+              tui_mode: str | None = "regular", outside_tmux: bool = False) -> None:
         """Start pi (again) in the tmux session; it prints EXITED=<code> when it ends. ``tui_mode``: ``--tui-mode``
-        (None: the settings' or the default mode)."""
+        (None: the settings' or the default mode). ``outside_tmux``: pi sees no ``TMUX`` or ``TERM_PROGRAM`` and
+        the ``TERM`` given (tmux sets its own in its panes), as when run in the terminal ``env`` describes."""
         environ = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and k != "TMUX"}
         environ.update(PI_CODING_AGENT_DIR=str(self.home), TERM="xterm-256color", COLORTERM="truecolor",
                        HOME=str(self.tmp / "home"))
         environ.update(env or {})
         pi = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()", "--provider", "fake",
               "--model", "fake-model", *(["--tui-mode", tui_mode] if tui_mode else []), *args]
+        if outside_tmux:
+            own = {"TERM": environ["TERM"], **(env or {})}
+            pi = ["env", "-u", "TMUX", "-u", "TERM_PROGRAM", *(f"{k}={v}" for k, v in own.items()), *pi]
         script = f"{shlex.join(pi)}; echo EXITED=$?; sleep 120"
         self.tmux.new_session(width, height, str(self.cwd), script, environ)
 

@@ -69,3 +69,25 @@ def test_export_html_writes_a_page(rig: Rig) -> None:
     (rig.cwd / "out").mkdir()
     assert Path(client.export_html("out/page.html")) == rig.cwd / "out" / "page.html"
     assert (rig.cwd / "out" / "page.html").is_file()
+
+
+def test_session_stats_read_a_hand_edited_summary_usage(rig: Rig) -> None:
+    """A summary's stored usage counts in the stats; fields that are not numbers count as 0, and a cost
+    without a total is the sum of its parts (the file may have been edited by hand)."""
+    answer = reply("The answer is 42.")
+    answer.usage = Usage(input=100, output=20)
+    client = rig.start(answer, reply("## Goal\nSummarised."))
+    client.prompt_and_wait("What is six times seven?")
+    client.compact()
+    path = rig.session_files()[0]
+    records = entries(path)
+    for record in records:
+        if record["type"] == "compaction":
+            record["usage"] = {"input": "lots", "output": 7, "cacheRead": True, "cacheWrite": None,
+                               "cost": {"input": 0.5, "output": 0.25}}
+    path.write_text("".join(json.dumps(record) + "\n" for record in records))
+    client.new_session()
+    client.switch_session(str(path))
+    stats = client.get_session_stats()
+    assert stats["tokens"] == {"input": 100, "output": 27, "cacheRead": 0, "cacheWrite": 0, "total": 127}
+    assert stats["cost"] == 0.75

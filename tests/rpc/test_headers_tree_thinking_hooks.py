@@ -34,6 +34,8 @@ def pi_thinking_level_select(ctx, level, previous_level):
 @hookimpl
 def pi_session_before_tree(ctx, preparation):
     ctx.ui.notify(f"tree to {preparation.target_id} from {preparation.old_leaf_id}")
+    ctx.ui.notify(" ".join(f"{type(e).__name__}:{getattr(getattr(e, 'message', None), 'role', '-')}:{e.id}"
+                           for e in preparation.entries_to_summarize))
     return TreeDecision(cancel=True) if VETO else None
 
 
@@ -81,16 +83,22 @@ def test_headers_thinking_level_and_tree_hooks(tmp_path: Path) -> None:
             first_reply = next(e["id"] for e in entries if e.get("type") == "message"
                                and e["message"]["role"] == "assistant")
             leaf = entries[-1]["id"]
+            # the typed entries after the common ancestor (the first reply), oldest first
+            kinds = {"message": "MessageEntry", "thinking_level_change": "ThinkingLevelChangeEntry"}
+            after = entries[[e.get("id") for e in entries].index(first_reply) + 1:]
+            abandoned = " ".join(f"{kinds[e['type']]}:{e.get('message', {}).get('role', '-')}:{e['id']}"
+                                 for e in after)
+            assert "MessageEntry:user:" in abandoned and "MessageEntry:assistant:" in abandoned, abandoned
             mark = client.event_count()
             client.prompt(f"/go veto {first_reply}")
             client.wait_for_event(lambda e: str(e.get("message", "")).startswith("cancelled="), after=mark)
-            assert notices(client, mark) == [f"tree to {first_reply} from {leaf}", "cancelled=True"]
+            assert notices(client, mark) == [f"tree to {first_reply} from {leaf}", abandoned, "cancelled=True"]
             assert [m["role"] for m in client.get_messages()] == ["user", "assistant", "user", "assistant"]
 
             mark = client.event_count()
             client.prompt(f"/go {first_reply}")
             client.wait_for_event(lambda e: str(e.get("message", "")).startswith("cancelled="), after=mark)
-            assert notices(client, mark) == [f"tree to {first_reply} from {leaf}", "cancelled=False"]
+            assert notices(client, mark) == [f"tree to {first_reply} from {leaf}", abandoned, "cancelled=False"]
             assert [m["role"] for m in client.get_messages()] == ["user", "assistant"]
         finally:
             client.stop()

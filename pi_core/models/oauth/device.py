@@ -28,6 +28,18 @@ class Poll:
     interval_s: float | None = None
 
 
+
+def still_waiting(body: dict[str, Any]) -> Poll | None:
+    """``pending`` or ``slow_down`` (with the interval the server asks for) when a token answer's ``error`` says
+    the user has not decided yet (RFC 8628 §3.5); None for any other answer."""
+    error = body.get("error")
+    if error == "authorization_pending":
+        return Poll("pending")
+    if error == "slow_down":
+        interval = body.get("interval")
+        return Poll("slow_down", interval_s=float(interval) if isinstance(interval, (int, float)) else None)
+    return None
+
 async def poll_device_flow(poll: Callable[[], Awaitable[Poll]], *, interval_s: float | None,
                            expires_in_s: float | None, wait_first: bool = True) -> Any:
     """Call ``poll`` until it completes; raises OAuthError when it fails or the code expires."""

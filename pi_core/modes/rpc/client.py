@@ -25,7 +25,9 @@ from pi_core.modes.rpc.framing import JsonlSplitter, serialize_json_line
 from pi_core.sessions.jsonfmt import js_loads
 
 DEFAULT_TIMEOUT = 60.0
-EventPredicate = Callable[[dict[str, Any]], bool]
+# RPC lines are JSON objects from pi's stdout; their fields are open (docs/rpc.md names them), hence Any.
+JsonObject = dict[str, Any]
+EventPredicate = Callable[[JsonObject], bool]
 
 
 class RpcError(Exception):
@@ -296,6 +298,25 @@ class RpcClient:
             raise RpcError(response)
         return response.get("data")
 
+    def _object(self, kind: str, *, timeout: float = DEFAULT_TIMEOUT, **params: Any) -> JsonObject:
+        """``request`` for a command whose ``data`` is an object; RpcError when pi answered otherwise."""
+        data = self._optional_object(kind, timeout=timeout, **params)
+        if data is None:
+            raise RpcError({"command": kind, "error": "the response carries no data"})
+        return data
+
+    def _optional_object(self, kind: str, *, timeout: float = DEFAULT_TIMEOUT, **params: Any) -> JsonObject | None:
+        data = self.request(kind, timeout=timeout, **params)
+        if data is not None and not isinstance(data, dict):
+            raise RpcError({"command": kind, "error": f"data is a {type(data).__name__}, not an object"})
+        return data
+
+    def _list(self, kind: str, key: str) -> list[JsonObject]:
+        items = self._object(kind).get(key)
+        if not isinstance(items, list):
+            raise RpcError({"command": kind, "error": f"data.{key} is not a list"})
+        return items
+
     # --- prompting --------------------------------------------------------------------------------
 
     def prompt(self, message: str, images: list[dict[str, Any]] | None = None,
@@ -325,25 +346,25 @@ class RpcClient:
     # --- state, models, thinking ------------------------------------------------------------------
 
     def get_state(self) -> dict[str, Any]:
-        return self.request("get_state")
+        return self._object("get_state")
 
     def get_messages(self) -> list[dict[str, Any]]:
-        return self.request("get_messages")["messages"]
+        return self._list("get_messages", "messages")
 
     def set_model(self, provider: str, model_id: str) -> dict[str, Any]:
-        return self.request("set_model", provider=provider, modelId=model_id)
+        return self._object("set_model", provider=provider, modelId=model_id)
 
     def cycle_model(self) -> dict[str, Any] | None:
-        return self.request("cycle_model")
+        return self._optional_object("cycle_model")
 
     def get_available_models(self) -> list[dict[str, Any]]:
-        return self.request("get_available_models")["models"]
+        return self._list("get_available_models", "models")
 
     def set_thinking_level(self, level: str) -> None:
         self.request("set_thinking_level", level=level)
 
     def cycle_thinking_level(self) -> dict[str, Any] | None:
-        return self.request("cycle_thinking_level")
+        return self._optional_object("cycle_thinking_level")
 
     def set_steering_mode(self, mode: str) -> None:
         self.request("set_steering_mode", mode=mode)
@@ -354,7 +375,7 @@ class RpcClient:
     # --- compaction, retry, bash ------------------------------------------------------------------
 
     def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
-        return self.request("compact", customInstructions=custom_instructions)
+        return self._object("compact", customInstructions=custom_instructions)
 
     def set_auto_compaction(self, enabled: bool) -> None:
         self.request("set_auto_compaction", enabled=enabled)
@@ -366,7 +387,7 @@ class RpcClient:
         self.request("abort_retry")
 
     def bash(self, command: str, *, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
-        return self.request("bash", command=command, timeout=timeout)
+        return self._object("bash", command=command, timeout=timeout)
 
     def abort_bash(self) -> None:
         self.request("abort_bash")
@@ -374,19 +395,19 @@ class RpcClient:
     # --- sessions ---------------------------------------------------------------------------------
 
     def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
-        return self.request("new_session", parentSession=parent_session)
+        return self._object("new_session", parentSession=parent_session)
 
     def switch_session(self, session_path: str) -> dict[str, Any]:
-        return self.request("switch_session", sessionPath=session_path)
+        return self._object("switch_session", sessionPath=session_path)
 
     def fork(self, entry_id: str) -> dict[str, Any]:
-        return self.request("fork", entryId=entry_id)
+        return self._object("fork", entryId=entry_id)
 
     def clone(self) -> dict[str, Any]:
-        return self.request("clone")
+        return self._object("clone")
 
     def get_fork_messages(self) -> list[dict[str, str]]:
-        return self.request("get_fork_messages")["messages"]
+        return self._list("get_fork_messages", "messages")
 
     def get_last_assistant_text(self) -> str | None:
         return (self.request("get_last_assistant_text") or {}).get("text")
@@ -395,13 +416,13 @@ class RpcClient:
         self.request("set_session_name", name=name)
 
     def get_session_stats(self) -> dict[str, Any]:
-        return self.request("get_session_stats")
+        return self._object("get_session_stats")
 
     def export_html(self, output_path: str | None = None) -> str:
-        return self.request("export_html", outputPath=output_path)["path"]
+        return str(self._object("export_html", outputPath=output_path)["path"])
 
     def get_commands(self) -> list[dict[str, Any]]:
-        return self.request("get_commands")["commands"]
+        return self._list("get_commands", "commands")
 
     # --- extension UI -----------------------------------------------------------------------------
 

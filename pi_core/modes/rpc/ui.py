@@ -104,13 +104,13 @@ class RpcUI(UI):
 
     # --- fire and forget -----------------------------------------------------------------------------
 
-    def notify(self, message: str, level: str = "info") -> None:  # type: ignore[override]
+    def notify(self, message: str, level: str = "info") -> None:
         self._send({"id": str(uuid.uuid4()), "method": "notify", "message": message, "notifyType": level})
 
     def set_status(self, key: str, text: str | None = None) -> None:
         self._send({"id": str(uuid.uuid4()), "method": "setStatus", "statusKey": key, "statusText": text})
 
-    def set_widget(self, key: str, content: Any, placement: str = "aboveEditor") -> None:  # type: ignore[override]
+    def set_widget(self, key: str, content: Any, placement: str = "aboveEditor") -> None:
         """Only string lists travel over RPC; a component factory is dropped without a request."""
         if content is not None and not isinstance(content, list):
             return
