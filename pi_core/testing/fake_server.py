@@ -187,6 +187,7 @@ class FakeModelServer:
         self.websockets = 0  # sockets accepted so far
         self.websocket_upgrades = 0  # upgrade requests, accepted or not
         self.websocket_closes: list[int | None] = []  # each ended socket's close code (None: no close frame)
+        self.websocket_abandoned: list[float] = []  # "hang": seconds each client waited for the upgrade
         self.forget_responses = 0  # the next N continuations are answered ``previous_response_not_found``
 
     # -- lifecycle --

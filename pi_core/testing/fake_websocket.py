@@ -14,7 +14,8 @@ Faults: a ``Reply`` with an HTTP status is an ``error`` event carrying it; ``str
 ``disconnect_after`` (the TCP connection reset), ``stall_after``/``stall_s``, ``malformed_sse_after``
 (a message that is not JSON) and ``invalid_utf8`` as on the SSE wires (``pi_core.testing.fake_faults``). The server's ``websocket_mode`` is ``"accept"``
 (default), ``"refuse"`` (the upgrade answered with HTTP ``websocket_refuse_status``, 426 by default: a
-client falls back to SSE) or ``"hang"`` (the upgrade never answered: a client's connect timeout).
+client falls back to SSE) or ``"hang"`` (the upgrade never answered: a client's connect timeout; how long
+each client waited before it hung up is in ``websocket_abandoned``).
 """
 
 from __future__ import annotations
@@ -53,8 +54,15 @@ def serve(handler: _Handler) -> None:
     handler.close_connection = True
     with owner._lock:
         owner.websocket_upgrades += 1
-    if owner.websocket_mode == "hang":
-        owner._stop.wait()
+    if owner.websocket_mode == "hang":  # until the client gives up: how long it waited is recorded
+        arrived = time.monotonic()
+        try:
+            while handler.rfile.read1(65536):
+                pass
+        except OSError:
+            pass
+        with owner._lock:
+            owner.websocket_abandoned.append(time.monotonic() - arrived)
         return
     protocol = ServerProtocol(max_size=None)
     # http.server read the upgrade request already: the protocol parses it again from its bytes
