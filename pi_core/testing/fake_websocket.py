@@ -12,9 +12,9 @@ continuations are refused so, as after a backend restart). The server counts ``w
 
 Faults: a ``Reply`` with an HTTP status is an ``error`` event carrying it; ``stream_error``,
 ``disconnect_after`` (the TCP connection reset), ``stall_after``/``stall_s``, ``malformed_sse_after``
-(a message that is not JSON) and ``invalid_utf8`` as on the SSE wires (``pi_core.testing.fake_faults``). The server's ``websocket_mode`` is ``"accept"``
-(default), ``"refuse"`` (the upgrade answered with HTTP ``websocket_refuse_status``, 426 by default: a
-client falls back to SSE) or ``"hang"`` (the upgrade never answered: a client's connect timeout; how long
+(a message that is not JSON) and ``invalid_utf8`` as on the SSE wires (``pi_core.testing.fake_faults``).
+The server's ``websocket_mode`` is ``"accept"`` (default), ``"refuse"`` (the upgrade answered with HTTP
+``websocket_refuse_status``, 426 by default: a client falls back to SSE) or ``"hang"`` (the upgrade never answered: a client's connect timeout; how long
 each client waited before it hung up is in ``websocket_abandoned``).
 """
 
