@@ -76,6 +76,7 @@ class AgentSession(SessionState):
         self.expand_input = parts.expand_input or (lambda text: text)
         self._exec = parts.exec
         self.reimport = parts.reimport or (lambda plugins: None)
+        self.cache_warmer = parts.cache_warmer
         self.auto_compaction = True
         self.listeners = Listeners(self._to_plugins)
         self._shutdown_requests: list[Callable[[], None]] = []
@@ -167,6 +168,8 @@ class AgentSession(SessionState):
 
     async def shutdown(self, reason: str = "quit", target_session_file: str | None = None) -> None:
         await self._call("pi_session_shutdown", reason=reason, target_session_file=target_session_file)
+        if self.cache_warmer is not None and reason != "reload":
+            self.cache_warmer.cancel()
         if reason == "quit" and self.listeners.background:
             await asyncio.wait(set(self.listeners.background), timeout=5)
 

@@ -229,6 +229,7 @@ class SessionParts:
     model_access: ModelAccess | None = None  # ``ctx.model_registry``: pi_core.models.access.SessionModels
     files: SessionFileOps | None = None  # new/resume/fork/clone/tree/compact: pi_core.control.session_files
     reimport: Callable[[PluginSet], object] | None = None  # /reload: pi_core.app.plugin_reload.reload_plugins
+    cache_warmer: Any = None  # pi_core.llm.cache_warmer.CacheWarmer: bound by its builder, cancelled at the end
 
 
 def provider_stream_fn(registry: Registry, request: RequestFn | None = None) -> StreamFn:

@@ -273,6 +273,7 @@ class Model(PiModel):
     max_tokens: int = 16_384
     headers: dict[str, str] | None = None
     compat: dict[str, Any] | None = None
+    prompt_cache: dict[str, float] | None = None  # seconds a provider keeps a prompt cache, per retention tier
 
 
 # Constructed, not validated: importing this module builds no validator (and so no pydantic schema machinery).

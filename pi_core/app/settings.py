@@ -2,27 +2,32 @@
 (docs/config.md#settings).
 
 Keys are Pi's ``settings.json`` keys (camelCase, nested tables for ``compaction``, ``retry``...) plus
-pi's own ``disabled_plugins``. Pi's ``settings.json`` is read when a scope has no TOML file yet; the
-first write then creates the TOML file from it. Project values win; tables merge one level deep;
-lists are replaced. Writes take a file lock, merge only the keys changed in this process into the
-file's current content and replace the file atomically; a scope whose file failed to parse is never
-written.
+pi's own ``disabled_plugins``. In each scope Pi's ``settings.json`` lies under the TOML file
+(settings_scope: reading, checking and writing one scope's files). Project values win; tables merge one
+level deep; lists are replaced.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 from pathlib import Path
 
 from pi_core import config_paths
-from pi_core.app.slot_record import SlotRecord
+from pi_core.app.settings_scope import (
+    MISSING,
+    Scope,
+    ScopeState,
+    SettingsError,
+    deepcopy,
+    get_path,
+    merge_settings,
+    migrate_legacy,
+    set_path,
+)
 
 TYPE_CHECKING = False  # typing's, without importing typing: `pi --help` reads settings (pi_core/__init__.py)
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-    from typing import Any, TypeVar
+    from typing import Any
 
     from pi_core.app.settings_schema import (
         BranchSummaryTable,
@@ -30,197 +35,8 @@ if TYPE_CHECKING:
         SettingsFile,
         TerminalTable,
     )
-    _T = TypeVar("_T")
-
-Scope = str  # "global" | "project"
-_MISSING: Any = object()
-
-
-class SettingsError(SlotRecord):
-    __slots__ = ("message", "scope")
-
-    def __init__(self, scope: Scope, message: str) -> None:
-        self.scope = scope
-        self.message = message
-
-    def warning(self, context: str) -> str:
-        """The startup line: ``Warning: <msg>``, the message naming the file (and line and column)."""
-        return f"Warning: {self.message}"
-
 
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
-
-
-def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
-    """Rename keys older Pi versions wrote (docs/config.md#older-key-names). Mutates and returns ``data``."""
-    if "queueMode" in data:
-        data.setdefault("steeringMode", data["queueMode"])
-        del data["queueMode"]
-    if isinstance(data.get("websockets"), bool):
-        data.setdefault("transport", "websocket" if data["websockets"] else "sse")
-        del data["websockets"]
-    skills = data.get("skills")
-    if isinstance(skills, dict):
-        if "enableSkillCommands" in skills:
-            data.setdefault("enableSkillCommands", skills["enableSkillCommands"])
-        directories = skills.get("customDirectories")
-        data["skills"] = list(directories) if isinstance(directories, list) else []
-    retry = data.get("retry")
-    if isinstance(retry, dict) and "maxDelayMs" in retry:
-        provider = retry.setdefault("provider", {})
-        if isinstance(provider, dict):
-            provider.setdefault("maxRetryDelayMs", retry["maxDelayMs"])
-        del retry["maxDelayMs"]
-    return data
-
-
-def _deepcopy(value: _T) -> _T:
-    """``copy.deepcopy``; the module is imported only when there is something to copy: ``pi --help`` without a
-    settings file copies nothing, and importing ``copy`` searches the whole ``sys.path`` for Jython's org.python."""
-    if value is None or isinstance(value, (str, int, float, bool)):
-        return value
-    if isinstance(value, dict) and not value:
-        return type(value)()
-    import copy
-    return copy.deepcopy(value)
-
-
-def merge_settings(global_data: dict[str, Any], project_data: dict[str, Any]) -> dict[str, Any]:
-    """Project over global: tables merge one level deep, everything else (lists too) is replaced."""
-    merged = _deepcopy(global_data)
-    for key, value in project_data.items():
-        if value is None:
-            continue
-        if isinstance(value, dict) and isinstance(merged.get(key), dict):
-            merged[key] = {**merged[key], **_deepcopy(value)}
-        else:
-            merged[key] = _deepcopy(value)
-    return merged
-
-
-def _read_scope_file(toml_path: Path, json_path: Path) -> dict[str, Any] | None:
-    """Content of a scope (TOML first, else Pi's JSON); None if neither exists. Raises SettingsFileError
-    (naming file, line and column) when it does not parse, OSError when it cannot be read."""
-    for path in (toml_path, json_path):
-        if path.is_file():
-            from pi_core.app.settings_parse import (
-                parse_settings_text,  # (and tomllib) only with a file
-            )
-
-            try:
-                text = path.read_text(encoding="utf-8")
-            except UnicodeDecodeError as err:
-                raise ValueError(f"Invalid settings file {path}: not UTF-8 text ({err.reason})") from err
-            return parse_settings_text(path, text)
-    return None
-
-
-@contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
-    """An exclusive lock on ``path`` + ``.lock`` between pi processes (settings, trust.json)."""
-    lock_path = path.with_name(path.name + ".lock")
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+b") as fh:
-        if sys.platform == "win32":
-            import msvcrt
-
-            fh.seek(0)
-            msvcrt.locking(fh.fileno(), msvcrt.LK_LOCK, 1)
-            try:
-                yield
-            finally:
-                fh.seek(0)
-                msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
-            return
-        import fcntl
-
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
-
-
-def _get_path(data: dict[str, Any], path: tuple[str, ...]) -> Any:
-    current: Any = data
-    for part in path:
-        if not isinstance(current, dict) or part not in current:
-            return _MISSING
-        current = current[part]
-    return current
-
-
-def _set_path(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
-    current = data
-    for part in path[:-1]:
-        child = current.get(part)
-        if not isinstance(child, dict):
-            child = current[part] = {}
-        current = child
-    if value is _MISSING:
-        current.pop(path[-1], None)
-    else:
-        current[path[-1]] = value
-
-
-class _ScopeState:
-    def __init__(self, scope: Scope, toml_path: Path, json_path: Path) -> None:
-        self.scope = scope
-        self.toml_path = toml_path
-        self.json_path = json_path
-        self.data: dict[str, Any] = {}
-        self.broken = False
-        self.unchecked = False
-        self.modified: set[tuple[str, ...]] = set()
-
-    def load(self, errors: list[SettingsError], keep_on_error: bool) -> None:
-        try:
-            content = _read_scope_file(self.toml_path, self.json_path)
-        except (OSError, ValueError) as err:
-            self.broken = True
-            errors.append(SettingsError(self.scope, str(err)))
-            if not keep_on_error:
-                self.data = {}
-            return
-        self.broken = False
-        self.data = migrate_legacy(content or {})
-        self.unchecked = bool(content)
-
-    def check(self, errors: list[SettingsError]) -> None:
-        """Check the content read (settings_schema.check_file), once: ``pi --help`` reads only the plugin lists,
-        unchecked, and so never imports pydantic."""
-        if self.unchecked:
-            from pi_core.app.settings_schema import check_file
-
-            self.unchecked = False
-            source = self.toml_path if self.toml_path.is_file() else self.json_path
-            errors.extend(SettingsError(self.scope, problem)
-                          for problem in check_file(source, self.data, scope=self.scope))
-
-    def write(self, errors: list[SettingsError]) -> None:
-        if self.broken or not self.modified:
-            return  # never clobber a file we could not read
-        import tomli_w
-
-        with file_lock(self.toml_path):
-            try:
-                current = migrate_legacy(_read_scope_file(self.toml_path, self.json_path) or {})
-            except (OSError, ValueError) as err:
-                errors.append(SettingsError(self.scope, f"not saved, the file does not parse: {err}"))
-                return
-            for path in sorted(self.modified):
-                value = _get_path(self.data, path)
-                _set_path(current, path, value if value is _MISSING else _deepcopy(value))
-            text = tomli_w.dumps(current)
-            self.toml_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = self.toml_path.with_name(f".{self.toml_path.name}.{os.getpid()}.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.replace(tmp, self.toml_path)
-        self.data = merge_settings(current, {})
-        self.modified.clear()
-        from pi_core.app.settings_schema import check_file
-
-        check_file(self.toml_path, self.data, scope=self.scope)  # another process's edits: reported at its start
 
 
 class Settings:
@@ -234,8 +50,8 @@ class Settings:
         base = Path(agent_dir) if agent_dir is not None else config_paths.agent_dir()
         project = Path(cwd) / ".pi"
         self._scopes = {
-            "global": _ScopeState("global", base / "settings.toml", base / "settings.json"),
-            "project": _ScopeState("project", project / "settings.toml", project / "settings.json"),
+            "global": ScopeState("global", base / "settings.toml", base / "settings.json"),
+            "project": ScopeState("project", project / "settings.toml", project / "settings.json"),
         }
         self._errors: list[SettingsError] = []
         self._merged_data: dict[str, Any] | None = {}
@@ -251,13 +67,12 @@ class Settings:
         settings._remerge()
         return settings
 
-    def _active_scopes(self) -> list[_ScopeState]:
+    def _active_scopes(self) -> list[ScopeState]:
         return [scope for name, scope in self._scopes.items() if name != "project" or self.project_trusted]
 
     def has_project_file(self) -> bool:
         """Whether the project has a settings file: what trusting the project would add."""
-        project = self._scopes["project"]
-        return project.toml_path.is_file() or project.json_path.is_file()
+        return self._scopes["project"].has_file()
 
     def trust_project(self) -> None:
         """The run trusts the project: read its settings file too."""
@@ -271,7 +86,7 @@ class Settings:
         """Settings from a dict (tests, SDK use). Changes stay in memory; nothing is written."""
         settings = cls(cwd, agent_dir=Path(os.devnull))
         settings.project_trusted = True
-        settings._scopes["global"].data = migrate_legacy(_deepcopy(data))
+        settings._scopes["global"].data = migrate_legacy(deepcopy(data))
         for scope in settings._scopes.values():
             scope.broken = True  # no file behind these values: writes stay in memory
         settings._remerge()
@@ -322,12 +137,12 @@ class Settings:
 
     def get(self, key: str, default: Any = None) -> Any:
         """A merged value by dotted key (``"compaction.reserveTokens"``)."""
-        value = _get_path(self._merged, tuple(key.split(".")))
-        return default if value is _MISSING else _deepcopy(value)
+        value = get_path(self._merged, tuple(key.split(".")))
+        return default if value is MISSING else deepcopy(value)
 
     def scope_data(self, scope: Scope) -> dict[str, Any]:
         self._merged  # noqa: B018
-        return _deepcopy(self._scopes[scope].data)
+        return deepcopy(self._scopes[scope].data)
 
     def scope_path(self, scope: Scope) -> Path:
         """The file a scope is read from (for messages): its TOML file, or Pi's settings.json without one."""
@@ -335,7 +150,7 @@ class Settings:
         return state.json_path if state.json_path.is_file() and not state.toml_path.is_file() else state.toml_path
 
     def as_dict(self) -> dict[str, Any]:
-        return _deepcopy(self._merged)
+        return deepcopy(self._merged)
 
     def set(self, key: str, value: Any, scope: Scope = "global") -> None:
         """Change a key (dotted for nested tables) and save that scope; None removes the key."""
@@ -354,7 +169,7 @@ class Settings:
                 raise PiError(f"Not saved: {problem}")
         state = self._scopes[scope]
         path = tuple(key.split("."))
-        _set_path(state.data, path, _MISSING if value is None else _deepcopy(value))
+        set_path(state.data, path, MISSING if value is None else deepcopy(value))
         state.modified.add(path)
         self._remerge()
         state.write(self._errors)

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from pi_core.app.prompt_sources import PromptSources
     from pi_core.app.settings import Settings
     from pi_core.app.trust import TrustDecision
+    from pi_core.llm.cache_warmer import CacheWarmer
     from pi_core.llm.retry import RetryPolicy
     from pi_core.mode import Mode, ModeRequest
     from pi_core.models.registry import ModelRegistry
@@ -243,11 +244,12 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
                   models: ModelRegistry | None = None, settings: Settings | None = None,
                   prompt: PromptSources | None = None, api_key: str | None = None,
                   expand_input: Callable[[str], str] | None = None, stream_fn: StreamFn | None = None,
-                  ) -> SessionParts:
+                  cache_warmer: CacheWarmer | None = None) -> SessionParts:
     """The standard collaborators of a session over ``store``: provider dispatch with request-level retry,
     the compactor (with the plugins' compaction hooks), ``ctx.exec``, agent-level retry, the message
     converter and the session-file operations, per ``settings`` (defaults when None). ``stream_fn`` replaces the provider dispatch (tests
-    pass a fake provider's). Embedders and tests build sessions with it too."""
+    pass a fake provider's); ``cache_warmer`` keeps the prompt caches of the agent's requests warm.
+    Embedders and tests build sessions with it too."""
     from pi_core.app.settings_schema import RetryTable
     from pi_core.compaction.compactor import Compactor, llm_summarizer
     from pi_core.llm.retry import stream_with_retry
@@ -256,19 +258,23 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     from pi_core.sessions.messages import llm_converter
     from pi_core.types import CompactionSettings
 
+    refresh_fn = stream_fn  # a cache refresh is sent once, never retried
     if stream_fn is None:
         policy = _retry_policy(settings)
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
             provider, model, context, options, policy))
+        refresh_fn = provider_stream_fn(registry)
         if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
             from pi_core.llm.authorized import authorized_stream
 
-            stream_fn = authorized_stream(models, stream_fn)
+            stream_fn, refresh_fn = authorized_stream(models, stream_fn), authorized_stream(models, refresh_fn)
     direct_fn = stream_fn  # requests outside the agent loop (compaction, ctx.model_registry)
+    if cache_warmer is not None:  # inside the routing: a virtual model's routed requests are not the selection's
+        stream_fn = cache_warmer.wrap(stream_fn, refresh_fn)
     if isinstance(models, ModelRegistry) and models.sources.virtual:
         from pi_core.llm.routed import routed_stream
 
-        direct_fn = routed_stream(models, store, stream_fn, direct=True)
+        direct_fn = routed_stream(models, store, direct_fn, direct=True)
         stream_fn = routed_stream(models, store, stream_fn)
 
     def key_for(model: Model) -> str | None:
@@ -287,7 +293,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
                         messages=store.build_session_context().typed_messages(), expand_input=expand_input,
                         convert_to_llm=llm_converter(settings.block_images if settings is not None else False),
                         exec=run_program, model_access=SessionModels(models, direct_fn, lambda: api_key),
-                        files=SessionFiles(), reimport=reload_plugins)
+                        files=SessionFiles(), reimport=reload_plugins, cache_warmer=cache_warmer)
 
 
 def build_session(args: Args, env: Startup, *, picker: Picker | None = None, interactive: bool = False,
@@ -360,10 +366,14 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
                                                       shell_command_prefix=settings.shell_command_prefix,
                                                       auto_resize_images=settings.auto_resize_images),
                            tool_policy=selection.policy, flag_values=flag_values)
+    from pi_core.llm.cache_warmer import CacheWarmer
+
+    warmer = CacheWarmer(lambda: settings.values.cache_warming, store)
     parts = session_parts(store, env.plugins, env.registry, models=models, settings=settings, prompt=sources,
-                          api_key=args.api_key,
-                          expand_input=lambda text: expand_input(text, sources.resources))
+                          api_key=args.api_key, expand_input=lambda text: expand_input(text, sources.resources),
+                          cache_warmer=warmer)
     session = AgentSession(config, parts, plugins=env.plugins, registry=env.registry)
+    warmer.bind(session)
     if chosen.model is not None and not has_history:
         store.append_model_change(chosen.model.provider, chosen.model.id)
         store.append_thinking_level_change(thinking)

@@ -117,7 +117,7 @@ class TrustStore:
             current = parent
 
     def save(self, updates: Sequence[TrustUpdate]) -> None:
-        from pi_core.app.settings import file_lock
+        from pi_core.app.settings_scope import file_lock
         from pi_core.toolkit.fileops import atomic_write
 
         with file_lock(self.path):

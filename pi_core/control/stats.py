@@ -43,10 +43,11 @@ def session_totals(messages: list[Any]) -> Totals:
     return totals
 
 
-def add_summary_usage(totals: Totals, branch: list[dict[str, Any]]) -> None:
-    """Add what generating the branch's compaction and branch summaries cost (their entries' ``usage``)."""
+def add_entry_usage(totals: Totals, branch: list[dict[str, Any]]) -> None:
+    """Add what the branch's requests outside its context cost: compaction and branch summaries, and usage
+    entries (cache refreshes)."""
     for entry in branch:
-        if entry.get("type") in ("compaction", "branch_summary"):
+        if entry.get("type") in ("compaction", "branch_summary", "usage"):
             totals.add_json(entry.get("usage"))
 
 
@@ -69,7 +70,7 @@ def session_stats(session: AgentSession) -> dict[str, Any]:
     messages = list(session.messages)
     store = session.store
     totals = session_totals(messages)
-    add_summary_usage(totals, store.get_branch())
+    add_entry_usage(totals, store.get_branch())
     tokens = {"input": totals.input, "output": totals.output, "cacheRead": totals.cache_read,
               "cacheWrite": totals.cache_write}
     data: dict[str, Any] = {}

@@ -1,5 +1,5 @@
 """Markdown and source code to HTML that is safe to open: markdown-it-py with raw HTML off and a URL allow-list,
-Pygments for code.
+Pygments for code, mermaid blocks drawn as diagrams (their source kept under them).
 
 Raw HTML in a message is shown as text (as the terminal shows it), and links or images whose scheme is not
 http(s), mailto, tel or ftp lose their URL, so a hostile session cannot smuggle markup or script into the page.
@@ -90,7 +90,25 @@ def highlight_code(code: str, language: str | None = None, path: str | None = No
 def _highlight_fence(code: str, language: str, _attrs: str) -> str:
     name = language.split()[0] if language.strip() else None
     # Starting with "<pre" tells markdown-it to use this block as it is.
-    return f'<pre class="hl"><code>{highlight_code(code, name)}</code></pre>\n'
+    block = f'<pre class="hl"><code>{highlight_code(code, name)}</code></pre>\n'
+    if name is not None and name.lower() == "mermaid":
+        diagram = _mermaid_html(code)
+        if diagram is not None:
+            return f'{diagram}<details class="mermaid-source"><summary>Mermaid source</summary>{block}</details>\n'
+    return block
+
+
+def _mermaid_html(code: str) -> str | None:
+    """A mermaid block drawn as the terminal draws it (pi_core.tui.mermaid), each run coloured by its theme role;
+    None when it draws nothing (the code block stays)."""
+    from pi_core.tui.mermaid import draw
+
+    art = draw(code.rstrip())
+    if art is None:
+        return None
+    rows = ("".join(f'<span class="mm-{role}">{html.escape(text)}</span>' if role else html.escape(text)
+                    for text, role in row) for row in art.rows)
+    return f'<pre class="mermaid-diagram" data-kind="{art.kind}">' + "\n".join(rows) + "</pre>"
 
 
 

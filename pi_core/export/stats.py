@@ -52,6 +52,8 @@ def session_stats(entries: list[Entry]) -> SessionStats:
             stats.branch_summaries += 1
         elif kind == "custom_message":
             stats.custom += 1
+        elif kind == "usage":  # billed outside the conversation: a cache refresh
+            stats.add_json(entry.get("usage"))
         message = entry.get("message") if kind == "message" else None
         if not isinstance(message, dict):
             continue

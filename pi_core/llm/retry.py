@@ -97,9 +97,10 @@ def agent_retry_delay_ms(base_delay_ms: int, attempt: int) -> int:
 
 @dataclass
 class RetryPolicy:
-    """Request-layer retry settings. Defaults match the vendor SDKs Pi relies on (2 retries, 0.5 s, 8 s)."""
+    """Request-layer retry settings. No retries unless ``retry.provider.maxRetries`` asks, as in Pi 1.6.0: the
+    agent layer retries transient failures, and a quota error reaches it at once; backoff 0.5 s doubling to 8 s."""
 
-    max_retries: int = 2  # retries after the first attempt
+    max_retries: int = 0  # retries after the first attempt
     base_delay_s: float = 0.5
     max_delay_s: float = 8.0
     max_retry_after_s: float = 60.0  # a longer server-requested wait fails instead of sleeping

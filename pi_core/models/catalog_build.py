@@ -40,7 +40,7 @@ FORMAT_VERSION = 1
 # counted in the catalog's ``unsupported`` section instead.
 CHAT_TYPE = "chat"
 _MODEL_FIELDS = ("id", "name", "api", "baseUrl", "reasoning", "input", "cost", "contextWindow", "maxTokens",
-                 "thinkingLevelMap", "headers", "compat")
+                 "thinkingLevelMap", "headers", "compat", "promptCache")
 _PROVIDER_DEFAULTS = ("api", "baseUrl", "headers")  # as pi_core.models.entries fills them in
 _SHAPE_ERRORS = (KeyError, TypeError, AttributeError, ValueError)
 _CREATE_PROVIDER = re.compile(r'createProvider\(\{\s*id:\s*"([^"]+)",\s*name:\s*"([^"]+)"')

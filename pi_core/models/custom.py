@@ -258,6 +258,8 @@ def apply_override(model: Model, override: dict[str, Any]) -> Model:
         update["headers"] = _merge_headers(model.headers, override["headers"])
     if "compat" in override:
         update["compat"] = merge_compat(model.compat, override["compat"])
+    if "promptCache" in override:
+        update["prompt_cache"] = {**(model.prompt_cache or {}), **override["promptCache"]}
     return model.model_copy(update=update)
 
 
@@ -301,6 +303,7 @@ def build_models(builtin: list[Model], providers: dict[str, dict[str, Any]],
                 max_tokens=spec.get("maxTokens", DEFAULT_MAX_TOKENS),
                 headers=headers,
                 compat=merge_compat(provider_compat, spec.get("compat")),
+                prompt_cache=spec.get("promptCache"),
             )
             key = (name, model.id)
             if key in index:

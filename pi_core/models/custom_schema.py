@@ -93,6 +93,13 @@ class CostPatch(_Record):
     cache_write: OptNumber = None
 
 
+class PromptCacheConfig(_Record):
+    """Seconds a provider keeps a prompt cache entry, per retention tier (docs/models.md)."""
+
+    short: OptNumber = None
+    long: OptNumber = None
+
+
 class _Endpoint(_Record):
     """The keys a provider and each of its models may both set."""
 
@@ -109,6 +116,7 @@ class _ModelFields(_Endpoint):
     max_tokens: OptNumber = None
     input: Annotated[list[Literal["text", "image"]] | None, _given("array")] = None
     thinking_level_map: Annotated[dict[str, StringOrNull] | None, _given("object")] = None
+    prompt_cache: Annotated[PromptCacheConfig | None, _given("object")] = None
 
 
 class ModelDefinition(_ModelFields):
@@ -199,4 +207,10 @@ def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any
             for key in ("contextWindow", "maxTokens"):
                 if key in model and model[key] <= 0:
                     add(f"{where}/models/{i}/{key}", f"Provider {name}, model {model['id']}: invalid {key}")
+        patches = [(f"{where}/models/{i}", m) for i, m in enumerate(models)] + \
+            [(f"{where}/modelOverrides/{k}", m) for k, m in (provider.get("modelOverrides") or {}).items()]
+        for pointer, model in patches:
+            for tier, seconds in (model.get("promptCache") or {}).items():
+                if tier in ("short", "long") and seconds is not None and seconds <= 0:
+                    add(f"{pointer}/promptCache/{tier}", "must be > 0")
     return problems

@@ -18,7 +18,7 @@ USER, ASSISTANT, TOOL, DIM, MUTED, ERROR = "accent", "success", "muted", "dim", 
 CUSTOM_LABEL, COMPACTION, BRANCH_SUMMARY, TEXT = "customMessageLabel", "borderAccent", "warning", "text"
 
 _HOME = re.compile(r"^(/Users/[^/]+|/home/[^/]+)(?=/|$)")
-SETTINGS_TYPES = frozenset({"label", "custom", "context_edit", "model_change", "thinking_level_change"})
+SETTINGS_TYPES = frozenset({"label", "custom", "context_edit", "model_change", "thinking_level_change", "usage"})
 
 
 def as_dict(value: Any) -> dict[str, Any]:

@@ -29,6 +29,7 @@ ENTRY_TYPES: frozenset[str] = frozenset(
         "custom_message",
         "label",
         "session_info",
+        "usage",
     }
 )
 
@@ -164,6 +165,15 @@ def branch_summary_entry(
     entry["summary"] = summary
     _put(entry, "details", details)
     _put(entry, "fromHook", from_hook)
+    return entry
+
+
+def usage_entry(entry_id: str, parent_id: str | None, timestamp: str, kind: str, provider: str, model: str,
+                usage: dict[str, Any], note: str | None = None) -> Entry:
+    """Usage billed to the session outside its context (``kind`` ``cache_warm``: a cache refresh)."""
+    entry = _base("usage", entry_id, parent_id, timestamp)
+    entry.update({"kind": kind, "provider": provider, "model": model, "usage": usage})
+    _put(entry, "note", note)
     return entry
 
 

@@ -380,6 +380,11 @@ class SessionManager(BranchingMixin):
                                      usage)
         return self._append_entry(entry)
 
+    def append_usage(self, kind: str, provider: str, model: str, usage: dict[str, Any], note: str | None = None,
+                     ) -> str:
+        """Usage that is no message of the context (a cache refresh); it counts in the session's totals."""
+        return self._append_entry(fmt.usage_entry(*self._next(), kind, provider, model, usage, note))
+
     def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
         return self._append_entry(fmt.custom_entry(*self._next(), custom_type, data))
 

@@ -40,6 +40,11 @@ async def run_mode(request: ModeRequest) -> int:
     mode, problem = tui_mode(request.args, settings)
     if problem is not None:
         request.warnings.append(problem)
+    from pi_plugins.interactive.usage_notices import anthropic_extra_usage_warning
+
+    extra_usage = anthropic_extra_usage_warning(session)
+    if extra_usage is not None:
+        request.warnings.append(extra_usage)
     return await run_interactive(session, initial_message=first, initial_images=request.images,
                                  startup=request, quiet_startup=quiet, tui_mode=mode)
 

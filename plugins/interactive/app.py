@@ -21,6 +21,7 @@ from pi_plugins.interactive import (
     shell,
     style,
     transcript,
+    usage_notices,
 )
 from pi_plugins.interactive.builtin_commands import BUILTIN_COMMANDS
 from pi_plugins.interactive.chrome import FooterData, PluginChrome
@@ -150,6 +151,9 @@ class InteractiveApp:
         self.unsubscribe = session.subscribe(self._on_event)
         self.load_theme()
         style.code_block_indent = str(self.setting("markdown.codeBlockIndent", "  "))
+        from pi_plugins.interactive import diagrams
+
+        diagrams.mode = str(self.setting("markdown.mermaid", "streaming"))
         display.load(self.setting).cwd = str(session.cwd)
         if self.fullscreen:  # the pane's images and links, drawn over it after each frame
             from pi_plugins.interactive.fullscreen_marks import Overlay
@@ -368,6 +372,7 @@ class InteractiveApp:
             self.run_ended = event.type == "agent_end"
             self.progress.on_event(event)
         self.view.handle(event)
+        usage_notices.on_event(self, event)
         if event.type in ("message_end", "agent_end", "turn_end"):
             self.entries.check()
         self.invalidate()

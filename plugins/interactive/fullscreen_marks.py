@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pi_plugins.interactive import display
 from pi_plugins.interactive.hosting import TERMINAL_STRINGS
 
 from pi_core.tui import terminal
 from pi_core.tui.width import visible_width
-
-if TYPE_CHECKING:
-    from pi_plugins.interactive.fullscreen_control import TranscriptControl
 
 LINK = re.compile(r"\x1b\]8;[^;\x07\x1b]*;([^\x07\x1b]*)(?:\x07|\x1b\\)(.*?)\x1b\]8;;(?:\x07|\x1b\\)")
 KITTY_ID = re.compile(r"\x1b_G[^;\x1b]*\bi=(\d+)")
@@ -74,10 +71,27 @@ def _at(y: int, x: int) -> str:
     return f"\x1b[{y + 1};{x + 1}H"
 
 
+class _MarkedBlock(Protocol):
+    links: dict[int, list[Link]]
+    pictures: list[Picture]
+
+
+class _Pane(Protocol):
+    def block(self, index: int) -> _MarkedBlock: ...
+
+
+class _Control(Protocol):
+    """What the overlay reads of fullscreen_control's TranscriptControl (typed here: that module imports this one
+    through the pane)."""
+
+    @property
+    def pane(self) -> _Pane: ...
+
+
 class Overlay:
     """Draws the marks of the rows ``control`` showed in the last frame (the pane is the screen's top rows)."""
 
-    def __init__(self, app: Any, control: TranscriptControl) -> None:
+    def __init__(self, app: Any, control: _Control) -> None:
         self.app, self.control = app, control
         self.sent: set[int] = set()  # kitty images whose data the terminal has
         self.placed: set[int] = set()  # kitty images placed in the last frame

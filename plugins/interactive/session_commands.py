@@ -21,10 +21,11 @@ def cmd_session(ui: CommandUI, args: str) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from pi_core.control.stats import session_totals
+    from pi_core.control.stats import add_entry_usage, session_totals
 
     totals = session_totals(ui.session.messages)
     store = ui.session.store
+    add_entry_usage(totals, store.get_branch())
     table = Table.grid(padding=(0, 2))
     table.add_column(style=f"bold {style.fg('accent')}", no_wrap=True)
     table.add_column(overflow="fold")  # a long path wraps whole, never cut to "…"
@@ -38,7 +39,22 @@ def cmd_session(ui: CommandUI, args: str) -> None:
     table.add_row("Tokens", f"{totals.input:,} in, {totals.output:,} out, {totals.cache_read:,} cache read, "
                             f"{totals.cache_write:,} cache write")
     table.add_row("Cost", f"${totals.cost:.4f}")
+    _cache_warming_rows(ui, table)
     ui.show(table)
+
+
+def _cache_warming_rows(ui: CommandUI, table: Any) -> None:
+    from pi_core.llm.cache_warming import format_status
+
+    warmer = ui.session.cache_warmer
+    if warmer is None:
+        return
+    status = warmer.status
+    table.add_row("Cache warming", f"{warmer.mode()}: {format_status(status, warmer.clock.now_ms())}")
+    decision = status.decision
+    if decision is not None and decision.economics_available:
+        table.add_row("Cache miss penalty", f"${decision.miss_cost:.3f}")
+        table.add_row("Refresh cost", f"${decision.warm_cost:.3f}")
 
 
 async def cmd_clone(ui: CommandUI, args: str) -> None:

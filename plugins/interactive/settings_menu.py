@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import style
+from pi_plugins.interactive import diagrams, style
 from pi_plugins.interactive.panel import Done, PanelKey
 
 if TYPE_CHECKING:
@@ -58,6 +58,11 @@ def _apply_indent(app: CommandUI, value: Any) -> None:
     style.code_block_indent = str(value)
 
 
+def _apply_warming(app: CommandUI, value: Any) -> None:
+    if app.session.cache_warmer is not None:
+        app.session.cache_warmer.on_mode_changed()
+
+
 def _apply_thinking(app: CommandUI, value: Any) -> None:
     app.view.show_thinking = not bool(value)
 
@@ -67,6 +72,8 @@ SETTINGS: list[Setting] = [
             _apply_theme),
     Setting("hideThinkingBlock", "Hide thinking", _fixed(False, True), False, "Thinking shows as one line",
             _apply_thinking),
+    Setting("markdown.mermaid", "Mermaid diagrams", _fixed(*diagrams.MODES), "streaming",
+            "Render Mermaid code blocks as Unicode diagrams", lambda app, v: setattr(diagrams, "mode", str(v))),
     Setting("quietStartup", "Quiet startup", _fixed(False, True, "header"), False,
             "Hide the startup header (header: keep it, hide the resource listing)"),
     Setting("collapseChangelog", "Collapse changelog", _fixed(False, True), False, "Condensed changelog after updates"),
@@ -107,6 +114,13 @@ SETTINGS: list[Setting] = [
     Setting("images.autoResize", "Auto-resize images", _fixed(True, False), True, "Shrink images to 2000x2000"),
     Setting("images.blockImages", "Block images", _fixed(False, True), False, "Never send images to the model"),
     Setting("enableSkillCommands", "Skill commands", _fixed(True, False), True, "Offer skills as /skill:name"),
+    Setting("cacheWarming", "Cache warming", _fixed("idle", "streaming", "off"), "idle",
+            "Keep prompt caches warm: while the agent runs (streaming), and between runs while it pays (idle)",
+            _apply_warming),
+    Setting("showCacheMissNotices", "Cache miss notices", _fixed(False, True), False,
+            "Transcript notices for cache misses, cache warming and compaction costs"),
+    Setting("warnings.anthropicExtraUsage", "Anthropic extra usage warning", _fixed(True, False), True,
+            "Warn when an Anthropic subscription sign-in bills requests as extra usage"),
 ]
 
 

@@ -108,10 +108,11 @@ def syntax_theme() -> Any:
     return _syntax_cache[1]
 
 
-def markdown(text: str) -> Any:
+def markdown(text: str, *, reply: bool = False, streaming: bool = False) -> Any:
     """Markdown drawn as Pi draws it, in the theme's colours: headings left-aligned (``###`` kept from level 3
     on), code blocks between their fences (the opening one with its language) and indented by
-    ``markdown.codeBlockIndent``."""
+    ``markdown.codeBlockIndent``. In a model's ``reply`` mermaid blocks are drawn as diagrams (diagrams.py;
+    ``streaming``: the reply is still arriving)."""
     from rich.markdown import CodeBlock, Heading, Markdown
     from rich.padding import Padding
     from rich.syntax import Syntax
@@ -120,6 +121,13 @@ def markdown(text: str) -> Any:
     class IndentedCodeBlock(CodeBlock):
         def __rich_console__(self, console: Any, options: Any) -> Any:
             code = str(self.text).rstrip()
+            if reply and self.lexer_name.lower() == "mermaid":
+                from pi_plugins.interactive.diagrams import diagram
+
+                art = diagram(code, options.max_width, fg, streaming=streaming)
+                if art is not None:
+                    yield art
+                    return
             syntax = Syntax(code, self.lexer_name, theme=syntax_theme(), word_wrap=True, padding=0,
                             background_color="default")
             border = fg("mdCodeBlockBorder")

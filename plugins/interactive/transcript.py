@@ -27,16 +27,24 @@ def header_renderable(app: AppHost) -> Any:
 
 def replay(app: AppHost) -> None:
     """Draw the session's transcript again; custom entries in time order between the messages."""
+    from pi_plugins.interactive import usage_notices
     from pi_plugins.interactive.custom_render import entry_time_ms
 
     view = app.view
-    branch = getattr(app.session.store, "get_branch", None)
-    entries = [e for e in (branch() if callable(branch) else []) if e.get("type") == "custom"
-               and e.get("customType") in view.custom.entries]
+    get_branch = getattr(app.session.store, "get_branch", None)
+    branch = get_branch() if callable(get_branch) else []
+    refreshes = usage_notices.shown(app.session)
+    entries = [e for e in branch if e.get("type") == "custom" and e.get("customType") in view.custom.entries
+               or refreshes and usage_notices.is_refresh(e)]
+    after_reply = usage_notices.replay_misses(app, branch)
 
     def entries_until(when: float) -> None:
         while entries and entry_time_ms(entries[0]) <= when:
-            drawn = view.custom.entry(entries.pop(0), view.expanded)
+            entry = entries.pop(0)
+            if usage_notices.is_refresh(entry):
+                usage_notices.show_refresh(app, entry)
+                continue
+            drawn = view.custom.entry(entry, view.expanded)
             if drawn is not None:
                 app.show(drawn)
 
@@ -49,6 +57,7 @@ def replay(app: AppHost) -> None:
             continue
         view.handle(AgentEvent("message_start", message=message))
         view.handle(AgentEvent("message_end", message=message))
+        after_reply(message)
     entries_until(float("inf"))
     view.handle(AgentEvent("agent_end", messages=[]))
     app.entries.reset()

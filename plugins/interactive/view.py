@@ -291,7 +291,7 @@ class ChatView:
                 parts.append(padded(Text(shown, style=thinking_style)))
             elif block.type == "text" and block.text.strip():
                 text = live_tail(block.text) if streaming else block.text
-                parts.append(padded(style.markdown(text)))
+                parts.append(padded(style.markdown(text, reply=True, streaming=streaming)))
             elif block.type == "toolCall" and streaming:
                 renderer = self.renderer_for(block.name)
                 parts.append(render_tool(ToolBlock(block.id, block.name, dict(block.arguments)), renderer,

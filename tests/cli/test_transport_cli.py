@@ -83,6 +83,17 @@ def test_google_honours_x_should_retry(tmp_path: Path, should_retry: str | None,
         assert done.returncode == 1 and len(pi.server.requests) == requests
 
 
+@pytest.mark.parametrize(("setting", "requests"), [("", 1), ("[retry.provider]\nmaxRetries = 2\n", 3)])
+def test_provider_retries_are_off_unless_retry_provider_max_retries_asks(tmp_path: Path, setting: str,
+                                                                        requests: int) -> None:
+    """Pi 1.6.0's default ``retry.provider.maxRetries`` is 0: a 503 goes straight to the agent layer (off here)."""
+    with pi_runner(tmp_path, "anthropic-messages") as pi:
+        pi.settings("[retry]\nenabled = false\n" + setting)
+        pi.server.add(*[Reply.http_error(503, headers={"retry-after-ms": "10"}) for _ in range(3)])
+        done = pi.run("--no-session", "-p", "hi")
+        assert done.returncode == 1 and len(pi.server.requests) == requests, done.stderr
+
+
 def anthropic_headers(tmp_path: Path, api_key: str, compat: dict[str, str] | None = None) -> dict[str, str]:
     with pi_runner(tmp_path, "anthropic-messages") as pi:
         models = json.loads((pi.home / "models.json").read_text())

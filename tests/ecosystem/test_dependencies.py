@@ -4,7 +4,7 @@ imports is declared, and no third-party private module or pluggy internal is rea
 
 The run paths are real ``pi`` processes against the fake model server: print on the Anthropic and Completions
 wires (a tool call reading a large image, a skill file), json on the Responses wire, rpc, an MCP server from
-PyPI, ``--export`` to HTML, a bash call in a Landlock sandbox, an editor's session over ACP and the interactive
+PyPI, ``--export`` to HTML (a mermaid diagram in it), a bash call in a Landlock sandbox, an editor's session over ACP and the interactive
 UI on a pseudo-terminal. Each writes the modules it loaded at exit, through a ``sitecustomize`` the test puts
 on ``PYTHONPATH`` (child processes that are not pi, such as the MCP server, write nothing)."""
 
@@ -156,13 +156,13 @@ def _mcp(pi: PiRunner) -> None:
 
 
 def _export(pi: PiRunner) -> None:
-    pi.server.add(Reply(text="Some **bold** and\n\n```python\nx = 1\n```"))
+    pi.server.add(Reply(text="Some **bold** and\n\n```python\nx = 1\n```\n\n```mermaid\ngraph LR\n  A --> B\n```"))
     assert pi.run("-p", "hi").returncode == 0
     [session] = pi.session_files()
     out = pi.cwd / "out.html"
     done = pi.run("--export", str(session), str(out))
     assert done.returncode == 0, done.stderr
-    assert "<strong>bold</strong>" in out.read_text()
+    assert "<strong>bold</strong>" in out.read_text() and 'class="mermaid-diagram"' in out.read_text()
 
 
 def _sandbox(pi: PiRunner) -> None:

@@ -82,19 +82,20 @@ def test_themes_settings_and_keys(tmp_path: Path) -> None:
         tmux.raw("\x1b[110;6u")  # Ctrl+Shift+N as kitty-protocol terminals send it
         tmux.wait_for("New session started")
 
-        # /settings: change the double-escape action; the global file keeps the theme too.
+        # /settings: change the double-escape action; pi's file holds only that, Pi's keeps the theme.
         rig.command("/settings")
         screen = tmux.wait_for("Double-escape action", visible=True)
         keep("settings", tmux.visible())
         assert "ocean" in screen
-        for _ in range(4):
+        for _ in range(5):
             tmux.keys("Down")
         tmux.keys("Enter")
         tmux.wait_for("Saved doubleEscapeAction = fork")
         tmux.keys("Escape")
         tmux.wait_gone("Double-escape action")
         saved = (rig.home / "settings.toml").read_text()
-        assert 'doubleEscapeAction = "fork"' in saved and 'theme = "ocean"' in saved
+        assert 'doubleEscapeAction = "fork"' in saved and "theme" not in saved
+        assert json.loads((rig.home / "settings.json").read_text())["theme"] == "ocean"
         tmux.keys("Escape")
         tmux.keys("Escape")
         tmux.wait_for("No user message to fork from")  # double Escape now forks instead of opening /tree

@@ -45,7 +45,7 @@ def test_project_wins_with_one_level_merge(agent_dir: Path, project: Path) -> No
     assert s.disabled_plugins == ["bash"] and s.shell_path == "/bin/zsh"
 
 
-def test_pi_settings_json_is_read_and_seeds_the_toml(agent_dir: Path, project: Path) -> None:
+def test_pi_settings_json_is_read_and_stays_under_the_toml(agent_dir: Path, project: Path) -> None:
     agent_dir.mkdir(parents=True)
     (agent_dir / "settings.json").write_text(json.dumps({
         "defaultThinkingLevel": "high", "queueMode": "all", "retry": {"maxDelayMs": 5000},
@@ -57,7 +57,9 @@ def test_pi_settings_json_is_read_and_seeds_the_toml(agent_dir: Path, project: P
     assert s.transport == "websocket"
     s.set_default_model("openai", "gpt-5")
     data = tomllib.loads((agent_dir / "settings.toml").read_text())
-    assert data["defaultModel"] == "gpt-5" and data["defaultThinkingLevel"] == "high"
+    assert data == {"defaultProvider": "openai", "defaultModel": "gpt-5"}  # only what pi wrote
+    s.reload()
+    assert s.default_thinking_level == "high" and s.default_model == "gpt-5"
     assert json.loads((agent_dir / "settings.json").read_text())["queueMode"] == "all"  # Pi's file untouched
 
 
