@@ -54,23 +54,6 @@ class StreamOptions:
     env: dict[str, str] | None = None  # the provider's settings from its stored credential (over the environment)
 
 
-TRANSPORTS = ("auto", "sse", "websocket", "websocket-cached")
-
-
-def apply_transport_settings(options: StreamOptions, get: Callable[[str], Any]) -> None:
-    """``transport`` and ``websocketConnectTimeoutMs`` from settings (``get`` reads a merged key) onto
-    ``options``; a value the settings check already reported as invalid leaves the default."""
-    transport = get("transport")
-    options.transport = transport if transport in TRANSPORTS else None
-    timeout = get("websocketConnectTimeoutMs")
-    if timeout == "disabled":
-        options.websocket_connect_timeout_s = 0.0
-    elif isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 <= timeout < float("inf"):
-        options.websocket_connect_timeout_s = float(timeout) / 1000
-    else:
-        options.websocket_connect_timeout_s = None
-
-
 async def resolved(value: Any) -> Any:
     """A StreamOptions callback's result, awaited when the callback was async (plugin hooks may be)."""
     return await value if inspect.isawaitable(value) else value

@@ -28,7 +28,7 @@ from pi_core.extension import (
 from pi_core.hookspecs.results import CommandInfo, SlashCommand
 from pi_core.loop import default_convert_to_llm
 from pi_core.loop_hooks import LoopHooks, custom_message
-from pi_core.providers import StreamOptions, apply_transport_settings
+from pi_core.providers import StreamOptions
 from pi_core.registry import ExtensionError, PluginCommands, PluginSet, Registry, keyed
 from pi_core.session_parts import (  # noqa: F401 - re-exported: their home before session_parts
     AutoRetry,
@@ -112,8 +112,6 @@ class AgentSession(SessionState):
             # The session file's id; in memory (--no-session) one random id per process, as Pi sends.
             session_id=lambda: str(self.store.session_id or "") if self.store is not None else "",
         )
-        if parts.settings is not None:
-            apply_transport_settings(self.agent.options, parts.settings.get)
         self.agent.subscribe(self._on_agent_event)
         self.agent.extension = self.ext
         plugins.error_listeners.append(self._on_extension_error)
@@ -187,7 +185,6 @@ class AgentSession(SessionState):
         if self.settings is not None:
             self.settings.reload()
             self.agent.options.thinking_budgets = self.settings.thinking_budgets
-            apply_transport_settings(self.agent.options, self.settings.get)
         if self.prompt_source is not None:
             self.prompt_source.reload()
         self.reimport(self.plugins)

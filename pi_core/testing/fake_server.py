@@ -66,7 +66,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
@@ -74,7 +73,12 @@ from urllib.parse import parse_qs, urlsplit
 
 from pi_core.testing import fake_websocket
 from pi_core.testing.fake_faults import with_faults
-from pi_core.testing.fake_routes import aws_authorized, model_from_path, wire_for_path
+from pi_core.testing.fake_routes import (
+    RecordedRequest,
+    aws_authorized,
+    model_from_path,
+    wire_for_path,
+)
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
     Block,
     FramePos,
@@ -93,24 +97,6 @@ from pi_core.testing.fake_wires import (
 )
 
 # --- the server -----------------------------------------------------------------------------------
-
-
-@dataclass
-class RecordedRequest:
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]  # lower-case names
-    body: Any  # parsed JSON, or None
-    raw: bytes
-    wire: str | None
-    arrived: float = 0.0  # time.perf_counter() when the request was read (bench: spawn → first request)
-    finished: float | None = None  # when its reply was fully sent (bench: per-turn gaps, last reply → exit)
-    socket: int | None = None  # the WebSocket (1, 2, … in accept order) a ``WS`` request came over
-
-    def to_json(self) -> dict[str, Any]:
-        return {"method": self.method, "path": self.path, "query": self.query, "headers": self.headers,
-                "body": self.body, "wire": self.wire, "socket": self.socket}
 
 
 ReplySource = Reply | Callable[[RecordedRequest], Reply]

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qs, urlsplit
 
 from pi_core.testing.fake_faults import with_faults
+from pi_core.testing.fake_routes import RecordedRequest
 from pi_core.testing.fake_wires import (
     DEFAULT_ERROR_MESSAGES,
     RENDERERS,
@@ -33,10 +34,46 @@ from pi_core.testing.fake_wires import (
 )
 
 if TYPE_CHECKING:
+    import threading
+    from io import BufferedIOBase
+    from socket import socket
+
     from websockets.server import ServerProtocol
 
     from pi_core.testing.fake_script import Reply
-    from pi_core.testing.fake_server import FakeModelServer, RecordedRequest, _Handler
+
+
+class Server(Protocol):
+    """What of ``FakeModelServer`` the endpoint uses (a Protocol: fake_server imports this module)."""
+
+    websocket_mode: str
+    websocket_refuse_status: int
+    websocket_upgrades: int
+    websocket_closes: list[int | None]
+    websocket_abandoned: list[float]
+    requests: list[RecordedRequest]
+    _lock: threading.Lock
+    _stop: threading.Event
+
+    def _record(self, request: RecordedRequest) -> Any: ...
+    def _open_socket(self) -> int: ...
+    def _forgets(self) -> bool: ...
+
+
+class Handler(Protocol):
+    """The fake server's request handler, as far as a socket needs it."""
+
+    close_connection: bool
+    headers: Any
+    path: str
+    requestline: str
+    rfile: BufferedIOBase
+    connection: socket
+
+    @property
+    def owner(self) -> Server: ...
+    def _reset(self) -> None: ...
+
 
 WIRE = "openai-codex-responses"
 
@@ -45,7 +82,7 @@ def is_upgrade(headers: Any) -> bool:
     return str(headers.get("upgrade", "")).lower() == "websocket"
 
 
-def serve(handler: _Handler) -> None:
+def serve(handler: Handler) -> None:
     """Answer one upgrade request, then serve its socket until the client or the server closes it."""
     from websockets.http11 import Request
     from websockets.server import ServerProtocol
@@ -84,16 +121,16 @@ def serve(handler: _Handler) -> None:
             owner.websocket_closes.append(protocol.close_rcvd.code if protocol.close_rcvd is not None else None)
 
 
-def _flush(handler: _Handler, protocol: ServerProtocol) -> None:
+def _flush(handler: Handler, protocol: ServerProtocol) -> None:
     for data in protocol.data_to_send():
         if data:
             handler.connection.sendall(data)
 
 
 class _Socket:
-    def __init__(self, handler: _Handler, protocol: ServerProtocol, number: int) -> None:
+    def __init__(self, handler: Handler, protocol: ServerProtocol, number: int) -> None:
         self.handler, self.protocol, self.number = handler, protocol, number
-        self.owner: FakeModelServer = handler.owner
+        self.owner: Server = handler.owner
         self.given: set[str] = set()  # response ids answered on this socket (what a continuation may name)
         self.parts: list[bytes] = []
 
@@ -129,8 +166,6 @@ class _Socket:
 
     def _answer(self, message: bytes) -> bool:
         """Record and answer one message; False when the socket is gone."""
-        from pi_core.testing.fake_server import RecordedRequest
-
         split = urlsplit(self.handler.path)
         try:
             body = json.loads(message)
