@@ -36,8 +36,12 @@ def test_the_transport_row_switches_codex_to_sse(tmp_path: Path) -> None:
 
         rig.command("/settings")
         tmux.wait_for("Transport", visible=True)
-        for _ in range(8):  # theme … follow-up mode, then Transport (auto)
+        for _ in range(20):  # down to the Transport row, wherever other rows put it
+            if "→ Transport" in tmux.visible():
+                break
             tmux.keys("Down")
+            time.sleep(0.1)
+        assert "→ Transport                      auto" in tmux.visible()
         tmux.keys("Enter")
         tmux.wait_for("Saved transport = sse")
         tmux.keys("Escape")
