@@ -35,6 +35,11 @@ class StreamOptions:
     timeout_s: float | None = None  # per network read/write (the transport's default: 600 s)
     idle_timeout_s: float | None = None  # no complete stream event for this long ends the request (default 300 s; 0 = off)
     max_retries: int | None = None
+    # Wires that speak more than one transport (Codex: SSE or WebSocket) read ``transport`` (settings.json's
+    # ``transport``: "auto", "sse", "websocket", "websocket-cached"; None is "auto") and the WebSocket
+    # connect timeout (None: the wire's default, 15 s; 0 = off).
+    transport: str | None = None
+    websocket_connect_timeout_s: float | None = None
     tool_choice: Any = None
     metadata: dict[str, Any] | None = None
     # Plugin hooks on the wire (the session sets only those some plugin implements). Each may return an

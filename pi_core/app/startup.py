@@ -6,6 +6,7 @@ Problems the user must fix raise PiError; things worth knowing are collected in 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from pi_core.llm.retry import RetryPolicy
     from pi_core.mode import Mode, ModeRequest
     from pi_core.models.registry import ModelRegistry
+    from pi_core.providers import StreamOptions
     from pi_core.session import AgentSession
     from pi_core.session.parts import SessionParts, StreamFn
     from pi_core.sessions.manager import SessionManager
@@ -262,7 +264,7 @@ def session_parts(store: SessionManager, plugins: PluginSet, registry: Registry,
     if stream_fn is None:
         policy = _retry_policy(settings)
         stream_fn = provider_stream_fn(registry, lambda provider, model, context, options: stream_with_retry(
-            provider, model, context, options, policy))
+            provider, model, context, with_transport_settings(options, settings), policy))
         refresh_fn = provider_stream_fn(registry)
         if isinstance(models, ModelRegistry):  # stored credentials on each request; OAuth refreshed after a 401
             from pi_core.llm.authorized import authorized_stream
@@ -378,6 +380,26 @@ def build_session(args: Args, env: Startup, *, picker: Picker | None = None, int
         store.append_model_change(chosen.model.provider, chosen.model.id)
         store.append_thinking_level_change(thinking)
     return session
+
+
+TRANSPORTS = ("auto", "sse", "websocket", "websocket-cached")
+
+
+def with_transport_settings(options: StreamOptions, settings: Settings | None) -> StreamOptions:
+    """``transport`` and ``websocketConnectTimeoutMs`` as the settings say now (read per request, so a
+    ``/settings`` change or ``/reload`` applies to the next one); a value the settings check reported as
+    invalid leaves the wire's default."""
+    if settings is None:
+        return options
+    transport = settings.get("transport")
+    timeout = settings.get("websocketConnectTimeoutMs")
+    connect_s = None
+    if timeout == "disabled":
+        connect_s = 0.0
+    elif isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 <= timeout < float("inf"):
+        connect_s = float(timeout) / 1000
+    return dataclasses.replace(options, transport=transport if transport in TRANSPORTS else options.transport,
+                               websocket_connect_timeout_s=connect_s)
 
 
 def _retry_policy(settings: Settings | None) -> RetryPolicy:

@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 RETRYABLE_ERROR_PATTERN = (  # compiled (and cached) by ``re`` on the first failed reply
     r"overloaded|provider.?returned.?error|rate.?limit|too many requests|429|500|502|503|504|"
     r"service.?unavailable|server.?error|internal.?error|network.?error|connection.?error|"
-    r"connection.?refused|connection.?lost|websocket.?closed|websocket.?error|other side closed|"
+    r"connection.?refused|connection.?lost|websocket.?closed|websocket.?error|"
+    r"websocket.?connection.?limit.?reached|other side closed|"
     r"fetch failed|upstream.?connect|reset before headers|socket hang up|ended without|"
     r"http2 request did not get a response|timed? out|timeout|terminated|retry delay"
 )

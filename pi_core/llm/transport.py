@@ -172,6 +172,11 @@ class _IdleTimeout(Exception):
     pass
 
 
+# The same waits for a wire on another transport (the Codex WebSocket, plugins/openai_codex_responses).
+RequestGuard = _Guard
+IdleTimeout = _IdleTimeout
+
+
 class SSEStream:
     """An open response: ``status``, ``headers``, ``info()`` for ``on_response``; iterate for events."""
 

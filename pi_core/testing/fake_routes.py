@@ -5,6 +5,26 @@ request is signed the way AWS wants (SigV4 over host and x-amz-date, or a Bedroc
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]  # lower-case names
+    body: Any  # parsed JSON, or None
+    raw: bytes
+    wire: str | None
+    arrived: float = 0.0  # time.perf_counter() when the request was read (bench: spawn → first request)
+    finished: float | None = None  # when its reply was fully sent (bench: per-turn gaps, last reply → exit)
+    socket: int | None = None  # the WebSocket (1, 2, … in accept order) a ``WS`` request came over
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "path": self.path, "query": self.query, "headers": self.headers,
+                "body": self.body, "wire": self.wire, "socket": self.socket}
 
 
 def wire_for_path(path: str) -> str | None:

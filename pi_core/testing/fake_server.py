@@ -11,6 +11,7 @@ for the API its path names:
 - ``POST /model/{model}/converse-stream``                  Amazon Bedrock ConverseStream (AWS event-stream); a
   request whose ``Authorization`` is neither a well-formed SigV4 signature nor a Bearer token gets AWS's 403
 - ``POST /codex/responses``                                ChatGPT Codex (Responses SSE ending in ``response.done``)
+- ``GET /codex/responses`` upgraded to a WebSocket          ChatGPT Codex over its WebSocket (``fake_websocket``)
 - ``POST /v1beta/models/{model}:streamGenerateContent``    Google Generative AI (``?alt=sse``; Vertex's paths too)
 - ``POST .../publishers/anthropic/models/{model}:streamRawPredict``   Claude on Vertex AI (Anthropic's SSE)
 
@@ -65,13 +66,19 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlsplit
 
-from pi_core.testing.fake_routes import aws_authorized, model_from_path, wire_for_path
+from pi_core.testing import fake_websocket
+from pi_core.testing.fake_faults import with_faults
+from pi_core.testing.fake_routes import (
+    RecordedRequest,
+    aws_authorized,
+    model_from_path,
+    wire_for_path,
+)
 from pi_core.testing.fake_script import (  # noqa: F401 - re-exported: the server's script API
     Block,
     FramePos,
@@ -87,28 +94,9 @@ from pi_core.testing.fake_wires import (
     DEFAULT_ERROR_MESSAGES,
     RENDERERS,
     error_body,
-    malformed_frame,
-    stream_error_frame,
 )
 
 # --- the server -----------------------------------------------------------------------------------
-
-
-@dataclass
-class RecordedRequest:
-    method: str
-    path: str
-    query: dict[str, str]
-    headers: dict[str, str]  # lower-case names
-    body: Any  # parsed JSON, or None
-    raw: bytes
-    wire: str | None
-    arrived: float = 0.0  # time.perf_counter() when the request was read (bench: spawn → first request)
-    finished: float | None = None  # when its reply was fully sent (bench: per-turn gaps, last reply → exit)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"method": self.method, "path": self.path, "query": self.query, "headers": self.headers,
-                "body": self.body, "wire": self.wire}
 
 
 ReplySource = Reply | Callable[[RecordedRequest], Reply]
@@ -179,6 +167,14 @@ class FakeModelServer:
         self._hang_ups = 0
         self._hang_up_reset = False
         self.hung_up = 0  # requests closed unanswered by ``hang_up_on_reuse``
+        # The Codex WebSocket endpoint (pi_core.testing.fake_websocket): "accept", "refuse" or "hang".
+        self.websocket_mode = "accept"
+        self.websocket_refuse_status = 426
+        self.websockets = 0  # sockets accepted so far
+        self.websocket_upgrades = 0  # upgrade requests, accepted or not
+        self.websocket_closes: list[int | None] = []  # each ended socket's close code (None: no close frame)
+        self.websocket_abandoned: list[float] = []  # "hang": seconds each client waited for the upgrade
+        self.forget_responses = 0  # the next N continuations are answered ``previous_response_not_found``
 
     # -- lifecycle --
 
@@ -242,6 +238,18 @@ class FakeModelServer:
             self.hung_up += 1
             return self._hang_up_reset
 
+    def _open_socket(self) -> int:
+        with self._lock:
+            self.websockets += 1
+            return self.websockets
+
+    def _forgets(self) -> bool:
+        with self._lock:
+            if not self.forget_responses:
+                return False
+            self.forget_responses -= 1
+            return True
+
     def __enter__(self) -> Self:
         return self.start()
 
@@ -285,7 +293,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
         listed = self.owner.model_list
-        if path == "/_fake/requests":
+        if fake_websocket.is_upgrade(self.headers) and wire_for_path(path) == fake_websocket.WIRE:
+            fake_websocket.serve(self)
+        elif path == "/_fake/requests":
             with self.owner._lock:
                 data = [r.to_json() for r in self.owner.requests]
             self._send_json(200, data)
@@ -375,29 +385,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         model = (request.body or {}).get("model") or model_from_path(request.path)
         rendering = RENDERERS[wire](reply, len(self.owner.requests), model, request.body or {})
-        frames = [] if reply.empty else list(rendering.frames)
-        content_end = len(frames) - rendering.tail
-
-        def position(value: FramePos) -> int | None:
-            if value is None or reply.empty:
-                return None
-            if value == "content":
-                return content_end
-            assert isinstance(value, int)
-            return max(0, len(frames) + value) if value < 0 else min(value, len(frames))
-
-        if reply.stream_error:
-            at = position(reply.stream_error_after)
-            at = content_end if at is None else at
-            message = reply.error_message or DEFAULT_ERROR_MESSAGES.get(529, "error")
-            frames = frames[:at] + [stream_error_frame(wire, message, reply.stream_error, at)]
-        malformed_at = position(reply.malformed_sse_after)
-        if malformed_at is not None:
-            frames.insert(malformed_at, malformed_frame(wire))
-        disconnect_at, stall_at = position(reply.disconnect_after), position(reply.stall_after)
-        trickle_at = position(reply.trickle_after)
-        if reply.invalid_utf8:
-            frames = [frame.replace("\ufffd".encode(), b"\xff") for frame in frames]
+        faulted = with_faults(reply, rendering, wire)
+        frames, disconnect_at, stall_at = faulted.frames, faulted.disconnect_at, faulted.stall_at
+        trickle_at = faulted.trickle_at
 
         self.send_response(200)
         self.send_header("content-type", "application/vnd.amazon.eventstream" if wire == "bedrock-converse-stream"

@@ -1,11 +1,15 @@
-"""One Codex request: the Responses body Codex expects, its headers, its event and error quirks, over SSE.
+"""One Codex request: the Responses body Codex expects, its headers, its event and error quirks, over the
+WebSocket transport (``websocket``) or SSE.
 
 The ChatGPT subscription endpoint is ``{base}/codex/responses`` (base ``https://chatgpt.com/backend-api``).
 It takes the sign-in's access token as ``Authorization: Bearer`` and the ChatGPT account it belongs to as
 ``chatgpt-account-id``; the stream is the Responses API's, except that it ends with ``response.done`` (or
 ``response.completed``/``response.incomplete``) and reports failures as ``error`` / ``response.failed`` events.
-Pi also speaks a WebSocket transport to the same backend and compresses request bodies with zstd; pi sends
-the same body uncompressed over SSE, which the endpoint accepts as well.
+The ``transport`` setting picks the way there (as Pi): ``sse``; ``websocket`` (a socket kept per session,
+the whole body each time); ``websocket-cached`` and ``auto`` (the default: also sends only the new items
+with ``previous_response_id``). A socket that fails before the answer starts sends the request over SSE
+instead, and that session stays on SSE. Pi compresses SSE bodies with zstd; pi sends them uncompressed,
+which the endpoint accepts as well.
 """
 
 from __future__ import annotations
@@ -23,31 +27,36 @@ from pi_plugins._streaming import (
     failure_event,
     new_builder,
 )
+from pi_plugins.openai_codex_responses import PROMPT_CACHE_KEY_MAX
 from pi_plugins.openai_responses.convert import convert_input
 from pi_plugins.openai_responses.streaming import EventReader
 
 from pi_core.errors import ProviderError
-from pi_core.llm.stream import UNKNOWN_ERROR_TEXT
-from pi_core.llm.transport import WireRequest, open_sse
+from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
+from pi_core.llm.transport import SSEStream, WireRequest, open_sse
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
-from pi_core.providers import StreamOptions
+from pi_core.providers import StreamOptions, resolved
 from pi_core.types import AssistantMessage, AssistantMessageEvent, Context, Model
 
 DEFAULT_BASE_URL = "https://chatgpt.com/backend-api"
 ACCOUNT_HEADER = "chatgpt-account-id"
 MIN_OUTPUT_TOKENS = 16  # the endpoint refuses less
-PROMPT_CACHE_KEY_MAX = 64
 _FINAL = ("response.done", "response.completed", "response.incomplete")
 _STATUSES = frozenset({"completed", "incomplete", "failed", "cancelled", "queued", "in_progress"})
 THINKING_LEVEL_KEY = "providerThinkingLevel"  # Pi's field on an answer: the effort it was asked with
 _LIMIT_CODES = ("usage_limit_reached", "usage_not_included", "rate_limit_exceeded")
 
 
-class CodexError(ProviderError):
-    """A failure the Codex stream itself reported (judged by its text for retries)."""
+CONNECTION_LIMIT = "websocket_connection_limit_reached"  # the backend's 60 minutes per socket
+PREVIOUS_RESPONSE_NOT_FOUND = "previous_response_not_found"  # a continuation the backend forgot
 
-    def __init__(self, message: str) -> None:
+
+class CodexError(ProviderError):
+    """A failure the Codex stream itself reported (judged by its text for retries), with its code."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message, retryable=None)
+        self.code = code
 
 
 def codex_url(base_url: str) -> str:
@@ -94,9 +103,9 @@ def build_body(model: Model, context: Context, options: StreamOptions) -> dict[s
         items.append(_configuration_update(effort))
     body: dict[str, Any] = {"model": model.id, "store": False, "stream": True, "input": items,
                             "text": {"verbosity": "low"}, "include": ["reasoning.encrypted_content"]}
-    session = options.session_id if cache_retention(options) != "none" else None
+    session = _cache_session(options)
     if session:
-        body["prompt_cache_key"] = session[:PROMPT_CACHE_KEY_MAX]
+        body["prompt_cache_key"] = session
     body["tool_choice"] = options.tool_choice if options.tool_choice is not None else "auto"
     body["parallel_tool_calls"] = True
     max_tokens = base_max_tokens(model, options.max_tokens)
@@ -125,18 +134,43 @@ def account_id(model: Model, api_key: str) -> str:
     return found
 
 
-def build_headers(model: Model, options: StreamOptions, api_key: str, account: str) -> dict[str, str]:
+def _cache_session(options: StreamOptions) -> str | None:
+    """The session id the prompt cache, the headers and the socket cache go by (none when caching is off)."""
+    session = options.session_id if cache_retention(options) != "none" else None
+    return session[:PROMPT_CACHE_KEY_MAX] if session else None
+
+
+def _base_headers(model: Model, options: StreamOptions, api_key: str, account: str) -> dict[str, str]:
     from pi_core import __version__
 
     headers: dict[str, str] = {"originator": "pi", "user-agent": f"pi/{__version__}"}
     headers.update(model.headers or {})
     headers.update(options.headers or {})
-    headers.update({"authorization": f"Bearer {api_key}", ACCOUNT_HEADER: account,
-                    "OpenAI-Beta": "responses=experimental", "accept": "text/event-stream",
+    headers.update({"authorization": f"Bearer {api_key}", ACCOUNT_HEADER: account})
+    return headers
+
+
+def build_headers(model: Model, options: StreamOptions, api_key: str, account: str) -> dict[str, str]:
+    headers = _base_headers(model, options, api_key, account)
+    headers.update({"OpenAI-Beta": "responses=experimental", "accept": "text/event-stream",
                     "content-type": "application/json"})
-    session = options.session_id if cache_retention(options) != "none" else None
+    session = _cache_session(options)
     if session:
-        headers["session-id"] = headers["x-client-request-id"] = session[:PROMPT_CACHE_KEY_MAX]
+        headers["session-id"] = headers["x-client-request-id"] = session
+    return headers
+
+
+def websocket_headers(model: Model, options: StreamOptions, api_key: str, account: str) -> dict[str, str]:
+    """The socket's upgrade request: the Codex headers, the WebSocket beta, and a request id (the session,
+    else a fresh UUIDv7) as ``session-id``/``x-client-request-id``."""
+    from pi_plugins.openai_codex_responses.websocket import OPENAI_BETA
+
+    from pi_core.sessions.format import uuid7
+
+    headers = {name: value for name, value in _base_headers(model, options, api_key, account).items()
+               if name.lower() not in ("openai-beta", "accept", "content-type")}
+    headers["OpenAI-Beta"] = OPENAI_BETA
+    headers["session-id"] = headers["x-client-request-id"] = _cache_session(options) or uuid7()
     return headers
 
 
@@ -162,28 +196,144 @@ def status_text(status: int, body: str) -> str:
     return friendly or (message if isinstance(message, str) and message else body)
 
 
-def _event_error(event: dict[str, Any]) -> str:
+def _event_error(event: dict[str, Any]) -> CodexError:
     error = event.get("error")
     nested: dict[str, Any] = error if isinstance(error, dict) else {}
     message = event.get("message") if isinstance(event.get("message"), str) else nested.get("message")
     code = event.get("code") if isinstance(event.get("code"), str) else nested.get("code")
-    return f"Codex error: {message or code or json.dumps(event, separators=(',', ':'))}"
+    status = event.get("status")
+    if isinstance(status, int) and nested:  # the WebSocket's form of an HTTP error: worded as over SSE
+        text = status_text(status, json.dumps({"error": nested}))
+        return CodexError(text if text.startswith("You have hit") else f"Codex error: {text}",
+                          code if isinstance(code, str) else None)
+    return CodexError(f"Codex error: {message or code or json.dumps(event, separators=(',', ':'))}",
+                      code if isinstance(code, str) else None)
 
 
 def normalize(event: dict[str, Any]) -> dict[str, Any] | None:
     """Codex's events as the Responses reader knows them; raises on a reported failure."""
     kind = event.get("type")
     if kind == "error":
-        raise CodexError(_event_error(event))
+        raise _event_error(event)
     if kind == "response.failed":
         error = (event.get("response") or {}).get("error") or {}
-        raise CodexError(error.get("message") or "Codex response failed")
+        code = error.get("code")
+        raise CodexError(error.get("message") or "Codex response failed", code if isinstance(code, str) else None)
     if kind in _FINAL:
         response = dict(event.get("response") or {})
         status = response.get("status")
         response["status"] = status if status in _STATUSES else None
         return {**event, "type": "response.completed", "response": response}
     return event if isinstance(kind, str) else None
+
+
+def response_items(model: Model, message: AssistantMessage) -> list[dict[str, Any]]:
+    """An answer as the input items the next request carries for it (what the backend already knows); not
+    the placeholder output the converter gives a call that has no result yet."""
+    return [item for item in convert_input(model, Context(messages=[message]))
+            if item.get("type") != "function_call_output"]
+
+
+async def _read(events: AsyncIterator[dict[str, Any]], builder: MessageBuilder, model: Model,
+                options: StreamOptions, started: list[bool], *,
+                observe: bool = False) -> AsyncIterator[AssistantMessageEvent]:
+    """One answer's wire events into pi events; ``start`` before the first content (``started[0]`` set),
+    ``done`` at the end. Raises on a failure the stream reported or an answer that never finished.
+    ``observe``: hand each event to ``on_stream_event`` (the SSE transport does that itself)."""
+    reader = EventReader(builder, model)
+    finished = False
+    async for raw in events:
+        if observe and options.on_stream_event is not None:
+            await resolved(options.on_stream_event(raw, model))
+        event = normalize(raw)
+        if event is None:
+            continue
+        if not started[0]:
+            started[0] = True
+            yield builder.start()
+        for out in reader.feed(event):
+            yield out
+        if event["type"] == "response.completed":
+            finished = True
+            break
+    if options.signal.aborted:
+        raise StreamAborted()
+    if not finished:
+        raise CodexError("Codex stream ended without a stop reason")
+    if reader.stop in ("error", "aborted"):
+        raise CodexError(UNKNOWN_ERROR_TEXT)
+    yield builder.done(reader.stop)
+
+
+async def _sse_events(stream: SSEStream) -> AsyncIterator[dict[str, Any]]:
+    async for sse in stream:
+        data = sse.data.strip()
+        if not data or data == "[DONE]":
+            continue
+        try:
+            raw = json.loads(data)
+        except ValueError as err:
+            raise CodexError(f"Invalid Codex SSE JSON: {err}") from None
+        if isinstance(raw, dict):
+            if raw.get("type") in _FINAL:
+                stream.release()  # the answer is whole: the connection may serve the next request
+            yield raw
+
+
+async def _over_websocket(model: Model, options: StreamOptions, url: str, headers: dict[str, str],
+                          body: dict[str, Any], account: str, builder: MessageBuilder,
+                          started: list[bool]) -> AsyncIterator[AssistantMessageEvent]:
+    """The request over a (cached) socket. Returns without an event when the socket failed before the
+    answer started (the caller goes on over SSE); raises when it failed after."""
+    from pi_plugins.openai_codex_responses import websocket as ws
+
+    from pi_core.llm.transport import IdleTimeout, RequestGuard
+
+    session = _cache_session(options)
+    cached_context = options.transport in (None, "auto", "websocket-cached")
+    if options.on_headers is not None:
+        editable: dict[str, str | None] = dict(headers)
+        await resolved(options.on_headers(editable, model))
+        headers = {name: value for name, value in editable.items() if value is not None}
+    retried: set[str] = set()
+    while True:
+        guard = RequestGuard(options)
+        lease: ws.Lease | None = None
+        try:
+            lease = held = await guard.wait(ws.POOL.lease(ws.websocket_url(url), headers, session, account,
+                                                          options.websocket_connect_timeout_s))
+            sent = ws.continued_body(held.entry, body) if cached_context else body
+            await ws.send(held.connection, guard, {"type": "response.create", **sent})
+            async for event in _read(ws.events(held.connection, guard), builder, model, options, started,
+                                     observe=True):
+                if event.type == "done":  # the socket is free for the next request before it is asked
+                    if cached_context and held.entry is not None and builder.message.response_id:
+                        held.entry.continuation = ws.Continuation(body, builder.message.response_id,
+                                                                  response_items(model, builder.message))
+                    held.keep = True
+                    await held.release()
+                yield event
+            return
+        except CodexError as err:
+            # Before the answer starts, once each: a continuation the backend lost goes again whole; the
+            # socket's 60-minute limit goes again on a fresh socket (the lease closed the failed one).
+            retry = err.code in (PREVIOUS_RESPONSE_NOT_FOUND, CONNECTION_LIMIT) and not started[0]
+            if retry and err.code not in retried and not options.signal.aborted:
+                retried.add(err.code or "")
+                continue
+            if err.code != CONNECTION_LIMIT or started[0]:
+                raise
+            ws.POOL.record_failure(session)  # the limit again: as a failed socket
+            return
+        except (ws.WebSocketFailure, IdleTimeout) as err:
+            if options.signal.aborted or started[0]:
+                raise ws.as_failure(err, guard) from None
+            ws.POOL.record_failure(session)
+            return
+        finally:
+            guard.close()
+            if lease is not None:
+                await lease.release()
 
 
 async def stream_codex(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
@@ -197,41 +347,31 @@ async def stream_codex(model: Model, context: Context, options: StreamOptions) -
             raise ProviderError(f"No API key for provider: {model.provider}", retryable=False)
         account = account_id(model, api_key)
         body = await apply_payload_hook(build_body(model, context, options), model, options)
-        request = WireRequest(model.provider, codex_url(model.base_url), build_headers(model, options, api_key, account),
-                              body)
-        stream = await open_sse(request, options, status_text, model)
         effort = requested_effort(model, options)
         if effort is not None and (model.compat or {}).get("supportsMidConvoEffort"):
             setattr(builder.message, THINKING_LEVEL_KEY, effort)
-        yield builder.start()
-        reader = EventReader(builder, model)
-        finished = False
-        async for sse in stream:
-            data = sse.data.strip()
-            if not data or data == "[DONE]":
-                continue
-            try:
-                raw = json.loads(data)
-            except ValueError as err:
-                raise CodexError(f"Invalid Codex SSE JSON: {err}") from None
-            event = normalize(raw) if isinstance(raw, dict) else None
-            if event is None:
-                continue
-            for out in reader.feed(event):
-                yield out
-            if event["type"] == "response.completed":
-                finished = True
-                break
-        if options.signal.aborted:
-            raise StreamAborted()
-        if not finished:
-            raise CodexError("Codex stream ended without a stop reason")
-        if reader.stop in ("error", "aborted"):
-            raise CodexError(UNKNOWN_ERROR_TEXT)
-        stream.release()
-        yield builder.done(reader.stop)
+        url = codex_url(model.base_url)
+        started = [False]
+        if options.transport != "sse" and not _socket_failed(options):
+            async for event in _over_websocket(model, options, url, websocket_headers(model, options, api_key, account),
+                                               body, account, builder, started):
+                yield event
+            if started[0]:
+                return
+        request = WireRequest(model.provider, url, build_headers(model, options, api_key, account), body)
+        stream = await open_sse(request, options, status_text, model)
+        async for event in _read(_sse_events(stream), builder, model, options, started):
+            yield event
     except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
         yield failure_event(builder, err, options)
     finally:
         if stream is not None:
             await stream.aclose()
+
+
+def _socket_failed(options: StreamOptions) -> bool:
+    """This session's socket failed before: it stays on SSE (the WebSocket module is loaded by then)."""
+    import sys
+
+    module = sys.modules.get("pi_plugins.openai_codex_responses.websocket")
+    return module is not None and module.POOL.fallback_active(_cache_session(options))

@@ -247,8 +247,9 @@ def test_the_kernel_stays_small() -> None:
     # toolkit (the loop takes an ArgumentCheck, -203); splitting extension.py (session_host.py) and loop.py
     # (tool_updates.py) under 500 lines cost 22 lines of imports; 2,840 with main's typed returns merged (+1 in
     # hookspecs/results.py) and ExtensionContext.session an attribute (-2); 2,841 with cache warming merged
-    # (issue 36: Model.prompt_cache; the session's warmer is in the session wing). This ceiling only ever comes down.
-    assert total <= 2841, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # (issue 36: Model.prompt_cache; the session's warmer is in the session wing). 2,843 with the Codex WebSocket
+    # transport (issue 36: StreamOptions.transport, .websocket_connect_timeout_s). This ceiling only ever comes down.
+    assert total <= 2843, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 def test_no_kernel_module_is_over_500_code_lines() -> None:

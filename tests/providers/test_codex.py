@@ -1,5 +1,5 @@
 """The ``openai-codex-responses`` wire (ChatGPT Plus/Pro) end to end: ``pi -p`` with a stored Codex sign-in
-against the fake model server's ``/codex/responses`` endpoint."""
+against the fake model server's ``/codex/responses`` endpoint, over SSE (test_codex_websocket.py: the socket)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from pi_core.testing.fake_server import FakeModelServer, Reply
 from tests.providers.pi16 import clean_env, run_pi
 
 
-def signed_in(tmp_path: Path, server: FakeModelServer) -> tuple[dict[str, str], str]:
+def signed_in(tmp_path: Path, server: FakeModelServer, transport: str | None = "sse") -> tuple[dict[str, str], str]:
+    """A stored Codex sign-in; over SSE unless ``transport`` says otherwise (None: the default, ``auto``)."""
     env = clean_env(tmp_path, {})
     agent = tmp_path / "agent"
     token = fake_jwt({"https://api.openai.com/auth": {"chatgpt_account_id": ACCOUNT_ID}, "n": "1"})
@@ -22,7 +23,8 @@ def signed_in(tmp_path: Path, server: FakeModelServer) -> tuple[dict[str, str], 
                                                  "accountId": ACCOUNT_ID}}))
     auth.chmod(0o600)
     (agent / "models.json").write_text(json.dumps({"providers": {"openai-codex": {"baseUrl": server.url}}}))
-    (agent / "settings.json").write_text(json.dumps({"localServers": False, "retry": {"enabled": False}}))
+    settings = {"localServers": False, "retry": {"enabled": False}, **({"transport": transport} if transport else {})}
+    (agent / "settings.json").write_text(json.dumps(settings))
     return env, token
 
 

@@ -157,7 +157,8 @@ async def run_wire(api: str, *, keep_alive: bool) -> tuple[list[str], list[dict[
                 if turn == HANG_UP_TURN and keep_alive:
                     server.hang_up_on_reuse()
                 context = (first, second)[which]
-                options = StreamOptions(api_key=key, max_retries=retries, session_id="session-1")
+                # the recordings are of the HTTP wires: Codex's WebSocket is tests/providers/test_codex_websocket.py
+                options = StreamOptions(api_key=key, max_retries=retries, session_id="session-1", transport="sse")
                 final = None
                 async for event in provider.stream(model, context, options):
                     final = event.final or final
