@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Iterator
 from importlib.metadata import packages_distributions
@@ -24,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from pi_core.testing.fake_server import Reply
-from pi_core.testing.runner import PiRunner, pi_runner
+from pi_core.testing.runner import CLI, PiRunner, pi_runner
 from tests.providers.ptyrun import PtyPi
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,6 +39,7 @@ SITECUSTOMIZE = """\
 import atexit
 import os
 import sys
+import time
 
 
 def _write_modules():
@@ -246,13 +248,32 @@ def _interactive(pi: PiRunner) -> None:
             ui.proc.kill()
 
 
+
+def _codex_websocket(pi: PiRunner) -> None:
+    """A Codex sign-in: the request goes over the WebSocket transport (``transport`` defaults to auto)."""
+    from pi_core.testing.fake_auth import ACCOUNT_ID, fake_jwt
+
+    token = fake_jwt({"https://api.openai.com/auth": {"chatgpt_account_id": ACCOUNT_ID}, "n": "1"})
+    auth = pi.home / "auth.json"
+    auth.write_text(json.dumps({"openai-codex": {"type": "oauth", "access": token, "refresh": "rt-unused",
+                                                 "expires": int(time.time() * 1000) + 3_600_000,
+                                                 "accountId": ACCOUNT_ID}}))
+    auth.chmod(0o600)
+    (pi.home / "models.json").write_text(json.dumps({"providers": {"openai-codex": {"baseUrl": pi.server.url}}}))
+    pi.server.add(Reply(text="over the socket"))
+    done = subprocess.run([*CLI, "-p", "--model", "openai-codex/gpt-5.6-sol", "hi"], capture_output=True, text=True,
+                          cwd=pi.cwd, env=pi.env(), timeout=60, check=False, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0 and "over the socket" in done.stdout, done.stderr
+    assert pi.server.requests[0].method == "WS"
+
+
 RUNS = {"print-anthropic": _print_anthropic, "print-tools": _print_tools, "json": _json_responses, "rpc": _rpc,
         "mcp": _mcp, "export": _export, "sandbox": _sandbox, "acp": _acp, "interactive": _interactive,
-        "codemode": _codemode}
+        "codemode": _codemode, "codex-websocket": _codex_websocket}
 API = {"print-anthropic": "anthropic-messages", "print-tools": "openai-completions", "json": "openai-responses",
        "rpc": "google-generative-ai", "mcp": "openai-completions", "export": "anthropic-messages",
        "sandbox": "anthropic-messages", "acp": "openai-responses", "interactive": "anthropic-messages",
-       "codemode": "anthropic-messages"}
+       "codemode": "anthropic-messages", "codex-websocket": "openai-responses"}
 
 
 def test_every_runtime_dependency_is_imported_by_a_run_of_pi(loaded: dict[str, set[str]]) -> None:
