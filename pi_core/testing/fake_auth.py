@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Self
 from urllib.parse import parse_qs, urlencode, urlsplit
 
@@ -43,6 +44,22 @@ def fake_jwt(claims: dict[str, Any]) -> str:
         return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
 
     return f"{part({'alg': 'none', 'typ': 'JWT'})}.{part(claims)}.sig"
+
+
+def store_codex_sign_in(agent_dir: Path, base_url: str) -> str:
+    """A ChatGPT (Codex) sign-in in ``agent_dir``'s auth.json, its requests sent to ``base_url`` (models.json's
+    other providers kept); returns the access token."""
+    token = fake_jwt({"https://api.openai.com/auth": {"chatgpt_account_id": ACCOUNT_ID}, "n": "1"})
+    auth = agent_dir / "auth.json"
+    auth.write_text(json.dumps({"openai-codex": {"type": "oauth", "access": token, "refresh": "rt-unused",
+                                                 "expires": int(time.time() * 1000) + 3_600_000,
+                                                 "accountId": ACCOUNT_ID}}))
+    auth.chmod(0o600)
+    models_file = agent_dir / "models.json"
+    models = json.loads(models_file.read_text()) if models_file.is_file() else {"providers": {}}
+    models["providers"]["openai-codex"] = {"baseUrl": base_url}
+    models_file.write_text(json.dumps(models))
+    return token
 
 
 def _s256(verifier: str) -> str:

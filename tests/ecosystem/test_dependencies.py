@@ -16,7 +16,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 import tomllib
 from collections.abc import Iterator
 from importlib.metadata import packages_distributions
@@ -251,15 +250,9 @@ def _interactive(pi: PiRunner) -> None:
 
 def _codex_websocket(pi: PiRunner) -> None:
     """A Codex sign-in: the request goes over the WebSocket transport (``transport`` defaults to auto)."""
-    from pi_core.testing.fake_auth import ACCOUNT_ID, fake_jwt
+    from pi_core.testing.fake_auth import store_codex_sign_in
 
-    token = fake_jwt({"https://api.openai.com/auth": {"chatgpt_account_id": ACCOUNT_ID}, "n": "1"})
-    auth = pi.home / "auth.json"
-    auth.write_text(json.dumps({"openai-codex": {"type": "oauth", "access": token, "refresh": "rt-unused",
-                                                 "expires": int(time.time() * 1000) + 3_600_000,
-                                                 "accountId": ACCOUNT_ID}}))
-    auth.chmod(0o600)
-    (pi.home / "models.json").write_text(json.dumps({"providers": {"openai-codex": {"baseUrl": pi.server.url}}}))
+    store_codex_sign_in(pi.home, pi.server.url)
     pi.server.add(Reply(text="over the socket"))
     done = subprocess.run([*CLI, "-p", "--model", "openai-codex/gpt-5.6-sol", "hi"], capture_output=True, text=True,
                           cwd=pi.cwd, env=pi.env(), timeout=60, check=False, stdin=subprocess.DEVNULL)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 import time
 from pathlib import Path
@@ -10,7 +9,7 @@ from pathlib import Path
 import pytest
 from tmux_kit import pi_rig
 
-from pi_core.testing.fake_auth import ACCOUNT_ID, fake_jwt
+from pi_core.testing.fake_auth import store_codex_sign_in
 from pi_core.testing.fake_server import Reply
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
@@ -19,15 +18,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 def test_the_transport_row_switches_codex_to_sse(tmp_path: Path) -> None:
     with pi_rig(tmp_path, "codexws") as rig:
         tmux, server = rig.tmux, rig.server
-        token = fake_jwt({"https://api.openai.com/auth": {"chatgpt_account_id": ACCOUNT_ID}, "n": "1"})
-        auth = rig.home / "auth.json"
-        auth.write_text(json.dumps({"openai-codex": {"type": "oauth", "access": token, "refresh": "rt-unused",
-                                                     "expires": int(time.time() * 1000) + 3_600_000,
-                                                     "accountId": ACCOUNT_ID}}))
-        auth.chmod(0o600)
-        models = json.loads((rig.home / "models.json").read_text())
-        models["providers"]["openai-codex"] = {"baseUrl": server.url}
-        (rig.home / "models.json").write_text(json.dumps(models))
+        store_codex_sign_in(rig.home, server.url)
         rig.start("--provider", "openai-codex", "--model", "gpt-5.6-sol")
         tmux.wait_for("gpt-5.6-sol")
         server.add(Reply(text="over the socket"), Reply(text="over sse now"))

@@ -7,7 +7,7 @@ import json
 import time
 from pathlib import Path
 
-from pi_core.testing.fake_auth import ACCOUNT_ID, fake_jwt
+from pi_core.testing.fake_auth import ACCOUNT_ID, store_codex_sign_in
 from pi_core.testing.fake_server import FakeModelServer, Reply
 from tests.providers.pi16 import clean_env, run_pi
 
@@ -16,13 +16,7 @@ def signed_in(tmp_path: Path, server: FakeModelServer, transport: str | None = "
     """A stored Codex sign-in; over SSE unless ``transport`` says otherwise (None: the default, ``auto``)."""
     env = clean_env(tmp_path, {})
     agent = tmp_path / "agent"
-    token = fake_jwt({"https://api.openai.com/auth": {"chatgpt_account_id": ACCOUNT_ID}, "n": "1"})
-    auth = agent / "auth.json"
-    auth.write_text(json.dumps({"openai-codex": {"type": "oauth", "access": token, "refresh": "rt-unused",
-                                                 "expires": int(time.time() * 1000) + 3_600_000,
-                                                 "accountId": ACCOUNT_ID}}))
-    auth.chmod(0o600)
-    (agent / "models.json").write_text(json.dumps({"providers": {"openai-codex": {"baseUrl": server.url}}}))
+    token = store_codex_sign_in(agent, server.url)
     settings = {"localServers": False, "retry": {"enabled": False}, **({"transport": transport} if transport else {})}
     (agent / "settings.json").write_text(json.dumps(settings))
     return env, token
