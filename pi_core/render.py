@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from pi_core.hookspecs.entries import CustomEntry
 
 
 @dataclass
@@ -49,7 +52,8 @@ class MessageRenderer:
 
 @dataclass
 class EntryRenderer:
-    """Draws custom session entries of one type: ``render(entry, options, theme)`` (entry: the entry dict)."""
+    """Draws custom session entries of one type: ``render(entry, options, theme)`` (entry: the typed
+    ``pi_core.hookspecs.entries.CustomEntry``, its plugin's data in ``entry.data``)."""
 
     custom_type: str
-    render: Callable[[dict[str, Any], RenderOptions, Any], Any]
+    render: Callable[[CustomEntry, RenderOptions, Any], Any]
