@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from pi_core.hookspecs.entries import SessionEntry
-    from pi_core.types import CompactionSettings, FileOperations, ImageContent, Usage
+    from pi_core.types import (
+        AgentMessage,
+        CompactionSettings,
+        FileOperations,
+        ImageContent,
+        Usage,
+    )
     from pi_core.ui import UI
 
 # pi_core.extension.CommandContext, named loosely: the contexts import this module.
@@ -104,9 +110,13 @@ class Cancel:
 
 @dataclass
 class CompactionPreparation:
+    """What a compaction would summarise: the typed messages (``pi_core.types``: ``UserMessage``,
+    ``AssistantMessage``, ``ToolResultMessage``, a ``CustomMessage`` for the session roles such as
+    ``bashExecution`` or ``compactionSummary``) before the kept part, and a split turn's prefix."""
+
     first_kept_entry_id: str
-    messages_to_summarize: list[dict[str, Any]]
-    turn_prefix_messages: list[dict[str, Any]]
+    messages_to_summarize: list[AgentMessage]
+    turn_prefix_messages: list[AgentMessage]
     is_split_turn: bool
     tokens_before: int
     previous_summary: str | None
