@@ -56,4 +56,4 @@ class EntryRenderer:
     ``pi_core.hookspecs.entries.CustomEntry``, its plugin's data in ``entry.data``)."""
 
     custom_type: str
-    render: Callable[[CustomEntry, RenderOptions, Any], Any]
+    render: Callable[[CustomEntry, RenderOptions, Any], object]

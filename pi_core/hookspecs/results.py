@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         CompactionSettings,
         FileOperations,
         ImageContent,
+        TextContent,
         Usage,
     )
     from pi_core.ui import UI
@@ -200,7 +201,7 @@ class BeforeToolCall:
 class AfterToolCall:
     """Returned by ``pi_after_tool_call``: fields left as None keep their value."""
 
-    content: list[Any] | None = None
+    content: list[TextContent | ImageContent] | None = None  # what ToolResult.content holds
     details: Any = None
     is_error: bool | None = None
     terminate: bool | None = None
