@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from pi_core.hookspecs.entries import CustomEntry
+    from pi_core.types import CustomMessage
 
 
 @dataclass
@@ -47,7 +48,7 @@ class MessageRenderer:
     """Draws custom messages of one type: ``render(message, options, theme)`` (message: ``CustomMessage``)."""
 
     custom_type: str
-    render: Callable[[Any, RenderOptions, Any], Any]
+    render: Callable[[CustomMessage, RenderOptions, Any], object]
 
 
 @dataclass
