@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from pi_core.hookspecs.entries import CustomEntry
+    from pi_core.types import CustomMessage
 
 
 @dataclass
@@ -44,12 +48,13 @@ class MessageRenderer:
     """Draws custom messages of one type: ``render(message, options, theme)`` (message: ``CustomMessage``)."""
 
     custom_type: str
-    render: Callable[[Any, RenderOptions, Any], Any]
+    render: Callable[[CustomMessage, RenderOptions, Any], object]
 
 
 @dataclass
 class EntryRenderer:
-    """Draws custom session entries of one type: ``render(entry, options, theme)`` (entry: the entry dict)."""
+    """Draws custom session entries of one type: ``render(entry, options, theme)`` (entry: the typed
+    ``pi_core.hookspecs.entries.CustomEntry``, its plugin's data in ``entry.data``)."""
 
     custom_type: str
-    render: Callable[[dict[str, Any], RenderOptions, Any], Any]
+    render: Callable[[CustomEntry, RenderOptions, Any], object]

@@ -13,7 +13,7 @@ from pi_core.compaction.tokens import estimate_context_tokens, estimate_tokens
 from pi_core.hookspecs.results import CompactionPreparation, CompactionResult
 from pi_core.sessions.context import entry_message
 from pi_core.sessions.format import Entry
-from pi_core.sessions.messages import Message, compaction_summary_message
+from pi_core.sessions.messages import Message, compaction_summary_message, to_typed
 from pi_core.types import CompactionSettings, FileOperations
 
 __all__ = ["CompactionPreparation", "CompactionResult", "CompactionSettings", "CutPoint", "FileOperations",
@@ -153,8 +153,8 @@ def prepare_compaction(path: list[Entry], settings: CompactionSettings) -> Compa
 
     return CompactionPreparation(
         first_kept_entry_id=first_kept["id"],
-        messages_to_summarize=to_summarize,
-        turn_prefix_messages=prefix,
+        messages_to_summarize=to_typed(to_summarize),  # typed at the boundary: plugins see these
+        turn_prefix_messages=to_typed(prefix),
         is_split_turn=cut.is_split_turn,
         tokens_before=tokens_before,
         previous_summary=previous_summary,

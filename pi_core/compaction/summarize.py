@@ -20,7 +20,7 @@ from pi_core.sessions.messages import Message, convert_to_llm
 if TYPE_CHECKING:
     from pi_core.providers import StreamOptions
     from pi_core.signals import AbortSignal
-    from pi_core.types import AssistantMessage, Context, Model, Usage
+    from pi_core.types import AgentMessage, AssistantMessage, Context, Model, Usage
 
 Summarize = Callable[["Model", "Context", "StreamOptions"], Awaitable["AssistantMessage"]]
 
@@ -212,7 +212,7 @@ def add_usage(first: Usage | None, second: Usage | None) -> Usage | None:
 
 
 async def generate_summary(
-    messages: list[Message],
+    messages: list[AgentMessage] | list[Message],  # typed (a CompactionPreparation's) or session dicts
     model: Model,
     reserve_tokens: int,
     summarize: Summarize,
@@ -230,7 +230,7 @@ async def generate_summary(
 
 
 async def generate_summary_with_usage(
-    messages: list[Message],
+    messages: list[AgentMessage] | list[Message],  # typed (a CompactionPreparation's) or session dicts
     model: Model,
     reserve_tokens: int,
     summarize: Summarize,
@@ -255,7 +255,7 @@ async def generate_summary_with_usage(
 
 
 async def generate_turn_prefix_summary(
-    messages: list[Message],
+    messages: list[AgentMessage] | list[Message],  # typed (a CompactionPreparation's) or session dicts
     model: Model,
     reserve_tokens: int,
     summarize: Summarize,

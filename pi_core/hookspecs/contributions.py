@@ -129,7 +129,7 @@ def pi_message_renderers() -> list[MessageRenderer] | None:
 def pi_entry_renderers() -> list[EntryRenderer] | None:
     """Return renderers for custom session entries (``ctx.append_entry``), keyed by ``custom_type``.
 
-    Called once when the interactive UI starts. Entries without a renderer are not drawn; they never reach
+    Called once when the interactive UI starts; a renderer gets the typed ``CustomEntry`` (``entry.data``). Entries without a renderer are not drawn; they never reach
     the model either way.
     """
 

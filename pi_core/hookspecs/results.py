@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
     from pi_core.hookspecs.entries import SessionEntry
-    from pi_core.types import CompactionSettings, FileOperations, ImageContent, Usage
+    from pi_core.types import (
+        AgentMessage,
+        CompactionSettings,
+        FileOperations,
+        ImageContent,
+        TextContent,
+        Usage,
+    )
     from pi_core.ui import UI
 
 # pi_core.extension.CommandContext, named loosely: the contexts import this module.
@@ -104,9 +111,13 @@ class Cancel:
 
 @dataclass
 class CompactionPreparation:
+    """What a compaction would summarise: the typed messages (``pi_core.types``: ``UserMessage``,
+    ``AssistantMessage``, ``ToolResultMessage``, a ``CustomMessage`` for the session roles such as
+    ``bashExecution`` or ``compactionSummary``) before the kept part, and a split turn's prefix."""
+
     first_kept_entry_id: str
-    messages_to_summarize: list[dict[str, Any]]
-    turn_prefix_messages: list[dict[str, Any]]
+    messages_to_summarize: list[AgentMessage]
+    turn_prefix_messages: list[AgentMessage]
     is_split_turn: bool
     tokens_before: int
     previous_summary: str | None
@@ -190,7 +201,7 @@ class BeforeToolCall:
 class AfterToolCall:
     """Returned by ``pi_after_tool_call``: fields left as None keep their value."""
 
-    content: list[Any] | None = None
+    content: list[TextContent | ImageContent] | None = None  # what ToolResult.content holds
     details: Any = None
     is_error: bool | None = None
     terminate: bool | None = None

@@ -82,9 +82,14 @@ class CustomRenderers:
         return padded(Group(label, body), "customMessageBg")
 
     def entry(self, entry: dict[str, Any], expanded: bool) -> Any:
-        """A custom entry: drawn only by its plugin's renderer (an entry without one stays invisible)."""
+        """A custom entry (the session file's dict): drawn only by its plugin's renderer, which gets the typed
+        ``CustomEntry`` (an entry without a renderer stays invisible)."""
         renderer = self.entries.get(str(entry.get("customType")))
-        return None if renderer is None else self._run(renderer.render, entry, expanded)
+        if renderer is None:
+            return None
+        from pi_core.hookspecs.entries import entry_from_json
+
+        return self._run(renderer.render, entry_from_json(entry), expanded)
 
 
 class EntryWatcher:

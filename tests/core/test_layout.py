@@ -248,8 +248,12 @@ def test_the_kernel_stays_small() -> None:
     # (tool_updates.py) under 500 lines cost 22 lines of imports; 2,840 with main's typed returns merged (+1 in
     # hookspecs/results.py) and ExtensionContext.session an attribute (-2); 2,841 with cache warming merged
     # (issue 36: Model.prompt_cache; the session's warmer is in the session wing). 2,843 with the Codex WebSocket
-    # transport (issue 36: StreamOptions.transport, .websocket_connect_timeout_s). This ceiling only ever comes down.
-    assert total <= 2843, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # transport (issue 36: StreamOptions.transport, .websocket_connect_timeout_s). 2,845: render.py names the typed
+    # CustomEntry an EntryRenderer draws (issue 32 item 2; a TYPE_CHECKING import); 2,851: CompactionPreparation's
+    # messages typed (AgentMessage joins results.py's types import, which ruff then wraps); 2,852: AfterToolCall's
+    # content typed as ToolResult's (TextContent joins that import); 2,853: MessageRenderer.render names the
+    # CustomMessage it is given. This ceiling only ever comes down.
+    assert total <= 2853, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 def test_no_kernel_module_is_over_500_code_lines() -> None:

@@ -166,7 +166,7 @@ def pi_message_renderers():
 
 @hookimpl
 def pi_entry_renderers():
-    return [EntryRenderer("status-card", lambda e, opts, theme: "[card] " + e["data"]["message"])]
+    return [EntryRenderer("status-card", lambda e, opts, theme: "[card] " + e.data["message"])]
 '''
 
 

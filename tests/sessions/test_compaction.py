@@ -234,6 +234,30 @@ def test_hook_result_is_stored_verbatim(tmp_path: Path) -> None:
     assert outcome.from_hook and fake.calls == [] and seen["prep"].messages_to_summarize
 
 
+def test_preparation_hands_plugins_typed_messages_that_summarise_as_the_dicts_did(tmp_path: Path) -> None:
+    from pi_core.compaction.plan import _messages
+    from pi_core.sessions.messages import convert_to_llm
+    from pi_core.types import CustomMessage, ToolResultMessage, UserMessage
+
+    sm = build_session(tmp_path)
+    sm.append_message({"role": "bashExecution", "command": "ls", "output": "a.py", "exitCode": 0,
+                       "cancelled": False, "truncated": False, "timestamp": 2000})
+    for i in range(3):  # enough kept after it that the shell command is summarised
+        sm.append_message(user(f"later {i} " + "l" * 40_000, ts=2001 + i))
+    path = sm.get_branch()
+    preparation = prepare_compaction(path, CompactionSettings())
+    assert preparation is not None
+    typed = preparation.messages_to_summarize
+    assert {type(m) for m in typed} == {UserMessage, AssistantMessage, ToolResultMessage, CustomMessage}
+    assert typed[0].role == "user" and typed[0].content.startswith("question 0 ")
+    bash = next(m for m in typed if m.role == "bashExecution")
+    assert isinstance(bash, CustomMessage) and bash.to_json()["command"] == "ls"
+    end = next(i for i, e in enumerate(path) if e["id"] == preparation.first_kept_entry_id)
+    dicts = _messages(path, 0, end)
+    assert len(dicts) == len(typed)
+    assert serialize_conversation(convert_to_llm(typed)) == serialize_conversation(convert_to_llm(dicts))
+
+
 def test_throwing_hook_falls_back_and_cancel_aborts(tmp_path: Path) -> None:
     sm = build_session(tmp_path)
     errors: list[BaseException] = []

@@ -6,6 +6,7 @@ import json
 
 from pi_examples.debug_provider import render_entry
 
+from pi_core.hookspecs.entries import CustomEntry, entry_from_json
 from pi_core.render import RenderOptions
 from pi_core.testing.fake_script import Reply
 
@@ -41,11 +42,11 @@ def test_capture_on_keeps_the_raw_events_and_off_stops(example) -> None:
 
 
 def test_entry_renderer_summarises_and_expands() -> None:
-    entry = {"type": "custom", "customType": "debug-provider-events",
-             "data": {"provider": "fake", "model": "fake-model", "api": "anthropic-messages",
-                      "events": [{"type": "message_start"}, {"type": "message_stop"}]}}
+    entry = entry_from_json({"type": "custom", "id": "e1", "customType": "debug-provider-events",
+                             "data": {"provider": "fake", "model": "fake-model", "api": "anthropic-messages",
+                                      "events": [{"type": "message_start"}, {"type": "message_stop"}]}})
     collapsed = render_entry(entry, RenderOptions(expanded=False), None).plain
     assert collapsed == "[provider debug] fake/fake-model (anthropic-messages) · 2 events (ctrl+o to view events)"
     expanded = render_entry(entry, RenderOptions(expanded=True), None).plain
-    assert expanded.split("\n", 1)[1] == json.dumps(entry["data"]["events"], indent=2)
-    assert render_entry({"data": None}, RenderOptions(), None).plain == "[provider debug] Missing event data"
+    assert expanded.split("\n", 1)[1] == json.dumps(entry.data["events"], indent=2)
+    assert render_entry(CustomEntry(id="e2", custom_type="debug-provider-events"), RenderOptions(), None).plain == "[provider debug] Missing event data"

@@ -10,6 +10,7 @@ from typing import Any
 from pi_core import SlashCommand, hookimpl
 from pi_core.events import AgentEvent
 from pi_core.extension import CommandContext, ExtensionContext
+from pi_core.hookspecs.entries import CustomEntry
 from pi_core.render import EntryRenderer, RenderOptions
 
 ENTRY_TYPE = "debug-provider-events"
@@ -76,11 +77,11 @@ def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
         _capture.completed = None
 
 
-def render_entry(entry: dict[str, Any], options: RenderOptions, theme: Any) -> Any:
+def render_entry(entry: CustomEntry, options: RenderOptions, theme: Any) -> Any:
     """One line naming the model and the event count; expanded, the events as indented JSON."""
     from rich.text import Text
 
-    data = entry.get("data")
+    data = entry.data
     if not isinstance(data, dict):
         return Text("[provider debug] Missing event data", style="yellow")
     events = data.get("events") or []

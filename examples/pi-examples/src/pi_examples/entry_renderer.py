@@ -8,12 +8,13 @@ from typing import Any
 
 from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext
+from pi_core.hookspecs.entries import CustomEntry
 from pi_core.render import EntryRenderer, RenderOptions
 from pi_core.tui import Box, Text
 
 
-def render_card(entry: dict[str, Any], options: RenderOptions, theme: Any) -> Box:
-    data = entry.get("data") or {"message": "No data", "timestamp": int(time.time() * 1000)}
+def render_card(entry: CustomEntry, options: RenderOptions, theme: Any) -> Box:
+    data = entry.data or {"message": "No data", "timestamp": int(time.time() * 1000)}
     box = Box(1, 1, lambda line: theme.bg("customMessageBg", line))
     box.add_child(Text(f"{theme.fg('accent', '[status]')} {data['message']}", 0, 0))
     if options.expanded:

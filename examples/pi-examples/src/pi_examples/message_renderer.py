@@ -10,11 +10,12 @@ from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext
 from pi_core.render import MessageRenderer, RenderOptions
 from pi_core.tui import Box, Text
+from pi_core.types import CustomMessage
 
 COLOURS = {"error": "error", "warn": "warning"}
 
 
-def render_status(message: Any, options: RenderOptions, theme: Any) -> Box:
+def render_status(message: CustomMessage, options: RenderOptions, theme: Any) -> Box:
     details = getattr(message, "details", None) or {}
     level = str(details.get("level", "info"))
     text = theme.fg(COLOURS.get(level, "success"), f"[{level.upper()}]") + f" {message.content}"
