@@ -8,7 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import style
-from pi_plugins.interactive.panel import Done, PanelKey
+from pi_plugins.interactive.panel import (
+    Done,
+    PanelKey,
+    SearchCursor,
+    notices,
+    query_line,
+    visible_window,
+)
 from pi_plugins.interactive.pickers import age
 
 from pi_core.tui.fuzzy import fuzzy_filter
@@ -49,7 +56,7 @@ def threaded(infos: list[Any]) -> list[Row]:
     return rows
 
 
-class ResumePanel:
+class ResumePanel(SearchCursor):
     def __init__(self, app: CommandUI, current_file: Path | None) -> None:
         self.app = app
         self.current = current_file
@@ -57,8 +64,6 @@ class ResumePanel:
         self.sort = "threaded"
         self.named_only = False
         self.show_path = False
-        self.query = ""
-        self.index = 0
         self.message = ""
         self.error = ""
         self.infos: list[Any] = []
@@ -99,10 +104,7 @@ class ResumePanel:
         rows = self.items
         self.message = self.error = ""
         if key.is_("tui.select.cancel"):
-            if self.query:
-                self.query, self.index = "", 0
-                return None
-            return Done(None)
+            return self.clear_or_close()
         if key.is_("tui.select.confirm"):
             return Done(("open", self.selected())) if rows else None
         if key.is_("tui.input.tab"):
@@ -124,14 +126,8 @@ class ResumePanel:
                 self.error = "Cannot delete the currently active session"
                 return None
             return Done(("delete", self.selected()))
-        elif key.is_("tui.select.up") and rows:
-            self.index = (self.index - 1) % len(rows)
-        elif key.is_("tui.select.down") and rows:
-            self.index = (self.index + 1) % len(rows)
-        elif key.backspace:
-            self.query, self.index = self.query[:-1], 0
-        elif key.text:
-            self.query, self.index = self.query + key.text, 0
+        else:
+            self.move_or_type(key, len(rows))
         return None
 
     def lines(self, width: int) -> list[tuple[str, str]]:
@@ -139,12 +135,11 @@ class ResumePanel:
         nameflag = "Named" if self.named_only else "All"
         frags: list[tuple[str, str]] = [
             ("bold", self.title), (muted, f"  sort: {self.sort.capitalize()} · names: {nameflag}\n"),
-            ("", "> "), ("", self.query), ("reverse", " "), ("", "\n"),
+            *query_line(self.query),
         ]
         rows = self.items
         height = max(3, self.app.screen_rows() - 14)
-        start = max(0, min(self.index - height // 2, len(rows) - height))
-        for position in range(start, min(len(rows), start + height)):
+        for position in visible_window(self.index, len(rows), height):
             row = rows[position]
             info = row.info
             selected = position == self.index
@@ -167,10 +162,7 @@ class ResumePanel:
             frags.append((muted, hint + "\n"))
         elif len(rows) > height:
             frags.append((muted, f"  ({self.index + 1}/{len(rows)})\n"))
-        if self.message:
-            frags.append((style.pt("success"), f"  {self.message}\n"))
-        if self.error:
-            frags.append((style.pt("error"), f"  {self.error}\n"))
+        frags.extend(notices(self.message, self.error))
         frags.append((muted, "enter open · tab scope · ctrl+s sort · ctrl+n named · ctrl+r rename · ctrl+d delete"
                              + " · ctrl+p paths · esc close"))
         return frags
