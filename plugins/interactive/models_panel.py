@@ -4,15 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import style
-from pi_plugins.interactive.panel import (
-    Done,
-    PanelKey,
-    SearchCursor,
-    notices,
-    query_line,
-    visible_window,
-)
+from pi_plugins.interactive import panel, style
+from pi_plugins.interactive.panel import Done, PanelKey
 
 from pi_core.tui.fuzzy import fuzzy_filter
 
@@ -24,7 +17,7 @@ def model_key(model: Any) -> str:
     return f"{model.provider}/{model.id}"
 
 
-class ScopedModelsPanel(SearchCursor):
+class ScopedModelsPanel(panel.SearchCursor):
     title = "Scoped models"
 
     def __init__(self, app: CommandUI) -> None:
@@ -89,10 +82,10 @@ class ScopedModelsPanel(SearchCursor):
     def lines(self, width: int) -> list[tuple[str, str]]:
         muted, accent = style.pt("muted"), style.pt("accent")
         frags: list[tuple[str, str]] = [("bold", "Scoped models"), (muted, "  (the models Ctrl+P cycles through)\n"),
-                                        *query_line(self.query)]
+                                        *panel.query_line(self.query)]
         shown = self.visible()
         height = max(3, self.app.screen_rows() - 14)
-        for position in visible_window(self.index, len(shown), height):
+        for position in panel.visible_window(self.index, len(shown), height):
             model = shown[position]
             name = model_key(model)
             selected = position == self.index
@@ -101,7 +94,7 @@ class ScopedModelsPanel(SearchCursor):
             frags.append((muted, f"  {model.name}"[: max(0, width - len(name) - 8)] + "\n"))
         if not self.enabled:
             frags.append((muted, "  none enabled: Ctrl+P cycles through every available model\n"))
-        frags.extend(notices(self.message))
+        frags.extend(panel.notices(self.message))
         frags.append((muted, "space toggle · ctrl+a all · ctrl+x none · ctrl+p provider · alt+↑↓ order · ctrl+s save"
                              + " · enter apply · esc cancel"))
         return frags

@@ -7,15 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import style
-from pi_plugins.interactive.panel import (
-    Done,
-    PanelKey,
-    SearchCursor,
-    notices,
-    query_line,
-    visible_window,
-)
+from pi_plugins.interactive import panel, style
+from pi_plugins.interactive.panel import Done, PanelKey
 from pi_plugins.interactive.pickers import age
 
 from pi_core.tui.fuzzy import fuzzy_filter
@@ -56,7 +49,7 @@ def threaded(infos: list[Any]) -> list[Row]:
     return rows
 
 
-class ResumePanel(SearchCursor):
+class ResumePanel(panel.SearchCursor):
     def __init__(self, app: CommandUI, current_file: Path | None) -> None:
         self.app = app
         self.current = current_file
@@ -135,11 +128,11 @@ class ResumePanel(SearchCursor):
         nameflag = "Named" if self.named_only else "All"
         frags: list[tuple[str, str]] = [
             ("bold", self.title), (muted, f"  sort: {self.sort.capitalize()} · names: {nameflag}\n"),
-            *query_line(self.query),
+            *panel.query_line(self.query),
         ]
         rows = self.items
         height = max(3, self.app.screen_rows() - 14)
-        for position in visible_window(self.index, len(rows), height):
+        for position in panel.visible_window(self.index, len(rows), height):
             row = rows[position]
             info = row.info
             selected = position == self.index
@@ -162,7 +155,7 @@ class ResumePanel(SearchCursor):
             frags.append((muted, hint + "\n"))
         elif len(rows) > height:
             frags.append((muted, f"  ({self.index + 1}/{len(rows)})\n"))
-        frags.extend(notices(self.message, self.error))
+        frags.extend(panel.notices(self.message, self.error))
         frags.append((muted, "enter open · tab scope · ctrl+s sort · ctrl+n named · ctrl+r rename · ctrl+d delete"
                              + " · ctrl+p paths · esc close"))
         return frags
@@ -176,9 +169,9 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
     if store.session_dir is None:
         ui.notify("Sessions are not saved in this run (--no-session)", "yellow")
         return
-    panel = ResumePanel(ui, store.session_file)
+    resume = ResumePanel(ui, store.session_file)
     while True:
-        answer = await ui.open_panel(panel)
+        answer = await ui.open_panel(resume)
         if answer is None:
             return
         action, info = answer
@@ -189,12 +182,12 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
             name = await ui.ask("Session name", prefill=info.name or "")
             if name is not None and name.strip():
                 SessionManager.open(path).append_session_info(name.strip())
-                panel.message = f"Renamed to {name.strip()}"
+                resume.message = f"Renamed to {name.strip()}"
         elif action == "delete" and await ui.confirm("Delete session", f"Delete {path}? This cannot be undone."):
             delete_session(path)  # with the full outputs its commands left beside it
-            panel.message = f"Deleted {path.name}"
-        panel.load()
-        panel.index = min(panel.index, max(0, len(panel.items) - 1))
+            resume.message = f"Deleted {path.name}"
+        resume.load()
+        resume.index = min(resume.index, max(0, len(resume.items) - 1))
     if info.cwd and Path(info.cwd) != Path(ui.session.config.cwd):
         ui.notify(f"This session belongs to {info.cwd}; it continues in {ui.session.config.cwd}", "yellow")
     await ui.control.switch_session(str(path))
