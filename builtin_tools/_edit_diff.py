@@ -8,6 +8,7 @@ differing middle is split and handed to difflib. Context lines around it are cut
 from __future__ import annotations
 
 import difflib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 CONTEXT_LINES = 4
@@ -181,39 +182,31 @@ def _nth_line_from_end(text: str, n: int) -> int:
     return at
 
 
-def _common_prefix(a: str, b: str) -> int:
-    limit = min(len(a), len(b))
+def _agreeing_length(limit: int, same: Callable[[int, int], bool]) -> int:
+    """How many of the first ``limit`` places agree, ``same(i, j)`` telling whether places ``i`` to ``j`` do:
+    blocks of ``_BLOCK`` are compared, and the first one that differs is halved down to the place."""
     i = 0
     while i < limit:
         j = min(i + _BLOCK, limit)
-        if a[i:j] != b[i:j]:
+        if not same(i, j):
             while j - i > 1:  # the first difference is in [i, j)
                 mid = (i + j) // 2
-                if a[i:mid] == b[i:mid]:
+                if same(i, mid):
                     i = mid
                 else:
                     j = mid
             return i
         i = j
     return limit
+
+
+def _common_prefix(a: str, b: str) -> int:
+    return _agreeing_length(min(len(a), len(b)), lambda i, j: a[i:j] == b[i:j])
 
 
 def _common_suffix(a: str, b: str) -> int:
-    limit = min(len(a), len(b))
     la, lb = len(a), len(b)
-    i = 0
-    while i < limit:
-        j = min(i + _BLOCK, limit)
-        if a[la - j:la - i] != b[lb - j:lb - i]:
-            while j - i > 1:  # the first difference from the end is in [i, j)
-                mid = (i + j) // 2
-                if a[la - mid:la - i] == b[lb - mid:lb - i]:
-                    i = mid
-                else:
-                    j = mid
-            return i
-        i = j
-    return limit
+    return _agreeing_length(min(la, lb), lambda i, j: a[la - j:la - i] == b[lb - j:lb - i])
 
 
 def _line_opcodes(a: _Lines, b: _Lines) -> list[tuple[str, int, int, int, int]]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.toolkit.builtin import builtin_tool
+from pi_core.toolkit.builtin import argument, builtin_tool, parameters
 
 if TYPE_CHECKING:
     from pi_core.toolkit.procs import ShellOperations
@@ -18,15 +18,8 @@ DEFAULT_ACTIVE = True
 
 def command_parameters(shell: str) -> dict[str, Any]:
     """The arguments of a tool that runs a command line in ``shell`` (bash, and powershell after it)."""
-    return {
-        "type": "object",
-        "properties": {
-            "command": {"type": "string", "description": f"The {shell} command line to run"},
-            "timeout": {"type": "number",
-                        "description": "Seconds before the command is killed (optional; no limit by default)"},
-        },
-        "required": ["command"],
-    }
+    return parameters(["command"], command=argument("string", f"The {shell} command line to run"),
+                      timeout=argument("number", "Seconds before the command is killed (optional; no limit by default)"))
 
 
 PARAMETERS = command_parameters("bash")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.toolkit.builtin import builtin_tool
+from pi_core.toolkit.builtin import argument, builtin_tool, parameters
 from pi_core.tools import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -18,33 +18,29 @@ if TYPE_CHECKING:
 
 DEFAULT_ACTIVE = True
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string", "description": "File to change: a path relative to the working directory, or absolute"},
-        "edits": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["oldText", "newText"],
-                "properties": {
-                    "oldText": {
-                        "type": "string",
-                        "description": "The exact text to replace. It must occur exactly once in the original file "
-                                       "and must not overlap any other oldText of this call.",
-                    },
-                    "newText": {"type": "string", "description": "The text that takes its place."},
+PARAMETERS = {**parameters(
+    ["path", "edits"],
+    path=argument("string", "File to change: a path relative to the working directory, or absolute"),
+    edits={
+        "type": "array",
+        "items": {
+            "type": "object",
+            "required": ["oldText", "newText"],
+            "properties": {
+                "oldText": {
+                    "type": "string",
+                    "description": "The exact text to replace. It must occur exactly once in the original file "
+                                   "and must not overlap any other oldText of this call.",
                 },
-                "additionalProperties": False,
+                "newText": {"type": "string", "description": "The text that takes its place."},
             },
-            "description": "The replacements, at least one. All are located in the original file, not one after "
-                           "another, so they must not overlap or nest. When two changes are in the same block or "
-                           "on neighbouring lines, make them one replacement.",
+            "additionalProperties": False,
         },
+        "description": "The replacements, at least one. All are located in the original file, not one after "
+                       "another, so they must not overlap or nest. When two changes are in the same block or "
+                       "on neighbouring lines, make them one replacement.",
     },
-    "required": ["path", "edits"],
-    "additionalProperties": False,
-}
+), "additionalProperties": False}
 
 DESCRIPTION = (
     "Change one file by exact text replacement. Each edits[].oldText has to match one unique region of the "

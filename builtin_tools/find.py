@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.toolkit.builtin import builtin_tool
+from pi_core.toolkit.builtin import argument, builtin_tool, parameters
 
 # The helpers (globs, ripgrep, the listing format) are imported where they are used: pi loads every tool
 # plugin on start, and most runs never search.
@@ -17,15 +17,12 @@ from pi_core.toolkit.builtin import builtin_tool
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 1000
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pattern": {"type": "string", "description": "Glob to match, such as '*.py', '**/*.toml' or 'src/**/test_*.py'"},
-        "path": {"type": "string", "description": "Directory to search; the working directory if omitted"},
-        "limit": {"type": "number", "description": "Return at most this many paths (1000 unless set)"},
-    },
-    "required": ["pattern"],
-}
+PARAMETERS = parameters(
+    ["pattern"],
+    pattern=argument("string", "Glob to match, such as '*.py', '**/*.toml' or 'src/**/test_*.py'"),
+    path=argument("string", "Directory to search; the working directory if omitted"),
+    limit=argument("number", "Return at most this many paths (1000 unless set)"),
+)
 
 DESCRIPTION = (
     "Find files by glob pattern. Returns the matching paths relative to the search directory, skipping "

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from pi_core import Tool, ToolContext, ToolError, ToolResult, hookimpl
-from pi_core.toolkit.builtin import builtin_tool
+from pi_core.toolkit.builtin import argument, builtin_tool, parameters
 
 # The helpers (ripgrep, truncation, the listing format) are imported where they are used: pi loads every
 # tool plugin on start, and most runs never search.
@@ -20,19 +20,16 @@ from pi_core.toolkit.builtin import builtin_tool
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 100
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "pattern": {"type": "string", "description": "Regular expression (or plain text) to look for"},
-        "path": {"type": "string", "description": "Directory or single file to search; the working directory if omitted"},
-        "glob": {"type": "string", "description": "Only search files matching this glob, such as '*.py' or '**/test_*.py'"},
-        "ignoreCase": {"type": "boolean", "description": "Match regardless of letter case (false unless set)"},
-        "literal": {"type": "boolean", "description": "Match the pattern as plain text rather than a regex (false unless set)"},
-        "context": {"type": "number", "description": "Lines of context to include before and after each match (0 unless set)"},
-        "limit": {"type": "number", "description": "Stop after this many matches (100 unless set)"},
-    },
-    "required": ["pattern"],
-}
+PARAMETERS = parameters(
+    ["pattern"],
+    pattern=argument("string", "Regular expression (or plain text) to look for"),
+    path=argument("string", "Directory or single file to search; the working directory if omitted"),
+    glob=argument("string", "Only search files matching this glob, such as '*.py' or '**/test_*.py'"),
+    ignoreCase=argument("boolean", "Match regardless of letter case (false unless set)"),
+    literal=argument("boolean", "Match the pattern as plain text rather than a regex (false unless set)"),
+    context=argument("number", "Lines of context to include before and after each match (0 unless set)"),
+    limit=argument("number", "Stop after this many matches (100 unless set)"),
+)
 
 DESCRIPTION = (
     "Search the contents of files for a pattern. Each result is a matching line with its file path and line "

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.toolkit.builtin import builtin_tool
+from pi_core.toolkit.builtin import argument, builtin_tool, parameters
 from pi_core.tools import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -16,14 +16,10 @@ if TYPE_CHECKING:
 DEFAULT_ACTIVE = False
 DEFAULT_LIMIT = 500
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string", "description": "Directory to list; the working directory when left out"},
-        "limit": {"type": "number", "description": "Most entries to return (500 when left out)"},
-    },
-    "required": [],
-}
+PARAMETERS = parameters(
+    path=argument("string", "Directory to list; the working directory when left out"),
+    limit=argument("number", "Most entries to return (500 when left out)"),
+)
 
 DESCRIPTION = (
     "List the entries of a directory in alphabetical order, dotfiles included; directories end with '/'. "

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.toolkit.builtin import builtin_tool
+from pi_core.toolkit.builtin import argument, builtin_tool, parameters
 from pi_core.tools import Tool, ToolContext, ToolResult
 
 if TYPE_CHECKING:
@@ -20,15 +20,12 @@ if TYPE_CHECKING:
 
 DEFAULT_ACTIVE = True
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string", "description": "File to read: a path relative to the working directory, or absolute"},
-        "offset": {"type": "number", "description": "First line to show, counting from 1"},
-        "limit": {"type": "number", "description": "How many lines to show at most"},
-    },
-    "required": ["path"],
-}
+PARAMETERS = parameters(
+    ["path"],
+    path=argument("string", "File to read: a path relative to the working directory, or absolute"),
+    offset=argument("number", "First line to show, counting from 1"),
+    limit=argument("number", "How many lines to show at most"),
+)
 
 DESCRIPTION = (
     "Show what a file contains. Text files and images (jpg, png, gif, webp) are supported; images come back "

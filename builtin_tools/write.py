@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pi_core import hookimpl
 from pi_core.errors import ToolError
-from pi_core.toolkit.builtin import builtin_tool
+from pi_core.toolkit.builtin import argument, builtin_tool, parameters
 from pi_core.tools import Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -16,14 +16,11 @@ if TYPE_CHECKING:
 
 DEFAULT_ACTIVE = True
 
-PARAMETERS: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "path": {"type": "string", "description": "File to write: a path relative to the working directory, or absolute"},
-        "content": {"type": "string", "description": "The complete new content of the file"},
-    },
-    "required": ["path", "content"],
-}
+PARAMETERS = parameters(
+    ["path", "content"],
+    path=argument("string", "File to write: a path relative to the working directory, or absolute"),
+    content=argument("string", "The complete new content of the file"),
+)
 
 DESCRIPTION = (
     "Write a file with the given content: a new file is created, an existing one is replaced entirely. "

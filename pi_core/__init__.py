@@ -69,13 +69,17 @@ _EXPORTS = {
 }
 
 
+def lazy_attribute(package: str, exports: dict[str, str], namespace: dict[str, Any], name: str) -> Any:
+    """A lazy package's ``__getattr__``: import ``name`` from the module ``exports`` names for it, keep it in the
+    package's ``namespace`` so the next look-up is plain (``pi_core.sessions`` exports this way too)."""
+    if name not in exports:
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+    namespace[name] = getattr(importlib.import_module(exports[name]), name)
+    return namespace[name]
+
+
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pi_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return lazy_attribute(__name__, _EXPORTS, globals(), name)
 
 
 __all__ = ["AbortSignal", "AbortedError", "AfterToolCall", "ApiProvider", "BeforeAgentStart", "BeforeToolCall",

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NotRequired, TypedDict, Unpack
 
 from pi_core.config_paths import docs_root
 from pi_core.resources.context_files import (
@@ -74,28 +74,27 @@ def _tool_section(tools: Sequence[Tool], extra_snippets: Iterable[str]) -> str:
     return "\n".join(lines) if lines else "(none)"
 
 
-def build_system_prompt(
-    *,
-    tools: Sequence[Tool],
-    cwd: Path,
-    agent_dir: Path,
-    custom_prompt: str | None,
-    append_prompts: Sequence[str],
-    context_files: Sequence[ContextFile],
-    skills: Sequence[Skill],
-    extra_snippets: Iterable[str] = (),
-    extra_guidelines: Iterable[str] = (),
-    now: date | None = None,
-) -> str:
+class PromptInputs(TypedDict):
+    """What the prompt is made of: ``prompt_parts``' keywords, and ``build_system_prompt``'s besides ``agent_dir``."""
+
+    tools: Sequence[Tool]
+    cwd: Path
+    custom_prompt: str | None
+    append_prompts: Sequence[str]
+    context_files: Sequence[ContextFile]
+    skills: Sequence[Skill]
+    extra_snippets: NotRequired[Iterable[str]]
+    extra_guidelines: NotRequired[Iterable[str]]
+    now: NotRequired[date | None]
+
+
+def build_system_prompt(*, agent_dir: Path, **inputs: Unpack[PromptInputs]) -> str:
     """The full system prompt. ``tools`` are the active tools in activation order; ``custom_prompt``
     (SYSTEM.md or ``--system-prompt`` text) replaces the intro, tool list, guidelines and docs block.
     ``agent_dir`` is accepted for symmetry with the loaders; the texts arrive already resolved.
     """
     del agent_dir
-    return "".join(separator + text for _name, separator, text in prompt_parts(
-        tools=tools, cwd=cwd, custom_prompt=custom_prompt, append_prompts=append_prompts,
-        context_files=context_files, skills=skills, extra_snippets=extra_snippets,
-        extra_guidelines=extra_guidelines, now=now))
+    return "".join(separator + text for _name, separator, text in prompt_parts(**inputs))
 
 
 PromptPart = tuple[str, str, str]  # (section name, separator before it, text)

@@ -154,7 +154,8 @@ async def generate_branch_summary(
     else:
         instructions = BRANCH_SUMMARY_PROMPT
     prompt = f"<conversation>\n{serialize_conversation(convert_to_llm(messages))}\n</conversation>\n\n{instructions}"
-    reply = await _call(summarize, model, prompt, BRANCH_SUMMARY_MAX_TOKENS, None, signal, "Summarization failed")
+    reply, _usage = await _call(summarize, model, prompt, BRANCH_SUMMARY_MAX_TOKENS, None, signal,
+                                "Summarization failed")
     read_files, modified_files = ops.file_lists()
     summary = BRANCH_SUMMARY_PREAMBLE + reply + format_file_operations(read_files, modified_files)
     return summary, {"readFiles": read_files, "modifiedFiles": modified_files}

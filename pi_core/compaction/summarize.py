@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from pi_core.compaction.plan import CompactionPreparation, CompactionResult
 from pi_core.sessions.errors import SessionError
@@ -162,19 +162,6 @@ async def _call(
     reasoning: str | None,
     signal: AbortSignal | None,
     failure: str,
-) -> str:
-    text, _usage = await _call_with_usage(summarize, model, prompt, max_tokens, reasoning, signal, failure)
-    return text
-
-
-async def _call_with_usage(
-    summarize: Summarize,
-    model: Model,
-    prompt: str,
-    max_tokens: int,
-    reasoning: str | None,
-    signal: AbortSignal | None,
-    failure: str,
 ) -> tuple[str, Usage | None]:
     from pi_core.errors import AbortedError
     from pi_core.providers import StreamOptions
@@ -211,36 +198,28 @@ def add_usage(first: Usage | None, second: Usage | None) -> Usage | None:
     return merged
 
 
-async def generate_summary(
-    messages: list[AgentMessage] | list[Message],  # typed (a CompactionPreparation's) or session dicts
-    model: Model,
-    reserve_tokens: int,
-    summarize: Summarize,
-    *,
-    signal: AbortSignal | None = None,
-    custom_instructions: str | None = None,
-    previous_summary: str | None = None,
-    thinking_level: str | None = None,
-) -> str:
+class SummaryOptions(TypedDict, total=False):
+    """The keyword options of ``generate_summary`` and ``generate_summary_with_usage``."""
+
+    signal: AbortSignal | None
+    custom_instructions: str | None
+    previous_summary: str | None
+    thinking_level: str | None
+
+
+# ``messages``: typed (a CompactionPreparation's) or the session's dicts.
+async def generate_summary(messages: list[AgentMessage] | list[Message], model: Model, reserve_tokens: int,
+                           summarize: Summarize, **options: Unpack[SummaryOptions]) -> str:
     """Summarise ``messages`` (merging into ``previous_summary`` when given)."""
-    text, _usage = await generate_summary_with_usage(
-        messages, model, reserve_tokens, summarize, signal=signal, custom_instructions=custom_instructions,
-        previous_summary=previous_summary, thinking_level=thinking_level)
+    text, _usage = await generate_summary_with_usage(messages, model, reserve_tokens, summarize, **options)
     return text
 
 
-async def generate_summary_with_usage(
-    messages: list[AgentMessage] | list[Message],  # typed (a CompactionPreparation's) or session dicts
-    model: Model,
-    reserve_tokens: int,
-    summarize: Summarize,
-    *,
-    signal: AbortSignal | None = None,
-    custom_instructions: str | None = None,
-    previous_summary: str | None = None,
-    thinking_level: str | None = None,
-) -> tuple[str, Usage | None]:
+async def generate_summary_with_usage(messages: list[AgentMessage] | list[Message], model: Model,
+                                     reserve_tokens: int, summarize: Summarize, **options: Unpack[SummaryOptions]
+                                     ) -> tuple[str, Usage | None]:
     """``generate_summary`` and what the summariser call cost."""
+    previous_summary, custom_instructions = options.get("previous_summary"), options.get("custom_instructions")
     instructions = UPDATE_SUMMARIZATION_PROMPT if previous_summary else SUMMARIZATION_PROMPT
     if custom_instructions:
         instructions += f"\n\nAdditional focus: {custom_instructions}"
@@ -248,9 +227,9 @@ async def generate_summary_with_usage(
     if previous_summary:
         prompt += f"<previous-summary>\n{previous_summary}\n</previous-summary>\n\n"
     prompt += instructions
-    return await _call_with_usage(
-        summarize, model, prompt, int(0.8 * reserve_tokens), reasoning_for(model, thinking_level), signal,
-        "Summarization failed",
+    return await _call(
+        summarize, model, prompt, int(0.8 * reserve_tokens), reasoning_for(model, options.get("thinking_level")),
+        options.get("signal"), "Summarization failed",
     )
 
 
@@ -265,7 +244,7 @@ async def generate_turn_prefix_summary(
 ) -> tuple[str, Usage | None]:
     conversation = serialize_conversation(convert_to_llm(messages))
     prompt = f"<conversation>\n{conversation}\n</conversation>\n\n{TURN_PREFIX_SUMMARIZATION_PROMPT}"
-    return await _call_with_usage(
+    return await _call(
         summarize, model, prompt, int(0.5 * reserve_tokens), reasoning_for(model, thinking_level), signal,
         "Turn prefix summarization failed",
     )
@@ -282,7 +261,7 @@ async def compact(
 ) -> CompactionResult:
     """Summarise a prepared compaction: history (and a split turn's prefix, in parallel) plus file lists."""
     reserve = preparation.settings.reserve_tokens
-    history_kwargs: dict[str, Any] = {
+    history_kwargs: SummaryOptions = {
         "signal": signal,
         "custom_instructions": custom_instructions,
         "previous_summary": preparation.previous_summary,

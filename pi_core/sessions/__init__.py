@@ -7,8 +7,9 @@ the package costs nothing until a session is used.
 
 from __future__ import annotations
 
-import importlib
 from typing import Any
+
+from pi_core import lazy_attribute
 
 _EXPORTS = {
     "SessionManager": "pi_core.sessions.manager",
@@ -34,12 +35,7 @@ _EXPORTS = {
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'pi_core.sessions' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+    return lazy_attribute(__name__, _EXPORTS, globals(), name)
 
 
 __all__ = list(_EXPORTS)

@@ -12,6 +12,17 @@ from typing import Any
 from pi_core.tools import Execute, Tool, ToolContext
 
 
+def parameters(required: Sequence[str] = (), **properties: dict[str, Any]) -> dict[str, Any]:
+    """A tool's arguments as JSON Schema: an object of ``properties``, in the order given; ``required`` names
+    those a call must carry."""
+    return {"type": "object", "properties": properties, "required": list(required)}
+
+
+def argument(kind: str, description: str) -> dict[str, Any]:
+    """One argument's schema: its JSON type and what the model is told it is for."""
+    return {"type": kind, "description": description}
+
+
 def builtin_tool(name: str, description: str, parameters: dict[str, Any], execute: Execute, *,
                  active_by_default: bool, prompt_snippet: str, prompt_guidelines: Sequence[str] = (),
                  prepare_arguments: Callable[[Any], Any] | None = None,

@@ -43,6 +43,11 @@ class _Waiter:
             future = self.future
             wake_soon(self.loop, future)
 
+    def raise_unless_granted(self) -> None:
+        """After waking: the slot is held, or the wait was aborted."""
+        if not self.granted:
+            raise AbortedError("Operation aborted")
+
 
 def mutation_key(path: str | os.PathLike[str]) -> str:
     """The queue key: the real path, so a symlink and its target share one queue.
@@ -79,51 +84,46 @@ def _release(key: str, waiter: _Waiter) -> None:
 
 
 @contextmanager
+def _in_queue(path: str | os.PathLike[str], waiter: _Waiter, signal: AbortSignal | None,
+              on_abort: Callable[[], None]) -> Iterator[None]:
+    """``waiter`` queued for ``path``'s slot while the body waits (and works), ``on_abort`` called if ``signal``
+    fires meanwhile; leaving hands the slot on. An already aborted signal queues nothing."""
+    key = mutation_key(path)
+    if signal is not None:
+        signal.raise_if_aborted()
+    _enqueue(key, waiter)
+    remove = signal.add_callback(on_abort) if signal is not None else (lambda: None)
+    try:
+        yield
+    finally:
+        remove()
+        _release(key, waiter)
+
+
+@contextmanager
 def file_mutation(path: str | os.PathLike[str], signal: AbortSignal | None = None) -> Iterator[None]:
     """Hold ``path``'s slot for the ``with`` body (blocking; for worker threads).
 
     Raises ``AbortedError("Operation aborted")`` if ``signal`` fires while still waiting.
     """
-    key = mutation_key(path)
     waiter = _Waiter()
-    if signal is not None:
-        signal.raise_if_aborted()
-    _enqueue(key, waiter)
-    remove = signal.add_callback(waiter.event.set) if signal is not None else (lambda: None)
-    try:
+    with _in_queue(path, waiter, signal, waiter.event.set):
         waiter.event.wait()
-        if not waiter.granted:
-            raise AbortedError("Operation aborted")
+        waiter.raise_unless_granted()
         yield
-    finally:
-        remove()
-        _release(key, waiter)
 
 
 @asynccontextmanager
 async def file_mutation_async(path: str | os.PathLike[str], signal: AbortSignal | None = None) -> AsyncIterator[None]:
     """Hold ``path``'s slot for the ``async with`` body without blocking the event loop."""
-    key = mutation_key(path)
-    waiter = _Waiter(asyncio.get_running_loop())
-    assert waiter.future is not None
-    if signal is not None:
-        signal.raise_if_aborted()
-    _enqueue(key, waiter)
+    loop = asyncio.get_running_loop()
+    waiter = _Waiter(loop)
     future = waiter.future
-
-    def on_abort() -> None:
-        assert waiter.loop is not None and future is not None
-        wake_soon(waiter.loop, future)
-
-    remove = signal.add_callback(on_abort) if signal is not None else (lambda: None)
-    try:
+    assert future is not None
+    with _in_queue(path, waiter, signal, lambda: wake_soon(loop, future)):
         await future
-        if not waiter.granted:
-            raise AbortedError("Operation aborted")
+        waiter.raise_unless_granted()
         yield
-    finally:
-        remove()
-        _release(key, waiter)
 
 
 def with_file_mutation_queue(path: str | os.PathLike[str], fn: Callable[[], T],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import style
+from pi_plugins.interactive import panel, style
 from pi_plugins.interactive.panel import Done, PanelKey
 
 from pi_core.tui.fuzzy import fuzzy_filter
@@ -17,7 +17,7 @@ def model_key(model: Any) -> str:
     return f"{model.provider}/{model.id}"
 
 
-class ScopedModelsPanel:
+class ScopedModelsPanel(panel.SearchCursor):
     title = "Scoped models"
 
     def __init__(self, app: CommandUI) -> None:
@@ -25,8 +25,6 @@ class ScopedModelsPanel:
         self.models = list(app.control.available_models())
         scoped = app.session.config.scoped_models
         self.enabled: list[str] = [model_key(s.model) for s in scoped]  # in cycle order
-        self.query = ""
-        self.index = 0
         self.message = ""
 
     def visible(self) -> list[Any]:
@@ -47,10 +45,7 @@ class ScopedModelsPanel:
         current = shown[self.index] if shown else None
         self.message = ""
         if key.is_("tui.select.cancel"):
-            if self.query:
-                self.query, self.index = "", 0
-                return None
-            return Done(None)
+            return self.clear_or_close()
         if key.is_("tui.select.confirm"):
             return Done(list(self.enabled))
         if key.is_("app.models.save"):
@@ -70,16 +65,10 @@ class ScopedModelsPanel:
                 if 0 <= to < len(self.enabled):
                     self.enabled[at], self.enabled[to] = self.enabled[to], self.enabled[at]
                     self.index = max(0, min(len(shown) - 1, self.index + (to - at)))
-        elif key.is_("tui.select.up") and shown:
-            self.index = (self.index - 1) % len(shown)
-        elif key.is_("tui.select.down") and shown:
-            self.index = (self.index + 1) % len(shown)
         elif key.text == " " and current is not None:
             self._toggle([model_key(current)])
-        elif key.backspace:
-            self.query, self.index = self.query[:-1], 0
-        elif key.text:
-            self.query, self.index = self.query + key.text, 0
+        else:
+            self.move_or_type(key, len(shown))
         return None
 
     def save(self) -> None:
@@ -93,11 +82,10 @@ class ScopedModelsPanel:
     def lines(self, width: int) -> list[tuple[str, str]]:
         muted, accent = style.pt("muted"), style.pt("accent")
         frags: list[tuple[str, str]] = [("bold", "Scoped models"), (muted, "  (the models Ctrl+P cycles through)\n"),
-                                        ("", "> "), ("", self.query), ("reverse", " "), ("", "\n")]
+                                        *panel.query_line(self.query)]
         shown = self.visible()
         height = max(3, self.app.screen_rows() - 14)
-        start = max(0, min(self.index - height // 2, len(shown) - height))
-        for position in range(start, min(len(shown), start + height)):
+        for position in panel.visible_window(self.index, len(shown), height):
             model = shown[position]
             name = model_key(model)
             selected = position == self.index
@@ -106,8 +94,7 @@ class ScopedModelsPanel:
             frags.append((muted, f"  {model.name}"[: max(0, width - len(name) - 8)] + "\n"))
         if not self.enabled:
             frags.append((muted, "  none enabled: Ctrl+P cycles through every available model\n"))
-        if self.message:
-            frags.append((style.pt("success"), f"  {self.message}\n"))
+        frags.extend(panel.notices(self.message))
         frags.append((muted, "space toggle · ctrl+a all · ctrl+x none · ctrl+p provider · alt+↑↓ order · ctrl+s save"
                              + " · enter apply · esc cancel"))
         return frags

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from pi_plugins.interactive import style
+
 
 @dataclass(frozen=True)
 class PanelKey:
@@ -55,3 +57,45 @@ def text_of(event: Any) -> str | None:
     if len(event.key_sequence) == 1 and isinstance(data, str) and len(data) == 1 and data.isprintable():
         return data
     return None
+
+
+def query_line(query: str) -> list[tuple[str, str]]:
+    """A filtering panel's search line: ``> ``, what was typed and a block cursor."""
+    return [("", "> "), ("", query), ("reverse", " "), ("", "\n")]
+
+
+def visible_window(index: int, count: int, height: int) -> range:
+    """The positions of a ``count``-row list that ``height`` lines show, the cursor at ``index`` kept mid-way."""
+    start = max(0, min(index - height // 2, count - height))
+    return range(start, min(count, start + height))
+
+
+def notices(message: str, error: str = "") -> list[tuple[str, str]]:
+    """A panel's last outcome above its key help: what succeeded, what failed (each line only when set)."""
+    shown = [("success", message), ("error", error)]
+    return [(style.pt(role), f"  {text}\n") for role, text in shown if text]
+
+
+class SearchCursor:
+    """A filtering panel's search text and cursor, and the keys all such panels answer alike."""
+
+    query: str = ""
+    index: int = 0
+
+    def clear_or_close(self) -> Done | None:
+        """Escape: clear the search first; with none, close the panel with no answer."""
+        if self.query:
+            self.query, self.index = "", 0
+            return None
+        return Done(None)
+
+    def move_or_type(self, key: PanelKey, count: int) -> None:
+        """Up and down move the cursor round ``count`` rows; backspace and typed text edit the search."""
+        if key.is_("tui.select.up") and count:
+            self.index = (self.index - 1) % count
+        elif key.is_("tui.select.down") and count:
+            self.index = (self.index + 1) % count
+        elif key.backspace:
+            self.query, self.index = self.query[:-1], 0
+        elif key.text:
+            self.query, self.index = self.query + key.text, 0

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from pi_plugins.interactive import style
-from pi_plugins.interactive.panel import Done, PanelKey
+from pi_plugins.interactive.panel import Done, PanelKey, visible_window
 
 from pi_core.tui.fuzzy import fuzzy_filter
 from pi_core.ui import UI
@@ -119,8 +119,8 @@ class Picker:
             return [*frags, ("", "\n"), (muted, "enter confirm · esc cancel")]
         frags.append(("", "\n"))
         visible = self.visible()
-        start = max(0, min(self.index - VISIBLE_ROWS // 2, len(visible) - VISIBLE_ROWS))
-        for row, item_index in enumerate(visible[start:start + VISIBLE_ROWS], start):
+        for row in visible_window(self.index, len(visible), VISIBLE_ROWS):
+            item_index = visible[row]
             item = self.items[item_index]
             mark = ("[x] " if item_index in self.checked else "[ ] ") if self.multi else ""
             pointer = "→ " if row == self.index else "  "

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pi_plugins.interactive import style
+from pi_plugins.interactive import panel, style
 from pi_plugins.interactive.panel import Done, PanelKey
 from pi_plugins.interactive.pickers import age
 
@@ -49,7 +49,7 @@ def threaded(infos: list[Any]) -> list[Row]:
     return rows
 
 
-class ResumePanel:
+class ResumePanel(panel.SearchCursor):
     def __init__(self, app: CommandUI, current_file: Path | None) -> None:
         self.app = app
         self.current = current_file
@@ -57,8 +57,6 @@ class ResumePanel:
         self.sort = "threaded"
         self.named_only = False
         self.show_path = False
-        self.query = ""
-        self.index = 0
         self.message = ""
         self.error = ""
         self.infos: list[Any] = []
@@ -99,10 +97,7 @@ class ResumePanel:
         rows = self.items
         self.message = self.error = ""
         if key.is_("tui.select.cancel"):
-            if self.query:
-                self.query, self.index = "", 0
-                return None
-            return Done(None)
+            return self.clear_or_close()
         if key.is_("tui.select.confirm"):
             return Done(("open", self.selected())) if rows else None
         if key.is_("tui.input.tab"):
@@ -124,14 +119,8 @@ class ResumePanel:
                 self.error = "Cannot delete the currently active session"
                 return None
             return Done(("delete", self.selected()))
-        elif key.is_("tui.select.up") and rows:
-            self.index = (self.index - 1) % len(rows)
-        elif key.is_("tui.select.down") and rows:
-            self.index = (self.index + 1) % len(rows)
-        elif key.backspace:
-            self.query, self.index = self.query[:-1], 0
-        elif key.text:
-            self.query, self.index = self.query + key.text, 0
+        else:
+            self.move_or_type(key, len(rows))
         return None
 
     def lines(self, width: int) -> list[tuple[str, str]]:
@@ -139,12 +128,11 @@ class ResumePanel:
         nameflag = "Named" if self.named_only else "All"
         frags: list[tuple[str, str]] = [
             ("bold", self.title), (muted, f"  sort: {self.sort.capitalize()} · names: {nameflag}\n"),
-            ("", "> "), ("", self.query), ("reverse", " "), ("", "\n"),
+            *panel.query_line(self.query),
         ]
         rows = self.items
         height = max(3, self.app.screen_rows() - 14)
-        start = max(0, min(self.index - height // 2, len(rows) - height))
-        for position in range(start, min(len(rows), start + height)):
+        for position in panel.visible_window(self.index, len(rows), height):
             row = rows[position]
             info = row.info
             selected = position == self.index
@@ -167,10 +155,7 @@ class ResumePanel:
             frags.append((muted, hint + "\n"))
         elif len(rows) > height:
             frags.append((muted, f"  ({self.index + 1}/{len(rows)})\n"))
-        if self.message:
-            frags.append((style.pt("success"), f"  {self.message}\n"))
-        if self.error:
-            frags.append((style.pt("error"), f"  {self.error}\n"))
+        frags.extend(panel.notices(self.message, self.error))
         frags.append((muted, "enter open · tab scope · ctrl+s sort · ctrl+n named · ctrl+r rename · ctrl+d delete"
                              + " · ctrl+p paths · esc close"))
         return frags
@@ -184,9 +169,9 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
     if store.session_dir is None:
         ui.notify("Sessions are not saved in this run (--no-session)", "yellow")
         return
-    panel = ResumePanel(ui, store.session_file)
+    resume = ResumePanel(ui, store.session_file)
     while True:
-        answer = await ui.open_panel(panel)
+        answer = await ui.open_panel(resume)
         if answer is None:
             return
         action, info = answer
@@ -197,12 +182,12 @@ async def cmd_resume(ui: CommandUI, args: str) -> None:
             name = await ui.ask("Session name", prefill=info.name or "")
             if name is not None and name.strip():
                 SessionManager.open(path).append_session_info(name.strip())
-                panel.message = f"Renamed to {name.strip()}"
+                resume.message = f"Renamed to {name.strip()}"
         elif action == "delete" and await ui.confirm("Delete session", f"Delete {path}? This cannot be undone."):
             delete_session(path)  # with the full outputs its commands left beside it
-            panel.message = f"Deleted {path.name}"
-        panel.load()
-        panel.index = min(panel.index, max(0, len(panel.items) - 1))
+            resume.message = f"Deleted {path.name}"
+        resume.load()
+        resume.index = min(resume.index, max(0, len(resume.items) - 1))
     if info.cwd and Path(info.cwd) != Path(ui.session.config.cwd):
         ui.notify(f"This session belongs to {info.cwd}; it continues in {ui.session.config.cwd}", "yellow")
     await ui.control.switch_session(str(path))

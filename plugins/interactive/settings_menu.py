@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_plugins.interactive import diagrams, style
-from pi_plugins.interactive.panel import Done, PanelKey
+from pi_plugins.interactive.panel import Done, PanelKey, notices, visible_window
 
 if TYPE_CHECKING:
     from pi_plugins.interactive.commands import CommandUI
@@ -171,9 +171,9 @@ class SettingsPanel:
     def lines(self, width: int) -> list[tuple[str, str]]:
         muted, accent = style.pt("muted"), style.pt("accent")
         frags: list[tuple[str, str]] = [("bold", "Settings\n")]
-        start = max(0, min(self.index - VISIBLE // 2, len(self.items) - VISIBLE))
         label_width = max(len(s.label) for s in self.items) + 2
-        for row, item in enumerate(self.items[start:start + VISIBLE], start):
+        for row in visible_window(self.index, len(self.items), VISIBLE):
+            item = self.items[row]
             selected = row == self.index
             pointer = "→ " if selected else "  "
             frags.append((f"bold {accent}" if selected else "", (pointer + item.label).ljust(label_width + 2)))
@@ -181,8 +181,7 @@ class SettingsPanel:
             frags.append(("", "\n"))
         current = self.items[self.index]
         frags.append((muted, f"  {current.describe}\n" if current.describe else "\n"))
-        if self.message:
-            frags.append((style.pt("success"), f"  {self.message}\n"))
+        frags.extend(notices(self.message))
         frags.append((muted, "↑↓ move · enter/space/→ next value · ← previous · esc close"))
         return frags
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pi_plugins.interactive import style
-from pi_plugins.interactive.panel import Done, PanelKey
+from pi_plugins.interactive.panel import Done, PanelKey, visible_window
 
 from pi_core.sessions.describe import (
     SETTINGS_TYPES,
@@ -310,8 +310,7 @@ class TreePanel:
         if not self.rows:
             return [*frags, (muted, "  No entries found\n"), (muted, f"  (0/0){self.status()}")]
         height = self.page()
-        start = max(0, min(self.index - height // 2, len(self.rows) - height))
-        for position in range(start, min(len(self.rows), start + height)):
+        for position in visible_window(self.index, len(self.rows), height):
             row = self.rows[position]
             node = row.node
             selected = position == self.index

@@ -167,11 +167,6 @@ async def get_available_models(mode: RpcMode, command: dict[str, Any]) -> Any:
     return {"models": [m.to_json() for m in models]}
 
 
-async def set_thinking_level(mode: RpcMode, command: dict[str, Any]) -> Any:
-    mode.ops.set_thinking_level(command["level"])
-    return NO_DATA
-
-
 async def get_available_thinking_levels(mode: RpcMode, command: dict[str, Any]) -> Any:
     return {"levels": mode.ops.available_thinking_levels()}
 
@@ -181,32 +176,12 @@ async def cycle_thinking_level(mode: RpcMode, command: dict[str, Any]) -> Any:
     return None if level is None else {"level": level}
 
 
-async def set_steering_mode(mode: RpcMode, command: dict[str, Any]) -> Any:
-    mode.ops.set_steering_mode(command["mode"])
-    return NO_DATA
-
-
-async def set_follow_up_mode(mode: RpcMode, command: dict[str, Any]) -> Any:
-    mode.ops.set_follow_up_mode(command["mode"])
-    return NO_DATA
-
-
 # --- compaction and retry -------------------------------------------------------------------------
 
 
 async def compact(mode: RpcMode, command: dict[str, Any]) -> Any:
     result = await mode.session.compact(command.get("customInstructions"))
     return result.to_json()
-
-
-async def set_auto_compaction(mode: RpcMode, command: dict[str, Any]) -> Any:
-    mode.ops.set_auto_compaction(command["enabled"])
-    return NO_DATA
-
-
-async def set_auto_retry(mode: RpcMode, command: dict[str, Any]) -> Any:
-    mode.ops.set_auto_retry(command["enabled"])
-    return NO_DATA
 
 
 async def abort_retry(mode: RpcMode, command: dict[str, Any]) -> Any:
@@ -264,13 +239,19 @@ async def get_tree(mode: RpcMode, command: dict[str, Any]) -> Any:
     return session_tree(mode.session.store)
 
 
-async def set_session_name(mode: RpcMode, command: dict[str, Any]) -> Any:
-    mode.ops.set_session_name(command["name"])
-    return NO_DATA
-
-
 async def export_html(mode: RpcMode, command: dict[str, Any]) -> Any:
     return {"path": mode.ops.export_html(command.get("outputPath"))}
+
+
+def _setter(name: str, param: Param) -> tuple[Handler, tuple[Param, ...]]:
+    """A ``set_*`` command: its one field goes to the ``SessionControl`` method of the same name, and the answer
+    carries no data."""
+
+    async def handler(mode: RpcMode, command: dict[str, Any]) -> Any:
+        getattr(mode.ops, name)(command[param.name])
+        return NO_DATA
+
+    return handler, (param,)
 
 
 _MESSAGE = (Param("message", str), Param("images", list, required=False))
@@ -287,14 +268,14 @@ COMMANDS: dict[str, tuple[Handler, tuple[Param, ...]]] = {
     "set_model": (set_model, (Param("provider", str), Param("modelId", str))),
     "cycle_model": (cycle_model, ()),
     "get_available_models": (get_available_models, ()),
-    "set_thinking_level": (set_thinking_level, (Param("level", str),)),
+    "set_thinking_level": _setter("set_thinking_level", Param("level", str)),
     "cycle_thinking_level": (cycle_thinking_level, ()),
     "get_available_thinking_levels": (get_available_thinking_levels, ()),
-    "set_steering_mode": (set_steering_mode, (Param("mode", str),)),
-    "set_follow_up_mode": (set_follow_up_mode, (Param("mode", str),)),
+    "set_steering_mode": _setter("set_steering_mode", Param("mode", str)),
+    "set_follow_up_mode": _setter("set_follow_up_mode", Param("mode", str)),
     "compact": (compact, (Param("customInstructions", str, required=False),)),
-    "set_auto_compaction": (set_auto_compaction, (Param("enabled", bool),)),
-    "set_auto_retry": (set_auto_retry, (Param("enabled", bool),)),
+    "set_auto_compaction": _setter("set_auto_compaction", Param("enabled", bool)),
+    "set_auto_retry": _setter("set_auto_retry", Param("enabled", bool)),
     "abort_retry": (abort_retry, ()),
     "bash": (bash, (Param("command", str),)),
     "abort_bash": (abort_bash, ()),
@@ -307,7 +288,7 @@ COMMANDS: dict[str, tuple[Handler, tuple[Param, ...]]] = {
     "get_entries": (get_entries, (Param("since", str, required=False),)),
     "get_tree": (get_tree, ()),
     "get_last_assistant_text": (get_last_assistant_text, ()),
-    "set_session_name": (set_session_name, (Param("name", str),)),
+    "set_session_name": _setter("set_session_name", Param("name", str)),
     "get_commands": (get_commands, ()),
 }
 
