@@ -22,7 +22,7 @@ class EventBus:
         self._handlers: dict[str, list[tuple[str, Callable[[Any], Any]]]] = {}
         self._plugins = plugins
 
-    def on(self, channel: str, handler: Callable[[Any], Any], plugin: str = "") -> Callable[[], None]:
+    def on(self, channel: str, handler: Callable[[Any], object], plugin: str = "") -> Callable[[], None]:
         entry = (plugin, handler)
         self._handlers.setdefault(channel, []).append(entry)
 
@@ -69,7 +69,7 @@ class PluginEvents:
     bus: EventBus
     plugin: str
 
-    def on(self, channel: str, handler: Callable[[Any], Any]) -> Callable[[], None]:
+    def on(self, channel: str, handler: Callable[[Any], object]) -> Callable[[], None]:
         return self.bus.on(channel, handler, self.plugin)
 
     def emit(self, channel: str, data: Any = None) -> None:

@@ -59,10 +59,10 @@ class AgentEvent:
         return f"AgentEvent({self.type!r}, {', '.join(self.fields)})"
 
 
-Listener = Callable[[AgentEvent], Any]
+Listener = Callable[[AgentEvent], object]
 
 
-Emit = Callable[[AgentEvent], Coroutine[Any, Any, None]]  # how the loop announces: awaited, listeners are barriers
+Emit = Callable[[AgentEvent], Coroutine[object, object, None]]  # how the loop announces: awaited, listeners are barriers
 
 
 class Listeners:
@@ -101,7 +101,7 @@ class Listeners:
         if work is not None:
             self.later(work)
 
-    def later(self, work: Awaitable[Any]) -> asyncio.Task[Any] | None:
+    def later(self, work: Awaitable[Any]) -> asyncio.Task[object] | None:
         """Schedule ``work`` on the running loop and keep it until done; None (work dropped) without a loop."""
         try:
             task = asyncio.ensure_future(work)

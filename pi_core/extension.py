@@ -161,8 +161,8 @@ class ExtensionContext:
     def get_context_usage(self) -> ContextUsage | None:
         return self.session.context_usage()
 
-    def compact(self, custom_instructions: str | None = None, *, on_complete: Callable[[Any], Any] | None = None,
-                on_error: Callable[[BaseException], Any] | None = None) -> asyncio.Task[Any]:
+    def compact(self, custom_instructions: str | None = None, *, on_complete: Callable[[Any], object] | None = None,
+                on_error: Callable[[BaseException], object] | None = None) -> asyncio.Task[object]:
         """Start a compaction and return at once; ``on_complete(result)`` / ``on_error(error)`` follow."""
         return self.session.compact_later(custom_instructions, on_complete, on_error)
 
@@ -277,7 +277,7 @@ class ExtensionContext:
         return await self.session.exec(command, list(args or []), cwd=Path(cwd) if cwd else None,
                                        timeout=timeout, signal=signal)
 
-    def blocking(self, awaitable: Coroutine[Any, Any, T]) -> T:
+    def blocking(self, awaitable: Coroutine[object, object, T]) -> T:
         """Wait for an async context or UI method from a sync tool's worker thread (``ctx.pi.blocking(
         ctx.pi.ui.confirm(...))``). Must not be called on the event loop's own thread."""
         loop = self._shared.loop
@@ -307,15 +307,15 @@ class CommandContext(ExtensionContext):
         """Return once the agent is idle: runs, retries, compaction and queued continuations done."""
         await self.session.wait_for_idle()
 
-    async def new_session(self, *, parent_session: str | None = None, setup: Callable[[Any], Any] | None = None,
-                          with_session: Callable[[CommandContext], Any] | None = None) -> SessionChange:
+    async def new_session(self, *, parent_session: str | None = None, setup: Callable[[Any], object] | None = None,
+                          with_session: Callable[[CommandContext], object] | None = None) -> SessionChange:
         """A fresh session (``pi_session_before_switch`` may veto). ``setup(store)`` may append entries to it
         before it starts; ``with_session(ctx)`` runs after ``pi_session_start``."""
         done = await self.session.new_session(parent_session, setup=setup)
         return await self._then(done, with_session)
 
     async def fork(self, entry_id: str, *, position: Literal["before", "at"] = "before",
-                   with_session: Callable[[CommandContext], Any] | None = None) -> SessionChange:
+                   with_session: Callable[[CommandContext], object] | None = None) -> SessionChange:
         """Fork before ``entry_id`` ("before", like ``/fork``) or clone up to the leaf ("at", like ``/clone``)."""
         if position == "at":
             return await self._then(await self.session.clone(), with_session)
@@ -325,7 +325,7 @@ class CommandContext(ExtensionContext):
         return change
 
     async def switch_session(self, path: str, *,
-                             with_session: Callable[[CommandContext], Any] | None = None) -> SessionChange:
+                             with_session: Callable[[CommandContext], object] | None = None) -> SessionChange:
         return await self._then(await self.session.switch_session(path), with_session)
 
     async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,

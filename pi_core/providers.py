@@ -46,10 +46,10 @@ class StreamOptions:
     # awaitable, which the provider awaits: on_payload may replace the body (None keeps it), on_headers edits
     # the headers in place (None deletes one), on_response sees {"status", "headers"}, on_stream_event each
     # decoded wire event before it is normalised.
-    on_payload: Callable[[dict[str, Any], Model], Any] | None = None
-    on_response: Callable[[dict[str, Any], Model], Any] | None = None
-    on_headers: Callable[[dict[str, str | None], Model], Any] | None = None
-    on_stream_event: Callable[[Any, Model], Any] | None = None
+    on_payload: Callable[[dict[str, Any], Model], object] | None = None
+    on_response: Callable[[dict[str, Any], Model], object] | None = None
+    on_headers: Callable[[dict[str, str | None], Model], object] | None = None
+    on_stream_event: Callable[[Any, Model], object] | None = None
     http_client: Any = None  # an injected httpx2.AsyncClient (tests use MockTransport)
     env: dict[str, str] | None = None  # the provider's settings from its stored credential (over the environment)
 
@@ -109,7 +109,7 @@ class VirtualModel:
     provider: str
     id: str
     name: str
-    route: Callable[[Any], Any]
+    route: Callable[[Any], object]
     thinking_levels: list[str] = field(default_factory=lambda: ["off"])
     context_window: int = 128_000
     max_tokens: int = 16_384

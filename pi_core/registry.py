@@ -208,7 +208,7 @@ class PluginSet:
     # --- calling --------------------------------------------------------------------------------------
 
     async def call(self, hook: str, /, *, merge: Merge | None = None,
-                   on_error: Callable[[str, BaseException], Any] | None = None,
+                   on_error: Callable[[str, BaseException], object] | None = None,
                    quiet: tuple[type[BaseException], ...] = (), accept: Accept | None = None, **kwargs: Any) -> Any:
         """Run ``hook`` under its policy, awaiting async implementations.
 
@@ -234,7 +234,7 @@ class PluginSet:
             return done.value
 
     def call_sync(self, hook: str, /, *, merge: Merge | None = None,
-                  on_error: Callable[[str, BaseException], Any] | None = None,
+                  on_error: Callable[[str, BaseException], object] | None = None,
                   quiet: tuple[type[BaseException], ...] = (), accept: Accept | None = None, **kwargs: Any) -> Any:
         """``call`` for code without an event loop (start-up collection); async implementations are run to
         completion on a private loop."""

@@ -33,8 +33,8 @@ class Renderer:
     """
 
     tool_name: str
-    call: Callable[..., Any]  # (args) or, with_context, (args, theme, context)
-    result: Callable[..., Any] | None = None  # (result, is_error, expanded) or (result, options, theme, context)
+    call: Callable[..., object]  # (args) or, with_context, (args, theme, context)
+    result: Callable[..., object] | None = None  # (result, is_error, expanded) or (result, options, theme, context)
     render_shell: Literal["default", "self"] = "default"
     with_context: bool = False
 
@@ -44,7 +44,7 @@ class MessageRenderer:
     """Draws custom messages of one type: ``render(message, options, theme)`` (message: ``CustomMessage``)."""
 
     custom_type: str
-    render: Callable[[Any, RenderOptions, Any], Any]
+    render: Callable[[Any, RenderOptions, Any], object]
 
 
 @dataclass
@@ -52,4 +52,4 @@ class EntryRenderer:
     """Draws custom session entries of one type: ``render(entry, options, theme)`` (entry: the entry dict)."""
 
     custom_type: str
-    render: Callable[[dict[str, Any], RenderOptions, Any], Any]
+    render: Callable[[dict[str, Any], RenderOptions, Any], object]

@@ -189,7 +189,7 @@ class Tool:
     prompt_snippet: str | None = None
     prompt_guidelines: list[str] = field(default_factory=list)
     execution_mode: Literal["parallel", "sequential"] = "parallel"
-    prepare_arguments: Callable[[Any], Any] | None = None
+    prepare_arguments: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # open: the model's tool arguments (JSON)
     coercion: Literal["typebox", "json"] = "json"
     active_by_default: bool = True  # built-ins only: grep/find/ls are registered but off
     exposure: Literal["direct", "deferred"] = "direct"

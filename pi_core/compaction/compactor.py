@@ -63,7 +63,7 @@ class CompactionOutcome:
     will_retry: bool = False
 
 
-Emit = Callable[[Any], Any]
+Emit = Callable[[Any], object]
 Hook = Callable[..., Any]
 
 

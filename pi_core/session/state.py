@@ -261,7 +261,7 @@ class SessionState:
         return self.files
 
     async def new_session(self, parent_session: str | None = None, *,
-                          setup: Callable[[Any], Any] | None = None) -> bool:
+                          setup: Callable[[Any], object] | None = None) -> bool:
         return await self._files().new_session(self, parent_session, setup=setup)
 
     async def switch_session(self, session_path: str) -> bool:
@@ -283,8 +283,8 @@ class SessionState:
     async def compact(self, custom_instructions: str | None = None) -> Any:
         return await self._files().compact(self, custom_instructions)
 
-    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], Any] | None,
-                      on_error: Callable[[BaseException], Any] | None) -> asyncio.Task[Any]:
+    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], object] | None,
+                      on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]:
         return self._files().compact_later(self, custom_instructions, on_complete, on_error)
 
 

@@ -12,11 +12,12 @@ from typing import Any
 from pi_core.tools import Execute, Tool, ToolContext
 
 
-def builtin_tool(name: str, description: str, parameters: dict[str, Any], execute: Execute, *,
+def builtin_tool(name: str, description: str, parameters: dict[str, Any], execute: Execute, *,  # open: JSON Schema
                  active_by_default: bool, prompt_snippet: str, prompt_guidelines: Sequence[str] = (),
-                 prepare_arguments: Callable[[Any], Any] | None = None,
-                 quick: Callable[[Any, ToolContext], bool] | None = None,
-                 output_schema: dict[str, Any] | None = None) -> Tool:
+                 # open: the model's tool arguments (JSON), before and after the tool's own checks
+                 prepare_arguments: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                 quick: Callable[[Any, ToolContext], bool] | None = None,  # open: the tool's arguments, as built
+                 output_schema: dict[str, Any] | None = None) -> Tool:  # open: a JSON Schema document
     # ``parameters`` and ``output_schema`` are JSON Schema documents: open JSON by nature, hence Any.
     return Tool(name=name, label=name, description=description, parameters=parameters, execute=execute,
                 prompt_snippet=prompt_snippet, prompt_guidelines=list(prompt_guidelines),

@@ -185,7 +185,7 @@ class SettingsList:
     (typing filters by label, fuzzy)."""
 
     def __init__(self, items: list[SettingItem], max_visible: int, theme: SettingsListTheme | None = None,
-                 on_change: Callable[[str, str], Any] | None = None, on_cancel: Callable[[], Any] | None = None,
+                 on_change: Callable[[str, str], object] | None = None, on_cancel: Callable[[], object] | None = None,
                  *, enable_search: bool = False, keybindings: Any = None) -> None:
         self.items = items
         self.filtered = list(items)

@@ -137,11 +137,11 @@ class BorderedLoader(Container):
         return self._signal
 
     @property
-    def on_abort(self) -> Callable[[], Any] | None:
+    def on_abort(self) -> Callable[[], object] | None:
         return self.loader.on_abort if isinstance(self.loader, CancellableLoader) else None
 
     @on_abort.setter
-    def on_abort(self, handler: Callable[[], Any] | None) -> None:
+    def on_abort(self, handler: Callable[[], object] | None) -> None:
         if isinstance(self.loader, CancellableLoader):
             self.loader.on_abort = handler
 

@@ -128,7 +128,7 @@ class RpcUI(UI):
 
     # --- plumbing ------------------------------------------------------------------------------------
 
-    def blocking(self, awaitable: Coroutine[Any, Any, T]) -> T:
+    def blocking(self, awaitable: Coroutine[object, object, T]) -> T:
         """Run a dialog from a worker thread (a sync tool's ``execute``) and wait for its answer."""
         return asyncio.run_coroutine_threadsafe(awaitable, self._loop).result()
 
