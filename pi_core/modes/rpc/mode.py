@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pi_core.types import ImageContent
     from pi_core.ui import Theme
 
-Output = Callable[[dict[str, Any]], None]
+Output = Callable[[dict[str, Any]], None]  # open: an RPC line, JSON (docs/rpc.md)
 ChunkSource = Callable[[], Coroutine[object, object, bytes]]
 
 # At EOF the process quits at once; this only bounds how long an aborted turn may take to unwind
