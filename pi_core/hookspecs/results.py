@@ -60,7 +60,7 @@ class SystemPromptOptions:
 class BeforeAgentStart:
     """Returned by ``pi_before_agent_start``: a custom message to add, and/or a new system prompt."""
 
-    message: dict[str, Any] | None = None  # {customType, content, display, details}
+    message: dict[str, Any] | None = None  # open: a custom message, JSON {customType, content, display, details}; {customType, content, display, details}
     system_prompt: str | None = None
 
 
@@ -105,8 +105,8 @@ class Cancel:
 @dataclass
 class CompactionPreparation:
     first_kept_entry_id: str
-    messages_to_summarize: list[dict[str, Any]]
-    turn_prefix_messages: list[dict[str, Any]]
+    messages_to_summarize: list[dict[str, Any]]  # open: session messages as Pi's JSON
+    turn_prefix_messages: list[dict[str, Any]]  # open: session messages as Pi's JSON
     is_split_turn: bool
     tokens_before: int
     previous_summary: str | None
@@ -121,10 +121,10 @@ class CompactionResult:
     summary: str
     first_kept_entry_id: str
     tokens_before: int
-    details: Any = None
+    details: Any = None  # open: plugin-defined details, stored in the session JSON
     usage: Usage | None = None  # what producing the summary cost (a plugin's own model call)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         out: dict[str, Any] = {
             "summary": self.summary,
             "firstKeptEntryId": self.first_kept_entry_id,
@@ -157,7 +157,7 @@ class TreeDecision:
 
     cancel: bool = False
     summary: str | None = None
-    details: Any = None
+    details: Any = None  # open: plugin-defined details, stored in the session JSON
     custom_instructions: str | None = None
     replace_instructions: bool | None = None
     label: str | None = None
@@ -182,7 +182,7 @@ class BeforeToolCall:
 
     block: bool = False
     reason: str | None = None
-    args: Any = None
+    args: Any = None  # open: the tool's arguments as the hook replaces them (JSON or a model)
     terminate: bool = False
 
 
@@ -191,7 +191,7 @@ class AfterToolCall:
     """Returned by ``pi_after_tool_call``: fields left as None keep their value."""
 
     content: list[Any] | None = None
-    details: Any = None
+    details: Any = None  # open: plugin-defined details, stored in the session JSON
     is_error: bool | None = None
     terminate: bool | None = None
 
@@ -225,10 +225,10 @@ class ProviderPreset:
     base_url: str | None = None
     name: str | None = None
     api_key: str | None = None
-    compat: dict[str, Any] | None = None
+    compat: dict[str, Any] | None = None  # open: the models file's compat object, JSON
     headers: dict[str, str] | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         """The models-file keys (``baseUrl``, ``apiKey``, ...) this preset sets."""
         keys = {"api": self.api, "baseUrl": self.base_url, "name": self.name, "apiKey": self.api_key,
                 "compat": self.compat, "headers": self.headers}
@@ -249,9 +249,9 @@ class OAuthProvider(Protocol):
     methods: tuple[Any, ...]
 
     async def login(self, ui: Any) -> dict[str, Any]: ...
-    async def refresh(self, credential: dict[str, Any]) -> dict[str, Any]: ...
+    async def refresh(self, credential: dict[str, Any]) -> dict[str, Any]: ...  # open: a stored credential, JSON (auth.json)
     def to_auth(self, credential: dict[str, Any]) -> Any: ...
-    def visible_models(self, credential: dict[str, Any]) -> set[str] | None: ...
+    def visible_models(self, credential: dict[str, Any]) -> set[str] | None: ...  # open: a stored credential, JSON (auth.json)
 
 
 @dataclass
@@ -282,9 +282,9 @@ class CommandInfo:
     name: str
     description: str | None
     source: Literal["extension", "prompt", "skill"]
-    source_info: dict[str, Any] = field(default_factory=dict)
+    source_info: dict[str, Any] = field(default_factory=dict)  # open: where the command came from, JSON for RPC get_commands
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         data: dict[str, Any] = {"name": self.name}
         if self.description:
             data["description"] = self.description
@@ -308,7 +308,7 @@ class Flag:
             raise TypeError(f'Invalid default for flag "{self.name}": expected {self.type}, '
                             f"got {type(self.default).__name__}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         return {"name": self.name, "description": self.description, "type": self.type, "default": self.default}
 
 

@@ -120,8 +120,8 @@ def _tool_settings(extras: dict[str, Any] | None) -> ToolSettings:
                         auto_resize_images=extras.get("auto_resize_images"))
 
 
-async def run_tool_async(source: Registry | LoadedPlugins | Iterable[Tool], name: str, args: dict[str, Any],
-                         cwd: str | Path, *, extras: dict[str, Any] | None = None) -> tuple[ToolResult, bool]:
+async def run_tool_async(source: Registry | LoadedPlugins | Iterable[Tool], name: str, args: dict[str, Any],  # open: the tool's arguments, JSON as a model would send them
+                         cwd: str | Path, *, extras: dict[str, Any] | None = None) -> tuple[ToolResult, bool]:  # open: values passed by key to ToolContext.extras
     """Run one tool call exactly as the loop does; returns (result, is_error)."""
     from pi_core.loop import AgentContext, LoopConfig, execute_tool_calls
     from pi_core.signals import AbortSignal
@@ -145,8 +145,8 @@ async def run_tool_async(source: Registry | LoadedPlugins | Iterable[Tool], name
     return ToolResult(content=list(message.content), details=message.details), message.is_error
 
 
-def run_tool(source: Registry | LoadedPlugins | Iterable[Tool], name: str, args: dict[str, Any],
-             cwd: str | Path, *, extras: dict[str, Any] | None = None) -> tuple[ToolResult, bool]:
+def run_tool(source: Registry | LoadedPlugins | Iterable[Tool], name: str, args: dict[str, Any],  # open: the tool's arguments, JSON as a model would send them
+             cwd: str | Path, *, extras: dict[str, Any] | None = None) -> tuple[ToolResult, bool]:  # open: values passed by key to ToolContext.extras
     """Synchronous ``run_tool_async`` (for tests that are not ``async``)."""
     return asyncio.run(run_tool_async(source, name, args, cwd, extras=extras))
 
@@ -177,7 +177,7 @@ class Conversation:
 
 async def run_conversation_async(source: Registry | LoadedPlugins | Iterable[Tool], replies: Sequence[Any],
                                  prompt: str, cwd: str | Path, *, system_prompt: str = "",
-                                 extras: dict[str, Any] | None = None) -> Conversation:
+                                 extras: dict[str, Any] | None = None) -> Conversation:  # open: values passed by key to ToolContext.extras
     """Prompt an ``Agent`` whose model is a ``FakeProvider`` replaying ``replies`` (``fake_provider.reply``)."""
     from pi_core.agent import Agent
     from pi_core.testing.fake_provider import FakeProvider
@@ -222,7 +222,7 @@ def write_fake_models(agent_dir: str | Path, server: Any, api: str = "google-gen
     return path
 
 
-def session_entries(*raw: dict[str, Any]) -> list[Any]:
+def session_entries(*raw: dict[str, Any]) -> list[Any]:  # open: session entries as Pi's JSON
     """Typed session entries (``pi_core.hookspecs.entries``) from entry dicts as a session file holds them, for
     testing code that reads ``ctx.session_manager``; an entry without an ``id`` gets its position as one."""
     from pi_core.hookspecs.entries import entry_from_json
