@@ -11,7 +11,7 @@ from typing import Any
 from pi_core.sessions.describe import content_text
 from pi_core.sessions.format import ms_from_iso
 
-Message = dict[str, Any]
+Message = dict[str, Any]  # open: a message as Pi's JSON
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -36,7 +36,7 @@ def branch_summary_message(summary: str, from_id: str, timestamp: str) -> Messag
     return {"role": "branchSummary", "summary": summary, "fromId": from_id, "timestamp": _ms(timestamp)}
 
 
-def custom_message(custom_type: str, content: Any, display: bool, details: Any, timestamp: str) -> Message:
+def custom_message(custom_type: str, content: Any, display: bool, details: Any, timestamp: str) -> Message:  # open: plugin-defined content and details, stored in the session JSON
     message: Message = {"role": "custom", "customType": custom_type, "content": content, "display": display}
     if details is not None:
         message["details"] = details
