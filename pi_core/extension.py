@@ -166,7 +166,7 @@ class ExtensionContext:
         """Start a compaction and return at once; ``on_complete(result)`` / ``on_error(error)`` follow."""
         return self.session.compact_later(custom_instructions, on_complete, on_error)
 
-    def get_settings(self) -> dict[str, Any]:
+    def get_settings(self) -> dict[str, Any]:  # open: the merged settings, JSON
         """A copy of the merged settings (global + project)."""
         return self.session.settings_copy()
 
@@ -234,14 +234,14 @@ class ExtensionContext:
         self._spawn(self.session.send_user_message(text, images, deliver_as=deliver_as, expand=expand_prompt_templates),
                     f"send_user_message ({self.plugin})")
 
-    def send_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
+    def send_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,  # open: plugin-defined content, details and data, stored in the session JSON
                      deliver_as: DeliverAs | None = None, trigger_turn: bool = False) -> None:
         """A custom message: while streaming queued ("steer", default, or "followUp"); "nextTurn" waits for the
         next prompt; idle it is recorded, and with ``trigger_turn`` it starts a run."""
         self.session.send_custom_message(custom_type, content, display=display, details=details,
                                          deliver_as=deliver_as, trigger_turn=trigger_turn)
 
-    def append_entry(self, custom_type: str, data: Any = None) -> str:
+    def append_entry(self, custom_type: str, data: Any = None) -> str:  # open: plugin-defined content, details and data, stored in the session JSON
         """A custom session entry (never sent to the model); returns its id."""
         return self.session.append_entry(custom_type, data)
 
