@@ -84,7 +84,7 @@ class LoopConfig:
     tool_execution: Literal["parallel", "sequential"] = "parallel"
     before_tool_call: Callable[[ToolCallInfo, AbortSignal], object] | None = None
     after_tool_call: Callable[[ToolCallInfo, ToolResult, bool, AbortSignal], object] | None = None
-    should_stop_after_turn: Callable[[dict[str, Any]], bool] | None = None
+    should_stop_after_turn: Callable[[dict[str, Any]], bool] | None = None  # open: an assistant message as Pi's JSON
     options: StreamOptions = field(default_factory=StreamOptions)
     cwd: Path = field(default_factory=Path.cwd)
     tool_settings: ToolSettings = field(default_factory=ToolSettings)

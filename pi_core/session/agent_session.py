@@ -337,7 +337,7 @@ class AgentSession(SessionState):
             for kind in ("message_start", "message_end"):  # the modes show it now; plugins are not told (as Pi)
                 self.listeners.emit_later(AgentEvent(kind, message=message), forward=False)
 
-    def record_user_bash(self, message: dict[str, Any]) -> None:
+    def record_user_bash(self, message: dict[str, Any]) -> None:  # open: a bashExecution message as Pi's JSON
         """A user's own ``!cmd`` result joins the context now, or after the run when the agent is streaming
         (a message must not land in the middle of a turn)."""
         if self.is_streaming:

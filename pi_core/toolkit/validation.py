@@ -48,7 +48,7 @@ def _validator_for(schema: dict[str, Any]) -> Validator:
     return validator
 
 
-def check_call(tool: Tool, call: ToolCall) -> dict[str, Any]:
+def check_call(tool: Tool, call: ToolCall) -> dict[str, Any]:  # open: the model's tool arguments, JSON
     """The arguments to run ``call`` with: NaN/Infinity refused, ``tool.prepare_arguments`` applied, then
     ``validate_tool_arguments``."""
     if call.non_finite:

@@ -74,7 +74,7 @@ class Reply:
     def ok(self) -> bool:
         return 200 <= self.status < 300
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> dict[str, Any]:  # open: an HTTP JSON body
         """The body as a JSON object; ``{}`` when it is not one."""
         try:
             parsed = json.loads(self.text)
@@ -93,7 +93,7 @@ class Reply:
 
 
 async def request(method: str, url: str, *, what: str, form: dict[str, str] | None = None,
-                  json_body: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Reply:
+                  json_body: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Reply:  # open: an HTTP JSON body
     """Send one request to an authorization server. Network failures raise OAuthError naming ``what`` and URL."""
     import asyncio
 
