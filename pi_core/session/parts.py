@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pi_core.events import AgentEvent
     from pi_core.hookspecs.results import (
         CommandInfo,
+        CompactionResult,
         SystemPromptOptions,
         TreePreparation,
     )
@@ -186,7 +187,7 @@ class SessionFileOps(Protocol):
     async def navigate_tree(self, session: Any, target_id: str | None, *, summarize: bool = False,
                             custom_instructions: str | None = None, replace_instructions: bool = False,
                             label: str | None = None) -> Any: ...
-    async def compact(self, session: Any, custom_instructions: str | None = None) -> Any: ...
+    async def compact(self, session: Any, custom_instructions: str | None = None) -> CompactionResult: ...
     def compact_later(self, session: Any, custom_instructions: str | None, on_complete: Callable[[Any], object] | None,
                       on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]: ...
 
