@@ -28,7 +28,7 @@ _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 INVALID_ARG = '<span class="tool-error">[invalid arg]</span>'
 
 
-def esc(text: Any) -> str:
+def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 

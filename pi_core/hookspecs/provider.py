@@ -40,7 +40,7 @@ def pi_after_provider_response(ctx: ExtensionContext, status: int, headers: dict
 
 
 @spec("notify")
-def pi_provider_stream_event(ctx: ExtensionContext, data: Any, model: Model) -> None:
+def pi_provider_stream_event(ctx: ExtensionContext, data: Any, model: Model) -> None:  # open: one decoded wire event, the provider's JSON
     """Observe each decoded wire event (the JSON of one stream frame) before pi normalises it.
 
     Awaited in stream order, so a slow implementation delays the stream; skipped entirely (no cost) when no

@@ -46,7 +46,7 @@ def parse_partial_json(text: str | None) -> dict[str, Any]:  # open: the model's
     return value if isinstance(value, dict) else {}
 
 
-def parse_streaming_json(text: str | None) -> Any:
+def parse_streaming_json(text: str | None) -> Any:  # open: the model's partial tool arguments, JSON
     """Pi's ``parseStreamingJson``: the text if it parses (whole or cut off), else its repair, else ``{}``."""
     if not text or not text.strip():
         return {}

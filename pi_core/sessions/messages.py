@@ -6,10 +6,13 @@ provider may see (docs/sessions.md#what-the-model-sees); ``to_typed`` gives pi_c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.sessions.describe import content_text
 from pi_core.sessions.format import ms_from_iso
+
+if TYPE_CHECKING:
+    from pi_core.types import AgentMessage
 
 Message = dict[str, Any]  # open: a message as Pi's JSON
 
@@ -116,7 +119,7 @@ def convert_to_llm(messages: list[Any], block_images: bool = False) -> list[Mess
     return out
 
 
-def to_typed(messages: list[Message]) -> list[Any]:
+def to_typed(messages: list[Message]) -> list[AgentMessage]:
     """Convert message dicts to pi_core.types models (user/assistant/toolResult typed, others CustomMessage)."""
     from pi_core.types import message_from_json
 

@@ -44,7 +44,7 @@ def timeout_s() -> float:
     return value if value > 0 else DEFAULT_TIMEOUT_S
 
 
-def trusted_url(url: Any) -> str | None:
+def trusted_url(url: object) -> str | None:
     """``url`` when it is safe to show and open: https, or http on a loopback address; else None."""
     if not isinstance(url, str):
         return None
