@@ -132,7 +132,7 @@ class HookManager(pluggy.PluginManager):
         self.changes += 1
         return super().register(plugin, name)
 
-    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> object:
         self.changes += 1
         return super().unregister(plugin, name)
 

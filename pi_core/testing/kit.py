@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -33,6 +33,15 @@ from pi_core.loader.plugins import (
 from pi_core.registry import Registry, build_registry
 from pi_core.toolkit.arguments import PI_ARGUMENTS
 from pi_core.tools import Tool, ToolResult, ToolSettings
+
+if TYPE_CHECKING:
+    import subprocess
+
+    from pi_core.agent import Agent
+    from pi_core.events import AgentEvent
+    from pi_core.hookspecs.entries import SessionEntry
+    from pi_core.testing.fake_provider import FakeProvider
+    from pi_core.types import AgentMessage
 
 FAKE_MODEL_ID = "fake-model"
 
@@ -158,16 +167,16 @@ def result_text(result: ToolResult) -> str:
 
 @dataclass
 class Conversation:
-    agent: Any  # pi_core.agent.Agent
-    provider: Any  # FakeProvider
-    events: list[Any] = field(default_factory=list)
+    agent: Agent
+    provider: FakeProvider
+    events: list[AgentEvent] = field(default_factory=list)
 
     @property
-    def messages(self) -> list[Any]:
+    def messages(self) -> list[AgentMessage]:
         return list(self.agent.state.messages)
 
     @property
-    def tool_results(self) -> list[Any]:
+    def tool_results(self) -> list[AgentMessage]:
         return [m for m in self.messages if getattr(m, "role", "") == "toolResult"]
 
     def sent_tool_names(self, request: int = 0) -> list[str]:
@@ -222,7 +231,7 @@ def write_fake_models(agent_dir: str | Path, server: Any, api: str = "google-gen
     return path
 
 
-def session_entries(*raw: dict[str, Any]) -> list[Any]:  # open: session entries as Pi's JSON
+def session_entries(*raw: dict[str, Any]) -> list[SessionEntry]:  # open: session entries as Pi's JSON
     """Typed session entries (``pi_core.hookspecs.entries``) from entry dicts as a session file holds them, for
     testing code that reads ``ctx.session_manager``; an entry without an ``id`` gets its position as one."""
     from pi_core.hookspecs.entries import entry_from_json
@@ -231,7 +240,7 @@ def session_entries(*raw: dict[str, Any]) -> list[Any]:  # open: session entries
 
 
 def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | None = None,
-           env: dict[str, str] | None = None, timeout: float = 120) -> Any:
+           env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run the ``pi`` command (``pi`` = its path; default: this interpreter's pi_core.app.cli) and capture it.
 
     Provider keys are removed from the environment; ``PI_CODING_AGENT_DIR`` is ``agent_dir``.
