@@ -69,6 +69,7 @@ _EXPORTS = {
 }
 
 
+# open: a module's globals, and whatever object the package exports under ``name``
 def lazy_attribute(package: str, exports: dict[str, str], namespace: dict[str, Any], name: str) -> Any:
     """A lazy package's ``__getattr__``: import ``name`` from the module ``exports`` names for it, keep it in the
     package's ``namespace`` so the next look-up is plain (``pi_core.sessions`` exports this way too)."""

@@ -22,7 +22,7 @@ class EventBus:
         self._handlers: dict[str, list[tuple[str, Callable[[Any], Any]]]] = {}
         self._plugins = plugins
 
-    def on(self, channel: str, handler: Callable[[Any], Any], plugin: str = "") -> Callable[[], None]:
+    def on(self, channel: str, handler: Callable[[Any], object], plugin: str = "") -> Callable[[], None]:  # open: plugin-defined event data (ctx.events)
         entry = (plugin, handler)
         self._handlers.setdefault(channel, []).append(entry)
 
@@ -33,7 +33,7 @@ class EventBus:
 
         return unsubscribe
 
-    def emit(self, channel: str, data: Any = None) -> None:
+    def emit(self, channel: str, data: Any = None) -> None:  # open: plugin-defined event data (ctx.events)
         for plugin, handler in list(self._handlers.get(channel, [])):
             try:
                 outcome = handler(data)
@@ -69,8 +69,8 @@ class PluginEvents:
     bus: EventBus
     plugin: str
 
-    def on(self, channel: str, handler: Callable[[Any], Any]) -> Callable[[], None]:
+    def on(self, channel: str, handler: Callable[[Any], object]) -> Callable[[], None]:  # open: plugin-defined event data (ctx.events)
         return self.bus.on(channel, handler, self.plugin)
 
-    def emit(self, channel: str, data: Any = None) -> None:
+    def emit(self, channel: str, data: Any = None) -> None:  # open: plugin-defined event data (ctx.events)
         self.bus.emit(channel, data)

@@ -15,7 +15,7 @@ def _camel(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-def to_plain(value: Any) -> Any:
+def to_plain(value: Any) -> Any:  # open: a JSON-able value and its plain form
     """JSON-ready form of event payloads: pydantic models (pi's wire types among them) by alias, results and
     lists recursively."""
     if isinstance(value, BaseModel):
@@ -48,7 +48,7 @@ class AgentEvent:
     def get(self, name: str, default: Any = None) -> Any:
         return self.fields.get(name, default)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         out: dict[str, Any] = {"type": self.type}
         for key, value in self.fields.items():
             if value is not None:
@@ -59,10 +59,10 @@ class AgentEvent:
         return f"AgentEvent({self.type!r}, {', '.join(self.fields)})"
 
 
-Listener = Callable[[AgentEvent], Any]
+Listener = Callable[[AgentEvent], object]
 
 
-Emit = Callable[[AgentEvent], Coroutine[Any, Any, None]]  # how the loop announces: awaited, listeners are barriers
+Emit = Callable[[AgentEvent], Coroutine[object, object, None]]  # how the loop announces: awaited, listeners are barriers
 
 
 class Listeners:
@@ -70,7 +70,7 @@ class Listeners:
     (the plugins' ``pi_agent_event``; None when no plugin listens). Extension errors are not forwarded, so a
     failing plugin cannot loop. Work scheduled from synchronous code is kept until done (shutdown waits)."""
 
-    def __init__(self, forward: Callable[[AgentEvent], Awaitable[Any] | None] = lambda _event: None) -> None:
+    def __init__(self, forward: Callable[[AgentEvent], Awaitable[object] | None] = lambda _event: None) -> None:
         self._listeners: list[Listener] = []
         self._forward = forward
         self.background: set[asyncio.Task[Any]] = set()
@@ -101,7 +101,7 @@ class Listeners:
         if work is not None:
             self.later(work)
 
-    def later(self, work: Awaitable[Any]) -> asyncio.Task[Any] | None:
+    def later(self, work: Awaitable[object]) -> asyncio.Task[object] | None:
         """Schedule ``work`` on the running loop and keep it until done; None (work dropped) without a loop."""
         try:
             task = asyncio.ensure_future(work)

@@ -161,12 +161,12 @@ class ExtensionContext:
     def get_context_usage(self) -> ContextUsage | None:
         return self.session.context_usage()
 
-    def compact(self, custom_instructions: str | None = None, *, on_complete: Callable[[Any], Any] | None = None,
-                on_error: Callable[[BaseException], Any] | None = None) -> asyncio.Task[Any]:
+    def compact(self, custom_instructions: str | None = None, *, on_complete: Callable[[Any], object] | None = None,
+                on_error: Callable[[BaseException], object] | None = None) -> asyncio.Task[object]:
         """Start a compaction and return at once; ``on_complete(result)`` / ``on_error(error)`` follow."""
         return self.session.compact_later(custom_instructions, on_complete, on_error)
 
-    def get_settings(self) -> dict[str, Any]:
+    def get_settings(self) -> dict[str, Any]:  # open: the merged settings, JSON
         """A copy of the merged settings (global + project)."""
         return self.session.settings_copy()
 
@@ -234,14 +234,14 @@ class ExtensionContext:
         self._spawn(self.session.send_user_message(text, images, deliver_as=deliver_as, expand=expand_prompt_templates),
                     f"send_user_message ({self.plugin})")
 
-    def send_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
+    def send_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,  # open: plugin-defined content, details and data, stored in the session JSON
                      deliver_as: DeliverAs | None = None, trigger_turn: bool = False) -> None:
         """A custom message: while streaming queued ("steer", default, or "followUp"); "nextTurn" waits for the
         next prompt; idle it is recorded, and with ``trigger_turn`` it starts a run."""
         self.session.send_custom_message(custom_type, content, display=display, details=details,
                                          deliver_as=deliver_as, trigger_turn=trigger_turn)
 
-    def append_entry(self, custom_type: str, data: Any = None) -> str:
+    def append_entry(self, custom_type: str, data: Any = None) -> str:  # open: plugin-defined content, details and data, stored in the session JSON
         """A custom session entry (never sent to the model); returns its id."""
         return self.session.append_entry(custom_type, data)
 
@@ -277,7 +277,7 @@ class ExtensionContext:
         return await self.session.exec(command, list(args or []), cwd=Path(cwd) if cwd else None,
                                        timeout=timeout, signal=signal)
 
-    def blocking(self, awaitable: Coroutine[Any, Any, T]) -> T:
+    def blocking(self, awaitable: Coroutine[object, object, T]) -> T:
         """Wait for an async context or UI method from a sync tool's worker thread (``ctx.pi.blocking(
         ctx.pi.ui.confirm(...))``). Must not be called on the event loop's own thread."""
         loop = self._shared.loop
@@ -307,15 +307,15 @@ class CommandContext(ExtensionContext):
         """Return once the agent is idle: runs, retries, compaction and queued continuations done."""
         await self.session.wait_for_idle()
 
-    async def new_session(self, *, parent_session: str | None = None, setup: Callable[[Any], Any] | None = None,
-                          with_session: Callable[[CommandContext], Any] | None = None) -> SessionChange:
+    async def new_session(self, *, parent_session: str | None = None, setup: Callable[[Any], object] | None = None,
+                          with_session: Callable[[CommandContext], object] | None = None) -> SessionChange:
         """A fresh session (``pi_session_before_switch`` may veto). ``setup(store)`` may append entries to it
         before it starts; ``with_session(ctx)`` runs after ``pi_session_start``."""
         done = await self.session.new_session(parent_session, setup=setup)
         return await self._then(done, with_session)
 
     async def fork(self, entry_id: str, *, position: Literal["before", "at"] = "before",
-                   with_session: Callable[[CommandContext], Any] | None = None) -> SessionChange:
+                   with_session: Callable[[CommandContext], object] | None = None) -> SessionChange:
         """Fork before ``entry_id`` ("before", like ``/fork``) or clone up to the leaf ("at", like ``/clone``)."""
         if position == "at":
             return await self._then(await self.session.clone(), with_session)
@@ -325,7 +325,7 @@ class CommandContext(ExtensionContext):
         return change
 
     async def switch_session(self, path: str, *,
-                             with_session: Callable[[CommandContext], Any] | None = None) -> SessionChange:
+                             with_session: Callable[[CommandContext], object] | None = None) -> SessionChange:
         return await self._then(await self.session.switch_session(path), with_session)
 
     async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,

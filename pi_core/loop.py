@@ -77,14 +77,14 @@ class LoopConfig:
     model: Model
     stream_fn: StreamFn
     convert_to_llm: Callable[[list[AgentMessage]], list[Message]] = default_convert_to_llm
-    transform_context: Callable[[list[AgentMessage], AbortSignal], Any] | None = None
-    get_api_key: Callable[[str], Any] | None = None
+    transform_context: Callable[[list[AgentMessage], AbortSignal], object] | None = None
+    get_api_key: Callable[[str], object] | None = None
     get_steering_messages: Callable[[], list[AgentMessage]] | None = None
     get_follow_up_messages: Callable[[], list[AgentMessage]] | None = None
     tool_execution: Literal["parallel", "sequential"] = "parallel"
-    before_tool_call: Callable[[ToolCallInfo, AbortSignal], Any] | None = None
-    after_tool_call: Callable[[ToolCallInfo, ToolResult, bool, AbortSignal], Any] | None = None
-    should_stop_after_turn: Callable[[dict[str, Any]], bool] | None = None
+    before_tool_call: Callable[[ToolCallInfo, AbortSignal], object] | None = None
+    after_tool_call: Callable[[ToolCallInfo, ToolResult, bool, AbortSignal], object] | None = None
+    should_stop_after_turn: Callable[[dict[str, Any]], bool] | None = None  # open: an assistant message as Pi's JSON
     options: StreamOptions = field(default_factory=StreamOptions)
     cwd: Path = field(default_factory=Path.cwd)
     tool_settings: ToolSettings = field(default_factory=ToolSettings)

@@ -40,16 +40,16 @@ class StreamOptions:
     # connect timeout (None: the wire's default, 15 s; 0 = off).
     transport: str | None = None
     websocket_connect_timeout_s: float | None = None
-    tool_choice: Any = None
-    metadata: dict[str, Any] | None = None
+    tool_choice: Any = None  # open: the provider's own tool_choice JSON
+    metadata: dict[str, Any] | None = None  # open: request metadata, JSON the provider sends as given
     # Plugin hooks on the wire (the session sets only those some plugin implements). Each may return an
     # awaitable, which the provider awaits: on_payload may replace the body (None keeps it), on_headers edits
     # the headers in place (None deletes one), on_response sees {"status", "headers"}, on_stream_event each
     # decoded wire event before it is normalised.
-    on_payload: Callable[[dict[str, Any], Model], Any] | None = None
-    on_response: Callable[[dict[str, Any], Model], Any] | None = None
-    on_headers: Callable[[dict[str, str | None], Model], Any] | None = None
-    on_stream_event: Callable[[Any, Model], Any] | None = None
+    on_payload: Callable[[dict[str, Any], Model], object] | None = None  # open: the provider's JSON request body and response headers/status
+    on_response: Callable[[dict[str, Any], Model], object] | None = None  # open: the provider's JSON request body and response headers/status
+    on_headers: Callable[[dict[str, str | None], Model], object] | None = None
+    on_stream_event: Callable[[Any, Model], object] | None = None  # open: one decoded wire event, the provider's JSON
     http_client: Any = None  # an injected httpx2.AsyncClient (tests use MockTransport)
     env: dict[str, str] | None = None  # the provider's settings from its stored credential (over the environment)
 
@@ -109,7 +109,7 @@ class VirtualModel:
     provider: str
     id: str
     name: str
-    route: Callable[[Any], Any]
+    route: Callable[[Any], object]
     thinking_levels: list[str] = field(default_factory=lambda: ["off"])
     context_window: int = 128_000
     max_tokens: int = 16_384

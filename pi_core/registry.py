@@ -30,8 +30,8 @@ T = TypeVar("T")
 Layer = Literal["builtin", "installed", "project", "explicit"]
 # project: a trusted project's .pi/extensions and ``pi install -l`` packages; explicit: ``-e`` files, embedding
 LAYER_RANK: dict[str, int] = {"builtin": 0, "installed": 1, "project": 2, "explicit": 3}
-Merge = Callable[[Any, Any, dict[str, Any]], tuple[Any, bool]]  # (chained value, result, arguments) -> (value, stop)
-Accept = Callable[[str, Any], bool]  # (plugin, result) -> use it?
+Merge = Callable[[Any, Any, dict[str, Any]], tuple[Any, bool]]  # open: each hook's own arguments and result, as its spec says; (chained value, result, arguments) -> (value, stop)
+Accept = Callable[[str, Any], bool]  # open: each hook's own arguments and result, as its spec says; (plugin, result) -> use it?
 
 
 @dataclass
@@ -74,7 +74,7 @@ class ExtensionError:
 
 class Contribution(NamedTuple):
     plugin: str
-    value: Any
+    value: Any  # open: a plugin's contribution, of the type its hook names
 
 
 class _Plan:
@@ -132,7 +132,7 @@ class HookManager(pluggy.PluginManager):
         self.changes += 1
         return super().register(plugin, name)
 
-    def unregister(self, plugin: object | None = None, name: str | None = None) -> Any:
+    def unregister(self, plugin: object | None = None, name: str | None = None) -> object:
         self.changes += 1
         return super().unregister(plugin, name)
 
@@ -208,8 +208,8 @@ class PluginSet:
     # --- calling --------------------------------------------------------------------------------------
 
     async def call(self, hook: str, /, *, merge: Merge | None = None,
-                   on_error: Callable[[str, BaseException], Any] | None = None,
-                   quiet: tuple[type[BaseException], ...] = (), accept: Accept | None = None, **kwargs: Any) -> Any:
+                   on_error: Callable[[str, BaseException], object] | None = None,
+                   quiet: tuple[type[BaseException], ...] = (), accept: Accept | None = None, **kwargs: Any) -> Any:  # open: each hook's own arguments and result, as its spec says
         """Run ``hook`` under its policy, awaiting async implementations.
 
         collect -> list of ``Contribution(plugin, value)``; chain -> the final value of the chained argument;
@@ -234,8 +234,8 @@ class PluginSet:
             return done.value
 
     def call_sync(self, hook: str, /, *, merge: Merge | None = None,
-                  on_error: Callable[[str, BaseException], Any] | None = None,
-                  quiet: tuple[type[BaseException], ...] = (), accept: Accept | None = None, **kwargs: Any) -> Any:
+                  on_error: Callable[[str, BaseException], object] | None = None,
+                  quiet: tuple[type[BaseException], ...] = (), accept: Accept | None = None, **kwargs: Any) -> Any:  # open: each hook's own arguments and result, as its spec says
         """``call`` for code without an event loop (start-up collection); async implementations are run to
         completion on a private loop."""
         steps = self._steps(hook, kwargs, merge, on_error, quiet, accept)

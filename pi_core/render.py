@@ -37,8 +37,8 @@ class Renderer:
     """
 
     tool_name: str
-    call: Callable[..., Any]  # (args) or, with_context, (args, theme, context)
-    result: Callable[..., Any] | None = None  # (result, is_error, expanded) or (result, options, theme, context)
+    call: Callable[..., object]  # (args) or, with_context, (args, theme, context)
+    result: Callable[..., object] | None = None  # (result, is_error, expanded) or (result, options, theme, context)
     render_shell: Literal["default", "self"] = "default"
     with_context: bool = False
 

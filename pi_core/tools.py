@@ -30,13 +30,13 @@ class ToolResult:
     """
 
     content: list[TextContent | ImageContent]
-    details: Any = None
+    details: Any = None  # open: tool-defined details, stored in the session JSON
     terminate: bool = False
     is_error: bool = False
-    structured_content: Any = None
+    structured_content: Any = None  # open: any JSON value
 
     @classmethod
-    def text(cls, text: str, details: Any = None) -> ToolResult:
+    def text(cls, text: str, details: Any = None) -> ToolResult:  # open: tool-defined details, stored in the session JSON
         from pi_core.types import TextContent
 
         return cls(content=[TextContent(text=text)], details=details)
@@ -50,7 +50,7 @@ class ToolResult:
         return ToolResult(content=content, details=encodable_value(self.details), terminate=self.terminate,
                           structured_content=encodable_value(self.structured_content))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         """The wire form Pi's events carry (``partialResult``): content, and details when there are any."""
         out: dict[str, Any] = {"content": [block.model_dump(by_alias=True, exclude_none=True, mode="json")
                                            for block in self.content]}
@@ -75,7 +75,7 @@ class ToolSettings:
 
 
 # Run another tool as the model's call would (hooks, events): its call id, result and whether it failed.
-NestedCall = Callable[["Tool", dict[str, Any], AbortSignal], Awaitable[tuple[str, ToolResult, bool]]]
+NestedCall = Callable[["Tool", dict[str, Any], AbortSignal], Awaitable[tuple[str, ToolResult, bool]]]  # open: the model's tool arguments, JSON
 
 # Keys that 0.1 passed through ``ToolContext.extras``; still read from there for one release.
 _LEGACY_EXTRAS = ("model", "pi", "shell_path", "shell_command_prefix", "auto_resize_images")
@@ -101,7 +101,7 @@ class ToolContext:
     model: Model | None = None
     settings: ToolSettings = field(default_factory=ToolSettings)
     pi: ExtensionContext | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    extras: dict[str, Any] = field(default_factory=dict)  # open: values a host passes by key (0.1's ctx.extras, read for one release)
     call_tool: NestedCall | None = None
 
     def __post_init__(self) -> None:
@@ -162,7 +162,7 @@ def resolve_to_cwd(path: str, cwd: str) -> str:
 
 
 ExecuteResult = ToolResult | str
-Execute = Callable[[Any, ToolContext], ExecuteResult | Awaitable[ExecuteResult]]
+Execute = Callable[[Any, ToolContext], ExecuteResult | Awaitable[ExecuteResult]]  # open: the tool's arguments, as built: a pydantic model or JSON
 
 
 @dataclass
@@ -183,26 +183,26 @@ class Tool:
 
     name: str
     description: str
-    parameters: dict[str, Any] | type[BaseModel]
+    parameters: dict[str, Any] | type[BaseModel]  # open: a JSON Schema
     execute: Execute
     label: str = ""
     prompt_snippet: str | None = None
     prompt_guidelines: list[str] = field(default_factory=list)
     execution_mode: Literal["parallel", "sequential"] = "parallel"
-    prepare_arguments: Callable[[Any], Any] | None = None
+    prepare_arguments: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # open: the model's tool arguments (JSON)
     coercion: Literal["typebox", "json"] = "json"
     active_by_default: bool = True  # built-ins only: grep/find/ls are registered but off
     exposure: Literal["direct", "deferred"] = "direct"
     reaches_tools: bool = False
     annotations: dict[str, bool] | None = None
-    quick: Callable[[Any, ToolContext], bool] | None = None
-    output_schema: dict[str, Any] | None = None  # the JSON Schema of ``structured_content`` (codemode declares it)
+    quick: Callable[[Any, ToolContext], bool] | None = None  # open: the tool's arguments, as built: a pydantic model or JSON
+    output_schema: dict[str, Any] | None = None  # open: a JSON Schema; the JSON Schema of ``structured_content`` (codemode declares it)
 
     def __hash__(self) -> int:
         return id(self)
 
     @functools.cached_property
-    def json_schema(self) -> dict[str, Any]:
+    def json_schema(self) -> dict[str, Any]:  # open: a JSON Schema
         if isinstance(self.parameters, dict):
             return self.parameters
         return schema_of(self.parameters)
@@ -217,7 +217,7 @@ class Tool:
                                                                  parameters=self.json_schema)
         return made
 
-    def build_args(self, validated: dict[str, Any]) -> Any:
+    def build_args(self, validated: dict[str, Any]) -> Any:  # open: the model's tool arguments, JSON
         """Turn validated JSON arguments into what ``execute`` receives (pi_core.toolkit.validation.tool_args
         words a refusal by the pydantic model's own validators)."""
         if isinstance(self.parameters, dict):
@@ -225,7 +225,7 @@ class Tool:
         return self.parameters.model_validate(validated)
 
 
-def schema_of(model: type[BaseModel]) -> dict[str, Any]:
+def schema_of(model: type[BaseModel]) -> dict[str, Any]:  # open: a JSON Schema
     """A pydantic model as a plain, self-contained JSON Schema (no titles, no $refs), as models expect."""
     raw = model.model_json_schema()
     defs = raw.pop("$defs", {})
@@ -251,11 +251,11 @@ class ArgumentCheck(Protocol):
     """How the loop turns a call's JSON arguments into what ``execute`` receives. pi's sessions use
     ``pi_core.toolkit.arguments.PI_ARGUMENTS`` (docs/loop.md#argument-validation); ``UNCHECKED`` passes them on."""
 
-    def validate(self, tool: Tool, call: ToolCall) -> dict[str, Any]:
+    def validate(self, tool: Tool, call: ToolCall) -> dict[str, Any]:  # open: the model's tool arguments, JSON
         """The arguments to run ``call`` with; raises ``ValidationError`` with the text the model reads."""
         ...
 
-    def build(self, tool: Tool, validated: dict[str, Any]) -> Any:
+    def build(self, tool: Tool, validated: dict[str, Any]) -> Any:  # open: the model's tool arguments, JSON
         """What ``execute`` gets for arguments that passed (a ``pi_before_tool_call`` hook may have replaced them)."""
         ...
 
@@ -263,10 +263,10 @@ class ArgumentCheck(Protocol):
 class Unchecked:
     """No checks: the arguments as the model sent them (after ``prepare_arguments``), built by ``Tool.build_args``."""
 
-    def validate(self, tool: Tool, call: ToolCall) -> dict[str, Any]:
+    def validate(self, tool: Tool, call: ToolCall) -> dict[str, Any]:  # open: the model's tool arguments, JSON
         return tool.prepare_arguments(call.arguments) if tool.prepare_arguments is not None else call.arguments
 
-    def build(self, tool: Tool, validated: dict[str, Any]) -> Any:
+    def build(self, tool: Tool, validated: dict[str, Any]) -> Any:  # open: the model's tool arguments, JSON
         return tool.build_args(validated)
 
 
@@ -324,8 +324,8 @@ class ToolCallInfo:
 
     tool_call_id: str
     tool_name: str
-    args: Any
-    raw_arguments: dict[str, Any]
+    args: Any  # open: the tool's arguments, as built: a pydantic model or JSON
+    raw_arguments: dict[str, Any]  # open: the model's tool arguments, JSON
     tool: Tool | None = None
     assistant_message: Any = None
     context: ToolContext | None = None

@@ -48,7 +48,7 @@ def _finite(value: Any, path: list[str], found: dict[str, str]) -> Any:
     return value
 
 
-def encodable_value(value: Any) -> Any:
+def encodable_value(value: Any) -> Any:  # open: a JSON value, strings re-encoded, the rest unchanged
     """``encodable`` applied to every string (keys included) of JSON-like ``value``; the rest unchanged."""
     if isinstance(value, str):
         return encodable(value)
@@ -68,7 +68,7 @@ class PiModel(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, validate_by_name=True, validate_by_alias=True,
                               extra="allow", serialize_by_alias=True, defer_build=True)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         return self.model_dump(by_alias=True, exclude_none=True, mode="json")
 
 
@@ -98,7 +98,7 @@ class ToolCall(PiModel):
     type: Literal["toolCall"] = "toolCall"
     id: str
     name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
+    arguments: dict[str, Any] = Field(default_factory=dict)  # open: the model's tool arguments, JSON
     thought_signature: str | None = None
     # Where the model sent NaN or ±Infinity (JSON has neither): kept for the validation error, while
     # ``arguments`` holds null there so the message can be stored and sent again (never serialised).
@@ -195,7 +195,7 @@ class ToolResultMessage(PiModel):
     tool_call_id: str
     tool_name: str
     content: list[UserContent] = Field(default_factory=list)
-    details: Any = None
+    details: Any = None  # open: tool-defined details, stored in the session JSON
     is_error: bool = False
     timestamp: int = Field(default_factory=now_ms)
 
@@ -230,7 +230,7 @@ _ROLE_TYPES: dict[str, type[PiModel]] = {
 }
 
 
-def message_from_json(data: dict[str, Any]) -> AgentMessage:
+def message_from_json(data: dict[str, Any]) -> AgentMessage:  # open: a message as Pi's JSON
     """Parse one message dict (from a session file, RPC or a test) into its typed model."""
     cls = _ROLE_TYPES.get(data.get("role", ""), CustomMessage)
     return cls.model_validate(data)  # type: ignore[return-value]
@@ -272,7 +272,7 @@ class Model(PiModel):
     context_window: int = 128_000
     max_tokens: int = 16_384
     headers: dict[str, str] | None = None
-    compat: dict[str, Any] | None = None
+    compat: dict[str, Any] | None = None  # open: the models file's compat object, JSON
     prompt_cache: dict[str, float] | None = None  # seconds a provider keeps a prompt cache, per retention tier
 
 
@@ -336,7 +336,7 @@ class ToolDefinition(PiModel):
 
     name: str
     description: str
-    parameters: dict[str, Any]
+    parameters: dict[str, Any]  # open: a JSON Schema
 
 
 class Context(PiModel):

@@ -173,7 +173,7 @@ class ThemeResult:
     error: str | None = None
 
 
-ComponentFactory = Callable[..., Any]  # (tui, theme[, ...]) -> Component; see each method
+ComponentFactory = Callable[..., Any]  # open: (tui, theme[, ...]) -> a plugin's own Component, duck-typed beyond render
 
 
 async def within(question: Awaitable[T], default: T, *, timeout: float | None = None,
@@ -292,7 +292,7 @@ class UI:
     def add_autocomplete_provider(self, factory: Callable[[AutocompleteProvider], AutocompleteProvider]) -> None:
         """Stack a provider over the current one (the factory receives it, to delegate to)."""
 
-    def on_terminal_input(self, handler: Callable[[str], Any]) -> Callable[[], None]:
+    def on_terminal_input(self, handler: Callable[[str], object]) -> Callable[[], None]:
         """Raw keys before the editor sees them (a handler returning True consumes the key); returns an
         unsubscribe function."""
         return lambda: None

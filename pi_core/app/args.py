@@ -71,11 +71,11 @@ class Args:
     approve: bool | None = None  # -a / -na: this run's project-trust decision (docs/config.md#project-trust)
     messages: list[str]
     file_args: list[str]
-    unknown_flags: dict[str, Any]
+    unknown_flags: dict[str, Any]  # open: plugin flag values, as each flag declares them
     # Where the word an unknown ``--flag`` took as its value sat among the messages (a plugin's boolean
     # flag gives it back: pi_core.app.flags.parse_plugin_flags).
     unknown_flag_positions: dict[str, int]
-    plugin_flag_values: dict[str, Any] | None = None  # parse_plugin_flags' result, once plugins are loaded
+    plugin_flag_values: dict[str, Any] | None = None  # open: plugin flag values, as each flag declares them; parse_plugin_flags' result, once plugins are loaded
     warnings: list[str]
     errors: list[str]
     # Index in argv of the first bare word, when nothing that starts a prompt came before it

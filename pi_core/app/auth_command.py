@@ -203,7 +203,7 @@ class CheckResult:
     def exit_code(self) -> int:
         return {"ready": 0, "not_ready": 1}.get(self.status, 2)
 
-    def to_json(self, credential: str | None = None) -> dict[str, Any]:
+    def to_json(self, credential: str | None = None) -> dict[str, Any]:  # open: JSON for --json
         out: dict[str, Any] = {"status": self.status, "provider": self.provider}
         if self.reason is not None:
             out["reason"] = self.reason

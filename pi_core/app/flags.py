@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pi_core.registry import PluginSet, Registry
 
     # A cached plugin: whether it is an opt-in one (group ``pi.optional``), and its flags (``Flag.to_json``).
-    Entry = tuple[bool, list[dict[str, Any]]]
+    Entry = tuple[bool, list[dict[str, Any]]]  # open: flag declarations and values, JSON (the flag cache) as each plugin declares them
 
 # The cache is marshal, not JSON: importing json compiles its regular expressions, which cost `pi --help`
 # more than the whole plugin section. Format 4 is read and written alike by every Python 3 pi runs on.
@@ -31,7 +31,7 @@ CACHE_FORMAT = 2
 _MARSHAL_VERSION = 4
 
 
-def parse_plugin_flags(args: Args, registry: Registry) -> dict[str, Any]:
+def parse_plugin_flags(args: Args, registry: Registry) -> dict[str, Any]:  # open: flag declarations and values, JSON (the flag cache) as each plugin declares them
     """Every registered flag's value: given on the command line, else its default.
 
     A boolean flag that swallowed the next word (``--plan "fix it"``) gives the word back as a message; a
@@ -128,7 +128,7 @@ def _flags_ok(flags: list[dict[str, Any]]) -> bool:
     return all(type(f) is dict and type(f.get("name")) is str and type(f.get("type")) is str for f in flags)
 
 
-def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:
+def cached_flags(args: Args, cwd: Path) -> list[dict[str, Any]]:  # open: flag declarations and values, JSON (the flag cache) as each plugin declares them
     """The flags of the plugins this command line would load, as last recorded; imports no plugin.
 
     Only the kinds of plugin that have flags in the cache are looked for: plugins without flags add
@@ -198,7 +198,7 @@ def _py_files(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.py")) if folder.is_dir() else []  # no pattern to compile for a missing folder
 
 
-def help_section(flags: list[dict[str, Any]]) -> str:
+def help_section(flags: list[dict[str, Any]]) -> str:  # open: flag declarations and values, JSON (the flag cache) as each plugin declares them
     """Pi's "Extension CLI Flags:" block (``--name <value>`` padded to 30 columns), or ""."""
     if not flags:
         return ""

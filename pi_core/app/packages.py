@@ -74,7 +74,7 @@ def snapshot(site: Path | None = None) -> Snapshot:
     return found
 
 
-def pi_distributions(site: Path | None = None) -> dict[str, dict[str, Any]]:
+def pi_distributions(site: Path | None = None) -> dict[str, dict[str, Any]]:  # open: package reports, JSON for pi list --json
     """Distributions (other than pi itself) with entry points in group ``pi`` or the opt-in group ``pi.optional``:
     name -> version, entry points."""
     found: dict[str, dict[str, Any]] = {}
@@ -210,7 +210,7 @@ def _matches(entry: str, spec: str, cwd: Path) -> bool:
 # --- what a package contributes -------------------------------------------------------------------
 
 
-def contributions(dist_names: Iterable[str] | None = None, project: Path | None = None) -> dict[str, dict[str, Any]]:
+def contributions(dist_names: Iterable[str] | None = None, project: Path | None = None) -> dict[str, dict[str, Any]]:  # open: package reports, JSON for pi list --json
     """Per pi distribution (of pi's environment, or of a trusted ``project``'s packages): its plugins and
     what each contributes, overrides of built-ins included."""
     from pi_core.app.plugin_report import plugin_rows
@@ -254,7 +254,7 @@ def contributions(dist_names: Iterable[str] | None = None, project: Path | None 
     return report
 
 
-def describe(report: dict[str, dict[str, Any]]) -> list[str]:
+def describe(report: dict[str, dict[str, Any]]) -> list[str]:  # open: package reports, JSON for pi list --json
     """Human lines for ``contributions()``: one header per package, one line per kind."""
     lines: list[str] = []
     for dist in report.values():
@@ -307,7 +307,7 @@ def _prepare_prefix(cwd: Path) -> None:
 
 def install(spec: str, *, local: bool = False, editable: bool = False, pip_args: Sequence[str] = (),
             cwd: Path | None = None, echo: Echo | None = None, approve: bool | None = None,
-            ) -> dict[str, dict[str, Any]]:
+            ) -> dict[str, dict[str, Any]]:  # open: package reports, JSON for pi list --json
     """pip-install ``spec`` (``local``: into the project's packages); returns the contributions of the pi
     distributions it added or changed."""
     out = echo or (lambda line, err: click.echo(line, err=err))
@@ -464,7 +464,7 @@ def update(specs: Sequence[str] = (), *, pip_args: Sequence[str] = (), cwd: Path
     return targets
 
 
-def list_packages(cwd: Path | None = None, approve: bool | None = None) -> dict[str, Any]:
+def list_packages(cwd: Path | None = None, approve: bool | None = None) -> dict[str, Any]:  # open: package reports, JSON for pi list --json
     """Installed pi packages with their contributions, and (in a trusted project) its recorded requirements,
     installed in its packages folder or not."""
     where = cwd or Path.cwd()

@@ -8,7 +8,7 @@ from typing import Any
 from pi_core.registry import Registry
 
 
-def plugin_rows(registry: Registry, status: dict[str, str] | None = None) -> list[dict[str, Any]]:
+def plugin_rows(registry: Registry, status: dict[str, str] | None = None) -> list[dict[str, Any]]:  # open: plugin rows, JSON for --json
     """One row per plugin; ``status`` adds a line of state to some (the sandbox's active mode)."""
     plugins = registry.plugins
     status = status or {}
@@ -55,7 +55,7 @@ def plugin_rows(registry: Registry, status: dict[str, str] | None = None) -> lis
     return rows
 
 
-def render_plugin_rows(rows: list[dict[str, Any]], registry: Registry) -> str:
+def render_plugin_rows(rows: list[dict[str, Any]], registry: Registry) -> str:  # open: plugin rows, JSON for --json
     lines: list[str] = []
     loaded = [r for r in rows if r["layer"] != "available"]
     width = max((len(r["name"]) for r in loaded), default=4)

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from pi_core.app.args import Args
     from pi_core.app.environment import Startup
     from pi_core.hookspecs.results import SystemPromptOptions
+    from pi_core.tools import Tool
 
 
 class PromptSources:
@@ -56,7 +57,7 @@ class PromptSources:
         """Theme files and directories plugins contributed (the interactive UI loads them)."""
         return self._paths("themes")
 
-    def options(self, tools: list[Any]) -> SystemPromptOptions:
+    def options(self, tools: list[Tool]) -> SystemPromptOptions:
         from pi_core.app.system_prompt import gather_prompt_hooks
         from pi_core.hookspecs.results import SystemPromptOptions
 
@@ -69,7 +70,7 @@ class PromptSources:
             context_files=[str(f.path) for f in self.resources.context_files],
             skills=[s.name for s in self.resources.skills])
 
-    def build(self, tools: list[Any], options: SystemPromptOptions | None = None) -> str:
+    def build(self, tools: list[Tool], options: SystemPromptOptions | None = None) -> str:
         parts = self._parts(tools, options)
         text = "".join(separator + text for _name, separator, text in parts)
         self._built.pop(text, None)

@@ -82,7 +82,7 @@ class Settings:
             self._remerge()
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], cwd: str | Path = ".") -> Settings:
+    def from_dict(cls, data: dict[str, Any], cwd: str | Path = ".") -> Settings:  # open: settings JSON (settings.json), values as the file has them
         """Settings from a dict (tests, SDK use). Changes stay in memory; nothing is written."""
         settings = cls(cwd, agent_dir=Path(os.devnull))
         settings.project_trusted = True
@@ -135,12 +135,12 @@ class Settings:
 
     # --- generic access ----------------------------------------------------------------------------
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: Any = None) -> Any:  # open: settings JSON (settings.json), values as the file has them
         """A merged value by dotted key (``"compaction.reserveTokens"``)."""
         value = get_path(self._merged, tuple(key.split(".")))
         return default if value is MISSING else deepcopy(value)
 
-    def scope_data(self, scope: Scope) -> dict[str, Any]:
+    def scope_data(self, scope: Scope) -> dict[str, Any]:  # open: settings JSON (settings.json), values as the file has them
         self._merged  # noqa: B018
         return deepcopy(self._scopes[scope].data)
 
@@ -149,10 +149,10 @@ class Settings:
         state = self._scopes[scope]
         return state.json_path if state.json_path.is_file() and not state.toml_path.is_file() else state.toml_path
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:  # open: settings JSON (settings.json), values as the file has them
         return deepcopy(self._merged)
 
-    def set(self, key: str, value: Any, scope: Scope = "global") -> None:
+    def set(self, key: str, value: Any, scope: Scope = "global") -> None:  # open: settings JSON (settings.json), values as the file has them
         """Change a key (dotted for nested tables) and save that scope; None removes the key."""
         if scope == "project" and not self.project_trusted:
             from pi_core.errors import PiError

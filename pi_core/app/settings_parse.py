@@ -15,7 +15,7 @@ class SettingsFileError(ValueError):
     """A settings file that cannot be used at all; the text names the file (and line and column)."""
 
 
-def parse_settings_text(path: Path, text: str) -> dict[str, Any]:
+def parse_settings_text(path: Path, text: str) -> dict[str, Any]:  # open: settings JSON (settings.json)
     """Parse a TOML (or, for ``.json``, JSON) settings file; raises SettingsFileError naming file, line, column."""
     import tomllib
 

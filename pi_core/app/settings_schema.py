@@ -181,7 +181,7 @@ class SettingsFile(Table):
     npm_command: list[str] | None = None
     self_update_command: list[str] | None = None
     # resources
-    packages: list[Any] = Field(default_factory=list)
+    packages: list[Any] = Field(default_factory=list)  # open: a package source: a string or an object, as settings.json has it
     extensions: list[str] = Field(default_factory=list)
     skills: list[str] = Field(default_factory=list)
     prompts: list[str] = Field(default_factory=list)
@@ -194,7 +194,7 @@ class SettingsFile(Table):
     warnings: WarningsTable = _empty(WarningsTable)
     # Pi's bookkeeping (written by Pi, read by pi where it means the same)
     last_changelog_version: str | None = None
-    extension_changelog_versions: dict[str, Any] = Field(default_factory=dict)
+    extension_changelog_versions: dict[str, Any] = Field(default_factory=dict)  # open: settings JSON, checked by its owner
     tracking_id: str | None = None
     device_id: str | None = None
     # pi's own
@@ -202,8 +202,8 @@ class SettingsFile(Table):
     disabled_plugins_01: list[str] = Field(default_factory=list, alias="disabled_plugins")  # pi 0.1's spelling
     enabled_plugins: list[str] = Field(default_factory=list)
     tool_overrides: dict[str, str] = Field(default_factory=dict)
-    sandbox: dict[str, Any] | None = None  # checked by the sandbox when it starts (a bad value stops pi)
-    plugins: dict[str, dict[str, Any]] = Field(default_factory=dict)  # a plugin's own settings, by its name
+    sandbox: dict[str, Any] | None = None  # open: settings JSON, checked by its owner; checked by the sandbox when it starts (a bad value stops pi)
+    plugins: dict[str, dict[str, Any]] = Field(default_factory=dict)  # open: settings JSON, checked by its owner; a plugin's own settings, by its name
 
 
 # Keys Pi reads only from the agent directory's settings.json (a project must not set them).
@@ -346,7 +346,7 @@ def _adapter(key: str) -> Any:
 _ADAPTERS: dict[str, Any] = {}
 
 
-def check_file(path: Path, data: dict[str, Any], *, scope: str) -> list[str]:
+def check_file(path: Path, data: dict[str, Any], *, scope: str) -> list[str]:  # open: settings JSON (settings.json)
     """Check one file's content (mutates ``data``): a value of the wrong type is removed, and so is a global-only
     key in a project file; unknown keys stay. One message per problem, each naming the file and the key."""
     problems: list[str] = []
@@ -374,7 +374,7 @@ def check_file(path: Path, data: dict[str, Any], *, scope: str) -> list[str]:
     return problems
 
 
-def value_problem(key: str, value: Any) -> str | None:
+def value_problem(key: str, value: Any) -> str | None:  # open: settings JSON (settings.json)
     """Why ``value`` cannot be the dotted ``key`` (``"retry.maxRetries must be a non-negative integer, not
     \"x\""``), or None: a runtime write is checked as a file is."""
     data: dict[str, Any] = {}
@@ -405,6 +405,6 @@ def _construct(model: type[BaseModel], data: dict[str, Any]) -> Any:
     return model.model_construct(**values)
 
 
-def effective(data: dict[str, Any]) -> SettingsFile:
+def effective(data: dict[str, Any]) -> SettingsFile:  # open: settings JSON (settings.json)
     """The typed settings of checked (and merged) content, every key valid or at its default."""
     return _construct(SettingsFile, data)  # type: ignore[no-any-return]

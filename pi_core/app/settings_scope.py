@@ -40,7 +40,7 @@ class SettingsError(SlotRecord):
         return f"Warning: {self.message}"
 
 
-def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:
+def migrate_legacy(data: dict[str, Any]) -> dict[str, Any]:  # open: settings JSON (settings.json)
     """Rename keys older Pi versions wrote (docs/config.md#older-key-names). Mutates and returns ``data``."""
     if "queueMode" in data:
         data.setdefault("steeringMode", data["queueMode"])
@@ -75,7 +75,7 @@ def deepcopy(value: _T) -> _T:
     return copy.deepcopy(value)
 
 
-def merge_settings(global_data: dict[str, Any], project_data: dict[str, Any]) -> dict[str, Any]:
+def merge_settings(global_data: dict[str, Any], project_data: dict[str, Any]) -> dict[str, Any]:  # open: settings JSON (settings.json)
     """Project over global: tables merge one level deep, everything else (lists too) is replaced."""
     merged = deepcopy(global_data)
     for key, value in project_data.items():
@@ -142,7 +142,7 @@ def file_lock(path: Path) -> Iterator[None]:
             fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
-def get_path(data: dict[str, Any], path: tuple[str, ...]) -> Any:
+def get_path(data: dict[str, Any], path: tuple[str, ...]) -> Any:  # open: settings JSON (settings.json)
     """The value at a key path, or MISSING."""
     current: Any = data
     for part in path:
@@ -152,7 +152,7 @@ def get_path(data: dict[str, Any], path: tuple[str, ...]) -> Any:
     return current
 
 
-def set_path(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+def set_path(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:  # open: settings JSON (settings.json)
     """Set the value at a key path (tables made on the way); MISSING removes the key."""
     current = data
     for part in path[:-1]:

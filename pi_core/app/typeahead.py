@@ -215,7 +215,7 @@ def above() -> Iterator[None]:
         yield
 
 
-def hand_to(run: Callable[..., Any]) -> None:
+def hand_to(run: Callable[..., object]) -> None:
     """The CLI, about to run a mode: one whose ``run`` does not say it takes the keys (``TAKES``) gets the
     terminal as it was."""
     if getattr(run, TAKES, False) is not True:

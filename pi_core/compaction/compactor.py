@@ -63,7 +63,7 @@ class CompactionOutcome:
     will_retry: bool = False
 
 
-Emit = Callable[[Any], Any]
+Emit = Callable[[Any], object]
 Hook = Callable[..., Any]
 
 
@@ -248,7 +248,7 @@ class Compactor:
                                label=label)
 
     async def navigate(self, preparation: TreePreparation, model: Model | None, *, summary: str | None = None,
-                       details: Any = None, signal: AbortSignal | None = None) -> NavigationResult:
+                       details: Any = None, signal: AbortSignal | None = None) -> NavigationResult:  # open: plugin-defined details, stored in the session JSON
         """Move the leaf as ``preparation`` says; ``summary`` (a plugin's) replaces pi's branch summary."""
         from pi_core.compaction.branch_summary import navigate_tree
 

@@ -12,7 +12,7 @@ from pi_core.sessions.jsonfmt import js_dumps
 IMAGE_CHARS = 4800  # an image counts as 4800 characters (1200 tokens)
 
 
-def calculate_context_tokens(usage: dict[str, Any]) -> int:
+def calculate_context_tokens(usage: dict[str, Any]) -> int:  # open: session entries and usage, Pi's JSON
     """``totalTokens``, or input+output+cacheRead+cacheWrite when that is 0 or missing."""
     total = usage.get("totalTokens") or 0
     if total:
@@ -32,7 +32,7 @@ def assistant_usage(message: Any) -> dict[str, Any] | None:
     return usage if isinstance(usage, dict) else None
 
 
-def last_assistant_usage(entries: list[dict[str, Any]]) -> dict[str, Any] | None:
+def last_assistant_usage(entries: list[dict[str, Any]]) -> dict[str, Any] | None:  # open: session entries and usage, Pi's JSON
     """Usage of the newest valid assistant message among session entries."""
     for entry in reversed(entries):
         if entry.get("type") == "message":

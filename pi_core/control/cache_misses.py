@@ -87,7 +87,7 @@ def _miss(previous: _Previous | None, message: dict[str, Any], read_price: Cache
                      f"{provider}/{model}" != previous.model_key)
 
 
-def cache_misses(entries: list[dict[str, Any]], read_price: CacheReadPrice) -> dict[str, CacheMiss]:
+def cache_misses(entries: list[dict[str, Any]], read_price: CacheReadPrice) -> dict[str, CacheMiss]:  # open: session entries, Pi's JSONL records
     """Each counted miss of ``entries`` (a branch, in order), by the id of the reply's entry that paid for it."""
     previous: _Previous | None = None
     misses: dict[str, CacheMiss] = {}

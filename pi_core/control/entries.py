@@ -14,11 +14,11 @@ class EntryStore(Protocol):
     @property
     def leaf_id(self) -> str | None: ...
 
-    def get_entries(self) -> list[dict[str, Any]]: ...
+    def get_entries(self) -> list[dict[str, Any]]: ...  # open: session entries and RPC answers, JSON
     def get_tree(self) -> list[Any]: ...
 
 
-def entries_since(store: EntryStore, since: str | None = None) -> dict[str, Any]:
+def entries_since(store: EntryStore, since: str | None = None) -> dict[str, Any]:  # open: session entries and RPC answers, JSON
     """Every entry in append order (no header), or only those after the entry ``since``; plus the leaf id.
 
     Entry ids are stable, so ``since`` works as a durable cursor; an unknown id is an error."""
@@ -31,7 +31,7 @@ def entries_since(store: EntryStore, since: str | None = None) -> dict[str, Any]
     return {"entries": entries, "leafId": store.leaf_id}
 
 
-def session_tree(store: EntryStore) -> dict[str, Any]:
+def session_tree(store: EntryStore) -> dict[str, Any]:  # open: session entries and RPC answers, JSON
     """``{"tree": [{entry, children, label?, labelTimestamp?}...], "leafId"}``: roots first, children oldest
     first; orphans are roots. ``labelTimestamp`` is when the entry's current label was set."""
     labelled: dict[str, str] = {}

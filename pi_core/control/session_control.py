@@ -55,7 +55,7 @@ class SessionControl:
 
     # --- state ------------------------------------------------------------------------------------
 
-    def state(self) -> dict[str, Any]:
+    def state(self) -> dict[str, Any]:  # open: RPC answer data, JSON (docs/rpc.md)
         session, agent, store = self.session, self.agent, self.store
         data: dict[str, Any] = {}
         if _has_model(session.model):
@@ -122,7 +122,7 @@ class SessionControl:
         self._switch_model(model, None, "set")
         return model
 
-    def cycle_model(self, backward: bool = False) -> dict[str, Any] | None:
+    def cycle_model(self, backward: bool = False) -> dict[str, Any] | None:  # open: RPC answer data, JSON (docs/rpc.md)
         scoped = self._scope()
         if len(scoped) < 2:
             return None

@@ -27,7 +27,7 @@ class SessionFiles:
     """Session-file operations over whichever AgentSession calls them (one instance may serve several)."""
 
     async def new_session(self, session: AgentSession, parent_session: str | None = None, *,
-                          setup: Callable[[Any], Any] | None = None) -> bool:
+                          setup: Callable[[Any], object] | None = None) -> bool:
         """Start an empty session; False when a plugin vetoed (``pi_session_before_switch``)."""
         if await _vetoed(session, "pi_session_before_switch", reason="new"):
             return False
@@ -134,8 +134,8 @@ class SessionFiles:
         return result
 
     def compact_later(self, session: AgentSession, custom_instructions: str | None,
-                      on_complete: Callable[[Any], Any] | None,
-                      on_error: Callable[[BaseException], Any] | None) -> asyncio.Task[Any]:
+                      on_complete: Callable[[Any], object] | None,
+                      on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]:
         """``ctx.compact``: compaction as a task (shutdown waits for it); the callbacks report its outcome."""
 
         async def run() -> Any:

@@ -43,7 +43,7 @@ def session_totals(messages: list[Any]) -> Totals:
     return totals
 
 
-def add_entry_usage(totals: Totals, branch: list[dict[str, Any]]) -> None:
+def add_entry_usage(totals: Totals, branch: list[dict[str, Any]]) -> None:  # open: session entries and RPC answer data, JSON
     """Add what the branch's requests outside its context cost: compaction and branch summaries, and usage
     entries (cache refreshes)."""
     for entry in branch:
@@ -51,7 +51,7 @@ def add_entry_usage(totals: Totals, branch: list[dict[str, Any]]) -> None:
             totals.add_json(entry.get("usage"))
 
 
-def whole_session_usage(entries: list[dict[str, Any]]) -> Totals:
+def whole_session_usage(entries: list[dict[str, Any]]) -> Totals:  # open: session entries and RPC answer data, JSON
     """Tokens and cost of every entry of the session file, every branch included (Pi's footer): the replies,
     tool results that report usage, usage entries and the summaries. A /tree move changes none of it."""
     totals = Totals()
@@ -66,7 +66,7 @@ def whole_session_usage(entries: list[dict[str, Any]]) -> Totals:
     return totals
 
 
-def session_stats(session: AgentSession) -> dict[str, Any]:
+def session_stats(session: AgentSession) -> dict[str, Any]:  # open: session entries and RPC answer data, JSON
     messages = list(session.messages)
     store = session.store
     totals = session_totals(messages)
@@ -92,7 +92,7 @@ def session_stats(session: AgentSession) -> dict[str, Any]:
     return data
 
 
-def context_usage(session: AgentSession) -> dict[str, Any] | None:
+def context_usage(session: AgentSession) -> dict[str, Any] | None:  # open: session entries and RPC answer data, JSON
     """``{tokens, contextWindow, percent}``. After a compaction the last usage describes a context that
     no longer exists, so tokens/percent are None until an assistant replies after the compaction entry."""
     model = session.model

@@ -56,7 +56,7 @@ class BashRunner:
         self.session = session
         self._signals: set[AbortSignal] = set()
 
-    async def run(self, command: str) -> dict[str, Any]:
+    async def run(self, command: str) -> dict[str, Any]:  # open: the bash result as RPC JSON
         signal = AbortSignal()
         self._signals.add(signal)
         try:

@@ -28,7 +28,7 @@ _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 INVALID_ARG = '<span class="tool-error">[invalid arg]</span>'
 
 
-def esc(text: Any) -> str:
+def esc(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
@@ -36,7 +36,7 @@ def esc(text: Any) -> str:
 class RenderContext:
     """What rendering one entry needs to know about the others."""
 
-    results: dict[str, dict[str, Any]] = field(default_factory=dict)  # toolCallId -> toolResult message
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)  # open: session messages and content blocks, Pi's JSON; toolCallId -> toolResult message
     labels: dict[str, str] = field(default_factory=dict)
     leading_system: set[str] = field(default_factory=set)  # ids of system entries that start their branch
     known_calls: set[str] = field(default_factory=set)  # toolCall ids that some assistant message carries
@@ -95,7 +95,7 @@ def _path_html(value: str | None, default: str = "") -> str:
     return f'<span class="tool-path">{esc(shorten_home(value or default))}</span>'
 
 
-def tool_call_html(block: dict[str, Any], result: dict[str, Any] | None) -> str:
+def tool_call_html(block: dict[str, Any], result: dict[str, Any] | None) -> str:  # open: session messages and content blocks, Pi's JSON
     name = str(block.get("name") or "")
     args = as_dict(block.get("arguments"))
     status = "pending" if result is None else "error" if result.get("isError") else "success"
@@ -230,7 +230,7 @@ def system_prompt_html(title: str, text: str) -> str:
     )
 
 
-def tools_list_html(title: str, tools: list[dict[str, Any]] | None) -> str:
+def tools_list_html(title: str, tools: list[dict[str, Any]] | None) -> str:  # open: session messages and content blocks, Pi's JSON
     if not tools:
         return ""
     items = []
@@ -274,7 +274,7 @@ def _system_html(entry: Entry, message: dict[str, Any], ctx: RenderContext) -> s
     return out
 
 
-def system_update_summary(message: dict[str, Any]) -> str:
+def system_update_summary(message: dict[str, Any]) -> str:  # open: session messages and content blocks, Pi's JSON
     parts = ["instructions"] if _text_of(message.get("content")) else []
     sections = as_dict(message.get("sections"))
     parts += [f"-{name}" if value is None else str(name) for name, value in sections.items()]

@@ -64,7 +64,7 @@ class ExportTool:
 
     name: str
     description: str
-    parameters: dict[str, Any] | None = None
+    parameters: dict[str, Any] | None = None  # open: a JSON Schema
 
 
 def _asset(name: str) -> str:

@@ -182,7 +182,7 @@ def pi_shortcuts() -> list[Shortcut] | None:
 
 
 @spec("collect")
-def pi_event_handlers() -> dict[str, Callable[..., Any]] | None:
+def pi_event_handlers() -> dict[str, Callable[..., object]] | None:
     """Return ``{channel: handler}`` to subscribe to the plugin event bus (``ctx.events``) for the whole run.
 
     Called once when the session starts. Handlers may be async; each raising call is reported as an

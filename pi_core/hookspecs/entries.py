@@ -93,7 +93,7 @@ class CompactionEntry(_Entry):
     summary: str
     first_kept_entry_id: str
     tokens_before: int = 0
-    details: Any = None
+    details: Any = None  # open: plugin-defined details, kept as the session JSON has them
     from_hook: bool | None = None
     usage: Usage | None = None
 
@@ -104,7 +104,7 @@ class BranchSummaryEntry(_Entry):
     type: Literal["branch_summary"] = "branch_summary"
     from_id: str
     summary: str
-    details: Any = None
+    details: Any = None  # open: plugin-defined details, kept as the session JSON has them
     from_hook: bool | None = None
 
 
@@ -113,7 +113,7 @@ class CustomEntry(_Entry):
 
     type: Literal["custom"] = "custom"
     custom_type: str
-    data: Any = None
+    data: Any = None  # open: plugin-defined data, kept as the session JSON has it
 
 
 class CustomMessageEntry(_Entry):
@@ -123,7 +123,7 @@ class CustomMessageEntry(_Entry):
     custom_type: str
     content: str | list[TextContent | ImageContent]
     display: bool = True
-    details: Any = None
+    details: Any = None  # open: plugin-defined details, kept as the session JSON has them
 
 
 class LabelEntry(_Entry):
@@ -163,7 +163,7 @@ SessionEntry = Annotated[
 _ADAPTER: TypeAdapter[SessionEntry] | None = None  # built on first use: most runs never read an entry typed
 
 
-def entry_from_json(data: dict[str, Any]) -> SessionEntry:
+def entry_from_json(data: dict[str, Any]) -> SessionEntry:  # open: a session entry, Pi's JSONL record
     """The typed entry of one session-file dict. An entry whose fields do not fit its type (a hand-edited file)
     is read as an ``UnknownEntry`` rather than failing the plugin that asked."""
     global _ADAPTER

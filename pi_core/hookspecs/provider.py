@@ -15,7 +15,7 @@ __all__ = ["pi_after_provider_response", "pi_before_provider_headers", "pi_befor
 
 
 @spec("chain", chain="payload")
-def pi_before_provider_request(ctx: ExtensionContext, payload: dict[str, Any], model: Model) -> dict[str, Any] | None:
+def pi_before_provider_request(ctx: ExtensionContext, payload: dict[str, Any], model: Model) -> dict[str, Any] | None:  # open: the provider's JSON request body
     """See or replace a request body: after the provider built it, right before sending; once per request.
 
     Return a replacement payload (later implementations and the request get it) or None to keep it. A
@@ -40,7 +40,7 @@ def pi_after_provider_response(ctx: ExtensionContext, status: int, headers: dict
 
 
 @spec("notify")
-def pi_provider_stream_event(ctx: ExtensionContext, data: Any, model: Model) -> None:
+def pi_provider_stream_event(ctx: ExtensionContext, data: Any, model: Model) -> None:  # open: one decoded wire event, the provider's JSON
     """Observe each decoded wire event (the JSON of one stream frame) before pi normalises it.
 
     Awaited in stream order, so a slow implementation delays the stream; skipped entirely (no cost) when no

@@ -67,7 +67,7 @@ class SystemPromptOptions:
 class BeforeAgentStart:
     """Returned by ``pi_before_agent_start``: a custom message to add, and/or a new system prompt."""
 
-    message: dict[str, Any] | None = None  # {customType, content, display, details}
+    message: dict[str, Any] | None = None  # open: a custom message, JSON {customType, content, display, details}; {customType, content, display, details}
     system_prompt: str | None = None
 
 
@@ -132,10 +132,10 @@ class CompactionResult:
     summary: str
     first_kept_entry_id: str
     tokens_before: int
-    details: Any = None
+    details: Any = None  # open: plugin-defined details, stored in the session JSON
     usage: Usage | None = None  # what producing the summary cost (a plugin's own model call)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         out: dict[str, Any] = {
             "summary": self.summary,
             "firstKeptEntryId": self.first_kept_entry_id,
@@ -168,7 +168,7 @@ class TreeDecision:
 
     cancel: bool = False
     summary: str | None = None
-    details: Any = None
+    details: Any = None  # open: plugin-defined details, stored in the session JSON
     custom_instructions: str | None = None
     replace_instructions: bool | None = None
     label: str | None = None
@@ -193,7 +193,7 @@ class BeforeToolCall:
 
     block: bool = False
     reason: str | None = None
-    args: Any = None
+    args: Any = None  # open: the tool's arguments as the hook replaces them (JSON or a model)
     terminate: bool = False
 
 
@@ -202,7 +202,7 @@ class AfterToolCall:
     """Returned by ``pi_after_tool_call``: fields left as None keep their value."""
 
     content: list[TextContent | ImageContent] | None = None  # what ToolResult.content holds
-    details: Any = None
+    details: Any = None  # open: plugin-defined details, stored in the session JSON
     is_error: bool | None = None
     terminate: bool | None = None
 
@@ -236,10 +236,10 @@ class ProviderPreset:
     base_url: str | None = None
     name: str | None = None
     api_key: str | None = None
-    compat: dict[str, Any] | None = None
+    compat: dict[str, Any] | None = None  # open: the models file's compat object, JSON
     headers: dict[str, str] | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         """The models-file keys (``baseUrl``, ``apiKey``, ...) this preset sets."""
         keys = {"api": self.api, "baseUrl": self.base_url, "name": self.name, "apiKey": self.api_key,
                 "compat": self.compat, "headers": self.headers}
@@ -260,9 +260,9 @@ class OAuthProvider(Protocol):
     methods: tuple[Any, ...]
 
     async def login(self, ui: Any) -> dict[str, Any]: ...
-    async def refresh(self, credential: dict[str, Any]) -> dict[str, Any]: ...
+    async def refresh(self, credential: dict[str, Any]) -> dict[str, Any]: ...  # open: a stored credential, JSON (auth.json)
     def to_auth(self, credential: dict[str, Any]) -> Any: ...
-    def visible_models(self, credential: dict[str, Any]) -> set[str] | None: ...
+    def visible_models(self, credential: dict[str, Any]) -> set[str] | None: ...  # open: a stored credential, JSON (auth.json)
 
 
 @dataclass
@@ -293,9 +293,9 @@ class CommandInfo:
     name: str
     description: str | None
     source: Literal["extension", "prompt", "skill"]
-    source_info: dict[str, Any] = field(default_factory=dict)
+    source_info: dict[str, Any] = field(default_factory=dict)  # open: where the command came from, JSON for RPC get_commands
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         data: dict[str, Any] = {"name": self.name}
         if self.description:
             data["description"] = self.description
@@ -319,7 +319,7 @@ class Flag:
             raise TypeError(f'Invalid default for flag "{self.name}": expected {self.type}, '
                             f"got {type(self.default).__name__}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         return {"name": self.name, "description": self.description, "type": self.type, "default": self.default}
 
 

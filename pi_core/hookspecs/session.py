@@ -99,7 +99,7 @@ def pi_session_before_compact(ctx: ExtensionContext, preparation: CompactionPrep
 
 
 @spec("first")
-def pi_session_compact(preparation: CompactionPreparation, branch_entries: list[dict[str, Any]],
+def pi_session_compact(preparation: CompactionPreparation, branch_entries: list[dict[str, Any]],  # open: session entries, Pi's JSONL records
                        custom_instructions: str | None, signal: AbortSignal) -> CompactionResult | None:
     """Deprecated name of ``pi_session_before_compact`` (kept for one release): asked once per compaction, when
     no ``pi_session_before_compact`` implementation answered, with its old arguments. Raising

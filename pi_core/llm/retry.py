@@ -108,7 +108,7 @@ class RetryPolicy:
     idle_timeout_s: float | None = None  # no stream progress for this long fails the attempt (None: 300 s)
 
     @classmethod
-    def from_settings(cls, provider_settings: Mapping[str, Any] | None) -> RetryPolicy:
+    def from_settings(cls, provider_settings: Mapping[str, Any] | None) -> RetryPolicy:  # open: the provider's settings, JSON (settings.json)
         """From the ``retry.provider`` settings table (camelCase keys as in Pi's settings.json)."""
         data = provider_settings or {}
         policy = cls()

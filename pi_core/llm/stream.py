@@ -223,7 +223,7 @@ class MessageBuilder:
         """The raw argument JSON collected so far for the tool call at ``index``."""
         return self._tool_json.get(index, "")
 
-    def toolcall_end(self, index: int, arguments: dict[str, Any] | None = None) -> AssistantMessageEvent:
+    def toolcall_end(self, index: int, arguments: dict[str, Any] | None = None) -> AssistantMessageEvent:  # open: the model's tool arguments, JSON
         """End a tool call; ``arguments`` (if the wire delivered a parsed object) wins over the deltas."""
         block = self._block(index, ToolCall)
         text = self._tool_json.pop(index, "")

@@ -40,13 +40,13 @@ _STRING_PART = re.compile(
 _CONTROL_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
-def parse_partial_json(text: str | None) -> dict[str, Any]:
+def parse_partial_json(text: str | None) -> dict[str, Any]:  # open: the model's tool arguments, JSON
     """Parse (possibly incomplete) tool arguments into a dict; never raises, never returns a non-dict."""
     value = parse_streaming_json(text)
     return value if isinstance(value, dict) else {}
 
 
-def parse_streaming_json(text: str | None) -> Any:
+def parse_streaming_json(text: str | None) -> Any:  # open: the model's partial tool arguments, JSON
     """Pi's ``parseStreamingJson``: the text if it parses (whole or cut off), else its repair, else ``{}``."""
     if not text or not text.strip():
         return {}

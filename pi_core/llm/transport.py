@@ -192,7 +192,7 @@ class SSEStream:
         self._events: AsyncGenerator[SSEEvent, None] | None = None
         self._reuse = False
 
-    def info(self) -> dict[str, Any]:
+    def info(self) -> dict[str, Any]:  # open: transport info, JSON
         return {"status": self.status, "headers": dict(self.headers)}
 
     def __aiter__(self) -> AsyncIterator[SSEEvent]:

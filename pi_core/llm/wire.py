@@ -39,7 +39,7 @@ class WireRequest:
     provider: str
     url: str
     headers: dict[str, str]
-    body: Any  # a JSON value, or bytes sent as they are
+    body: Any  # open: a JSON value, or bytes sent as they are
     method: str = "POST"
     content_type: str = field(default="application/json")
 

@@ -70,7 +70,7 @@ class CachedEntryPoint(_Slots):
     def __init__(self, name: str, value: str, group: str, dist: DistRef | None = None) -> None:
         self.name, self.value, self.group, self.dist = name, value, group, dist
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON (the discovery cache)
         return {"name": self.name, "value": self.value, "group": self.group,
                 "dist": {"name": self.dist.name, "version": self.dist.version} if self.dist else None}
 

@@ -72,7 +72,7 @@ class AuthStorage:
     """Credentials from ``auth.json``. ``warnings`` are plain texts; the caller prefixes ``Warning: ``."""
 
     path: Path
-    data: dict[str, dict[str, Any]] = field(default_factory=dict)
+    data: dict[str, dict[str, Any]] = field(default_factory=dict)  # open: stored credentials, JSON (auth.json)
     warnings: list[str] = field(default_factory=list)
 
     @classmethod
@@ -109,7 +109,7 @@ class AuthStorage:
     def providers(self) -> list[str]:
         return list(self.data)
 
-    def credential(self, provider: str) -> dict[str, Any] | None:
+    def credential(self, provider: str) -> dict[str, Any] | None:  # open: stored credentials, JSON (auth.json)
         return self.data.get(provider)
 
     def kind(self, provider: str) -> str | None:
@@ -144,7 +144,7 @@ class AuthStorage:
             entry["env"] = env
         self.update(lambda data: {**data, provider: entry})
 
-    def set_credential(self, provider: str, credential: dict[str, Any]) -> None:
+    def set_credential(self, provider: str, credential: dict[str, Any]) -> None:  # open: stored credentials, JSON (auth.json)
         self.update(lambda data: {**data, provider: credential})
 
     def remove(self, provider: str) -> bool:
@@ -159,7 +159,7 @@ class AuthStorage:
         self.update(drop)
         return removed
 
-    def update(self, change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
+    def update(self, change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:  # open: stored credentials, JSON (auth.json)
         """Apply ``change`` to the current file contents under the lock (``None``: leave the file alone)."""
         with file_lock(self.lock_path):
             new = change(self._read_raw())
@@ -167,13 +167,13 @@ class AuthStorage:
                 self._write(new)
 
     @contextlib.contextmanager
-    def locked(self) -> Iterator[dict[str, Any]]:
+    def locked(self) -> Iterator[dict[str, Any]]:  # open: stored credentials, JSON (auth.json)
         """The file's current entries, read under the lock that stays held for the block (a token refresh);
         ``save`` writes inside the block."""
         with file_lock(self.lock_path):
             yield self._read_raw()
 
-    def save(self, data: dict[str, Any]) -> None:
+    def save(self, data: dict[str, Any]) -> None:  # open: stored credentials, JSON (auth.json)
         """Replace the file's contents; only inside ``locked()``."""
         self._write(data)
 

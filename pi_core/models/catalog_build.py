@@ -56,7 +56,7 @@ class PackageData:
     """What the build reads from one pi-ai package: its version and, per provider, data and module text."""
 
     version: str
-    data: dict[str, dict[str, Any]] = field(default_factory=dict)
+    data: dict[str, dict[str, Any]] = field(default_factory=dict)  # open: the model catalog, JSON
     modules: dict[str, str] = field(default_factory=dict)
     generated_at: str | None = None
 
@@ -189,7 +189,7 @@ def _most_common(values: list[Any]) -> Any:
     return json.loads(counts.most_common(1)[0][0])
 
 
-def build_catalog(package: PackageData) -> dict[str, Any]:
+def build_catalog(package: PackageData) -> dict[str, Any]:  # open: the model catalog, JSON
     """pi's catalog: ``{"source", "providers": {id: {name, api, baseUrl, models}}, "unsupported"}``.
 
     Provider-level ``api``/``baseUrl``/``headers`` are the values most of its models share; a model lists
@@ -242,14 +242,14 @@ def _provider_entry(provider: str, package: PackageData, unsupported: dict[str, 
     return {"name": name, **{k: defaults[k] for k in _PROVIDER_DEFAULTS if k in defaults}, "models": models}
 
 
-def models_of(catalog: dict[str, Any]) -> list[Model]:
+def models_of(catalog: dict[str, Any]) -> list[Model]:  # open: the model catalog, JSON
     """The models of a catalog with their provider's defaults (api, baseUrl, headers) filled in."""
     from pi_core.models.entries import catalog_entries
 
     return list(catalog_entries(catalog))
 
 
-def unreadable_model(catalog: dict[str, Any]) -> str | None:
+def unreadable_model(catalog: dict[str, Any]) -> str | None:  # open: the model catalog, JSON
     """Why some model of ``catalog`` cannot be used by this pi (the first one found), or None when all can."""
     from pydantic import ValidationError
 
@@ -265,7 +265,7 @@ def unreadable_model(catalog: dict[str, Any]) -> str | None:
     return None
 
 
-def dump_catalog(catalog: dict[str, Any]) -> str:
+def dump_catalog(catalog: dict[str, Any]) -> str:  # open: the model catalog, JSON
     """Stable text: one model per line, so a catalog update reads as a per-model diff."""
     lines = ["{", f'  "format": {json.dumps(catalog["format"])},',
              f'  "source": {json.dumps(catalog["source"])},', '  "providers": {']
@@ -291,7 +291,7 @@ def catalog_cache_path() -> Path:
     return config_paths.agent_dir() / CACHE_FILE
 
 
-def write_catalog(catalog: dict[str, Any], path: Path) -> None:
+def write_catalog(catalog: dict[str, Any], path: Path) -> None:  # open: the model catalog, JSON
     """Write atomically: a reader never sees half a catalog."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -315,7 +315,7 @@ def refresh_cached_catalog(registry: str | None = None) -> str:
     return f"Model catalogs refreshed ({summary(catalog)})"
 
 
-def summary(catalog: dict[str, Any]) -> str:
+def summary(catalog: dict[str, Any]) -> str:  # open: the model catalog, JSON
     providers = catalog["providers"]
     count = sum(len(p["models"]) for p in providers.values())
     return f"{catalog['source']['package']} {catalog['source']['version']}: {len(providers)} providers, {count} models"

@@ -33,7 +33,7 @@ class ModelsFileError(Exception):
 class CustomConfig:
     """The merged, validated ``providers`` table of the custom model files."""
 
-    providers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    providers: dict[str, dict[str, Any]] = field(default_factory=dict)  # open: the models file (models.json / models.toml), JSON
     errors: list[str] = field(default_factory=list)
 
 
@@ -99,7 +99,7 @@ def _camelize(value: Any, depth: int = 0) -> Any:
     return value
 
 
-def read_models_json(path: Path) -> Any:
+def read_models_json(path: Path) -> Any:  # open: the models file (models.json / models.toml), JSON
     """The file's JSON value, of any shape: ``check_schema`` names a top level that is not an object."""
     text = _read_text(path)
     try:
@@ -110,7 +110,7 @@ def read_models_json(path: Path) -> Any:
         raise _too_deep(path) from err
 
 
-def read_models_toml(path: Path) -> dict[str, Any]:
+def read_models_toml(path: Path) -> dict[str, Any]:  # open: the models file (models.json / models.toml), JSON
     import re
     import tomllib  # only when there is a models.toml
 
@@ -152,7 +152,7 @@ def _shallow_enough(path: Path, data: Any) -> Any:
     return data
 
 
-def write_models_toml(path: Path, config: dict[str, Any]) -> None:
+def write_models_toml(path: Path, config: dict[str, Any]) -> None:  # open: the models file (models.json / models.toml), JSON
     """Write the ``{"providers": {...}}`` table as TOML (used when pi edits the user's models)."""
     import tomli_w
 
@@ -162,8 +162,8 @@ def write_models_toml(path: Path, config: dict[str, Any]) -> None:
     tmp.replace(path)
 
 
-def upsert_custom_model(path: Path, provider: str, model_def: dict[str, Any],
-                        provider_fields: dict[str, Any] | None = None) -> None:
+def upsert_custom_model(path: Path, provider: str, model_def: dict[str, Any],  # open: the models file (models.json / models.toml), JSON
+                        provider_fields: dict[str, Any] | None = None) -> None:  # open: the models file (models.json / models.toml), JSON
     """Add or replace one model (by id) under ``provider`` in ``models.toml``, keeping everything else."""
     config = read_models_toml(path) if path.exists() else {}
     providers = config.setdefault("providers", {})
@@ -174,7 +174,7 @@ def upsert_custom_model(path: Path, provider: str, model_def: dict[str, Any],
     write_models_toml(path, config)
 
 
-def load_custom_file(path: Path, defaults: Mapping[str, dict[str, Any]]) -> dict[str, Any]:
+def load_custom_file(path: Path, defaults: Mapping[str, dict[str, Any]]) -> dict[str, Any]:  # open: the models file (models.json / models.toml), JSON
     """Read and validate one file; raise ModelsFileError carrying every problem as ``path:line:col: message``."""
     from pi_core.models.custom_schema import (  # pydantic: only with a file
         Problem,
@@ -203,7 +203,7 @@ def _located(path: Path, problems: list[Problem]) -> str:
     return "\n".join(f"{path}:{line}:{column}: {message}" for (line, column), _i, message in located)
 
 
-def load_custom_config(paths: list[Path], defaults: Mapping[str, dict[str, Any]]) -> CustomConfig:
+def load_custom_config(paths: list[Path], defaults: Mapping[str, dict[str, Any]]) -> CustomConfig:  # open: the models file (models.json / models.toml), JSON
     """Load each existing file in order; a later file's provider entry replaces an earlier one's."""
     result = CustomConfig()
     for path in paths:
@@ -221,7 +221,7 @@ def load_custom_config(paths: list[Path], defaults: Mapping[str, dict[str, Any]]
 # --- merging ---------------------------------------------------------------------------------------
 
 
-def merge_compat(base: dict[str, Any] | None, override: dict[str, Any] | None) -> dict[str, Any] | None:
+def merge_compat(base: dict[str, Any] | None, override: dict[str, Any] | None) -> dict[str, Any] | None:  # open: the models file (models.json / models.toml), JSON
     """Shallow merge, except routing objects, which merge one level deeper."""
     if not override:
         return base
@@ -239,7 +239,7 @@ def _merge_headers(base: dict[str, str] | None, extra: dict[str, str] | None) ->
     return {**(base or {}), **resolved}
 
 
-def apply_override(model: Model, override: dict[str, Any]) -> Model:
+def apply_override(model: Model, override: dict[str, Any]) -> Model:  # open: the models file (models.json / models.toml), JSON
     """Patch a built-in model with a ``modelOverrides`` entry (cost, headers, compat and map merge)."""
     update: dict[str, Any] = {}
     for key, attr in (("name", "name"), ("reasoning", "reasoning"), ("input", "input"),
@@ -263,8 +263,8 @@ def apply_override(model: Model, override: dict[str, Any]) -> Model:
     return model.model_copy(update=update)
 
 
-def build_models(builtin: list[Model], providers: dict[str, dict[str, Any]],
-                 defaults: Mapping[str, dict[str, Any]]) -> list[Model]:
+def build_models(builtin: list[Model], providers: dict[str, dict[str, Any]],  # open: the models file (models.json / models.toml), JSON
+                 defaults: Mapping[str, dict[str, Any]]) -> list[Model]:  # open: the models file (models.json / models.toml), JSON
     """Built-in models with provider overrides and modelOverrides applied, then custom models upserted."""
     result: list[Model] = []
     for model in builtin:

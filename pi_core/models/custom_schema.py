@@ -66,7 +66,7 @@ StringOrNull = Annotated[str | None, PlainValidator(_string_or_null, json_schema
 OptText = Annotated[Text | None, _given("string")]
 OptNumber = Annotated[Number | None, _given("number")]
 OptBool = Annotated[bool | None, _given("boolean")]
-OptObject = Annotated[dict[str, Any] | None, _given("object")]
+OptObject = Annotated[dict[str, Any] | None, _given("object")]  # open: the models file (models.json / models.toml), JSON
 OptHeaders = Annotated[dict[str, str] | None, _given("object")]
 
 
@@ -152,7 +152,7 @@ _MESSAGES = {
 }
 
 
-def check_schema(config: Any) -> list[Problem]:
+def check_schema(config: Any) -> list[Problem]:  # open: the models file (models.json / models.toml), JSON
     """Every schema problem of the file (empty when it is valid), each naming its JSON pointer."""
     try:
         ModelsFile.model_validate(config)
@@ -174,7 +174,7 @@ def _pointer(path: list[str]) -> str:
     return "".join(f"/{part}" for part in path)
 
 
-def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any]]) -> list[Problem]:
+def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any]]) -> list[Problem]:  # open: the models file (models.json / models.toml), JSON
     """Pi's extra checks (docs/models.md#custom-models), each with Pi's message, on a schema-valid file.
 
     ``defaults`` maps each built-in provider (and preset) to its api/baseUrl/apiKey defaults: such a

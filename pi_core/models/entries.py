@@ -23,7 +23,7 @@ class ModelEntry:
     __slots__ = ("_fields", "_model", "api", "base_url", "id", "name", "provider")
 
     def __init__(self, provider: str, model_id: str, name: str, api: str, base_url: str, *,
-                 fields: dict[str, Any] | tuple[dict[str, Any], dict[str, Any]] | None = None,
+                 fields: dict[str, Any] | tuple[dict[str, Any], dict[str, Any]] | None = None,  # open: model fields, JSON as the catalog or models file has them
                  model: Model | None = None) -> None:
         """``fields``: the model's camelCase fields, or (provider defaults, the model's own) to merge then."""
         self.provider, self.id, self.name, self.api, self.base_url = provider, model_id, name, api, base_url
@@ -34,7 +34,7 @@ class ModelEntry:
         return cls(model.provider, model.id, model.name, model.api, model.base_url, model=model)
 
     @classmethod
-    def of_fields(cls, fields: dict[str, Any]) -> ModelEntry:
+    def of_fields(cls, fields: dict[str, Any]) -> ModelEntry:  # open: model fields, JSON as the catalog or models file has them
         """An entry for ``Model.model_validate(fields)`` (camelCase keys), validated when first used."""
         return cls(fields["provider"], fields["id"], fields.get("name", ""), fields.get("api", ""),
                    fields.get("baseUrl", ""), fields=fields)
@@ -193,7 +193,7 @@ class EntryTable:
         return EntryTable([*groups, *runs(added)])
 
 
-def provider_entries(provider: str, entry: dict[str, Any], models: list[dict[str, Any]]) -> list[ModelEntry]:
+def provider_entries(provider: str, entry: dict[str, Any], models: list[dict[str, Any]]) -> list[ModelEntry]:  # open: model fields, JSON as the catalog or models file has them
     """The entries of one catalog provider (``entry``: its api, baseUrl, headers) over its raw ``models``,
     each with the provider's defaults filled in and its name defaulting to its id; nothing validated yet."""
     defaults = {key: entry[key] for key in _PROVIDER_DEFAULTS if key in entry}
@@ -202,7 +202,7 @@ def provider_entries(provider: str, entry: dict[str, Any], models: list[dict[str
                        raw.get("baseUrl", base_url), fields=(defaults, raw)) for raw in models]
 
 
-def catalog_entries(catalog: dict[str, Any]) -> LazyModels:
+def catalog_entries(catalog: dict[str, Any]) -> LazyModels:  # open: model fields, JSON as the catalog or models file has them
     """The models of a catalog (``{"providers": {id: {api, baseUrl, headers, models}}}``), nothing validated yet."""
     return LazyModels([e for provider, entry in catalog["providers"].items()
                        for e in provider_entries(provider, entry, entry["models"])])

@@ -51,13 +51,13 @@ class ModelSources:
     ``builtin`` may be a ``LazyModels``: its models are then built only when a lookup returns them."""
 
     builtin: Sequence[Model] = field(default_factory=list)
-    presets: dict[str, dict[str, Any]] = field(default_factory=dict)
+    presets: dict[str, dict[str, Any]] = field(default_factory=dict)  # open: provider presets, models-file JSON
     custom_files: list[Path] = field(default_factory=list)
     discovered: list[Model] = field(default_factory=list)  # what running local servers listed
     virtual: list[VirtualModel] = field(default_factory=list)  # pi_virtual_models: routed per request
 
 
-def collect_plugin_models(plugins: PluginSet) -> tuple[LazyModels, dict[str, dict[str, Any]], list[str]]:
+def collect_plugin_models(plugins: PluginSet) -> tuple[LazyModels, dict[str, dict[str, Any]], list[str]]:  # open: provider presets, models-file JSON
     """Models from every ``pi_models`` hook and presets from ``pi_provider_presets`` (later layers win: the
     registry's ``EntryTable`` keeps one entry per (provider, id), the last)."""
     groups: list[ProviderGroup] = []
@@ -76,11 +76,11 @@ class ProviderDefaults(Mapping[str, dict[str, Any]]):
     """Per provider: the api/baseUrl a custom model may omit (preset, else its first built-in model). A
     provider's built-in entries are made only when its defaults are read (a models file names a few)."""
 
-    def __init__(self, builtin: EntryTable, presets: dict[str, dict[str, Any]]) -> None:
+    def __init__(self, builtin: EntryTable, presets: dict[str, dict[str, Any]]) -> None:  # open: provider presets, models-file JSON
         self._builtin, self._presets = builtin, presets
         self._names = list(dict.fromkeys([*builtin.providers(), *presets]))
 
-    def __getitem__(self, name: str) -> dict[str, Any]:
+    def __getitem__(self, name: str) -> dict[str, Any]:  # open: provider presets, models-file JSON
         if name not in self._presets and name not in self._names:
             raise KeyError(name)
         first = next(iter(self._builtin.of(name)), None)

@@ -121,7 +121,7 @@ def _aborted(session: AgentSession) -> bool:
     return last is not None and last.stop_reason == "aborted"
 
 
-def run_with_signals(coro: Coroutine[Any, Any, int], session: AgentSession, *, exiting: bool = False) -> int:
+def run_with_signals(coro: Coroutine[object, object, int], session: AgentSession, *, exiting: bool = False) -> int:
     """Run a mode's coroutine; SIGINT/SIGTERM/SIGHUP abort the run and end with 130/143/129.
 
     ``exiting`` (the CLI, which leaves the process right after): skip the event loop's teardown of

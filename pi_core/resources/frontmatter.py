@@ -30,7 +30,7 @@ def split_frontmatter(text: str) -> tuple[str | None, str]:
     return normalized[4:end], normalized[end + 4 :].strip()
 
 
-def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:
+def parse_frontmatter(text: str) -> tuple[dict[str, Any], str]:  # open: YAML front matter, JSON-like
     """(frontmatter mapping, body). A frontmatter that is not a mapping counts as empty."""
     yaml_text, body = split_frontmatter(text)
     if not yaml_text:

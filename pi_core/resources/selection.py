@@ -45,7 +45,7 @@ class ResourceSettings:
     user: dict[str, list[str]] = field(default_factory=dict)
 
     @classmethod
-    def from_scopes(cls, global_data: dict[str, Any], project_data: dict[str, Any]) -> ResourceSettings:
+    def from_scopes(cls, global_data: dict[str, Any], project_data: dict[str, Any]) -> ResourceSettings:  # open: settings JSON (settings.json)
         def arrays(data: dict[str, Any]) -> dict[str, list[str]]:
             return {k: [str(v) for v in data[k]] for k in ("skills", "prompts") if isinstance(data.get(k), list)}
 

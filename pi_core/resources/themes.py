@@ -118,7 +118,7 @@ def _appearance_of(colors: Mapping[str, str]) -> str:
     return "dark" if not text or parse_color(text).luminance() > 0.5 else "light"
 
 
-def parse_theme(data: Any, source: str, path: Path | None = None) -> Theme:
+def parse_theme(data: Any, source: str, path: Path | None = None) -> Theme:  # open: a theme file, JSON
     """Validate a theme object (Pi's theme.schema.json rules) and resolve its colours."""
     if not isinstance(data, dict):
         raise ThemeError(f"Invalid theme {source}: expected a JSON object")
@@ -278,7 +278,7 @@ def active_theme(
     return theme, found, [*found.diagnostics, *([warning] if warning else [])]
 
 
-def setting_theme_paths(global_settings: Mapping[str, Any], project_settings: Mapping[str, Any], agent_dir: Path,
+def setting_theme_paths(global_settings: Mapping[str, Any], project_settings: Mapping[str, Any], agent_dir: Path,  # open: settings JSON (settings.json)
                         cwd: Path) -> list[Path]:
     """The ``themes`` setting's paths: user entries resolve from the agent dir, project ones from ``.pi``."""
     paths: list[Path] = []

@@ -13,12 +13,15 @@ import asyncio
 from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
 from pi_core.tools import Tool
 from pi_core.types import ImageContent
+
+if TYPE_CHECKING:
+    from pi_core.session import AgentSession
 
 __all__ = ["ImageContent", "SdkError", "Session", "SessionState", "SyncSession", "create_session",
            "create_session_sync", "image_from_file"]
@@ -44,7 +47,7 @@ class SessionState:
 class Session:
     """One agent session. Build it with :func:`create_session`; ``dispose()`` (or ``async with``) ends it."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: AgentSession) -> None:
         from pi_core.control.session_control import SessionControl
 
         self._session = session

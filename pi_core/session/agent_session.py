@@ -319,7 +319,7 @@ class AgentSession(SessionState):
             await asyncio.wait(self._sending)
         return self.agent.has_queued_messages() and not _aborted(self.last_assistant())
 
-    def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,
+    def send_custom_message(self, custom_type: str, content: Any, *, display: bool = True, details: Any = None,  # open: plugin-defined content and details, stored in the session JSON
                             deliver_as: str | None = None, trigger_turn: bool = False) -> None:
         """A plugin's message (docs/plugins.md#messages-from-plugins): queued, kept for the next prompt, or
         recorded; with ``trigger_turn`` an idle session starts a run from it."""
@@ -337,7 +337,7 @@ class AgentSession(SessionState):
             for kind in ("message_start", "message_end"):  # the modes show it now; plugins are not told (as Pi)
                 self.listeners.emit_later(AgentEvent(kind, message=message), forward=False)
 
-    def record_user_bash(self, message: dict[str, Any]) -> None:
+    def record_user_bash(self, message: dict[str, Any]) -> None:  # open: a bashExecution message as Pi's JSON
         """A user's own ``!cmd`` result joins the context now, or after the run when the agent is streaming
         (a message must not land in the middle of a turn)."""
         if self.is_streaming:

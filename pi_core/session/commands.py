@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import Any
 
 from pi_core.hookspecs.results import CommandInfo, SlashCommand
 from pi_core.registry import ExtensionError, PluginSet, keyed
@@ -36,7 +35,7 @@ class PluginCommands:
                 "path": self.plugins.path_of(plugin), "source": source, "scope": scope, "origin": "top-level"}))
         return infos
 
-    async def run(self, name: str, args: str, context_for: Callable[[str], Any]) -> bool:
+    async def run(self, name: str, args: str, context_for: Callable[[str], object]) -> bool:
         """Run ``/name`` with ``context_for(plugin)`` (a CommandContext); False when no plugin has it. A raising
         handler is reported as an extension error (hook ``command:<name>``)."""
         command = self.items.get(name)

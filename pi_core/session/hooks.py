@@ -126,18 +126,18 @@ class LoopHooks:
                  "on_stream_event": ("pi_provider_stream_event", self.on_stream_event)}
         return {option: callback for option, (hook, callback) in hooks.items() if self.plugins.has(hook)}
 
-    async def on_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any] | None:
+    async def on_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any] | None:  # open: the provider's JSON request body
         replaced = await self._call("pi_before_provider_request", payload=payload, model=model)
         return None if replaced is payload else replaced
 
     async def on_headers(self, headers: dict[str, str | None], model: Model) -> None:
         await self._call("pi_before_provider_headers", headers=headers, model=model)
 
-    async def on_response(self, info: dict[str, Any], model: Model) -> None:
+    async def on_response(self, info: dict[str, Any], model: Model) -> None:  # open: the provider's response info, JSON
         await self._call("pi_after_provider_response", status=info.get("status", 0),
                          headers=dict(info.get("headers") or {}), model=model)
 
-    async def on_stream_event(self, data: Any, model: Model) -> None:
+    async def on_stream_event(self, data: Any, model: Model) -> None:  # open: one decoded wire event, the provider's JSON
         await self._call("pi_provider_stream_event", data=data, model=model)
 
     async def before_compact(self, preparation: Any, branch_entries: list[dict[str, Any]],
@@ -152,7 +152,7 @@ class LoopHooks:
                                 will_retry=reason == "overflow", signal=signal)
 
 
-def custom_message(data: dict[str, Any]) -> AgentMessage:
+def custom_message(data: dict[str, Any]) -> AgentMessage:  # open: a custom message as Pi's JSON
     """A plugin's ``{customType, content, display, details}`` as a message (None fields left out)."""
     return CustomMessage(role="custom", **{k: v for k, v in data.items() if v is not None})
 

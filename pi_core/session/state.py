@@ -116,7 +116,7 @@ class SessionState:
         return self.agent.signal
 
     @property
-    def flag_values(self) -> dict[str, Any]:
+    def flag_values(self) -> dict[str, Any]:  # open: plugin flag values, as each flag declares them
         return self.config.flag_values
 
     @property
@@ -229,7 +229,7 @@ class SessionState:
             raise PiError(f"Entry {entry_id} not found")
         self.store.append_label_change(entry_id, label)
 
-    def append_entry(self, custom_type: str, data: Any = None) -> str:
+    def append_entry(self, custom_type: str, data: Any = None) -> str:  # open: plugin-defined data, stored in the session JSON
         """A plugin's own session entry (not sent to the model); returns its id."""
         return self.store.append_custom_entry(custom_type, data)
 
@@ -244,7 +244,7 @@ class SessionState:
             return None
         return self.compactor.context_usage(self.messages, self.model)
 
-    def settings_copy(self) -> dict[str, Any]:
+    def settings_copy(self) -> dict[str, Any]:  # open: the merged settings, JSON
         return self.settings.as_dict() if self.settings is not None else {}
 
     async def exec(self, command: str, args: list[str], *, cwd: Path | None = None, timeout: float | None = None,
@@ -261,7 +261,7 @@ class SessionState:
         return self.files
 
     async def new_session(self, parent_session: str | None = None, *,
-                          setup: Callable[[Any], Any] | None = None) -> bool:
+                          setup: Callable[[Any], object] | None = None) -> bool:
         return await self._files().new_session(self, parent_session, setup=setup)
 
     async def switch_session(self, session_path: str) -> bool:
@@ -283,8 +283,8 @@ class SessionState:
     async def compact(self, custom_instructions: str | None = None) -> Any:
         return await self._files().compact(self, custom_instructions)
 
-    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], Any] | None,
-                      on_error: Callable[[BaseException], Any] | None) -> asyncio.Task[Any]:
+    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], object] | None,
+                      on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]:
         return self._files().compact_later(self, custom_instructions, on_complete, on_error)
 
 

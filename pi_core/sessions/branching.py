@@ -83,7 +83,7 @@ class BranchingMixin:
         self._leaf_id = None
 
     def branch_with_summary(
-        self, entry_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None
+        self, entry_id: str | None, summary: str, details: Any = None, from_hook: bool | None = None  # open: plugin-defined details, stored in the session JSON
     ) -> str:
         """Move the leaf to ``entry_id`` (None = root) and append a ``branch_summary`` there."""
         if entry_id is not None and entry_id not in self._by_id:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.sessions.format import Entry
 from pi_core.sessions.messages import (
@@ -14,6 +14,9 @@ from pi_core.sessions.messages import (
     custom_message,
     to_typed,
 )
+
+if TYPE_CHECKING:
+    from pi_core.types import AgentMessage
 
 _UNSET: Any = object()
 
@@ -26,7 +29,7 @@ class SessionContext:
     thinking_level: str = "off"
     model: dict[str, str] | None = None
 
-    def typed_messages(self) -> list[Any]:
+    def typed_messages(self) -> list[AgentMessage]:
         """The messages as pi_core.types models."""
         return to_typed(self.messages)
 

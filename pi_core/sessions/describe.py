@@ -21,12 +21,12 @@ _HOME = re.compile(r"^(/Users/[^/]+|/home/[^/]+)(?=/|$)")
 SETTINGS_TYPES = frozenset({"label", "custom", "context_edit", "model_change", "thinking_level_change", "usage"})
 
 
-def as_dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:  # open: session JSON: entries, content and tool arguments as Pi wrote them
     """``value`` when it is a JSON object, else an empty one (session files may hold anything)."""
     return value if isinstance(value, dict) else {}
 
 
-def as_list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:  # open: session JSON: entries, content and tool arguments as Pi wrote them
     return value if isinstance(value, list) else []
 
 
@@ -56,7 +56,7 @@ def _line_number(value: Any) -> int | None:
     return int(value)
 
 
-def read_line_range(offset: Any, limit: Any) -> str:
+def read_line_range(offset: Any, limit: Any) -> str:  # open: session JSON: entries, content and tool arguments as Pi wrote them
     """``:start-end`` for a read call's offset/limit, ``""`` when neither is given or they do not parse."""
     if offset is None and limit is None:
         return ""
@@ -76,7 +76,7 @@ def _js_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def tool_call_summary(name: str, args: Any, home: str | None = None) -> str:
+def tool_call_summary(name: str, args: Any, home: str | None = None) -> str:  # open: session JSON: entries, content and tool arguments as Pi wrote them
     """``[read: ~/src/a.py:1-20]``, ``[bash: make test]``: a tool call in a few words."""
     args = args if isinstance(args, dict) else {}
 
@@ -101,7 +101,7 @@ def tool_call_summary(name: str, args: Any, home: str | None = None) -> str:
     return f"[{name}: {encoded[:40]}{'...' if len(encoded) > 40 else ''}]"
 
 
-def content_text(content: Any, joiner: str = "") -> str:
+def content_text(content: Any, joiner: str = "") -> str:  # open: session JSON: entries, content and tool arguments as Pi wrote them
     """The text blocks of a message content joined by ``joiner`` (a string is returned as is; anything that is
     not a content list, from a hand-edited file, has no text)."""
     if isinstance(content, str):
@@ -111,7 +111,7 @@ def content_text(content: Any, joiner: str = "") -> str:
     return joiner.join(str(b.get("text") or "") for b in content if isinstance(b, dict) and b.get("type") == "text")
 
 
-def has_text(content: Any) -> bool:
+def has_text(content: Any) -> bool:  # open: session JSON: entries, content and tool arguments as Pi wrote them
     if isinstance(content, str):
         return bool(content.strip())
     return isinstance(content, list) and any(
@@ -132,7 +132,7 @@ def _clip(text: str, limit: int | None) -> str:
 SKILL_BLOCK = re.compile(r'^<skill name="([^"]+)" location="([^"]+)">\n([\s\S]*?)\n</skill>(?:\n\n([\s\S]+))?$')
 
 
-def tool_calls_by_id(entries: list[Entry]) -> dict[str, tuple[str, Any]]:
+def tool_calls_by_id(entries: list[Entry]) -> dict[str, tuple[str, Any]]:  # open: session JSON: entries, content and tool arguments as Pi wrote them
     """toolCallId -> (tool name, arguments) over every assistant message of ``entries``."""
     calls: dict[str, tuple[str, Any]] = {}
     for entry in entries:
@@ -145,7 +145,7 @@ def tool_calls_by_id(entries: list[Entry]) -> dict[str, tuple[str, Any]]:
 
 
 def describe_entry(
-    entry: Entry, tool_calls: dict[str, tuple[str, Any]], limit: int | None = 100, home: str | None = None
+    entry: Entry, tool_calls: dict[str, tuple[str, Any]], limit: int | None = 100, home: str | None = None  # open: session JSON: entries, content and tool arguments as Pi wrote them
 ) -> list[Piece]:
     """The tree line of ``entry`` (without its label), text clipped to ``limit`` characters plus ``...``."""
     kind = entry.get("type")
@@ -218,7 +218,7 @@ def is_hidden_assistant(entry: Entry) -> bool:
     return not has_text(message.get("content")) and (not stop or stop in ("stop", "toolUse"))
 
 
-def search_text(entry: Entry, label: str | None, tool_calls: dict[str, tuple[str, Any]]) -> str:
+def search_text(entry: Entry, label: str | None, tool_calls: dict[str, tuple[str, Any]]) -> str:  # open: session JSON: entries, content and tool arguments as Pi wrote them
     """Lower-case text a tree search matches against: role, content, command, summary, label."""
     parts: list[str] = [label] if label else []
     kind = entry.get("type")

@@ -33,7 +33,7 @@ ENTRY_TYPES: frozenset[str] = frozenset(
     }
 )
 
-Entry = dict[str, Any]
+Entry = dict[str, Any]  # open: a session entry, Pi's JSONL record
 
 
 def iso_now() -> str:
@@ -111,7 +111,7 @@ def _put(entry: Entry, key: str, value: Any) -> None:
         entry[key] = value
 
 
-def message_entry(entry_id: str, parent_id: str | None, timestamp: str, message: dict[str, Any]) -> Entry:
+def message_entry(entry_id: str, parent_id: str | None, timestamp: str, message: dict[str, Any]) -> Entry:  # open: a message as Pi's JSON
     entry = _base("message", entry_id, parent_id, timestamp)
     entry["message"] = message
     return entry
@@ -137,9 +137,9 @@ def compaction_entry(
     summary: str,
     first_kept_entry_id: str,
     tokens_before: int,
-    details: Any = None,
+    details: Any = None,  # open: plugin-defined details, stored in the session JSON
     from_hook: bool | None = None,
-    usage: dict[str, Any] | None = None,
+    usage: dict[str, Any] | None = None,  # open: the provider's usage numbers, JSON
 ) -> Entry:
     entry = _base("compaction", entry_id, parent_id, timestamp)
     entry["summary"] = summary
@@ -157,7 +157,7 @@ def branch_summary_entry(
     timestamp: str,
     from_id: str,
     summary: str,
-    details: Any = None,
+    details: Any = None,  # open: plugin-defined details, stored in the session JSON
     from_hook: bool | None = None,
 ) -> Entry:
     entry = _base("branch_summary", entry_id, parent_id, timestamp)
@@ -169,7 +169,7 @@ def branch_summary_entry(
 
 
 def usage_entry(entry_id: str, parent_id: str | None, timestamp: str, kind: str, provider: str, model: str,
-                usage: dict[str, Any], note: str | None = None) -> Entry:
+                usage: dict[str, Any], note: str | None = None) -> Entry:  # open: the provider's usage numbers, JSON
     """Usage billed to the session outside its context (``kind`` ``cache_warm``: a cache refresh)."""
     entry = _base("usage", entry_id, parent_id, timestamp)
     entry.update({"kind": kind, "provider": provider, "model": model, "usage": usage})
@@ -177,7 +177,7 @@ def usage_entry(entry_id: str, parent_id: str | None, timestamp: str, kind: str,
     return entry
 
 
-def custom_entry(entry_id: str, parent_id: str | None, timestamp: str, custom_type: str, data: Any = None) -> Entry:
+def custom_entry(entry_id: str, parent_id: str | None, timestamp: str, custom_type: str, data: Any = None) -> Entry:  # open: plugin-defined data, stored in the session JSON
     # Pi builds this object with its own fields first and the tree fields last.
     entry: Entry = {"type": "custom", "customType": custom_type}
     _put(entry, "data", data)
@@ -190,9 +190,9 @@ def custom_message_entry(
     parent_id: str | None,
     timestamp: str,
     custom_type: str,
-    content: str | list[dict[str, Any]],
+    content: str | list[dict[str, Any]],  # open: content blocks as Pi's JSON
     display: bool,
-    details: Any = None,
+    details: Any = None,  # open: plugin-defined details, stored in the session JSON
 ) -> Entry:
     entry: Entry = {"type": "custom_message", "customType": custom_type, "content": content, "display": display}
     _put(entry, "details", details)

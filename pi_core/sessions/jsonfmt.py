@@ -97,7 +97,7 @@ def _prepare(obj: Any) -> Any:
 _FAST = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
-def js_dumps(obj: Any) -> str:
+def js_dumps(obj: Any) -> str:  # open: any JSON value
     """Serialise ``obj`` like ``JSON.stringify(obj)``: compact, non-ASCII kept, JS number format.
 
     Objects with a ``to_json()`` method (pi_core.types models) are converted through it.
@@ -125,6 +125,6 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)  # one decoder: json.loads(**kw) builds one per call
 
 
-def js_loads(text: str) -> Any:
+def js_loads(text: str) -> Any:  # open: any JSON value
     """Parse JSON as ``JSON.parse`` would (NaN/Infinity literals are rejected)."""
     return _DECODER.decode(text)

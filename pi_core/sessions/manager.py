@@ -371,25 +371,25 @@ class SessionManager(BranchingMixin):
         summary: str,
         first_kept_entry_id: str,
         tokens_before: int,
-        details: Any = None,
+        details: Any = None,  # open: plugin-defined details, stored in the session JSON
         from_hook: bool | None = None,
-        usage: dict[str, Any] | None = None,
+        usage: dict[str, Any] | None = None,  # open: the provider's usage numbers, JSON
     ) -> str:
         """``usage``: what generating the summary cost (Usage JSON), counted in the session's totals."""
         entry = fmt.compaction_entry(*self._next(), summary, first_kept_entry_id, tokens_before, details, from_hook,
                                      usage)
         return self._append_entry(entry)
 
-    def append_usage(self, kind: str, provider: str, model: str, usage: dict[str, Any], note: str | None = None,
+    def append_usage(self, kind: str, provider: str, model: str, usage: dict[str, Any], note: str | None = None,  # open: the provider's usage numbers, JSON
                      ) -> str:
         """Usage that is no message of the context (a cache refresh); it counts in the session's totals."""
         return self._append_entry(fmt.usage_entry(*self._next(), kind, provider, model, usage, note))
 
-    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str:  # open: plugin-defined data, stored in the session JSON
         return self._append_entry(fmt.custom_entry(*self._next(), custom_type, data))
 
     def append_custom_message_entry(
-        self, custom_type: str, content: str | builtins.list[dict[str, Any]], display: bool, details: Any = None
+        self, custom_type: str, content: str | builtins.list[dict[str, Any]], display: bool, details: Any = None  # open: content blocks and plugin-defined details, stored in the session JSON
     ) -> str:
         entry = fmt.custom_message_entry(*self._next(), custom_type, content, display, details)
         return self._append_entry(entry)

@@ -6,12 +6,15 @@ provider may see (docs/sessions.md#what-the-model-sees); ``to_typed`` gives pi_c
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.sessions.describe import content_text
 from pi_core.sessions.format import ms_from_iso
 
-Message = dict[str, Any]
+if TYPE_CHECKING:
+    from pi_core.types import AgentMessage
+
+Message = dict[str, Any]  # open: a message as Pi's JSON
 
 COMPACTION_SUMMARY_PREFIX = (
     "The conversation history before this point was compacted into the following summary:\n\n<summary>\n"
@@ -36,7 +39,7 @@ def branch_summary_message(summary: str, from_id: str, timestamp: str) -> Messag
     return {"role": "branchSummary", "summary": summary, "fromId": from_id, "timestamp": _ms(timestamp)}
 
 
-def custom_message(custom_type: str, content: Any, display: bool, details: Any, timestamp: str) -> Message:
+def custom_message(custom_type: str, content: Any, display: bool, details: Any, timestamp: str) -> Message:  # open: plugin-defined content and details, stored in the session JSON
     message: Message = {"role": "custom", "customType": custom_type, "content": content, "display": display}
     if details is not None:
         message["details"] = details
@@ -116,7 +119,7 @@ def convert_to_llm(messages: list[Any], block_images: bool = False) -> list[Mess
     return out
 
 
-def to_typed(messages: list[Message]) -> list[Any]:
+def to_typed(messages: list[Message]) -> list[AgentMessage]:
     """Convert message dicts to pi_core.types models (user/assistant/toolResult typed, others CustomMessage)."""
     from pi_core.types import message_from_json
 

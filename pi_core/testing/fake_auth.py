@@ -39,7 +39,7 @@ Reply = tuple[int, dict[str, str], bytes]  # status, headers, body
 ACCOUNT_ID = "acct_fake_chatgpt"
 
 
-def fake_jwt(claims: dict[str, Any]) -> str:
+def fake_jwt(claims: dict[str, Any]) -> str:  # open: JWT claims, form fields and JSON bodies of the fake OAuth server
     def part(data: dict[str, Any]) -> str:
         return base64.urlsafe_b64encode(json.dumps(data).encode()).rstrip(b"=").decode()
 
@@ -94,8 +94,8 @@ class FakeAuthServer:
     delay_s: float = 0.0
     hits: Counter[str] = field(default_factory=Counter)
     issued: list[str] = field(default_factory=list)
-    requests: list[dict[str, Any]] = field(default_factory=list)
-    google_assertions: list[dict[str, Any]] = field(default_factory=list)  # claims of service-account JWTs
+    requests: list[dict[str, Any]] = field(default_factory=list)  # open: JWT claims, form fields and JSON bodies of the fake OAuth server
+    google_assertions: list[dict[str, Any]] = field(default_factory=list)  # open: JWT claims, form fields and JSON bodies of the fake OAuth server; claims of service-account JWTs
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -204,7 +204,7 @@ class FakeAuthServer:
         params = {"code": code, **({"state": query["state"]} if query.get("state") else {})}
         return 302, {"location": f"{redirect}?{urlencode(params)}"}, b""
 
-    def exchange(self, provider: str, form: dict[str, Any], *, check_redirect: bool = True) -> Reply:
+    def exchange(self, provider: str, form: dict[str, Any], *, check_redirect: bool = True) -> Reply:  # open: JWT claims, form fields and JSON bodies of the fake OAuth server
         grant_type = form.get("grant_type")
         if grant_type == "refresh_token":
             token = form.get("refresh_token", "")
@@ -227,7 +227,7 @@ class FakeAuthServer:
             return _json(200, {"key": self._new_access("openrouter")})
         return _json(200, self._tokens(provider))
 
-    def start_device(self, provider: str, page: str) -> dict[str, Any]:
+    def start_device(self, provider: str, page: str) -> dict[str, Any]:  # open: JWT claims, form fields and JSON bodies of the fake OAuth server
         device_code = "dev-" + secrets.token_hex(8)
         user_code = f"{secrets.token_hex(2).upper()}-{secrets.token_hex(2).upper()}"
         with self._lock:
@@ -254,7 +254,7 @@ def _json(status: int, body: Any, extra: dict[str, str] | None = None) -> Reply:
 # --- routes -----------------------------------------------------------------------------------------
 
 # a route answers (server, query, form, headers); form is the decoded JSON or urlencoded body
-Route = Callable[["FakeAuthServer", dict[str, str], dict[str, Any], dict[str, str]], Reply]
+Route = Callable[["FakeAuthServer", dict[str, str], dict[str, Any], dict[str, str]], Reply]  # open: JWT claims, form fields and JSON bodies of the fake OAuth server
 
 
 def _rfc8628(server: FakeAuthServer, provider: str, form: dict[str, Any]) -> Reply:

@@ -25,7 +25,7 @@ from pi_core.types import (
 _ids = itertools.count(1)
 
 
-def reply(text: str = "", *, thinking: str = "", tool_calls: list[tuple[str, dict[str, Any]]] = (),  # type: ignore[assignment]
+def reply(text: str = "", *, thinking: str = "", tool_calls: list[tuple[str, dict[str, Any]]] = (),  # type: ignore[assignment]  # open: the model's tool arguments, JSON
           stop_reason: str | None = None, error: str | None = None) -> AssistantMessage:
     """Build a scripted assistant reply."""
     content: list[Any] = []

@@ -22,7 +22,7 @@ class RecordedRequest:
     finished: float | None = None  # when its reply was fully sent (bench: per-turn gaps, last reply → exit)
     socket: int | None = None  # the WebSocket (1, 2, … in accept order) a ``WS`` request came over
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: JSON
         return {"method": self.method, "path": self.path, "query": self.query, "headers": self.headers,
                 "body": self.body, "wire": self.wire, "socket": self.socket}
 

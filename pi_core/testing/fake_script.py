@@ -38,7 +38,7 @@ class ToolUse:
     """One tool call. ``raw_arguments`` is sent verbatim (e.g. broken JSON) instead of ``arguments``."""
 
     name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments: dict[str, Any] = field(default_factory=dict)  # open: tool arguments and wire bodies, JSON
     id: str | None = None
     raw_arguments: str | None = None
 
@@ -47,7 +47,7 @@ class ToolUse:
             return self.raw_arguments
         return json.dumps(self.arguments, ensure_ascii=False)
 
-    def arguments_object(self) -> dict[str, Any]:
+    def arguments_object(self) -> dict[str, Any]:  # open: tool arguments and wire bodies, JSON
         """For wires that send arguments as an object (Google): broken raw JSON becomes ``{}``."""
         if self.raw_arguments is None:
             return self.arguments
@@ -67,7 +67,7 @@ class Reply:
 
     text: str | list[str] | None = None
     thinking: str | list[str] | None = None
-    tool_calls: list[ToolUse | tuple[str, dict[str, Any]]] = field(default_factory=list)
+    tool_calls: list[ToolUse | tuple[str, dict[str, Any]]] = field(default_factory=list)  # open: tool arguments and wire bodies, JSON
     blocks: list[Block] | None = None  # explicit block order; replaces thinking/text/tool_calls
     thinking_signature: str | None = "fake-thinking-signature"
     stop_reason: str | None = None  # stop / length / toolUse, or a raw vendor value (e.g. "refusal")
@@ -82,7 +82,7 @@ class Reply:
     status: int = 200
     error_message: str | None = None
     error_type: str | None = None
-    body: str | dict[str, Any] | None = None  # raw error body; default is the vendor-shaped JSON
+    body: str | dict[str, Any] | None = None  # open: tool arguments and wire bodies, JSON; raw error body; default is the vendor-shaped JSON
     headers: dict[str, str] = field(default_factory=dict)
     empty: bool = False  # 200 with SSE headers, then the connection closes without a frame
     stream_error: str | None = None  # in-band error type, e.g. "overloaded_error"
@@ -97,7 +97,7 @@ class Reply:
 
     @classmethod
     def http_error(cls, status: int, message: str | None = None, *, error_type: str | None = None,
-                   headers: dict[str, str] | None = None, body: str | dict[str, Any] | None = None) -> Reply:
+                   headers: dict[str, str] | None = None, body: str | dict[str, Any] | None = None) -> Reply:  # open: tool arguments and wire bodies, JSON
         return cls(status=status, error_message=message, error_type=error_type, headers=dict(headers or {}), body=body)
 
     @classmethod
@@ -128,7 +128,7 @@ class Reply:
 
     # -- JSON form (for scripts handed to the standalone server) --
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, Any]:  # open: tool arguments and wire bodies, JSON
         data = asdict(self)
         data["tool_calls"] = [asdict(_tool_use(c)) for c in self.tool_calls]
         if self.blocks is not None:
@@ -137,7 +137,7 @@ class Reply:
         return {k: v for k, v in data.items() if v != defaults[k]}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Reply:
+    def from_json(cls, data: dict[str, Any]) -> Reply:  # open: tool arguments and wire bodies, JSON
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
         if unknown:

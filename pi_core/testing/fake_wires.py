@@ -69,7 +69,7 @@ DEFAULT_ERROR_MESSAGES = {400: "Bad request", 401: "Invalid API key", 404: "Not 
                           503: "Service unavailable", 529: "Overloaded"}
 
 
-def error_body(wire: str, status: int, message: str, error_type: str | None) -> dict[str, Any]:
+def error_body(wire: str, status: int, message: str, error_type: str | None) -> dict[str, Any]:  # open: a provider's JSON request or response body
     """The JSON body a vendor sends with an HTTP error status."""
     if wire == "anthropic-messages":
         kind = error_type or _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
@@ -122,7 +122,7 @@ def wire_stop_reason(wire: str, reply: Reply) -> str:
 # --- Anthropic Messages ---------------------------------------------------------------------------
 
 
-def render_anthropic(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+def render_anthropic(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
     from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
 
     frames = [_event("message_start", {"type": "message_start", "message": {
@@ -164,7 +164,7 @@ def render_anthropic(reply: Reply, n: int, model: str, body: dict[str, Any]) -> 
 # --- OpenAI Chat Completions ----------------------------------------------------------------------
 
 
-def render_openai_completions(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+def render_openai_completions(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
     from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
 
     base = {"id": reply.response_id or f"chatcmpl-fake-{n}", "object": "chat.completion.chunk",
@@ -207,7 +207,7 @@ def render_openai_completions(reply: Reply, n: int, model: str, body: dict[str, 
 # --- OpenAI Responses -----------------------------------------------------------------------------
 
 
-def render_openai_responses(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+def render_openai_responses(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
     from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
 
     seq = 0
@@ -288,7 +288,7 @@ def render_openai_responses(reply: Reply, n: int, model: str, body: dict[str, An
 # --- Google Generative AI -------------------------------------------------------------------------
 
 
-def render_google(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+def render_google(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
     from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
 
     def chunk(parts: list[dict[str, Any]], finish: str | None = None, usage: bool = False) -> bytes:
@@ -327,7 +327,7 @@ def render_google(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Ren
     return Rendering(frames, 1)
 
 
-def render_mistral(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+def render_mistral(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
     """Mistral's chat stream: thinking as ``thinking`` content chunks, 9-character tool call ids, usage on
     the chunk that carries the finish reason."""
     from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
@@ -365,7 +365,7 @@ def render_mistral(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Re
     return Rendering(frames + tail, len(tail))
 
 
-def render_pi_messages(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+def render_pi_messages(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
     """Pi's own protocol (Radius): each frame's data is one of Pi's assistant-message events."""
     from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
 
@@ -415,7 +415,7 @@ def event_stream_message(headers: dict[str, str], payload: bytes) -> bytes:
     return message + struct.pack(">I", zlib.crc32(message))
 
 
-def bedrock_event(name: str, data: dict[str, Any]) -> bytes:
+def bedrock_event(name: str, data: dict[str, Any]) -> bytes:  # open: a provider's JSON request or response body
     return event_stream_message({":event-type": name, ":content-type": "application/json", ":message-type": "event"},
                                 _j(data).encode())
 
@@ -425,7 +425,7 @@ def bedrock_exception(name: str, message: str) -> bytes:
                                  ":message-type": "exception"}, _j({"message": message}).encode())
 
 
-def render_bedrock(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+def render_bedrock(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
     """Bedrock's ConverseStream answer: AWS event-stream messages (messageStart, contentBlock*, messageStop,
     metadata), not SSE."""
     from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
@@ -462,7 +462,7 @@ def render_bedrock(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Re
     return Rendering(frames + tail, len(tail))
 
 
-def render_openai_codex(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:
+def render_openai_codex(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
     """The ChatGPT Codex endpoint: the Responses stream, ended by ``response.done`` as that backend does."""
     rendering = render_openai_responses(reply, n, model, body)
     last = rendering.frames[-1]
@@ -471,7 +471,7 @@ def render_openai_codex(reply: Reply, n: int, model: str, body: dict[str, Any]) 
     return rendering
 
 
-RENDERERS: dict[str, Callable[[Reply, int, str, dict[str, Any]], Rendering]] = {
+RENDERERS: dict[str, Callable[[Reply, int, str, dict[str, Any]], Rendering]] = {  # open: a provider's JSON request or response body
     "anthropic-messages": render_anthropic,
     "openai-completions": render_openai_completions,
     "openai-responses": render_openai_responses,

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -33,6 +33,15 @@ from pi_core.loader.plugins import (
 from pi_core.registry import Registry, build_registry
 from pi_core.toolkit.arguments import PI_ARGUMENTS
 from pi_core.tools import Tool, ToolResult, ToolSettings
+
+if TYPE_CHECKING:
+    import subprocess
+
+    from pi_core.agent import Agent
+    from pi_core.events import AgentEvent
+    from pi_core.hookspecs.entries import SessionEntry
+    from pi_core.testing.fake_provider import FakeProvider
+    from pi_core.types import AgentMessage
 
 FAKE_MODEL_ID = "fake-model"
 
@@ -120,8 +129,8 @@ def _tool_settings(extras: dict[str, Any] | None) -> ToolSettings:
                         auto_resize_images=extras.get("auto_resize_images"))
 
 
-async def run_tool_async(source: Registry | LoadedPlugins | Iterable[Tool], name: str, args: dict[str, Any],
-                         cwd: str | Path, *, extras: dict[str, Any] | None = None) -> tuple[ToolResult, bool]:
+async def run_tool_async(source: Registry | LoadedPlugins | Iterable[Tool], name: str, args: dict[str, Any],  # open: the tool's arguments, JSON as a model would send them
+                         cwd: str | Path, *, extras: dict[str, Any] | None = None) -> tuple[ToolResult, bool]:  # open: values passed by key to ToolContext.extras
     """Run one tool call exactly as the loop does; returns (result, is_error)."""
     from pi_core.loop import AgentContext, LoopConfig, execute_tool_calls
     from pi_core.signals import AbortSignal
@@ -145,8 +154,8 @@ async def run_tool_async(source: Registry | LoadedPlugins | Iterable[Tool], name
     return ToolResult(content=list(message.content), details=message.details), message.is_error
 
 
-def run_tool(source: Registry | LoadedPlugins | Iterable[Tool], name: str, args: dict[str, Any],
-             cwd: str | Path, *, extras: dict[str, Any] | None = None) -> tuple[ToolResult, bool]:
+def run_tool(source: Registry | LoadedPlugins | Iterable[Tool], name: str, args: dict[str, Any],  # open: the tool's arguments, JSON as a model would send them
+             cwd: str | Path, *, extras: dict[str, Any] | None = None) -> tuple[ToolResult, bool]:  # open: values passed by key to ToolContext.extras
     """Synchronous ``run_tool_async`` (for tests that are not ``async``)."""
     return asyncio.run(run_tool_async(source, name, args, cwd, extras=extras))
 
@@ -158,16 +167,16 @@ def result_text(result: ToolResult) -> str:
 
 @dataclass
 class Conversation:
-    agent: Any  # pi_core.agent.Agent
-    provider: Any  # FakeProvider
-    events: list[Any] = field(default_factory=list)
+    agent: Agent
+    provider: FakeProvider
+    events: list[AgentEvent] = field(default_factory=list)
 
     @property
-    def messages(self) -> list[Any]:
+    def messages(self) -> list[AgentMessage]:
         return list(self.agent.state.messages)
 
     @property
-    def tool_results(self) -> list[Any]:
+    def tool_results(self) -> list[AgentMessage]:
         return [m for m in self.messages if getattr(m, "role", "") == "toolResult"]
 
     def sent_tool_names(self, request: int = 0) -> list[str]:
@@ -177,7 +186,7 @@ class Conversation:
 
 async def run_conversation_async(source: Registry | LoadedPlugins | Iterable[Tool], replies: Sequence[Any],
                                  prompt: str, cwd: str | Path, *, system_prompt: str = "",
-                                 extras: dict[str, Any] | None = None) -> Conversation:
+                                 extras: dict[str, Any] | None = None) -> Conversation:  # open: values passed by key to ToolContext.extras
     """Prompt an ``Agent`` whose model is a ``FakeProvider`` replaying ``replies`` (``fake_provider.reply``)."""
     from pi_core.agent import Agent
     from pi_core.testing.fake_provider import FakeProvider
@@ -222,7 +231,7 @@ def write_fake_models(agent_dir: str | Path, server: Any, api: str = "google-gen
     return path
 
 
-def session_entries(*raw: dict[str, Any]) -> list[Any]:
+def session_entries(*raw: dict[str, Any]) -> list[SessionEntry]:  # open: session entries as Pi's JSON
     """Typed session entries (``pi_core.hookspecs.entries``) from entry dicts as a session file holds them, for
     testing code that reads ``ctx.session_manager``; an entry without an ``id`` gets its position as one."""
     from pi_core.hookspecs.entries import entry_from_json
@@ -231,7 +240,7 @@ def session_entries(*raw: dict[str, Any]) -> list[Any]:
 
 
 def run_pi(*args: str, agent_dir: str | Path, cwd: str | Path, pi: str | Path | None = None,
-           env: dict[str, str] | None = None, timeout: float = 120) -> Any:
+           env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """Run the ``pi`` command (``pi`` = its path; default: this interpreter's pi_core.app.cli) and capture it.
 
     Provider keys are removed from the environment; ``PI_CODING_AGENT_DIR`` is ``agent_dir``.

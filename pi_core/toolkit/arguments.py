@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 class PiArguments:
     """``ArgumentCheck`` as Pi does it (docs/loop.md#argument-validation)."""
 
-    def validate(self, tool: Tool, call: ToolCall) -> dict[str, Any]:
+    def validate(self, tool: Tool, call: ToolCall) -> dict[str, Any]:  # open: the model's tool arguments, JSON
         from pi_core.toolkit.validation import check_call
 
         return check_call(tool, call)

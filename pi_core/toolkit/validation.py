@@ -48,7 +48,7 @@ def _validator_for(schema: dict[str, Any]) -> Validator:
     return validator
 
 
-def check_call(tool: Tool, call: ToolCall) -> dict[str, Any]:
+def check_call(tool: Tool, call: ToolCall) -> dict[str, Any]:  # open: the model's tool arguments, JSON
     """The arguments to run ``call`` with: NaN/Infinity refused, ``tool.prepare_arguments`` applied, then
     ``validate_tool_arguments``."""
     if call.non_finite:
@@ -57,7 +57,7 @@ def check_call(tool: Tool, call: ToolCall) -> dict[str, Any]:
     return validate_tool_arguments(tool, raw)
 
 
-def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
+def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:  # open: the model's tool arguments, JSON
     """Coerce and validate ``arguments`` for ``tool``; return the converted copy or raise ValidationError."""
     schema = tool.json_schema
     value = _coerce(copy.deepcopy(arguments), schema, tool.coercion, top=True)
@@ -70,7 +70,7 @@ def validate_tool_arguments(tool: Tool, arguments: Any) -> dict[str, Any]:
     raise _failure(tool, lines, arguments)
 
 
-def non_finite_error(tool: Tool, non_finite: dict[str, str], arguments: Any) -> ValidationError:
+def non_finite_error(tool: Tool, non_finite: dict[str, str], arguments: Any) -> ValidationError:  # open: the model's tool arguments, JSON
     """The validation error for NaN/±Infinity the model sent (``{"offset": "NaN"}``); ``arguments`` hold
     null there (docs/loop.md#argument-validation)."""
     lines = [f"  - {path}: must be number ({token} is not a number JSON allows)" for path, token in non_finite.items()]
@@ -87,7 +87,7 @@ def non_finite_error(tool: Tool, non_finite: dict[str, str], arguments: Any) -> 
     return _failure(tool, lines, shown)  # json.dumps prints NaN/Infinity as the model did
 
 
-def tool_args(tool: Tool, validated: dict[str, Any]) -> Any:
+def tool_args(tool: Tool, validated: dict[str, Any]) -> Any:  # open: the tool's arguments: JSON in, a pydantic model or JSON out
     """``tool.build_args``; arguments the schema accepted but the tool's pydantic model refused (its own
     validators) raise Pi's text, with pydantic's wording for each problem."""
     from pydantic import ValidationError as PydanticError

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import wcwidth
 
-from pi_core.tui.keys import as_keybindings, is_printable
+from pi_core.tui.keys import KeyMatcher, as_keybindings, is_printable
 from pi_core.tui.width import (
     CURSOR_MARKER,
     render_fake_cursor,
@@ -32,7 +31,7 @@ class Input:
     """
 
     def __init__(self, value: str = "", *, prompt: str = "> ", placeholder: str = "",
-                 placeholder_style: Callable[[str], str] | None = None, keybindings: Any = None) -> None:
+                 placeholder_style: Callable[[str], str] | None = None, keybindings: KeyMatcher | None = None) -> None:
         self.value = value
         self.cursor = len(value)
         self.prompt = prompt

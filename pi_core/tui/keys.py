@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Protocol, cast
+
+if TYPE_CHECKING:
+    from pi_core.ui import Theme
 
 MODIFIERS = ("ctrl", "shift", "alt", "super")
 _NAMED = {"escape", "esc", "enter", "return", "tab", "space", "backspace", "delete", "insert", "clear", "home", "end",
@@ -219,18 +222,25 @@ class Keybindings:
         return any(matches_key(data, key) for key in self.keys(action))
 
 
-def as_keybindings(value: Any) -> Any:
+class KeyMatcher(Protocol):
+    """What a component asks of keybindings (``Keybindings``, or the interactive UI's own)."""
+
+    def keys(self, action: str) -> list[Key]: ...
+    def matches(self, data: str, action: str) -> bool: ...
+
+
+def as_keybindings(value: object) -> KeyMatcher:
     """``value`` when it can answer ``matches(data, action)``, else Pi's default keybindings."""
-    return value if callable(getattr(value, "matches", None)) else Keybindings()
+    return cast(KeyMatcher, value) if callable(getattr(value, "matches", None)) else Keybindings()
 
 
-def key_text(action: str, keybindings: Any = None) -> str:
+def key_text(action: str, keybindings: KeyMatcher | None = None) -> str:
     """The keys of ``action`` as a hint writes them: ``esc/ctrl+c``."""
     keys = as_keybindings(keybindings).keys(action)
     return "/".join("+".join([*(m for m in MODIFIERS if getattr(k, m)), _SHORT.get(k.key, k.key)]) for k in keys)
 
 
-def key_hint(action: str, description: str, theme: Any = None, keybindings: Any = None) -> str:
+def key_hint(action: str, description: str, theme: Theme | None = None, keybindings: KeyMatcher | None = None) -> str:
     """``esc cancel``: the action's keys (dim) and what they do (muted), coloured by ``theme`` when given."""
     keys = key_text(action, keybindings).split("/")[0]
     if theme is None:

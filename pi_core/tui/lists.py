@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.tui.fuzzy import fuzzy_filter
 from pi_core.tui.input import Input
-from pi_core.tui.keys import as_keybindings
+from pi_core.tui.keys import KeyMatcher, as_keybindings
 from pi_core.tui.width import truncate_to_width, visible_width, wrap_ansi
+
+if TYPE_CHECKING:
+    from pi_core.ui import Theme
 
 Style = Callable[[str], str]
 
@@ -48,7 +51,7 @@ class SelectListTheme:
     no_match: Style = _plain
 
     @classmethod
-    def from_theme(cls, theme: Any) -> SelectListTheme:
+    def from_theme(cls, theme: Theme) -> SelectListTheme:
         """Pi's select-list colours from a ``ctx.ui.theme``."""
         return cls(selected_prefix=lambda s: theme.fg("accent", s), selected_text=lambda s: theme.fg("accent", s),
                    description=lambda s: theme.fg("muted", s), scroll_info=lambda s: theme.fg("muted", s),
@@ -64,7 +67,7 @@ class SelectList:
     PRIMARY_COLUMN = 32
 
     def __init__(self, items: list[SelectItem], max_visible: int = 5, theme: SelectListTheme | None = None, *,
-                 keybindings: Any = None, fuzzy: bool = False) -> None:
+                 keybindings: KeyMatcher | None = None, fuzzy: bool = False) -> None:
         self.items = list(items)
         self.filtered = list(items)
         self.max_visible = max(1, max_visible)
@@ -171,7 +174,7 @@ class SettingsListTheme:
     hint: Style = _plain
 
     @classmethod
-    def from_theme(cls, theme: Any) -> SettingsListTheme:
+    def from_theme(cls, theme: Theme) -> SettingsListTheme:
         """Pi's settings-list colours from a ``ctx.ui.theme``."""
         return cls(label=lambda t, s: theme.fg("accent", t) if s else t,
                    value=lambda t, s: theme.fg("accent", t) if s else theme.fg("muted", t),
@@ -185,8 +188,8 @@ class SettingsList:
     (typing filters by label, fuzzy)."""
 
     def __init__(self, items: list[SettingItem], max_visible: int, theme: SettingsListTheme | None = None,
-                 on_change: Callable[[str, str], Any] | None = None, on_cancel: Callable[[], Any] | None = None,
-                 *, enable_search: bool = False, keybindings: Any = None) -> None:
+                 on_change: Callable[[str, str], object] | None = None, on_cancel: Callable[[], object] | None = None,
+                 *, enable_search: bool = False, keybindings: KeyMatcher | None = None) -> None:
         self.items = items
         self.filtered = list(items)
         self.max_visible = max(1, max_visible)

@@ -10,7 +10,7 @@ from typing import Any
 
 from pi_core.signals import AbortSignal
 from pi_core.tui.components import Container, DynamicBorder, Spacer, Text
-from pi_core.tui.keys import as_keybindings, key_hint
+from pi_core.tui.keys import KeyMatcher, as_keybindings, key_hint
 from pi_core.ui import WorkingIndicator
 
 SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
@@ -94,7 +94,7 @@ class CancellableLoader(Loader):
 
     def __init__(self, tui: Any = None, spinner_style: Style | None = None, message_style: Style | None = None,
                  message: str = "Loading...", indicator: WorkingIndicator | None = None, *,
-                 keybindings: Any = None) -> None:
+                 keybindings: KeyMatcher | None = None) -> None:
         self.signal = AbortSignal()
         self.on_abort: Callable[[], Any] | None = None
         self.keybindings = as_keybindings(keybindings)
@@ -115,7 +115,7 @@ class BorderedLoader(Container):
     """A loader between two rules, with a cancel hint when ``cancellable`` (Escape aborts ``signal``)."""
 
     def __init__(self, tui: Any, theme: Any, message: str, *, cancellable: bool = True,
-                 keybindings: Any = None) -> None:
+                 keybindings: KeyMatcher | None = None) -> None:
         super().__init__()
         self.cancellable = cancellable
         border = DynamicBorder(lambda s: theme.fg("border", s))
@@ -137,11 +137,11 @@ class BorderedLoader(Container):
         return self._signal
 
     @property
-    def on_abort(self) -> Callable[[], Any] | None:
+    def on_abort(self) -> Callable[[], object] | None:
         return self.loader.on_abort if isinstance(self.loader, CancellableLoader) else None
 
     @on_abort.setter
-    def on_abort(self, handler: Callable[[], Any] | None) -> None:
+    def on_abort(self, handler: Callable[[], object] | None) -> None:
         if isinstance(self.loader, CancellableLoader):
             self.loader.on_abort = handler
 

@@ -21,14 +21,14 @@ __all__ = ["ToolRenderContext", "draw_call", "draw_result"]
 class ToolRenderContext:
     """One tool row as its renderer sees it (Pi's render ``context``)."""
 
-    args: dict[str, Any]
+    args: dict[str, Any]  # open: the model's tool arguments, JSON
     tool_call_id: str = ""
     cwd: str = ""
     execution_started: bool = False  # the tool runs or ran (False while only the call is known)
     is_partial: bool = False  # the result shown is a streamed partial one; the tool has not finished
     expanded: bool = False  # Ctrl+O
     is_error: bool = False
-    state: dict[str, Any] = field(default_factory=dict)  # shared by the row's call and result drawings
+    state: dict[str, Any] = field(default_factory=dict)  # open: a renderer's own state, plugin-defined; shared by the row's call and result drawings
     duration_ms: int | None = None  # how long the tool ran, once finished (Pi's durationMs); None while it runs
     output_pad: int = 1  # the ``outputPad`` setting: a ``render_shell="self"`` renderer pads its own rows
     show_images: bool = True  # ``terminal.showImages``

@@ -19,7 +19,7 @@ from pi_core.errors import PiError
 if TYPE_CHECKING:
     from pi_core.loader.plugins import PluginSet
 
-Credential = dict[str, Any]  # Pi's auth.json entry: {"type": "oauth", "access", "refresh", "expires", ...}
+Credential = dict[str, Any]  # open: Pi's auth.json entry, JSON; Pi's auth.json entry: {"type": "oauth", "access", "refresh", "expires", ...}
 
 
 class OAuthError(PiError):

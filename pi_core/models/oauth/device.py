@@ -29,7 +29,7 @@ class Poll:
 
 
 
-def still_waiting(body: dict[str, Any]) -> Poll | None:
+def still_waiting(body: dict[str, Any]) -> Poll | None:  # open: the OAuth server's JSON answer
     """``pending`` or ``slow_down`` (with the interval the server asks for) when a token answer's ``error`` says
     the user has not decided yet (RFC 8628 §3.5); None for any other answer."""
     error = body.get("error")

@@ -44,7 +44,7 @@ def timeout_s() -> float:
     return value if value > 0 else DEFAULT_TIMEOUT_S
 
 
-def trusted_url(url: Any) -> str | None:
+def trusted_url(url: object) -> str | None:
     """``url`` when it is safe to show and open: https, or http on a loopback address; else None."""
     if not isinstance(url, str):
         return None
@@ -74,7 +74,7 @@ class Reply:
     def ok(self) -> bool:
         return 200 <= self.status < 300
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> dict[str, Any]:  # open: an HTTP JSON body
         """The body as a JSON object; ``{}`` when it is not one."""
         try:
             parsed = json.loads(self.text)
@@ -93,7 +93,7 @@ class Reply:
 
 
 async def request(method: str, url: str, *, what: str, form: dict[str, str] | None = None,
-                  json_body: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Reply:
+                  json_body: dict[str, Any] | None = None, headers: dict[str, str] | None = None) -> Reply:  # open: an HTTP JSON body
     """Send one request to an authorization server. Network failures raise OAuthError naming ``what`` and URL."""
     import asyncio
 

@@ -13,7 +13,7 @@ import asyncio
 import concurrent.futures
 import time
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pi_core.models.oauth import Credential, OAuthError, OAuthFlow, RefreshRejected
 from pi_core.toolkit.redact import register_secret
@@ -50,7 +50,7 @@ def needs_refresh(credential: Credential, min_validity_ms: float = REFRESH_MARGI
     return not credential.get("access") or expires_in_ms(credential) < min_validity_ms
 
 
-def run_sync(coro: Coroutine[Any, Any, _T]) -> _T:
+def run_sync(coro: Coroutine[object, object, _T]) -> _T:
     """Run ``coro`` to completion from synchronous code, also when an event loop is already running here."""
     try:
         asyncio.get_running_loop()

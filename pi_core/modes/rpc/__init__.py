@@ -19,13 +19,15 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO
 from pi_core.modes.rpc.framing import serialize_json_line
 
 if TYPE_CHECKING:
-    from pi_core.session import AgentSession
+    from pi_core.session import AgentSession, ModelSource
+    from pi_core.ui import Theme
 
 _READ_SIZE = 65536
 
 
-async def run_rpc_mode(session: AgentSession, *, stdin: Any = None, stdout: Any = None,
-                       model_registry: Any = None, theme: Any = None) -> int:
+async def run_rpc_mode(session: AgentSession, *, stdin: BinaryIO | int | asyncio.StreamReader | None = None,
+                       stdout: BinaryIO | TextIO | None = None, model_registry: ModelSource | None = None,
+                       theme: Theme | None = None) -> int:
     """Serve the RPC protocol for ``session``; returns the exit code (0 after EOF on stdin).
 
     ``stdin``: a binary file object, a pipe fd number, or an ``asyncio.StreamReader`` (default: the

@@ -26,14 +26,14 @@ from pi_core.sessions.jsonfmt import js_loads
 
 DEFAULT_TIMEOUT = 60.0
 # RPC lines are JSON objects from pi's stdout; their fields are open (docs/rpc.md names them), hence Any.
-JsonObject = dict[str, Any]
+JsonObject = dict[str, Any]  # open: an RPC command, response or event, JSON (docs/rpc.md)
 EventPredicate = Callable[[JsonObject], bool]
 
 
 class RpcError(Exception):
     """A command answered ``success:false``; ``response`` is the whole response object."""
 
-    def __init__(self, response: dict[str, Any]) -> None:
+    def __init__(self, response: JsonObject) -> None:
         super().__init__(f"{response.get('command')}: {response.get('error')}")
         self.response = response
 
@@ -228,13 +228,13 @@ class RpcClient:
         del self.responses[: max(0, len(self.responses) - keep)]
         del self.received[: max(0, len(self.received) - keep)]
 
-    def on_event(self, listener: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+    def on_event(self, listener: Callable[[JsonObject], None]) -> Callable[[], None]:
         """Call ``listener`` (on the reader thread) for each event and UI request; returns unsubscribe."""
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def wait_for_event(self, match: str | EventPredicate, *, after: int = 0,
-                       timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+                       timeout: float = DEFAULT_TIMEOUT) -> JsonObject:
         """The first event at index >= ``after`` (counting every event ever received) with that type,
         or matching the predicate."""
         predicate = (lambda e: e.get("type") == match) if isinstance(match, str) else match
@@ -267,7 +267,7 @@ class RpcClient:
             except (BrokenPipeError, ValueError) as err:  # ValueError: we closed it ourselves
                 raise RpcClosed(f"cannot write to pi: {err}; stderr:\n{self.stderr}") from err
 
-    def send(self, command: dict[str, Any], *, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    def send(self, command: JsonObject, *, timeout: float = DEFAULT_TIMEOUT) -> JsonObject:
         """Send a command (an ``id`` is added if missing) and return its response, success or not."""
         command = dict(command)
         request_id = str(command.setdefault("id", f"req-{next(self._ids)}"))
@@ -291,7 +291,7 @@ class RpcClient:
                 self._pending.pop(request_id, None)
                 self._pending_types.pop(request_id, None)
 
-    def request(self, kind: str, *, timeout: float = DEFAULT_TIMEOUT, **params: Any) -> Any:
+    def request(self, kind: str, *, timeout: float = DEFAULT_TIMEOUT, **params: Any) -> Any:  # open: the command's JSON fields and its response data
         """Send ``{"type": kind, **params}`` (None values dropped); return ``data`` or raise RpcError."""
         response = self.send({"type": kind, **{k: v for k, v in params.items() if v is not None}}, timeout=timeout)
         if not response.get("success"):
@@ -319,12 +319,12 @@ class RpcClient:
 
     # --- prompting --------------------------------------------------------------------------------
 
-    def prompt(self, message: str, images: list[dict[str, Any]] | None = None,
+    def prompt(self, message: str, images: list[JsonObject] | None = None,
                streaming_behavior: str | None = None) -> None:
         self.request("prompt", message=message, images=images, streamingBehavior=streaming_behavior)
 
-    def prompt_and_wait(self, message: str, images: list[dict[str, Any]] | None = None, *,
-                        timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+    def prompt_and_wait(self, message: str, images: list[JsonObject] | None = None, *,
+                        timeout: float = DEFAULT_TIMEOUT) -> list[JsonObject]:
         """Prompt and collect every event up to and including ``agent_end`` (with ``history`` set, only
         those still kept)."""
         start = self.event_count()
@@ -334,10 +334,10 @@ class RpcClient:
             first = max(0, start - self._dropped_events)
             return self.events[first : self.events.index(end, first) + 1]
 
-    def steer(self, message: str, images: list[dict[str, Any]] | None = None) -> None:
+    def steer(self, message: str, images: list[JsonObject] | None = None) -> None:
         self.request("steer", message=message, images=images)
 
-    def follow_up(self, message: str, images: list[dict[str, Any]] | None = None) -> None:
+    def follow_up(self, message: str, images: list[JsonObject] | None = None) -> None:
         self.request("follow_up", message=message, images=images)
 
     def abort(self) -> None:
@@ -345,25 +345,25 @@ class RpcClient:
 
     # --- state, models, thinking ------------------------------------------------------------------
 
-    def get_state(self) -> dict[str, Any]:
+    def get_state(self) -> JsonObject:
         return self._object("get_state")
 
-    def get_messages(self) -> list[dict[str, Any]]:
+    def get_messages(self) -> list[JsonObject]:
         return self._list("get_messages", "messages")
 
-    def set_model(self, provider: str, model_id: str) -> dict[str, Any]:
+    def set_model(self, provider: str, model_id: str) -> JsonObject:
         return self._object("set_model", provider=provider, modelId=model_id)
 
-    def cycle_model(self) -> dict[str, Any] | None:
+    def cycle_model(self) -> JsonObject | None:
         return self._optional_object("cycle_model")
 
-    def get_available_models(self) -> list[dict[str, Any]]:
+    def get_available_models(self) -> list[JsonObject]:
         return self._list("get_available_models", "models")
 
     def set_thinking_level(self, level: str) -> None:
         self.request("set_thinking_level", level=level)
 
-    def cycle_thinking_level(self) -> dict[str, Any] | None:
+    def cycle_thinking_level(self) -> JsonObject | None:
         return self._optional_object("cycle_thinking_level")
 
     def set_steering_mode(self, mode: str) -> None:
@@ -374,7 +374,7 @@ class RpcClient:
 
     # --- compaction, retry, bash ------------------------------------------------------------------
 
-    def compact(self, custom_instructions: str | None = None) -> dict[str, Any]:
+    def compact(self, custom_instructions: str | None = None) -> JsonObject:
         return self._object("compact", customInstructions=custom_instructions)
 
     def set_auto_compaction(self, enabled: bool) -> None:
@@ -386,7 +386,7 @@ class RpcClient:
     def abort_retry(self) -> None:
         self.request("abort_retry")
 
-    def bash(self, command: str, *, timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+    def bash(self, command: str, *, timeout: float = DEFAULT_TIMEOUT) -> JsonObject:
         return self._object("bash", command=command, timeout=timeout)
 
     def abort_bash(self) -> None:
@@ -394,16 +394,16 @@ class RpcClient:
 
     # --- sessions ---------------------------------------------------------------------------------
 
-    def new_session(self, parent_session: str | None = None) -> dict[str, Any]:
+    def new_session(self, parent_session: str | None = None) -> JsonObject:
         return self._object("new_session", parentSession=parent_session)
 
-    def switch_session(self, session_path: str) -> dict[str, Any]:
+    def switch_session(self, session_path: str) -> JsonObject:
         return self._object("switch_session", sessionPath=session_path)
 
-    def fork(self, entry_id: str) -> dict[str, Any]:
+    def fork(self, entry_id: str) -> JsonObject:
         return self._object("fork", entryId=entry_id)
 
-    def clone(self) -> dict[str, Any]:
+    def clone(self) -> JsonObject:
         return self._object("clone")
 
     def get_fork_messages(self) -> list[dict[str, str]]:
@@ -415,17 +415,17 @@ class RpcClient:
     def set_session_name(self, name: str) -> None:
         self.request("set_session_name", name=name)
 
-    def get_session_stats(self) -> dict[str, Any]:
+    def get_session_stats(self) -> JsonObject:
         return self._object("get_session_stats")
 
     def export_html(self, output_path: str | None = None) -> str:
         return str(self._object("export_html", outputPath=output_path)["path"])
 
-    def get_commands(self) -> list[dict[str, Any]]:
+    def get_commands(self) -> list[JsonObject]:
         return self._list("get_commands", "commands")
 
     # --- extension UI -----------------------------------------------------------------------------
 
-    def respond_ui(self, request_id: str, **answer: Any) -> None:
+    def respond_ui(self, request_id: str, **answer: Any) -> None:  # open: the dialog answer's JSON fields
         """Answer a dialog: ``value=...`` (select/input/editor), ``confirmed=...`` or ``cancelled=True``."""
         self.send_raw(serialize_json_line({"type": "extension_ui_response", "id": request_id, **answer}))

@@ -25,16 +25,17 @@ class RpcMode(Protocol):
     session: AgentSession
     ops: SessionControl
 
-    def respond(self, request_id: Any, command: str, *, data: Any = ..., error: str | None = None) -> None: ...
-    async def submit_prompt(self, text: str, images: Any, behavior: str | None,
+    def respond(self, request_id: object, command: str, *, data: object = ..., error: str | None = None) -> None: ...
+    async def submit_prompt(self, text: str, images: list[ImageContent] | None, behavior: str | None,
                             respond: Callable[[str], None]) -> None: ...
     async def abort_run(self) -> None: ...
 
-NO_DATA: Any = object()  # a success response without a "data" key
-RESPONDED: Any = object()  # the handler already wrote its response (prompt answers on acceptance)
+NO_DATA = object()  # a success response without a "data" key
+RESPONDED = object()  # the handler already wrote its response (prompt answers on acceptance)
 STREAMING_BEHAVIORS = ("steer", "followUp")
 
-Handler = Callable[[RpcMode, dict[str, Any]], Awaitable[Any]]
+Command = dict[str, Any]  # open: one RPC command, JSON from the client (docs/rpc.md)
+Handler = Callable[[RpcMode, Command], Awaitable[object]]
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Param:
     kind: type | tuple[type, ...]
     required: bool = True
 
-    def check(self, command: dict[str, Any]) -> None:
+    def check(self, command: Command) -> None:
         value = command.get(self.name)
         if value is None:
             if self.required:
@@ -64,7 +65,7 @@ def _json_kind(value: Any) -> str:
             float: "a number"}.get(type(value), type(value).__name__)
 
 
-def parse_images(command: dict[str, Any]) -> list[ImageContent] | None:
+def parse_images(command: Command) -> list[ImageContent] | None:
     raw = command.get("images")
     if raw is None:
         return None
@@ -80,7 +81,7 @@ def parse_images(command: dict[str, Any]) -> list[ImageContent] | None:
 # --- prompting ------------------------------------------------------------------------------------
 
 
-async def prompt(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def prompt(mode: RpcMode, command: Command) -> object:
     """Exactly one response: success once accepted (the run then streams events), else the error."""
     images = parse_images(command)
     behavior = command.get("streamingBehavior")
@@ -101,24 +102,24 @@ def _refuse_plugin_command(mode: RpcMode, text: str) -> None:
                       "when not streaming.")
 
 
-async def steer(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def steer(mode: RpcMode, command: Command) -> object:
     _refuse_plugin_command(mode, command["message"])
     mode.session.steer(command["message"], parse_images(command))
     return {"disposition": "queued"}
 
 
-async def follow_up(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def follow_up(mode: RpcMode, command: Command) -> object:
     _refuse_plugin_command(mode, command["message"])
     mode.session.follow_up(command["message"], parse_images(command))
     return {"disposition": "queued"}
 
 
-async def abort(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def abort(mode: RpcMode, command: Command) -> object:
     await mode.abort_run()
     return NO_DATA
 
 
-async def clear_queue(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def clear_queue(mode: RpcMode, command: Command) -> object:
     steering, follow_up = mode.ops.clear_queue()
     return {"steering": steering, "followUp": follow_up}
 
@@ -126,52 +127,52 @@ async def clear_queue(mode: RpcMode, command: dict[str, Any]) -> Any:
 # --- state ----------------------------------------------------------------------------------------
 
 
-async def get_state(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_state(mode: RpcMode, command: Command) -> object:
     return mode.ops.state()
 
 
-async def get_messages(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_messages(mode: RpcMode, command: Command) -> object:
     return {"messages": [m.to_json() if hasattr(m, "to_json") else m for m in mode.session.messages]}
 
 
-async def get_last_assistant_text(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_last_assistant_text(mode: RpcMode, command: Command) -> object:
     text = mode.ops.last_assistant_text()
     return {} if text is None else {"text": text}
 
 
-async def get_session_stats(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_session_stats(mode: RpcMode, command: Command) -> object:
     from pi_core.control.stats import session_stats
 
     return session_stats(mode.session)
 
 
-async def get_commands(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_commands(mode: RpcMode, command: Command) -> object:
     return {"commands": [info.to_json() for info in mode.session.command_infos()]}
 
 
 # --- models and thinking --------------------------------------------------------------------------
 
 
-async def set_model(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def set_model(mode: RpcMode, command: Command) -> object:
     return mode.ops.set_model(command["provider"], command["modelId"]).to_json()
 
 
-async def cycle_model(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def cycle_model(mode: RpcMode, command: Command) -> object:
     return mode.ops.cycle_model()
 
 
-async def get_available_models(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_available_models(mode: RpcMode, command: Command) -> object:
     import asyncio
 
     models = await asyncio.to_thread(mode.ops.available_models, True)  # probes local servers
     return {"models": [m.to_json() for m in models]}
 
 
-async def get_available_thinking_levels(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_available_thinking_levels(mode: RpcMode, command: Command) -> object:
     return {"levels": mode.ops.available_thinking_levels()}
 
 
-async def cycle_thinking_level(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def cycle_thinking_level(mode: RpcMode, command: Command) -> object:
     level = mode.ops.cycle_thinking_level()
     return None if level is None else {"level": level}
 
@@ -179,12 +180,12 @@ async def cycle_thinking_level(mode: RpcMode, command: dict[str, Any]) -> Any:
 # --- compaction and retry -------------------------------------------------------------------------
 
 
-async def compact(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def compact(mode: RpcMode, command: Command) -> object:
     result = await mode.session.compact(command.get("customInstructions"))
     return result.to_json()
 
 
-async def abort_retry(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def abort_retry(mode: RpcMode, command: Command) -> object:
     mode.ops.abort_retry()
     return NO_DATA
 
@@ -192,11 +193,11 @@ async def abort_retry(mode: RpcMode, command: dict[str, Any]) -> Any:
 # --- bash -----------------------------------------------------------------------------------------
 
 
-async def bash(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def bash(mode: RpcMode, command: Command) -> object:
     return await mode.ops.bash.run(command["command"])
 
 
-async def abort_bash(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def abort_bash(mode: RpcMode, command: Command) -> object:
     mode.ops.bash.abort()
     return NO_DATA
 
@@ -204,42 +205,42 @@ async def abort_bash(mode: RpcMode, command: dict[str, Any]) -> Any:
 # --- sessions -------------------------------------------------------------------------------------
 
 
-async def new_session(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def new_session(mode: RpcMode, command: Command) -> object:
     ok = await mode.ops.new_session(command.get("parentSession"))
     return {"cancelled": not ok}
 
 
-async def switch_session(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def switch_session(mode: RpcMode, command: Command) -> object:
     ok = await mode.ops.switch_session(command["sessionPath"])
     return {"cancelled": not ok}
 
 
-async def fork(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def fork(mode: RpcMode, command: Command) -> object:
     text, cancelled = await mode.ops.fork(command["entryId"])
     return {"text": text, "cancelled": cancelled}
 
 
-async def clone(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def clone(mode: RpcMode, command: Command) -> object:
     return {"cancelled": await mode.ops.clone()}
 
 
-async def get_fork_messages(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_fork_messages(mode: RpcMode, command: Command) -> object:
     return {"messages": mode.ops.fork_messages()}
 
 
-async def get_entries(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_entries(mode: RpcMode, command: Command) -> object:
     from pi_core.control.entries import entries_since
 
     return entries_since(mode.session.store, command.get("since"))
 
 
-async def get_tree(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def get_tree(mode: RpcMode, command: Command) -> object:
     from pi_core.control.entries import session_tree
 
     return session_tree(mode.session.store)
 
 
-async def export_html(mode: RpcMode, command: dict[str, Any]) -> Any:
+async def export_html(mode: RpcMode, command: Command) -> object:
     return {"path": mode.ops.export_html(command.get("outputPath"))}
 
 
@@ -247,7 +248,7 @@ def _setter(name: str, param: Param) -> tuple[Handler, tuple[Param, ...]]:
     """A ``set_*`` command: its one field goes to the ``SessionControl`` method of the same name, and the answer
     carries no data."""
 
-    async def handler(mode: RpcMode, command: dict[str, Any]) -> Any:
+    async def handler(mode: RpcMode, command: Command) -> object:
         getattr(mode.ops, name)(command[param.name])
         return NO_DATA
 

@@ -15,7 +15,7 @@ from pi_core.toolkit.lines import JsonlSplitter
 __all__ = ["JsonlSplitter", "serialize_json_line", "split_records"]
 
 
-def serialize_json_line(value: Any) -> str:
+def serialize_json_line(value: Any) -> str:  # open: any JSON value
     """``JSON.stringify(value) + "\\n"``: U+2028/U+2029 stay raw, numbers print the JavaScript way."""
     return js_dumps(value) + "\n"
 

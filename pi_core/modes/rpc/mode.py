@@ -22,11 +22,12 @@ from pi_core.modes.rpc.ui import RpcUI
 from pi_core.sessions.jsonfmt import js_loads
 
 if TYPE_CHECKING:
-    from pi_core.session import AgentSession
+    from pi_core.session import AgentSession, ModelSource
+    from pi_core.types import ImageContent
     from pi_core.ui import Theme
 
-Output = Callable[[dict[str, Any]], None]
-ChunkSource = Callable[[], Coroutine[Any, Any, bytes]]
+Output = Callable[[dict[str, Any]], None]  # open: an RPC line, JSON (docs/rpc.md)
+ChunkSource = Callable[[], Coroutine[object, object, bytes]]
 
 # At EOF the process quits at once; this only bounds how long an aborted turn may take to unwind
 # (so its aborted reply still reaches the session file) before we stop waiting.
@@ -48,7 +49,7 @@ def _report_late_failure(task: asyncio.Task[Any]) -> None:
 
 
 class RpcMode:
-    def __init__(self, session: AgentSession, output: Output, *, model_registry: Any = None,
+    def __init__(self, session: AgentSession, output: Output, *, model_registry: ModelSource | None = None,
                  theme: Theme | None = None) -> None:
         self.session = session
         self.output = output
@@ -77,7 +78,7 @@ class RpcMode:
         for out in self.declarer.events(event):
             self.output(out.to_json())
 
-    def respond(self, request_id: Any, command: str, *, data: Any = NO_DATA, error: str | None = None) -> None:
+    def respond(self, request_id: object, command: str, *, data: object = NO_DATA, error: str | None = None) -> None:
         response: dict[str, Any] = {}
         if request_id is not None:
             response["id"] = request_id
@@ -90,7 +91,7 @@ class RpcMode:
 
     # --- runs -------------------------------------------------------------------------------------
 
-    async def submit_prompt(self, text: str, images: Any, behavior: str | None,
+    async def submit_prompt(self, text: str, images: list[ImageContent] | None, behavior: str | None,
                             respond: Callable[[str], None]) -> None:
         """Hand the prompt to the session and call ``respond(disposition)`` once it is accepted: handled by
         a plugin command, queued, or the run is starting. A rejection before that raises (the error response)."""

@@ -15,9 +15,9 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from pi_core.signals import AbortSignal
-from pi_core.ui import UI, Theme, ThemeResult, within
+from pi_core.ui import UI, ComponentFactory, Theme, ThemeResult, within
 
-Output = Callable[[dict[str, Any]], None]
+Output = Callable[[dict[str, Any]], None]  # open: an RPC line, JSON (docs/rpc.md)
 T = TypeVar("T")
 
 THEME_ERROR = "Theme switching not supported in RPC mode"
@@ -39,7 +39,7 @@ class RpcUI(UI):
 
     # --- responses from the client -------------------------------------------------------------------
 
-    def handle_response(self, response: dict[str, Any]) -> bool:
+    def handle_response(self, response: dict[str, Any]) -> bool:  # open: the client's JSON response
         """Resolve the dialog waiting for ``response["id"]``. Unknown or late ids are ignored (False)."""
         resolve = self._pending.pop(str(response.get("id")), None)
         if resolve is None:
@@ -110,7 +110,7 @@ class RpcUI(UI):
     def set_status(self, key: str, text: str | None = None) -> None:
         self._send({"id": str(uuid.uuid4()), "method": "setStatus", "statusKey": key, "statusText": text})
 
-    def set_widget(self, key: str, content: Any, placement: str = "aboveEditor") -> None:
+    def set_widget(self, key: str, content: list[str] | ComponentFactory | None, placement: str = "aboveEditor") -> None:
         """Only string lists travel over RPC; a component factory is dropped without a request."""
         if content is not None and not isinstance(content, list):
             return
@@ -123,12 +123,12 @@ class RpcUI(UI):
     def set_editor_text(self, text: str) -> None:
         self._send({"id": str(uuid.uuid4()), "method": "set_editor_text", "text": text})
 
-    def set_theme(self, theme: Any) -> ThemeResult:
+    def set_theme(self, theme: str | Theme) -> ThemeResult:
         return ThemeResult(False, THEME_ERROR)
 
     # --- plumbing ------------------------------------------------------------------------------------
 
-    def blocking(self, awaitable: Coroutine[Any, Any, T]) -> T:
+    def blocking(self, awaitable: Coroutine[object, object, T]) -> T:
         """Run a dialog from a worker thread (a sync tool's ``execute``) and wait for its answer."""
         return asyncio.run_coroutine_threadsafe(awaitable, self._loop).result()
 
