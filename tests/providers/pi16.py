@@ -54,14 +54,16 @@ class Pi16:
     def pi_ai(self) -> Path:
         return self.home / "node_modules" / "@earendil-works" / "pi-ai"
 
-    def run(self, args: list[str], env: dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    def run(self, args: list[str], env: dict[str, str], timeout: float = 60,
+            cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
         # stdout goes to a file, not a pipe: Node writes a pipe asynchronously, and a CLI that exits right after
         # printing a long list (--list-models: ~1,300 lines) can lose its tail when the machine is busy.
         import tempfile
 
         with tempfile.TemporaryFile("w+", encoding="utf-8") as out:
             done = subprocess.run([str(self.node), str(self.cli), *args], check=False, stdout=out,
-                                  stderr=subprocess.PIPE, text=True, env=env, timeout=timeout, stdin=subprocess.DEVNULL)
+                                  stderr=subprocess.PIPE, text=True, env=env, timeout=timeout, stdin=subprocess.DEVNULL,
+                                  cwd=cwd)
             out.seek(0)
             return subprocess.CompletedProcess(done.args, done.returncode, out.read(), done.stderr)
 
