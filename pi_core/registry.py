@@ -162,8 +162,8 @@ class PluginSet:
 
     def path_of(self, plugin_name: str) -> str:
         """The plugin's file (``sourceInfo.path``): the file or folder it was loaded from, else its module's file
-        (an entry point's ``source`` is its distribution, e.g. "pi-harness 0.1.0")."""
-        source, module = self.source_of(plugin_name), self.pm.get_plugin(plugin_name)
+        (an entry point's ``source`` is its distribution, e.g. "pi-harness 0.1.0"); a class plugin's, its class's."""
+        source, module = self.source_of(plugin_name), inspect.getmodule(self.pm.get_plugin(plugin_name))
         return source if Path(source).exists() else getattr(module, "__file__", None) or source
 
     def has(self, hook: str) -> bool:

@@ -26,6 +26,7 @@ from pi_core import hookspecs
 from pi_core.errors import PluginConflict
 from pi_core.loader import discovery
 from pi_core.loader.discovery import OPTIONAL_GROUP, PLUGIN_PREFIX, dist_label
+from pi_core.loader.instances import instantiate
 from pi_core.registry import HookManager, Layer, PluginFailure, PluginInfo, PluginSet
 
 __all__ = ["OPTIONAL_GROUP", "Layer", "PluginFailure", "PluginInfo", "PluginSet", "load_plugins",
@@ -230,6 +231,11 @@ def register_module(plugins: PluginSet, module: object, name: str, layer: Layer 
 
 
 def _register(plugins: PluginSet, module: object, info: PluginInfo, *, fatal: bool = True) -> None:
+    if isinstance(module, type):  # a class plugin: its first instance registers (pi_core.loader.instances)
+        made = instantiate(plugins, module, info, fatal=fatal)
+        if made is None:
+            return
+        module, info = made
     problem = _unmarked_hooks(module)
     try:
         plugins.pm.register(module, name=info.name)

@@ -23,6 +23,7 @@ from pi_core.event_bus import EventBus
 from pi_core.events import AgentEvent, Listener, Listeners
 from pi_core.extension import ExtensionContext
 from pi_core.hookspecs.results import CommandInfo, SlashCommand
+from pi_core.loader import instances
 from pi_core.loop import default_convert_to_llm
 from pi_core.providers import StreamOptions
 from pi_core.registry import ExtensionError, PluginSet, Registry, keyed
@@ -143,17 +144,28 @@ class AgentSession(SessionState):
                                               lambda plugin: self.ext.for_plugin(plugin).as_command_context())
 
     async def start(self, reason: str = "startup", previous_session_file: str | None = None) -> None:
+        renewed = instances.start_session(self.plugins, self)  # class plugins: a fresh instance per session
         if reason in ("startup", "reload"):  # after a reload, re-imported plugin files' handlers replace the old
-            for plugin, handlers in await self.plugins.call("pi_event_handlers"):
-                self.bus.drop_plugin(plugin)
-                for channel, handler in handlers.items():
-                    self.bus.on(channel, handler, plugin)
+            await self._bind_handlers()
+        elif renewed:  # the session was replaced: the new instances' tools, commands and handlers
+            await self._bind_handlers(set(renewed))
+            self.plugin_commands.collect()
+            await self.refresh_tools()
         await self._call("pi_session_start", reason=reason, previous_session_file=previous_session_file)
         if reason in ("startup", "reload"):
             await self._discover_resources(reason)
 
+    async def _bind_handlers(self, only: set[str] | None = None) -> None:
+        for plugin, handlers in await self.plugins.call("pi_event_handlers"):
+            if only is None or plugin in only:
+                self.bus.drop_plugin(plugin)
+                for channel, handler in handlers.items():
+                    self.bus.on(channel, handler, plugin)
+
     async def shutdown(self, reason: str = "quit", target_session_file: str | None = None) -> None:
         await self._call("pi_session_shutdown", reason=reason, target_session_file=target_session_file)
+        for plugin in instances.end_session(self.plugins, self):  # its hooks and handlers end with the session
+            self.bus.drop_plugin(plugin)
         if self.cache_warmer is not None and reason != "reload":
             self.cache_warmer.cancel()
         if reason == "quit" and self.listeners.background:
@@ -176,6 +188,7 @@ class AgentSession(SessionState):
         if self.prompt_source is not None:
             self.prompt_source.reload()
         self.reimport(self.plugins)
+        instances.start_session(self.plugins, self)  # before collecting: the class plugins' new instances
         self.plugin_commands.collect()
         await self.refresh_tools()
         self._rebuild_prompt()

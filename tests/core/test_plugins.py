@@ -36,13 +36,15 @@ def pi_tools():
 '''
 
 
-def make_dist(root: Path, dist: str, module: str, source: str, entry_name: str, version: str = "1.0") -> None:
-    """A minimal installed distribution: importlib.metadata finds it on sys.path."""
+def make_dist(root: Path, dist: str, module: str, source: str, entry_name: str, version: str = "1.0",
+              attr: str = "") -> None:
+    """A minimal installed distribution: importlib.metadata finds it on sys.path. ``attr`` names an object
+    of the module as the entry point (``module:attr``, e.g. a class plugin)."""
     (root / f"{module}.py").write_text(textwrap.dedent(source))
     info = root / f"{dist.replace('-', '_')}-{version}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n")
-    (info / "entry_points.txt").write_text(f"[pi]\n{entry_name} = {module}\n")
+    (info / "entry_points.txt").write_text(f"[pi]\n{entry_name} = {module}{':' + attr if attr else ''}\n")
 
 
 def run_pi(args: list[str], tmp_path: Path, extra_path: Path | None = None) -> subprocess.CompletedProcess[str]:

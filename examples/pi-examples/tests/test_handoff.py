@@ -69,7 +69,7 @@ def run(args: str, ui: UI, models: Models, branch: list[dict[str, Any]] = BRANCH
     ctx = SimpleNamespace(mode="interactive", model=SimpleNamespace(id="m"), ui=ui, model_registry=models,
                           new_session=new_session,
                           session_manager=SimpleNamespace(get_branch=lambda: session_entries(*branch), session_file="/s/old.jsonl"))
-    asyncio.run(handoff(args, ctx))  # type: ignore[arg-type]
+    asyncio.run(handoff(args, ctx, set()))  # type: ignore[arg-type]
     return new_ui, sessions
 
 

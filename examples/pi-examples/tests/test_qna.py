@@ -60,7 +60,7 @@ class Models:
 def run(branch: list[dict[str, Any]], models: Models, ui: UI, mode: str = "interactive") -> None:
     ctx = SimpleNamespace(mode=mode, model=SimpleNamespace(id="fake-model"), ui=ui, model_registry=models,
                           session_manager=SimpleNamespace(get_branch=lambda: session_entries(*branch)))
-    asyncio.run(qna("", ctx))  # type: ignore[arg-type]
+    asyncio.run(qna("", ctx, set()))  # type: ignore[arg-type]
 
 
 def test_questions_land_in_the_editor() -> None:

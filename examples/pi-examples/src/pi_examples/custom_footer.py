@@ -10,8 +10,6 @@ from pi_core.extension import CommandContext
 from pi_core.tui import truncate_to_width, visible_width
 from pi_core.types import AssistantMessage
 
-enabled = False
-
 
 def compact(n: int) -> str:
     return str(n) if n < 1000 else f"{n / 1000:.1f}k"
@@ -42,17 +40,21 @@ class Footer:
         """Nothing cached."""
 
 
-def footer(args: str, ctx: CommandContext) -> None:
-    global enabled
-    enabled = not enabled
-    if enabled:
-        ctx.ui.set_footer(lambda tui, theme, data: Footer(tui, theme, data, ctx))
-        ctx.ui.notify("Custom footer enabled", "info")
-    else:
-        ctx.ui.set_footer(None)
-        ctx.ui.notify("Default footer restored", "info")
+class CustomFooter:
+    """A class plugin: whether the footer is on is this session's (one instance per session)."""
 
+    def __init__(self) -> None:
+        self.enabled = False
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand("footer", "Toggle custom footer", footer)]
+    def footer(self, args: str, ctx: CommandContext) -> None:
+        self.enabled = not self.enabled
+        if self.enabled:
+            ctx.ui.set_footer(lambda tui, theme, data: Footer(tui, theme, data, ctx))
+            ctx.ui.notify("Custom footer enabled", "info")
+        else:
+            ctx.ui.set_footer(None)
+            ctx.ui.notify("Default footer restored", "info")
+
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand("footer", "Toggle custom footer", self.footer)]

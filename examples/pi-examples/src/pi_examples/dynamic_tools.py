@@ -17,8 +17,6 @@ PARAMETERS: dict[str, Any] = {
 TOOL_NAME = re.compile(r"[a-z0-9_]+")
 USAGE = "Usage: /add-echo-tool <tool_name> (lowercase, numbers, underscores)"
 
-_tools: dict[str, Tool] = {}
-
 
 def echo_tool(name: str, label: str, prefix: str) -> Tool:
     def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -31,45 +29,47 @@ def echo_tool(name: str, label: str, prefix: str) -> Tool:
                 prompt_guidelines=["Use echo_session when the user asks for exact echo output."])
 
 
-async def register(ctx: ExtensionContext, name: str, label: str, prefix: str) -> bool:
-    """Add the tool and have pi collect it; False when one of that name is already registered."""
-    if name in _tools:
-        return False
-    _tools[name] = echo_tool(name, label, prefix)
-    await ctx.refresh_tools()
-    return True
-
-
 def normalize_tool_name(text: str) -> str | None:
     name = text.strip().lower()
     return name if TOOL_NAME.fullmatch(name) else None
 
 
-async def add_echo_tool(args: str, ctx: CommandContext) -> None:
-    name = normalize_tool_name(args)
-    if name is None:
-        ctx.ui.notify(USAGE, "warning")
-        return
-    if not await register(ctx, name, f"Echo {name}", f"[{name}] "):
-        ctx.ui.notify(f"Tool already registered: {name}", "warning")
-        return
-    ctx.ui.notify(f"Registered dynamic tool: {name}", "info")
+class DynamicTools:
+    """A class plugin: the tools added are this session's; a replaced session starts with only its own echo
+    tool, like a freshly loaded extension (one instance per session)."""
 
+    def __init__(self) -> None:
+        self.tools: dict[str, Tool] = {}
 
-@hookimpl
-def pi_tools() -> list[Tool]:
-    return list(_tools.values())
+    async def register(self, ctx: ExtensionContext, name: str, label: str, prefix: str) -> bool:
+        """Add the tool and have pi collect it; False when one of that name is already registered."""
+        if name in self.tools:
+            return False
+        self.tools[name] = echo_tool(name, label, prefix)
+        await ctx.refresh_tools()
+        return True
 
+    async def add_echo_tool(self, args: str, ctx: CommandContext) -> None:
+        name = normalize_tool_name(args)
+        if name is None:
+            ctx.ui.notify(USAGE, "warning")
+            return
+        if not await self.register(ctx, name, f"Echo {name}", f"[{name}] "):
+            ctx.ui.notify(f"Tool already registered: {name}", "warning")
+            return
+        ctx.ui.notify(f"Registered dynamic tool: {name}", "info")
 
-@hookimpl
-async def pi_session_start(ctx: ExtensionContext) -> None:
-    _tools.clear()  # a replaced session starts with only its own echo tool, like a freshly loaded extension
-    await register(ctx, "echo_session", "Echo Session", "[session] ")
-    ctx.ui.notify("Registered dynamic tool: echo_session", "info")
+    @hookimpl
+    def pi_tools(self) -> list[Tool]:
+        return list(self.tools.values())
 
+    @hookimpl
+    async def pi_session_start(self, ctx: ExtensionContext) -> None:
+        await self.register(ctx, "echo_session", "Echo Session", "[session] ")
+        ctx.ui.notify("Registered dynamic tool: echo_session", "info")
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand(name="add-echo-tool",
-                         description="Register a new echo tool dynamically: /add-echo-tool <tool_name>",
-                         handler=add_echo_tool)]
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand(name="add-echo-tool",
+                             description="Register a new echo tool dynamically: /add-echo-tool <tool_name>",
+                             handler=self.add_echo_tool)]

@@ -18,8 +18,6 @@ from pi_core.extension import ExtensionContext
 DEFAULT_PATH = "/tmp/agent-trigger.txt"
 POLL_SECONDS = 0.5
 
-_watcher: asyncio.Task[None] | None = None
-
 
 def trigger_path() -> Path:
     return Path(os.environ.get("PI_FILE_TRIGGER") or DEFAULT_PATH)
@@ -44,25 +42,27 @@ async def watch(ctx: ExtensionContext, path: Path) -> None:
         await asyncio.sleep(POLL_SECONDS)
 
 
-@hookimpl
-async def pi_session_start(ctx: ExtensionContext) -> None:
-    global _watcher
-    await stop()
-    path = trigger_path()
-    _watcher = asyncio.get_running_loop().create_task(watch(ctx, path), name="file-trigger")
-    if ctx.has_ui:
-        ctx.ui.notify(f"Watching {path}", "info")
+class FileTrigger:
+    """A class plugin: the watcher task is this session's (one instance per session)."""
 
+    def __init__(self) -> None:
+        self.watcher: asyncio.Task[None] | None = None
 
-@hookimpl
-async def pi_session_shutdown() -> None:
-    await stop()
+    @hookimpl
+    async def pi_session_start(self, ctx: ExtensionContext) -> None:
+        await self.stop()
+        path = trigger_path()
+        self.watcher = asyncio.get_running_loop().create_task(watch(ctx, path), name="file-trigger")
+        if ctx.has_ui:
+            ctx.ui.notify(f"Watching {path}", "info")
 
+    @hookimpl
+    async def pi_session_shutdown(self) -> None:
+        await self.stop()
 
-async def stop() -> None:
-    global _watcher
-    if _watcher is not None:
-        _watcher.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await _watcher
-        _watcher = None
+    async def stop(self) -> None:
+        if self.watcher is not None:
+            self.watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.watcher
+            self.watcher = None

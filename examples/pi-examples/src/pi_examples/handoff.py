@@ -34,8 +34,6 @@ Files involved:
 ## Task
 [Clear description of what to do next based on user's goal]"""
 
-_running: set[asyncio.Task[None]] = set()
-
 
 @dataclass
 class Failure:
@@ -61,7 +59,8 @@ def handoff_messages(branch: list[SessionEntry]) -> list[dict[str, Any]]:
     return [m for m in (_as_message(e) for e in branch) if m is not None]
 
 
-async def handoff(args: str, ctx: CommandContext) -> None:
+async def handoff(args: str, ctx: CommandContext, running: set[asyncio.Task[None]]) -> None:
+    """``/handoff``; ``running`` keeps the model call's task referenced until it ends (the plugin's, per session)."""
     if ctx.mode != "interactive":
         ctx.ui.notify("handoff requires interactive mode", "error")
         return
@@ -92,8 +91,8 @@ async def handoff(args: str, ctx: CommandContext) -> None:
             else:
                 done("\n".join(getattr(b, "text", "") for b in reply.content if getattr(b, "type", "") == "text"))
 
-        _running.add(task := asyncio.get_running_loop().create_task(generate()))
-        task.add_done_callback(_running.discard)
+        running.add(task := asyncio.get_running_loop().create_task(generate()))
+        task.add_done_callback(running.discard)
         return loader
 
     draft = await ctx.ui.custom(factory)
@@ -117,6 +116,16 @@ async def handoff(args: str, ctx: CommandContext) -> None:
         ctx.ui.notify("New session cancelled", "info")
 
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand(name="handoff", description="Transfer context to a new focused session", handler=handoff)]
+class Handoff:
+    """A class plugin: the tasks it started are this session's (one instance per session)."""
+
+    def __init__(self) -> None:
+        self.running: set[asyncio.Task[None]] = set()
+
+    async def handoff(self, args: str, ctx: CommandContext) -> None:
+        await handoff(args, ctx, self.running)
+
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand(name="handoff", description="Transfer context to a new focused session",
+                             handler=self.handoff)]

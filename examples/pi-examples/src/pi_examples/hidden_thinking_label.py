@@ -6,28 +6,30 @@ from pi_core import SlashCommand, hookimpl
 from pi_core.extension import CommandContext, ExtensionContext
 
 DEFAULT_LABEL = "Pondering..."
-label = DEFAULT_LABEL
 
 
-@hookimpl
-def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
-    ctx.ui.set_hidden_thinking_label(label)
+class HiddenThinkingLabel:
+    """A class plugin: the label is this session's (one instance per session)."""
 
+    def __init__(self) -> None:
+        self.label = DEFAULT_LABEL
 
-def thinking_label(args: str, ctx: CommandContext) -> None:
-    global label
-    wanted = args.strip()
-    if not wanted:
-        label = DEFAULT_LABEL
-        ctx.ui.set_hidden_thinking_label()
-        ctx.ui.notify(f"Hidden thinking label reset to: {DEFAULT_LABEL}")
-        return
-    label = wanted
-    ctx.ui.set_hidden_thinking_label(label)
-    ctx.ui.notify(f"Hidden thinking label set to: {label}")
+    @hookimpl
+    def pi_session_start(self, ctx: ExtensionContext, reason: str) -> None:
+        ctx.ui.set_hidden_thinking_label(self.label)
 
+    def thinking_label(self, args: str, ctx: CommandContext) -> None:
+        wanted = args.strip()
+        if not wanted:
+            self.label = DEFAULT_LABEL
+            ctx.ui.set_hidden_thinking_label()
+            ctx.ui.notify(f"Hidden thinking label reset to: {DEFAULT_LABEL}")
+            return
+        self.label = wanted
+        ctx.ui.set_hidden_thinking_label(self.label)
+        ctx.ui.notify(f"Hidden thinking label set to: {self.label}")
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand("thinking-label", "Set the hidden thinking label. Use without args to reset.",
-                         thinking_label)]
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand("thinking-label", "Set the hidden thinking label. Use without args to reset.",
+                             self.thinking_label)]

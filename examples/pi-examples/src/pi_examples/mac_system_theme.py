@@ -16,8 +16,6 @@ from pi_core.extension import ExtensionContext
 POLL_SECONDS = 2.0
 ASK_DARK_MODE = 'tell application "System Events" to tell appearance preferences to return dark mode'
 
-_poller: asyncio.Task[None] | None = None
-
 
 async def is_dark_mode(ctx: ExtensionContext) -> bool:
     answer = await ctx.exec("osascript", ["-e", ASK_DARK_MODE], timeout=10)  # missing program: code 1
@@ -37,24 +35,26 @@ async def follow(ctx: ExtensionContext, current: str) -> None:
             ctx.ui.set_theme(current)
 
 
-@hookimpl
-async def pi_session_start(ctx: ExtensionContext) -> None:
-    global _poller
-    await stop()
-    current = await theme_name(ctx)
-    ctx.ui.set_theme(current)
-    _poller = asyncio.get_running_loop().create_task(follow(ctx, current), name="mac-system-theme")
+class MacSystemTheme:
+    """A class plugin: the polling task is this session's (one instance per session)."""
 
+    def __init__(self) -> None:
+        self.poller: asyncio.Task[None] | None = None
 
-@hookimpl
-async def pi_session_shutdown() -> None:
-    await stop()
+    @hookimpl
+    async def pi_session_start(self, ctx: ExtensionContext) -> None:
+        await self.stop()
+        current = await theme_name(ctx)
+        ctx.ui.set_theme(current)
+        self.poller = asyncio.get_running_loop().create_task(follow(ctx, current), name="mac-system-theme")
 
+    @hookimpl
+    async def pi_session_shutdown(self) -> None:
+        await self.stop()
 
-async def stop() -> None:
-    global _poller
-    if _poller is not None:
-        _poller.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await _poller
-        _poller = None
+    async def stop(self) -> None:
+        if self.poller is not None:
+            self.poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.poller
+            self.poller = None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pi_core import BeforeAgentStart, SlashCommand, hookimpl
-from pi_core.extension import CommandContext, ExtensionContext
+from pi_core.extension import CommandContext
 
 PIRATE_PROMPT = """
 
@@ -16,28 +16,24 @@ IMPORTANT: You are now in PIRATE MODE. You must:
 - Still complete the actual task correctly, just in pirate speak
 """
 
-_state = {"on": False}
 
+class Pirate:
+    """A class plugin: pirate mode is this session's, off in each new one (one instance per session)."""
 
-def toggle(args: str, ctx: CommandContext) -> None:
-    _state["on"] = not _state["on"]
-    ctx.ui.notify("Arrr! Pirate mode enabled!" if _state["on"] else "Pirate mode disabled", "info")
+    def __init__(self) -> None:
+        self.on = False
 
+    def toggle(self, args: str, ctx: CommandContext) -> None:
+        self.on = not self.on
+        ctx.ui.notify("Arrr! Pirate mode enabled!" if self.on else "Pirate mode disabled", "info")
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand(name="pirate", description="Toggle pirate mode (agent speaks like a pirate)",
-                         handler=toggle)]
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand(name="pirate", description="Toggle pirate mode (agent speaks like a pirate)",
+                             handler=self.toggle)]
 
-
-@hookimpl
-def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
-    if reason != "reload":
-        _state["on"] = False
-
-
-@hookimpl
-def pi_before_agent_start(system_prompt: str) -> BeforeAgentStart | None:
-    if not _state["on"]:
-        return None
-    return BeforeAgentStart(system_prompt=system_prompt + PIRATE_PROMPT)
+    @hookimpl
+    def pi_before_agent_start(self, system_prompt: str) -> BeforeAgentStart | None:
+        if not self.on:
+            return None
+        return BeforeAgentStart(system_prompt=system_prompt + PIRATE_PROMPT)

@@ -28,8 +28,6 @@ A:
 Keep questions in the order they appeared. Be concise."""
 
 
-_running: set[asyncio.Task[None]] = set()
-
 
 @dataclass
 class Failure:
@@ -53,7 +51,8 @@ def last_assistant_text(branch: list[SessionEntry]) -> str:
     raise LastReplyError("No assistant messages found")
 
 
-async def qna(args: str, ctx: CommandContext) -> None:
+async def qna(args: str, ctx: CommandContext, running: set[asyncio.Task[None]]) -> None:
+    """``/qna``; ``running`` keeps the model call's task referenced until it ends (the plugin's, per session)."""
     if ctx.mode != "interactive":
         ctx.ui.notify("qna requires interactive mode", "error")
         return
@@ -78,8 +77,8 @@ async def qna(args: str, ctx: CommandContext) -> None:
             else:
                 done("\n".join(getattr(b, "text", "") for b in reply.content if getattr(b, "type", "") == "text"))
 
-        _running.add(task := asyncio.get_running_loop().create_task(extract()))
-        task.add_done_callback(_running.discard)
+        running.add(task := asyncio.get_running_loop().create_task(extract()))
+        task.add_done_callback(running.discard)
         return loader
 
     result = await ctx.ui.custom(factory)
@@ -93,7 +92,16 @@ async def qna(args: str, ctx: CommandContext) -> None:
     ctx.ui.notify("Questions loaded. Edit and submit when ready.", "info")
 
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand(name="qna", description="Extract questions from last assistant message into editor",
-                         handler=qna)]
+class Qna:
+    """A class plugin: the tasks it started are this session's (one instance per session)."""
+
+    def __init__(self) -> None:
+        self.running: set[asyncio.Task[None]] = set()
+
+    async def qna(self, args: str, ctx: CommandContext) -> None:
+        await qna(args, ctx, self.running)
+
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand(name="qna", description="Extract questions from last assistant message into editor",
+                             handler=self.qna)]

@@ -254,21 +254,7 @@ TOOL = Tool(name="questionnaire", label="Questionnaire",
             parameters=PARAMETERS, execute=execute, execution_mode="sequential")
 
 
-@hookimpl
-def pi_tools() -> list[Tool]:
-    return [TOOL]
-
-
-_theme: list[Any] = [PlainTheme()]
-
-
-@hookimpl
-def pi_session_start(ctx: Any) -> None:
-    _theme[0] = ctx.ui.theme
-
-
-def render_call(args: dict[str, Any]) -> str:
-    th = _theme[0]
+def render_call(args: dict[str, Any], th: Any) -> str:
     qs = [q for q in args.get("questions") or [] if isinstance(q, dict)] if isinstance(args.get("questions"), list) \
         else []
     labels = ", ".join(str(q.get("label") or q.get("id", "")) for q in qs)
@@ -276,8 +262,8 @@ def render_call(args: dict[str, Any]) -> str:
     return text + (th.fg("dim", f" ({labels})") if labels else "")
 
 
-def render_result(result: Any, is_error: bool, expanded: bool) -> str:
-    th, details = _theme[0], getattr(result, "details", None)
+def render_result(result: Any, is_error: bool, expanded: bool, th: Any) -> str:
+    details = getattr(result, "details", None)
     if not isinstance(details, dict):
         content = getattr(result, "content", None) or []
         return str(getattr(content[0], "text", "")) if content else ""
@@ -293,6 +279,26 @@ def render_result(result: Any, is_error: bool, expanded: bool) -> str:
     return "\n".join(lines)
 
 
-@hookimpl
-def pi_renderers() -> list[Renderer]:
-    return [Renderer(tool_name="questionnaire", call=render_call, result=render_result)]
+class QuestionnaireTool:
+    """A class plugin: the theme its renderers draw with is this session's UI's (one instance per session)."""
+
+    def __init__(self) -> None:
+        self.theme: Any = PlainTheme()
+
+    @hookimpl
+    def pi_tools(self) -> list[Tool]:
+        return [TOOL]
+
+    @hookimpl
+    def pi_session_start(self, ctx: Any) -> None:
+        self.theme = ctx.ui.theme
+
+    def render_call(self, args: dict[str, Any]) -> str:
+        return render_call(args, self.theme)
+
+    def render_result(self, result: Any, is_error: bool, expanded: bool) -> str:
+        return render_result(result, is_error, expanded, self.theme)
+
+    @hookimpl
+    def pi_renderers(self) -> list[Renderer]:
+        return [Renderer(tool_name="questionnaire", call=self.render_call, result=self.render_result)]

@@ -11,7 +11,6 @@ from pi_core.extension import ExtensionContext
 
 FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 INTERVAL_SECONDS = 0.08
-spinner: asyncio.Task[None] | None = None
 
 
 def base_title(ctx: ExtensionContext) -> str:
@@ -28,25 +27,27 @@ async def spin(ctx: ExtensionContext) -> None:
         await asyncio.sleep(INTERVAL_SECONDS)
 
 
-def stop(ctx: ExtensionContext) -> None:
-    global spinner
-    if spinner is not None:
-        spinner.cancel()
-        spinner = None
-    with contextlib.suppress(Exception):  # the terminal may already be gone at shutdown
-        ctx.ui.set_title(base_title(ctx))
+class TitlebarSpinner:
+    """A class plugin: the spinner task is this session's (one instance per session)."""
 
+    def __init__(self) -> None:
+        self.spinner: asyncio.Task[None] | None = None
 
-@hookimpl
-def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
-    global spinner
-    if event.type == "agent_start":
-        stop(ctx)
-        spinner = asyncio.get_running_loop().create_task(spin(ctx))
-    elif event.type == "agent_settled":
-        stop(ctx)
+    def stop(self, ctx: ExtensionContext) -> None:
+        if self.spinner is not None:
+            self.spinner.cancel()
+            self.spinner = None
+        with contextlib.suppress(Exception):  # the terminal may already be gone at shutdown
+            ctx.ui.set_title(base_title(ctx))
 
+    @hookimpl
+    def pi_agent_event(self, ctx: ExtensionContext, event: AgentEvent) -> None:
+        if event.type == "agent_start":
+            self.stop(ctx)
+            self.spinner = asyncio.get_running_loop().create_task(spin(ctx))
+        elif event.type == "agent_settled":
+            self.stop(ctx)
 
-@hookimpl
-def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
-    stop(ctx)
+    @hookimpl
+    def pi_session_shutdown(self, ctx: ExtensionContext, reason: str) -> None:
+        self.stop(ctx)

@@ -10,8 +10,6 @@ from pi_core.extension import CommandContext, ExtensionContext
 
 COMPACT_THRESHOLD_TOKENS = 100_000
 
-_last: dict[str, int | None] = {"tokens": None}
-
 
 def trigger_compaction(ctx: ExtensionContext, custom_instructions: str | None = None) -> None:
     def completed(_result: Any) -> None:
@@ -27,29 +25,30 @@ def trigger_compaction(ctx: ExtensionContext, custom_instructions: str | None = 
     ctx.compact(custom_instructions, on_complete=completed, on_error=failed)
 
 
-@hookimpl
-def pi_session_start() -> None:
-    _last["tokens"] = None
-
-
-@hookimpl
-def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
-    if event.type != "turn_end":
-        return
-    usage = ctx.get_context_usage()
-    tokens = usage.tokens if usage is not None else None
-    if tokens is None:
-        return
-    previous, _last["tokens"] = _last["tokens"], tokens
-    # Only on the turn that crosses the line: a context already over it was compacted, or chose not to be.
-    if previous is not None and previous <= COMPACT_THRESHOLD_TOKENS < tokens:
-        trigger_compaction(ctx)
-
-
 def compact_now(args: str, ctx: CommandContext) -> None:
     trigger_compaction(ctx, args.strip() or None)
 
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand(name="trigger-compact", description="Trigger compaction immediately", handler=compact_now)]
+class TriggerCompact:
+    """A class plugin: the last turn's token count is this session's (one instance per session)."""
+
+    def __init__(self) -> None:
+        self.last_tokens: int | None = None
+
+    @hookimpl
+    def pi_agent_event(self, ctx: ExtensionContext, event: AgentEvent) -> None:
+        if event.type != "turn_end":
+            return
+        usage = ctx.get_context_usage()
+        tokens = usage.tokens if usage is not None else None
+        if tokens is None:
+            return
+        previous, self.last_tokens = self.last_tokens, tokens
+        # Only on the turn that crosses the line: a context already over it was compacted, or chose not to be.
+        if previous is not None and previous <= COMPACT_THRESHOLD_TOKENS < tokens:
+            trigger_compaction(ctx)
+
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand(name="trigger-compact", description="Trigger compaction immediately",
+                             handler=compact_now)]

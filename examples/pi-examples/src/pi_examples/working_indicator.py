@@ -11,7 +11,6 @@ PASTELS = ["\x1b[38;2;255;179;186m", "\x1b[38;2;255;223;186m", "\x1b[38;2;255;25
            "\x1b[38;2;186;255;201m", "\x1b[38;2;186;225;255m", "\x1b[38;2;218;186;255m"]
 DESCRIPTIONS = {"dot": "static dot", "none": "hidden", "pulse": "custom pulse", "spinner": "custom spinner",
                 "default": "pi default spinner"}
-mode = "spinner"
 
 
 def tint(text: str, colour: str) -> str:
@@ -31,32 +30,35 @@ def indicator(name: str) -> WorkingIndicator | None:
     return None
 
 
-def apply(ctx: ExtensionContext) -> None:
+def apply(ctx: ExtensionContext, mode: str) -> None:
     ctx.ui.set_working_indicator(indicator(mode))
     ctx.ui.set_status("working-indicator", ctx.ui.theme.fg("dim", f"Indicator: {DESCRIPTIONS[mode]}"))
 
 
-@hookimpl
-def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
-    apply(ctx)
+class WorkingIndicatorPlugin:
+    """A class plugin: the chosen indicator is this session's (one instance per session)."""
 
+    def __init__(self) -> None:
+        self.mode = "spinner"
 
-def working_indicator(args: str, ctx: CommandContext) -> None:
-    global mode
-    wanted = args.strip().lower()
-    if not wanted:
-        ctx.ui.notify(f"Working indicator: {DESCRIPTIONS[mode]}", "info")
-        return
-    if wanted not in ("dot", "none", "pulse", "spinner", "reset"):
-        ctx.ui.notify("Usage: /working-indicator [dot|pulse|none|spinner|reset]", "error")
-        return
-    mode = "default" if wanted == "reset" else wanted
-    apply(ctx)
-    ctx.ui.notify(f"Working indicator set to: {DESCRIPTIONS[mode]}", "info")
+    @hookimpl
+    def pi_session_start(self, ctx: ExtensionContext, reason: str) -> None:
+        apply(ctx, self.mode)
 
+    def working_indicator(self, args: str, ctx: CommandContext) -> None:
+        wanted = args.strip().lower()
+        if not wanted:
+            ctx.ui.notify(f"Working indicator: {DESCRIPTIONS[self.mode]}", "info")
+            return
+        if wanted not in ("dot", "none", "pulse", "spinner", "reset"):
+            ctx.ui.notify("Usage: /working-indicator [dot|pulse|none|spinner|reset]", "error")
+            return
+        self.mode = "default" if wanted == "reset" else wanted
+        apply(ctx, self.mode)
+        ctx.ui.notify(f"Working indicator set to: {DESCRIPTIONS[self.mode]}", "info")
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand("working-indicator",
-                         "Set the streaming working indicator: dot, pulse, none, spinner, or reset.",
-                         working_indicator)]
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand("working-indicator",
+                             "Set the streaming working indicator: dot, pulse, none, spinner, or reset.",
+                             self.working_indicator)]
