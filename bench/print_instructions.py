@@ -1,12 +1,14 @@
 """Instructions of one ``pi -p hi`` per wire, under callgrind: a load-independent start-up figure.
 
-    .venv/bin/python -m bench.print_instructions [--wires anthropic-messages,openai-completions] [--builds]
+    .venv/bin/python -m bench.print_instructions [--wires anthropic-messages,openai-completions] [--builds] [--phases]
 
 Each wire gets the bench's agent dir (a ``models.json`` naming the fake model server), one untimed run
 (bytecode caches written), then one run under ``valgrind --tool=callgrind``. ``--builds`` also prints
 which pydantic validators the (uninstrumented) run built, in order, and from where (a ``sitecustomize``
 on ``PYTHONPATH`` wraps pydantic's public ``BaseModel.model_rebuild``, which every deferred build goes
-through).
+through). ``--phases`` splits the run into start-up phases (one more run under callgrind, through a driver
+that calls ``os.getppid()`` at each phase's end and ``--dump-before=getppid``): where the instructions go, not
+only how many there are. The driver runs pi's CLI in-process, so its total is a little above the plain run's.
 """
 
 from __future__ import annotations
@@ -41,9 +43,89 @@ def _logged(cls, *args, **kwargs):
 
 BaseModel.model_rebuild = classmethod(_logged)
 """
+_PHASES_DRIVER = """\
+import atexit
+import os
+import sys
+
+_getppid = os.getppid
+labels = []
 
 
-def run(wire: str, server: FakeModelServer, scratch: Path, builds: bool) -> str:
+def mark(label):
+    labels.append(label)
+    _getppid()  # callgrind dumps the counts so far (--dump-before=getppid)
+
+
+mark("interpreter start")
+import pi_core.app.cli as cli
+from pi_core.app import startup as boot
+
+mark("import pi_core.app.cli and pi_core.app.startup")
+
+
+def after(fn, label):
+    def wrapped(*args, **kwargs):
+        result = fn(*args, **kwargs)
+        mark(label)
+        return result
+    return wrapped
+
+
+boot.load_environment = after(boot.load_environment, "load_environment: settings, plugins, registry, trust")
+_model_registry = boot.model_registry
+
+
+def model_registry(*args, **kwargs):
+    mark("build_session up to the model registry")
+    result = _model_registry(*args, **kwargs)
+    mark("model_registry: catalog, models file")
+    return result
+
+
+boot.model_registry = model_registry
+boot.mode_request = after(boot.mode_request, "the rest of mode_request (session store, tools, prompt)")
+
+
+def write_labels():
+    with open(os.environ["PI_PHASE_LABELS"], "w") as out:
+        out.write("\\n".join([*labels, "the run: the request, the answer, exit"]))
+
+
+atexit.register(write_labels)  # pi leaves by os._exit after running the atexit handlers
+sys.argv = ["pi", *sys.argv[1:]]
+cli.cli()
+"""
+
+
+def phases(pi: list[str], env: dict[str, str], scratch: Path) -> list[str]:
+    """Instructions per start-up phase of one print run (``--phases``)."""
+    driver = scratch / "phases_driver.py"
+    driver.write_text(_PHASES_DRIVER)
+    out_dir = scratch / "phases"
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir()
+    labels = scratch / "phase-labels.txt"
+    command = [sys.executable, str(driver), *pi[1:]]
+    env = {**env, "PI_PHASE_LABELS": str(labels)}
+    subprocess.run(command, env=env, cwd=scratch, capture_output=True, check=False)  # warm: its own entry-point cache
+    subprocess.run(["valgrind", "--tool=callgrind", "--dump-before=getppid",
+                    f"--callgrind-out-file={out_dir / 'cg.out'}", *command],
+                   env=env, cwd=scratch, capture_output=True, check=False)
+    names = labels.read_text().splitlines() if labels.exists() else []
+    dumps = sorted(out_dir.glob("cg.out.*"), key=lambda p: int(p.suffix[1:])) + [out_dir / "cg.out"]
+    if len(dumps) != len(names):
+        return [f"  phases: {len(dumps)} dumps for {len(names)} phases (a phase ran twice or not at all)"]
+    rows, total = [], 0
+    for name, dump in zip(names, dumps, strict=True):
+        found = re.search(r"^summary: (\d+)", dump.read_text(errors="replace"), re.MULTILINE)
+        count = int(found.group(1)) if found else 0
+        total += count
+        rows.append(f"  {count / 1e6:9,.1f} M  {name}")
+    return [*rows, f"  {total / 1e6:9,.1f} M  total (driver)"]
+
+
+def run(wire: str, server: FakeModelServer, scratch: Path, builds: bool, split: bool = False) -> str:
     home = scratch / wire
     write_models(home, server.base_url_for(wire), wire)
     env = {**os.environ, "PI_CODING_AGENT_DIR": str(home), "PI_OFFLINE": "1", "PI_SKIP_VERSION_CHECK": "1",
@@ -66,6 +148,8 @@ def run(wire: str, server: FakeModelServer, scratch: Path, builds: bool) -> str:
                          cwd=scratch, capture_output=True, text=True, check=False)
     found = re.search(r"Collected : (\d+)", out.stderr)
     figure = f"{int(found.group(1)) / 1e6:,.1f} M instructions" if found else "no callgrind figure"
+    if split:
+        lines += phases(pi, env, home)
     return "\n".join([f"{wire}: {figure}", *lines])
 
 
@@ -73,15 +157,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wires", default=",".join(WIRES[:2]))
     parser.add_argument("--builds", action="store_true", help="also list the pydantic validators built")
+    parser.add_argument("--phases", action="store_true", help="also split the run's instructions by start-up phase")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         print("valgrind is not installed", file=sys.stderr)
         return 1
     wires = [w for w in args.wires.split(",") if w]
     with tempfile.TemporaryDirectory(prefix="pi-instructions-") as tmp, FakeModelServer() as server:
-        server.add(*[Reply(text="DONE") for _ in range(3 * len(wires))])
+        server.add(*[Reply(text="DONE") for _ in range(5 * len(wires))])
         for wire in wires:
-            print(run(wire, server, Path(tmp), args.builds), flush=True)
+            print(run(wire, server, Path(tmp), args.builds, args.phases), flush=True)
     return 0
 
 
