@@ -265,3 +265,26 @@ def split_command(argv: list[str]) -> CommandLine | None:
     if at is None:
         return None
     return CommandLine(name=argv[at], options=parse_args(argv[:at]), global_argv=argv[:at], argv=argv[at + 1:])
+
+
+def mode_name(args: Args) -> str:
+    """``--mode NAME``; ``-p`` is ``text``; otherwise ``interactive`` on a terminal, else ``text``."""
+    import sys
+
+    if args.mode:
+        return args.mode
+    if args.print or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return "text"
+    return "interactive"
+
+
+def session_flag_conflict(args: Args) -> str | None:
+    """The error for session flags that exclude each other (docs/cli.md#session-flags), or None."""
+    conflicting = [flag for flag, on in (("--session", args.session), ("--continue", args.continue_),
+                                         ("--resume", args.resume), ("--no-session", args.no_session)) if on]
+    if args.fork and conflicting:
+        return f"--fork cannot be combined with {', '.join(conflicting)}"
+    conflicting = [flag for flag in conflicting if flag != "--no-session"]
+    if args.session_id is not None and conflicting:
+        return f"--session-id cannot be combined with {', '.join(conflicting)}"
+    return None

@@ -1,4 +1,5 @@
-"""``pi --share SESSION [--yes]``: pi's own addition, the ``/share`` of a session file from a script."""
+"""``pi --export SESSION [OUT]`` (Pi's) and ``pi --share SESSION [--yes]`` (pi's own addition, the ``/share`` of a
+session file from a script): no plugin loads for either."""
 
 from __future__ import annotations
 
@@ -6,6 +7,10 @@ import sys
 from pathlib import Path
 
 from pi_core.app.args import Args
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pi_core.resources.themes import Theme
 
 
 def confirm(question: str) -> bool:
@@ -38,3 +43,33 @@ def run_share(args: Args, cwd: Path, colors: dict[str, str] | None) -> str:
         if not confirm("Share this session?"):
             raise share.ShareError("Not shared (pass --yes to share without asking)")
     return share.share_session(source, colors=colors).text()
+
+
+def export_theme(args: Args, cwd: Path) -> Theme:
+    """The page colours of ``--export`` and ``--share``: the ``theme`` setting's theme, as Pi's export uses."""
+    from pi_core.app.settings import Settings
+    from pi_core.app.trust import project_trusted
+    from pi_core.config_paths import agent_dir
+    from pi_core.resources.themes import active_theme, setting_theme_paths
+
+    trusted = project_trusted(cwd, agent_dir(), approve=args.approve)  # no plugins load for an export
+    settings = Settings.load(cwd, project_trusted=trusted)
+    theme, _found, warnings = active_theme(
+        cwd, agent_dir(), settings.get("theme"), cli_paths=[Path(p).expanduser() for p in args.themes],
+        setting_paths=setting_theme_paths(settings.scope_data("global"), settings.scope_data("project"), agent_dir(), cwd),
+        no_themes=args.no_themes, project_trusted=lambda: trusted,
+    )
+    for warning in warnings:
+        sys.stderr.write(f"Warning: {warning}\n")
+    return theme
+
+
+def run_export(args: Args, cwd: Path) -> str:
+    """``--export``: the session file as an HTML page (the first message names it, else
+    ``pi-session-<stem>.html`` here); the line that says where it went."""
+    from pi_core.export.html import export_html
+
+    assert args.export is not None
+    out = Path(args.messages[0]) if args.messages else cwd / f"pi-session-{Path(args.export).stem}.html"
+    path = export_html(Path(args.export), out, colors=export_theme(args, cwd).export_colors())
+    return f"Exported to: {path}"

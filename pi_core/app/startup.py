@@ -413,6 +413,47 @@ def _retry_policy(settings: Settings | None) -> RetryPolicy:
     return policy
 
 
+def load_for_mode(args: Args, cwd: Path, *, plugins_from: Args | None = None, trust: TrustDecision | None = None,
+                  ) -> Startup:
+    """``load_environment`` for the mode ``args`` choose, with the plugins ``plugins_from`` (default ``args``)
+    chooses; ``--mode rpc`` claims stdout before plugins load (a plugin printing at import must not corrupt
+    the protocol)."""
+    from pi_core.app.args import mode_name
+
+    if args.mode == "rpc":
+        from pi_core.modes.rpc import protect_stdout
+
+        protect_stdout()
+    return load_environment(plugins_from or args, cwd, mode=mode_name(args), trust=trust)
+
+
+def list_models(args: Args, env: Startup) -> str:
+    """``--list-models [SEARCH]``: the table of the models the loaded plugins and models files offer."""
+    from pi_core.models.resolution import format_model_list
+
+    models = model_registry(env)
+    models.discover(env.settings)  # local servers answer only when asked
+    print_warnings(env.warnings)  # after the models files were read: their errors are shown too
+    return format_model_list(models.available_models(), args.list_models if isinstance(args.list_models, str) else None)
+
+
+def choose_mode(env: Startup, name: str) -> Mode:
+    mode = env.registry.modes.items.get(name)
+    if mode is None:
+        known = ", ".join(sorted(env.registry.modes.items)) or "none"
+        raise PiError(f'Unknown mode "{name}" (available: {known}). A mode comes from a plugin; '
+                      "check `pi plugins` for a disabled or failed one.")
+    return mode  # type: ignore[no-any-return]
+
+
+def session_picker(env: Startup) -> Picker | None:
+    """``pi -r``: the interactive mode's picker, else any mode's that has one."""
+    modes = env.registry.modes.items
+    ordered = [modes["interactive"]] if "interactive" in modes else []
+    ordered += [m for name, m in modes.items() if name != "interactive"]
+    return next((m.pick_session for m in ordered if m.pick_session is not None), None)
+
+
 def mode_request(mode: Mode, args: Args, env: Startup, picker: Picker | None = None) -> ModeRequest[AgentSession]:
     """What ``mode.run`` gets: its prompts gathered (``pi_core.app.prompt_input``), the session built, and each
     warning shown once (the interactive UI lists them in its header, other modes print them on stderr)."""

@@ -180,3 +180,33 @@ def run(command: CommandLine, cwd: Path | None = None) -> int:
     """Run a built-in sub-command with pi's options typed before its name."""
     context = CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd or Path.cwd())
     return run_click(commands, [command.name, *command.argv], "pi", context)
+
+
+# Commands of the plugins pi ships (Pi 1.6.0 has ``mcp`` built in): with the plugin off, the word is still
+# never sent to the model as a prompt.
+PLUGIN_COMMANDS = {"mcp": "mcp", "batch": "batch", "acp": "acp"}
+
+
+def plugin_command(env: Startup, name: str) -> click.Command | None:
+    """The click command a plugin's ``pi_cli_commands`` registered as ``name``, or None; a shipped plugin's
+    command whose plugin is off raises the error that says how to turn it on."""
+    for _plugin, registered in env.plugins.call_sync("pi_cli_commands"):
+        for command in registered:
+            if command.name == name:
+                return command  # type: ignore[no-any-return]
+    if name in PLUGIN_COMMANDS:
+        plugin = PLUGIN_COMMANDS[name]
+        flags = "--no-mcp, " if name == "mcp" else ""
+        raise PiError(f'"pi {name}" is a command of the {plugin} plugin, which is not loaded in this run (turned off '
+                      f"by {flags}--no-extensions, --disable-plugin or the disabledPlugins setting: see pi config). "
+                      f'To send "{name} ..." to the model as a prompt: pi -- {name} ...')
+    return None
+
+
+def run_plugin_command(found: click.Command, command: CommandLine, cwd: Path, env: Startup) -> int:
+    """A plugin's sub-command, on the plugins pi's options before its name loaded."""
+    from pi_core.app.startup import print_warnings
+
+    print_warnings(env.warnings)
+    return run_click(found, command.argv, f"pi {command.name}",
+                     CommandContext(options=command.options, global_argv=command.global_argv, cwd=cwd, startup=env))

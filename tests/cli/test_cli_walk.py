@@ -61,12 +61,28 @@ def _walk(pi: PiRunner, tmp_path: Path, *args: str) -> dict[str, list[str]]:
     return walk
 
 
-@pytest.mark.parametrize("args", [("--version",), ("--provider", "fake", "--model", "fake-model", "-p", "hello")],
-                         ids=["version", "print"])
-def test_argv_enters_cli_py_once_and_climbs_back_at_most_three_times(tmp_path: Path, args: tuple[str, ...]) -> None:
+FAKE = ("--provider", "fake", "--model", "fake-model")
+
+
+# Each of pi's ways through cli.py (the version fast path, help, a mode, a flag action with and without plugins)
+# and what its stdout starts with.
+@pytest.mark.parametrize(("args", "shown"), [
+    (("--version",), "0.1.0"),
+    (("--help",), "pi - a minimal, hackable coding agent"),
+    ((*FAKE, "-p", "hello"), "hi there"),
+    ((*FAKE, "--mode", "json", "hello"), '{"type":'),
+    ((*FAKE, "--list-models"), "provider"),
+    (("--export", "SESSION"), "Exported to: "),
+], ids=["version", "help", "print", "json", "list-models", "export"])
+def test_argv_enters_cli_py_once_and_climbs_back_at_most_three_times(tmp_path: Path, args: tuple[str, ...],
+                                                                      shown: str) -> None:
     with pi_runner(tmp_path) as pi:
         pi.server.add(Reply(text="hi there"))
+        if "SESSION" in args:  # a session to export: written by a print run first
+            assert pi.run(*FAKE, "-p", "hello").returncode == 0
+            [session] = pi.session_files()
+            args = (*(str(session) if a == "SESSION" else a for a in args), str(tmp_path / "out.html"))
         walk = _walk(pi, tmp_path, *args)
-    assert walk["stdout"][0].strip() in ("0.1.0", "hi there")
+    assert walk["stdout"][0].startswith(shown), walk["stdout"]
     assert walk["entries"] == ["<string>:<module> -> cli"], walk
     assert len(walk["climbs"]) <= 3, walk["climbs"]

@@ -87,3 +87,27 @@ def test_a_pydantic_model_tool_end_to_end(pi_anthropic: PiRunner, tmp_path: Path
     assert tool_result_texts(pi.server.requests[3].body)[-1] == (
         'Validation failed for tool "file_note":\n  - title: Value error, a title needs a visible character\n\n'
         'Received arguments:\n{\n  "title": "   "\n}')
+
+
+def _walkthrough_tool() -> str:
+    """The first code block of CONTRIBUTING.md's "Writing a tool plugin": the module it teaches."""
+    text = (Path(__file__).parents[2] / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = text[text.index("## Writing a tool plugin"):]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_contributing_walkthrough_tool_runs_as_written(pi_anthropic: PiRunner, tmp_path: Path) -> None:
+    pack = tmp_path / "word_count.py"
+    pack.write_text(_walkthrough_tool())
+    pi = pi_anthropic
+    (pi.cwd / "notes.txt").write_text("one two\nthree\n")
+    pi.server.add(Reply(tool_calls=[("word_count", {"path": "notes.txt"})]),
+                  Reply(tool_calls=[("word_count", {"path": "gone.txt"})]), Reply(text="counted"))
+    done = pi.run("-e", str(pack), "--tools", "word_count", "-p", "count")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "counted\n"
+    [declared] = pi.server.requests[0].body["tools"]
+    assert declared["input_schema"] == {"type": "object", "required": ["path"], "properties": {
+        "path": {"type": "string", "description": "File to count, relative to the cwd."}}}
+    assert tool_result_texts(pi.server.requests[1].body)[-1] == "3"
+    assert tool_result_texts(pi.server.requests[2].body)[-1] == "gone.txt: no such file"
