@@ -1,15 +1,18 @@
-"""Shared by the two OpenAI plugins: the request (URL, auth headers), Pi-style error texts, caching."""
+"""Shared by the two OpenAI plugins: the request (URL, auth headers), Pi-style error texts, the stream's JSON
+events, caching."""
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
+from pi_core.errors import ProviderError
 from pi_core.llm.environ import getenv
 
 if TYPE_CHECKING:
-    from pi_core.llm.transport import WireRequest
+    from pi_core.llm.transport import SSEStream, WireRequest
     from pi_core.providers import StreamOptions
     from pi_core.types import Model
 
@@ -103,6 +106,24 @@ def stream_error_text(data: Any) -> str | None:
     error = data["error"]
     message = error.get("message") if isinstance(error, dict) else None
     return message if isinstance(message, str) and message else "An error occurred during streaming"
+
+
+async def json_events(stream: SSEStream, options: StreamOptions) -> AsyncIterator[Any]:
+    """The JSON events of a Chat Completions or Responses stream, up to its ``[DONE]``. An event that carries
+    ``error`` fails with that text (judged by it, as before: ``retryable=None``); a 200 with no events at all
+    is a failed request, not an empty answer ("ended without": retried)."""
+    received = False
+    async for sse in stream:
+        if sse.data.startswith("[DONE]"):
+            break
+        event = json.loads(sse.data)
+        problem = stream_error_text(event)
+        if problem is not None:
+            raise ProviderError(problem, retryable=None)
+        received = True
+        yield event
+    if not received and not options.signal.aborted:
+        raise ProviderError("OpenAI stream ended without any data", retryable=None)
 
 
 def cache_retention(options: StreamOptions) -> str:

@@ -1,14 +1,20 @@
-"""Shared by the provider plugins: the terminal error event, the payload hook, and feeding
+"""Shared by the provider plugins: the provider contract around a request (``StreamRun``: one terminal error
+event, the wire stream closed), the terminal error event, the payload hook, the key a wire needs, and feeding
 boundary-less vendor deltas into ``pi_core.llm.stream.MessageBuilder`` (HTTP: ``pi_core.llm.transport``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
-from pi_core.llm.stream import MessageBuilder
-from pi_core.llm.transport import StreamAborted
-from pi_core.providers import resolved
+from pi_core.errors import ProviderError
+from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
+from pi_core.llm.transport import StreamAborted, open_sse
+from pi_core.models.env_keys import env_api_key
+from pi_core.providers import StreamOptions, resolved
 from pi_core.types import (
     AssistantMessage,
     AssistantMessageEvent,
@@ -18,9 +24,12 @@ from pi_core.types import (
 )
 
 if TYPE_CHECKING:
-    from pi_core.providers import StreamOptions
+    from pi_core.llm.transport import SSEStream, WireRequest
+    from pi_core.llm.wire import StatusText
+    from pi_core.types import StopReason
 
-__all__ = ["DeltaStream", "StreamAborted", "apply_payload_hook", "failure_event", "new_builder"]
+__all__ = ["DeltaStream", "StreamAborted", "StreamRun", "apply_payload_hook", "failure_event", "new_builder",
+           "reported_stop", "required_key", "without_client_retries"]
 
 
 def new_builder(model: Model) -> MessageBuilder:
@@ -48,6 +57,90 @@ def failure_event(builder: MessageBuilder, err: BaseException, options: StreamOp
     if aborted:
         return builder.error(None, aborted=True)
     return builder.error(err if text is None else text, aborted=False)
+
+
+Failure = Callable[[MessageBuilder, Exception, StreamOptions], AssistantMessageEvent]
+
+
+class StreamRun:
+    """The provider contract around one request: whatever fails inside ``async with run:`` (the request, the
+    stream, a check at its end) becomes the one terminal error event, ``run.failure``, which the stream yields
+    after the block; the wire stream opened with ``run.open`` is closed however the block ends (a consumer
+    that stops reading early included). ``settle`` runs before that error event is made (Bedrock ends the
+    blocks its stream left open); ``failure`` makes it (``failure_event`` unless the wire has its own)::
+
+        run = StreamRun(builder, options)
+        async with run:
+            stream = await run.open(request, status_text, model)
+            ...
+            yield builder.done(stop)
+        if run.failure is not None:
+            yield run.failure
+    """
+
+    __slots__ = ("builder", "fail", "failure", "options", "settle", "stream")
+
+    def __init__(self, builder: MessageBuilder, options: StreamOptions, *, settle: Callable[[], object] | None = None,
+                 failure: Failure | None = None) -> None:
+        self.builder = builder
+        self.options = options
+        self.settle = settle
+        self.fail: Failure = failure or failure_event
+        self.stream: SSEStream | None = None
+        self.failure: AssistantMessageEvent | None = None
+
+    async def open(self, request: WireRequest, status_text: StatusText, model: Model) -> SSEStream:
+        """``open_sse`` with this run's options; the stream is closed when the run ends."""
+        self.stream = await open_sse(request, self.options, status_text, model)
+        return self.stream
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, err: BaseException | None,
+                        trace: TracebackType | None) -> bool:
+        failed = isinstance(err, Exception)  # a cancel or a closed generator goes on as it is
+        try:
+            if isinstance(err, Exception):
+                if self.settle is not None:
+                    self.settle()
+                self.failure = self.fail(self.builder, err, self.options)
+        finally:
+            if self.stream is not None:
+                await self.stream.aclose()
+        return failed
+
+
+def required_key(model: Model, options: StreamOptions, *, from_env: bool = True) -> str:
+    """The request's API key: the one given, else (``from_env``) the provider's environment key; none is a
+    permanent failure."""
+    key = options.api_key
+    if not key and from_env:
+        key = env_api_key(model.provider)
+    if not key:
+        raise ProviderError(f"No API key for provider: {model.provider}", retryable=False)
+    return key
+
+
+def without_client_retries(options: StreamOptions) -> StreamOptions:
+    """For a wire whose vendor client never retried (Gemini, Codex): the transport does not retry either
+    unless ``max_retries`` asks it to; pi's own retry layer does."""
+    return dataclasses.replace(options, max_retries=0) if options.max_retries is None else options
+
+
+class ReportsStop(Protocol):
+    stop: StopReason | None
+    stop_text: str | None
+
+
+def reported_stop(reader: ReportsStop, missing: str, error: Callable[[str], Exception]) -> StopReason:
+    """The stop reason a stream reported of its own (Bedrock's ``messageStop``, Mistral's finish reason): a
+    stream that ended without one fails with ``missing``, a reported ``error`` with its text."""
+    if reader.stop is None:
+        raise error(missing)
+    if reader.stop == "error":
+        raise error(reader.stop_text or UNKNOWN_ERROR_TEXT)
+    return reader.stop
 
 
 class DeltaStream:

@@ -140,23 +140,19 @@ class PiMessagesProvider:
     api = "pi-messages"
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
-        from pi_plugins._streaming import (
-            StreamAborted,
-            apply_payload_hook,
-            failure_event,
-        )
+        from pi_plugins._streaming import StreamAborted, StreamRun, apply_payload_hook
 
-        from pi_core.llm.transport import WireRequest, open_sse
+        from pi_core.llm.transport import WireRequest
 
         replay = _Replay(model)
-        stream = None
-        try:
+        run = StreamRun(replay.builder, options)
+        async with run:
             if not options.api_key:
                 raise ProviderError(f'No API key provided for provider "{model.provider}"', retryable=False)
             body = await apply_payload_hook(build_body(model, context, options), model, options)
             headers = {"authorization": f"Bearer {options.api_key}", **(model.headers or {}), **(options.headers or {})}
             url = model.base_url.rstrip("/") + "/messages"
-            stream = await open_sse(WireRequest(model.provider, url, headers, body), options, status_text, model)
+            stream = await run.open(WireRequest(model.provider, url, headers, body), status_text, model)
             yield replay.builder.start()
             async for sse in stream:
                 data = sse.data.strip()
@@ -172,11 +168,8 @@ class PiMessagesProvider:
             if options.signal.aborted:
                 raise StreamAborted()
             raise PiMessagesError(f"{model.provider} stream ended without a terminal event")
-        except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-            yield failure_event(replay.builder, err, options)
-        finally:
-            if stream is not None:
-                await stream.aclose()
+        if run.failure is not None:
+            yield run.failure
 
 
 PROVIDER = PiMessagesProvider()

@@ -40,7 +40,7 @@ import asyncio
 import contextlib
 import json
 import random
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from pi_core.llm.http_client import DEFAULT_TIMEOUT_S, connect_failure, shared_client
@@ -200,17 +200,11 @@ class SSEStream:
         return events
 
     async def _decoded(self) -> AsyncGenerator[SSEEvent, None]:
-        import httpx2
-
         guard = self._guard
         decoder = SSEDecoder()
         chunks = self._chunks = self.response.aiter_bytes().__aiter__()
-        try:
-            while True:
-                try:
-                    chunk = await guard.wait(chunks.__anext__())
-                except StopAsyncIteration:
-                    break
+        with self._read_failures():
+            while (chunk := await self._next_chunk(chunks)) is not None:
                 events = decoder.feed(chunk)
                 if events:
                     guard.progress()
@@ -221,37 +215,38 @@ class SSEStream:
                         guard.check()
             for event in decoder.finish():
                 yield event
-        except _IdleTimeout:
-            raise WireError(f"Request timed out: no complete event for {guard.idle:g} s"
-                            f"{self.request.origin()}", retryable=True) from None
-        except SSEOverflow as err:
-            raise WireError(f"{err}{self.request.origin()}") from None
-        except httpx2.TimeoutException as err:
-            raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
-        except httpx2.TransportError as err:
-            raise WireError(f"Connection lost: {failure_detail(err)}{self.request.origin()}", retryable=True) from err
-        except httpx2.DecodingError as err:
-            raise WireError(f"{_undecodable(self.headers, err)}{self.request.origin()}", retryable=True) from err
 
     async def raw(self) -> AsyncIterator[bytes]:
         """The body's bytes as they arrive, for a wire whose stream is not SSE (AWS event-stream), with the
         same abort, timeout and connection-loss handling; call ``progress()`` for every complete message so
         the idle timeout measures messages, not bytes."""
+        chunks = self._chunks = self.response.aiter_bytes().__aiter__()
+        with self._read_failures():
+            while (chunk := await self._next_chunk(chunks)) is not None:
+                yield chunk
+                self._guard.check()
+
+    async def _next_chunk(self, chunks: AsyncIterator[bytes]) -> bytes | None:
+        """The body's next chunk, awaited under the guard (abort, idle timeout); None at its end."""
+        try:
+            chunk: bytes = await self._guard.wait(chunks.__anext__())
+        except StopAsyncIteration:
+            return None
+        return chunk
+
+    @contextlib.contextmanager
+    def _read_failures(self) -> Iterator[None]:
+        """What fails while the body is read, as the WireError the retry layers judge: an idle timeout, an
+        event too large, a timeout, a lost connection or an undecodable body, each naming the request."""
         import httpx2
 
-        guard = self._guard
-        chunks = self._chunks = self.response.aiter_bytes().__aiter__()
         try:
-            while True:
-                try:
-                    chunk = await guard.wait(chunks.__anext__())
-                except StopAsyncIteration:
-                    return
-                yield chunk
-                guard.check()
+            yield
         except _IdleTimeout:
-            raise WireError(f"Request timed out: no complete event for {guard.idle:g} s"
+            raise WireError(f"Request timed out: no complete event for {self._guard.idle:g} s"
                             f"{self.request.origin()}", retryable=True) from None
+        except SSEOverflow as err:
+            raise WireError(f"{err}{self.request.origin()}") from None
         except httpx2.TimeoutException as err:
             raise WireError(f"Request timed out.{self.request.origin()}", retryable=True) from err
         except httpx2.TransportError as err:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from pi_plugins._streaming import StreamAborted, apply_payload_hook
+from pi_plugins._streaming import StreamAborted, StreamRun, apply_payload_hook
 from pi_plugins.anthropic_messages.events import (
     EventFailure,
     EventReader,
@@ -21,7 +21,7 @@ from pi_plugins.anthropic_messages.payload import (
 )
 
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, FailureInfo, MessageBuilder
-from pi_core.llm.transport import WireError, WireRequest, open_sse
+from pi_core.llm.transport import WireError, WireRequest
 from pi_core.models.env_keys import env_api_key
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model
@@ -44,8 +44,8 @@ class AnthropicMessagesProvider:
         """One Messages request; ``url`` and ``prepare(params, headers)`` (called last, may change both) let a
         platform that hosts Claude elsewhere (Vertex AI) send it its own way."""
         builder = MessageBuilder(model)
-        stream = None
-        try:
+        run = StreamRun(builder, options, failure=_failure_event)
+        async with run:
             api_key = options.api_key or env_api_key(model.provider)
             if not api_key:
                 raise EventFailure(f"No API key for provider: {model.provider}", FailureInfo(retryable=False))
@@ -57,7 +57,7 @@ class AnthropicMessagesProvider:
             params = await apply_payload_hook(params, model, options)
             url = url or (model.base_url or DEFAULT_BASE_URL).rstrip("/") + "/v1/messages"
             request = WireRequest(model.provider, url, headers, params)
-            stream = await open_sse(request, options, status_text, model)
+            stream = await run.open(request, status_text, model)
             yield builder.start()
             reader = EventReader(builder, context.tools, oauth)
             # Read the SSE frames ourselves (as Pi 0.73.1 does): an in-band ``error`` event keeps its raw
@@ -77,18 +77,19 @@ class AnthropicMessagesProvider:
             if reason in ("error", "aborted"):
                 raise EventFailure(UNKNOWN_ERROR_TEXT, FailureInfo(retryable=False))
             yield builder.done(reason)
-        except Exception as exc:  # noqa: BLE001 - the provider contract: every failure is one error event
-            if options.signal.aborted or isinstance(exc, StreamAborted):
-                yield builder.error(None, aborted=True)
-            elif isinstance(exc, EventFailure):
-                yield builder.error(exc, info=exc.info)
-            elif isinstance(exc, WireError):
-                yield builder.error(exc)
-            else:
-                yield builder.error(str(exc) or type(exc).__name__)
-        finally:
-            if stream is not None:
-                await stream.aclose()
+        if run.failure is not None:
+            yield run.failure
+
+
+def _failure_event(builder: MessageBuilder, exc: Exception, options: StreamOptions) -> AssistantMessageEvent:
+    """The one error event: an in-band or stream failure keeps the retryability it was given (``EventFailure``)."""
+    if options.signal.aborted or isinstance(exc, StreamAborted):
+        return builder.error(None, aborted=True)
+    if isinstance(exc, EventFailure):
+        return builder.error(exc, info=exc.info)
+    if isinstance(exc, WireError):
+        return builder.error(exc)
+    return builder.error(str(exc) or type(exc).__name__)
 
 
 _WIRE = AnthropicMessagesProvider()

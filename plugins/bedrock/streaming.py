@@ -14,15 +14,16 @@ from urllib.parse import quote
 
 from pi_plugins._streaming import (
     StreamAborted,
+    StreamRun,
     apply_payload_hook,
-    failure_event,
     new_builder,
+    reported_stop,
 )
 from pi_plugins.bedrock.convert import build_body, dumps
 
 from pi_core.errors import ProviderError
 from pi_core.llm.stream import REDACTED_THINKING_TEXT, MessageBuilder
-from pi_core.llm.transport import WireRequest, open_sse
+from pi_core.llm.transport import WireRequest
 from pi_core.models.env_keys import AUTHENTICATED, env_value
 from pi_core.providers import StreamOptions
 from pi_core.types import (
@@ -274,9 +275,9 @@ def _json(payload: bytes) -> dict[str, Any]:
 
 async def stream_bedrock(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     builder = new_builder(model)
-    stream = None
     reader = _Reader(builder)
-    try:
+    run = StreamRun(builder, options, settle=reader.finish)
+    async with run:
         try:
             from botocore.eventstream import EventStreamBuffer, ParserError
         except ImportError:
@@ -293,7 +294,7 @@ async def stream_bedrock(model: Model, context: Context, options: StreamOptions)
         else:  # credential lookup may reach the network (SSO, instance metadata): off the event loop
             headers = await asyncio.to_thread(sign, where.url, where.region, raw, headers, options.env)
         request = WireRequest(model.provider, where.url, headers, raw)
-        stream = await open_sse(request, options, status_text, model)
+        stream = await run.open(request, status_text, model)
         yield builder.start()
         decoder = EventStreamBuffer()
         async for chunk in stream.raw():
@@ -310,14 +311,6 @@ async def stream_bedrock(model: Model, context: Context, options: StreamOptions)
             yield event
         if options.signal.aborted:
             raise StreamAborted()
-        if reader.stop is None:
-            raise BedrockError("Bedrock stream ended without a stop reason")
-        if reader.stop == "error":
-            raise BedrockError(reader.stop_text or "An unknown error occurred")
-        yield builder.done(reader.stop)
-    except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-        reader.finish()
-        yield failure_event(builder, err, options)
-    finally:
-        if stream is not None:
-            await stream.aclose()
+        yield builder.done(reported_stop(reader, "Bedrock stream ended without a stop reason", BedrockError))
+    if run.failure is not None:
+        yield run.failure

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import json
 import time
@@ -13,16 +12,17 @@ from urllib.parse import quote
 from pi_plugins._streaming import (
     DeltaStream,
     StreamAborted,
+    StreamRun,
     apply_payload_hook,
-    failure_event,
     new_builder,
+    required_key,
+    without_client_retries,
 )
 from pi_plugins.google_generative_ai.convert import build_body
 
 from pi_core.errors import ProviderError
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
-from pi_core.llm.transport import WireRequest, open_sse
-from pi_core.models.env_keys import env_api_key
+from pi_core.llm.transport import WireRequest
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
 
@@ -123,18 +123,15 @@ def _url(model: Model) -> str:
 
 async def stream_google(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     builder = new_builder(model)
-    if options.max_retries is None:  # Google's own client never retried: only pi's retry layer does
-        options = dataclasses.replace(options, max_retries=0)
-    stream = None
-    try:
-        api_key = options.api_key or env_api_key(model.provider)
-        if not api_key:
-            raise ProviderError(f"No API key for provider: {model.provider}")
+    options = without_client_retries(options)  # Google's own client never retried
+    run = StreamRun(builder, options)
+    async with run:
+        api_key = required_key(model, options)
         body = await apply_payload_hook(build_body(model, context, options), model, options)
         own = {**(model.headers or {}), **(options.headers or {})}
         # A Bearer credential (Vertex's ADC token, a gateway's header) is the request's key: no API key beside it.
         headers = own if any(name.lower() == "authorization" for name in own) else {"x-goog-api-key": api_key, **own}
-        stream = await open_sse(WireRequest(model.provider, _url(model), headers, body), options, status_text, model)
+        stream = await run.open(WireRequest(model.provider, _url(model), headers, body), status_text, model)
         yield builder.start()
         reader = _ChunkReader(builder)
         async for sse in stream:
@@ -151,8 +148,5 @@ async def stream_google(model: Model, context: Context, options: StreamOptions) 
         if reason == "error":
             raise FinishError(UNKNOWN_ERROR_TEXT)
         yield builder.done(reason)
-    except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-        yield failure_event(builder, err, options)
-    finally:
-        if stream is not None:
-            await stream.aclose()
+    if run.failure is not None:
+        yield run.failure

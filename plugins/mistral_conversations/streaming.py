@@ -14,16 +14,17 @@ from typing import Any
 from pi_plugins._streaming import (
     DeltaStream,
     StreamAborted,
+    StreamRun,
     apply_payload_hook,
-    failure_event,
     new_builder,
+    reported_stop,
+    required_key,
 )
 from pi_plugins.mistral_conversations.convert import build_body, caching
 
 from pi_core.errors import ProviderError
 from pi_core.llm.stream import MessageBuilder, sanitize_surrogates
-from pi_core.llm.transport import WireRequest, open_sse
-from pi_core.models.env_keys import env_api_key
+from pi_core.llm.transport import WireRequest
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason
 
@@ -138,13 +139,11 @@ def _cached_tokens(usage: dict[str, Any], prompt: int) -> int:
 
 async def stream_mistral(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     builder = new_builder(model)
-    stream = None
-    try:
-        api_key = options.api_key or env_api_key(model.provider)
-        if not api_key:
-            raise ProviderError(f"No API key for provider: {model.provider}", retryable=False)
+    run = StreamRun(builder, options)
+    async with run:
+        api_key = required_key(model, options)
         body = await apply_payload_hook(build_body(model, context, options), model, options)
-        stream = await open_sse(request_for(model, options, api_key, body), options, status_text, model)
+        stream = await run.open(request_for(model, options, api_key, body), status_text, model)
         yield builder.start()
         reader = _ChunkReader(builder)
         async for sse in stream:
@@ -162,16 +161,14 @@ async def stream_mistral(model: Model, context: Context, options: StreamOptions)
             yield event
         if options.signal.aborted:
             raise StreamAborted()
-        if reader.stop is None:
-            raise ProviderError("Mistral stream ended without a finish reason", retryable=None)
-        if reader.stop == "error":
-            raise ProviderError(reader.stop_text or "An unknown error occurred", retryable=None)
-        if reader.stop == "stop" and builder.message.tool_calls():
-            reader.stop = "toolUse"
+        stop = reported_stop(reader, "Mistral stream ended without a finish reason", _stream_error)
+        if stop == "stop" and builder.message.tool_calls():
+            stop = "toolUse"
         stream.release()
-        yield builder.done(reader.stop)
-    except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-        yield failure_event(builder, err, options)
-    finally:
-        if stream is not None:
-            await stream.aclose()
+        yield builder.done(stop)
+    if run.failure is not None:
+        yield run.failure
+
+
+def _stream_error(text: str) -> ProviderError:
+    return ProviderError(text, retryable=None)  # judged by its text, as the stream's own errors are

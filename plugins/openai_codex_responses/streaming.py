@@ -14,7 +14,6 @@ which the endpoint accepts as well.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections.abc import AsyncIterator
@@ -23,9 +22,11 @@ from typing import Any
 from pi_plugins._openai_common import cache_retention
 from pi_plugins._streaming import (
     StreamAborted,
+    StreamRun,
     apply_payload_hook,
-    failure_event,
     new_builder,
+    required_key,
+    without_client_retries,
 )
 from pi_plugins.openai_codex_responses import PROMPT_CACHE_KEY_MAX
 from pi_plugins.openai_responses.convert import convert_input
@@ -33,7 +34,7 @@ from pi_plugins.openai_responses.streaming import EventReader
 
 from pi_core.errors import ProviderError
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
-from pi_core.llm.transport import SSEStream, WireRequest, open_sse
+from pi_core.llm.transport import SSEStream, WireRequest
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions, resolved
 from pi_core.types import AssistantMessage, AssistantMessageEvent, Context, Model
@@ -338,13 +339,10 @@ async def _over_websocket(model: Model, options: StreamOptions, url: str, header
 
 async def stream_codex(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     builder = new_builder(model)
-    if options.max_retries is None:  # Codex's client never retries itself: pi's retry layer does
-        options = dataclasses.replace(options, max_retries=0)
-    stream = None
-    try:
-        api_key = options.api_key
-        if not api_key:
-            raise ProviderError(f"No API key for provider: {model.provider}", retryable=False)
+    options = without_client_retries(options)  # Codex's client never retries itself
+    run = StreamRun(builder, options)
+    async with run:
+        api_key = required_key(model, options, from_env=False)
         account = account_id(model, api_key)
         body = await apply_payload_hook(build_body(model, context, options), model, options)
         effort = requested_effort(model, options)
@@ -359,14 +357,11 @@ async def stream_codex(model: Model, context: Context, options: StreamOptions) -
             if started[0]:
                 return
         request = WireRequest(model.provider, url, build_headers(model, options, api_key, account), body)
-        stream = await open_sse(request, options, status_text, model)
+        stream = await run.open(request, status_text, model)
         async for event in _read(_sse_events(stream), builder, model, options, started):
             yield event
-    except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-        yield failure_event(builder, err, options)
-    finally:
-        if stream is not None:
-            await stream.aclose()
+    if run.failure is not None:
+        yield run.failure
 
 
 def _socket_failed(options: StreamOptions) -> bool:

@@ -8,24 +8,22 @@ from typing import Any
 
 from pi_plugins._copilot import copilot_headers
 from pi_plugins._openai_common import (
+    json_events,
     request_for,
     resolve_api_key,
     status_text,
-    stream_error_text,
 )
 from pi_plugins._streaming import (
     DeltaStream,
     StreamAborted,
+    StreamRun,
     apply_payload_hook,
-    failure_event,
     new_builder,
 )
 from pi_plugins.openai_completions.compat import get_compat
 from pi_plugins.openai_completions.convert import build_body
 
-from pi_core.errors import ProviderError
 from pi_core.llm.stream import MessageBuilder
-from pi_core.llm.transport import open_sse
 from pi_core.providers import StreamOptions
 from pi_core.types import AssistantMessageEvent, Context, Model, StopReason, ToolCall
 
@@ -124,28 +122,17 @@ class _ChunkReader:
 
 async def stream_completions(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     builder = new_builder(model)
-    stream = None
-    try:
+    run = StreamRun(builder, options)
+    async with run:
         api_key = resolve_api_key(model, options)
         body = await apply_payload_hook(build_body(model, context, options, get_compat(model)), model, options)
         request = request_for(model, options, api_key, "/chat/completions", body, copilot_headers(model, context))
-        stream = await open_sse(request, options, status_text, model)
+        stream = await run.open(request, status_text, model)
         yield builder.start()
         reader = _ChunkReader(builder)
-        received = 0
-        async for sse in stream:
-            if sse.data.startswith("[DONE]"):
-                break
-            chunk = json.loads(sse.data)
-            problem = stream_error_text(chunk)
-            if problem is not None:
-                raise ProviderError(problem, retryable=None)  # judged by its text, as before
-            received += 1
+        async for chunk in json_events(stream, options):
             for event in reader.feed(chunk):
                 yield event
-        if not received and not options.signal.aborted:
-            # A 200 with no events at all is a failed request, not an empty answer ("ended without": retried).
-            raise ProviderError("OpenAI stream ended without any data", retryable=None)
         for event in reader.deltas.close():
             yield event
         if options.signal.aborted:
@@ -154,8 +141,5 @@ async def stream_completions(model: Model, context: Context, options: StreamOpti
             raise FinishReasonError(f"Provider finish_reason: {reader.bad_finish}")
         stream.release()
         yield builder.done(reader.stop)
-    except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-        yield failure_event(builder, err, options)
-    finally:
-        if stream is not None:
-            await stream.aclose()
+    if run.failure is not None:
+        yield run.failure

@@ -8,15 +8,15 @@ from typing import Any
 
 from pi_plugins._copilot import copilot_headers
 from pi_plugins._openai_common import (
+    json_events,
     request_for,
     resolve_api_key,
     status_text,
-    stream_error_text,
 )
 from pi_plugins._streaming import (
     StreamAborted,
+    StreamRun,
     apply_payload_hook,
-    failure_event,
     new_builder,
 )
 from pi_plugins.openai_responses.convert import (
@@ -25,10 +25,8 @@ from pi_plugins.openai_responses.convert import (
     session_headers,
 )
 
-from pi_core.errors import ProviderError
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
 from pi_core.llm.tool_json import parse_partial_json
-from pi_core.llm.transport import open_sse
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessageEvent,
@@ -215,38 +213,24 @@ def _failed_text(response: dict[str, Any]) -> str:
 
 async def stream_responses(model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
     builder = new_builder(model)
-    stream = None
-    try:
+    run = StreamRun(builder, options)
+    async with run:
         api_key = resolve_api_key(model, options)
         body = await apply_payload_hook(build_body(model, context, options), model, options)
         request = request_for(model, options, api_key, "/responses", body,
                               {**copilot_headers(model, context), **session_headers(model, options)})
-        stream = await open_sse(request, options, status_text, model)
+        stream = await run.open(request, status_text, model)
         yield builder.start()
         reader = EventReader(builder, model)
-        received = 0
-        async for sse in stream:
-            if sse.data.startswith("[DONE]"):
-                break
-            event = json.loads(sse.data)
-            problem = stream_error_text(event)
-            if problem is not None:
-                raise ProviderError(problem, retryable=None)  # judged by its text, as before
-            received += 1
+        async for event in json_events(stream, options):
             if isinstance(event, dict):
                 for out in reader.feed(event):
                     yield out
-        if not received and not options.signal.aborted:
-            # A 200 with no events at all is a failed request, not an empty answer ("ended without": retried).
-            raise ProviderError("OpenAI stream ended without any data", retryable=None)
         if options.signal.aborted:
             raise StreamAborted()
         if reader.stop in ("error", "aborted"):
             raise ResponsesError(UNKNOWN_ERROR_TEXT)
         stream.release()
         yield builder.done(reader.stop)
-    except Exception as err:  # noqa: BLE001 - the provider contract: every failure becomes one error event
-        yield failure_event(builder, err, options)
-    finally:
-        if stream is not None:
-            await stream.aclose()
+    if run.failure is not None:
+        yield run.failure
