@@ -66,9 +66,9 @@ class Ctx:
 
 def test_the_panel_switches_tools_and_saves_each_change() -> None:
     ctx = Ctx()
-    example_tools._state.enabled = {"read", "bash"}
+    state = example_tools.ToolsState({"read", "bash"})
     closed: list[object] = []
-    panel = example_tools.ToolsPanel(ctx, None, PlainTheme(), None, closed.append)  # type: ignore[arg-type]
+    panel = example_tools.ToolsPanel(ctx, state, None, PlainTheme(), None, closed.append)  # type: ignore[arg-type]
     lines = [strip_ansi(line).rstrip() for line in panel.render(50)]
     assert lines[0] == "Tool Configuration" and "→ read  enabled" in lines and "  grep  disabled" in lines
     panel.handle_input("\x1b[B")  # bash

@@ -16,17 +16,6 @@ from pi_core.tui import CustomEditor, truncate_to_width, visible_width
 FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
 
-class State:
-    working = False
-    frame = 0
-    branch: str | None = None
-    spinner: asyncio.Task[None] | None = None
-    tui: Any = None
-
-
-state = State()
-
-
 def fit_border(left: str, right: str, width: int, border: Callable[[str], str]) -> str:
     """``─left───…───right─`` exactly ``width`` wide; the right part gives way first, then the left."""
     if width <= 0:
@@ -64,6 +53,7 @@ class EmptyFooter:
 
 class BorderStatusEditor(CustomEditor):
     ctx: ExtensionContext
+    state: BorderStatus
 
     def render(self, width: int) -> list[str]:
         lines = super().render(width)
@@ -71,6 +61,7 @@ class BorderStatusEditor(CustomEditor):
             return lines
         theme, ctx = self.ctx.ui.theme, self.ctx
         model = f"{ctx.model.provider}/{ctx.model.id}" if ctx.model is not None else "no model"
+        state = self.state
         top_left = theme.fg("accent", f" {FRAMES[state.frame]} ") if state.working else ""
         bottom_left = theme.fg("muted", f" {model} · {ctx.get_thinking_level()} ")
         branch = f" ({state.branch})" if state.branch else ""
@@ -80,64 +71,69 @@ class BorderStatusEditor(CustomEditor):
         return lines
 
 
-def make_editor(ctx: ExtensionContext) -> Callable[..., BorderStatusEditor]:
-    def factory(tui: Any, theme: Any, keybindings: Any) -> BorderStatusEditor:
-        editor = BorderStatusEditor(tui, theme, keybindings, {"padding_x": 0})
-        editor.ctx = ctx
-        state.tui = tui
-        return editor
+class BorderStatus:
+    """A class plugin: the spinner, the branch and the TUI to redraw are this session's (one instance per
+    session)."""
 
-    return factory
+    def __init__(self) -> None:
+        self.working = False
+        self.frame = 0
+        self.branch: str | None = None
+        self.spinner: asyncio.Task[None] | None = None
+        self.tui: Any = None
 
+    def make_editor(self, ctx: ExtensionContext) -> Callable[..., BorderStatusEditor]:
+        def factory(tui: Any, theme: Any, keybindings: Any) -> BorderStatusEditor:
+            editor = BorderStatusEditor(tui, theme, keybindings, {"padding_x": 0})
+            editor.ctx, editor.state = ctx, self
+            self.tui = tui
+            return editor
 
-async def refresh_branch(ctx: ExtensionContext) -> None:
-    try:
-        result = await ctx.exec("git", ["branch", "--show-current"], cwd=ctx.cwd)
-    except OSError:
-        return
-    state.branch = result.stdout.strip() or None
-    if state.tui is not None:
-        state.tui.request_render()
+        return factory
 
+    async def refresh_branch(self, ctx: ExtensionContext) -> None:
+        try:
+            result = await ctx.exec("git", ["branch", "--show-current"], cwd=ctx.cwd)
+        except OSError:
+            return
+        self.branch = result.stdout.strip() or None
+        if self.tui is not None:
+            self.tui.request_render()
 
-async def spin() -> None:
-    while True:
-        await asyncio.sleep(0.08)
-        state.frame = (state.frame + 1) % len(FRAMES)
-        if state.tui is not None:
-            state.tui.request_render()
+    async def spin(self) -> None:
+        while True:
+            await asyncio.sleep(0.08)
+            self.frame = (self.frame + 1) % len(FRAMES)
+            if self.tui is not None:
+                self.tui.request_render()
 
+    def stop_spinner(self) -> None:
+        if self.spinner is not None:
+            self.spinner.cancel()
+            self.spinner = None
 
-def stop_spinner() -> None:
-    if state.spinner is not None:
-        state.spinner.cancel()
-        state.spinner = None
+    @hookimpl
+    def pi_session_start(self, ctx: ExtensionContext, reason: str) -> None:
+        ctx.ui.set_working_visible(False)
+        ctx.ui.set_footer(lambda tui, theme, data: EmptyFooter())
+        ctx.ui.set_editor_component(self.make_editor(ctx))
+        asyncio.get_running_loop().create_task(self.refresh_branch(ctx))
 
+    @hookimpl
+    def pi_agent_event(self, ctx: ExtensionContext, event: AgentEvent) -> None:
+        if event.type == "agent_start":
+            self.working = True
+            self.stop_spinner()
+            self.spinner = asyncio.get_running_loop().create_task(self.spin())
+        elif event.type == "agent_settled":
+            self.working = False
+            self.stop_spinner()
+        else:
+            return
+        if self.tui is not None:
+            self.tui.request_render()
 
-@hookimpl
-def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
-    ctx.ui.set_working_visible(False)
-    ctx.ui.set_footer(lambda tui, theme, data: EmptyFooter())
-    ctx.ui.set_editor_component(make_editor(ctx))
-    asyncio.get_running_loop().create_task(refresh_branch(ctx))
-
-
-@hookimpl
-def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
-    if event.type == "agent_start":
-        state.working = True
-        stop_spinner()
-        state.spinner = asyncio.get_running_loop().create_task(spin())
-    elif event.type == "agent_settled":
-        state.working = False
-        stop_spinner()
-    else:
-        return
-    if state.tui is not None:
-        state.tui.request_render()
-
-
-@hookimpl
-def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
-    stop_spinner()
-    state.tui = None
+    @hookimpl
+    def pi_session_shutdown(self, ctx: ExtensionContext, reason: str) -> None:
+        self.stop_spinner()
+        self.tui = None

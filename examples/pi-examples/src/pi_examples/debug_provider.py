@@ -28,55 +28,6 @@ class Capture:
         self.events, self.completed = None, None
 
 
-_capture = Capture()
-
-
-def toggle(args: str, ctx: CommandContext) -> None:
-    wanted = args.strip().lower()
-    if wanted not in ("", "on", "off"):
-        ctx.ui.notify(USAGE, "warning")
-        return
-    _capture.enabled = not _capture.enabled if wanted == "" else wanted == "on"
-    if not _capture.enabled:
-        _capture.reset()
-    ctx.ui.set_status(STATUS_KEY, "provider debug" if _capture.enabled else None)
-    ctx.ui.notify(f"Provider event capture {'enabled' if _capture.enabled else 'disabled'}", "info")
-
-
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand(name="debug-provider", description="Toggle capture of raw provider stream events",
-                         handler=toggle)]
-
-
-@hookimpl
-def pi_session_start() -> None:
-    _capture.enabled = False
-    _capture.reset()
-
-
-@hookimpl
-def pi_provider_stream_event(data: Any) -> None:
-    if _capture.events is not None:
-        _capture.events.append(copy.deepcopy(data))
-
-
-@hookimpl
-def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
-    if event.type == "turn_start":
-        _capture.events = [] if _capture.enabled else None
-    elif event.type == "message_end":
-        message = event.message
-        if getattr(message, "role", None) != "assistant" or _capture.events is None:
-            return
-        _capture.completed = {"provider": message.provider, "api": message.api, "model": message.model,
-                              "events": _capture.events}
-        _capture.events = None
-    elif event.type == "turn_end" and _capture.completed is not None:
-        ctx.append_entry(ENTRY_TYPE, _capture.completed)
-        _capture.completed = None
-
-
 def render_entry(entry: CustomEntry, options: RenderOptions, theme: Any) -> Any:
     """One line naming the model and the event count; expanded, the events as indented JSON."""
     from rich.text import Text
@@ -95,6 +46,55 @@ def render_entry(entry: CustomEntry, options: RenderOptions, theme: Any) -> Any:
     return text
 
 
-@hookimpl
-def pi_entry_renderers() -> list[EntryRenderer]:
-    return [EntryRenderer(ENTRY_TYPE, render_entry)]
+class DebugProvider:
+    """A class plugin: whether capture is on, and what it caught, are this session's (one instance per
+    session)."""
+
+    def __init__(self) -> None:
+        self.capture = Capture()
+
+    def toggle(self, args: str, ctx: CommandContext) -> None:
+        capture, wanted = self.capture, args.strip().lower()
+        if wanted not in ("", "on", "off"):
+            ctx.ui.notify(USAGE, "warning")
+            return
+        capture.enabled = not capture.enabled if wanted == "" else wanted == "on"
+        if not capture.enabled:
+            capture.reset()
+        ctx.ui.set_status(STATUS_KEY, "provider debug" if capture.enabled else None)
+        ctx.ui.notify(f"Provider event capture {'enabled' if capture.enabled else 'disabled'}", "info")
+
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand(name="debug-provider", description="Toggle capture of raw provider stream events",
+                             handler=self.toggle)]
+
+    @hookimpl
+    def pi_session_start(self) -> None:
+        self.capture.enabled = False
+        self.capture.reset()
+
+    @hookimpl
+    def pi_provider_stream_event(self, data: Any) -> None:
+        if self.capture.events is not None:
+            self.capture.events.append(copy.deepcopy(data))
+
+    @hookimpl
+    def pi_agent_event(self, ctx: ExtensionContext, event: AgentEvent) -> None:
+        capture = self.capture
+        if event.type == "turn_start":
+            capture.events = [] if capture.enabled else None
+        elif event.type == "message_end":
+            message = event.message
+            if getattr(message, "role", None) != "assistant" or capture.events is None:
+                return
+            capture.completed = {"provider": message.provider, "api": message.api, "model": message.model,
+                                 "events": capture.events}
+            capture.events = None
+        elif event.type == "turn_end" and capture.completed is not None:
+            ctx.append_entry(ENTRY_TYPE, capture.completed)
+            capture.completed = None
+
+    @hookimpl
+    def pi_entry_renderers(self) -> list[EntryRenderer]:
+        return [EntryRenderer(ENTRY_TYPE, render_entry)]

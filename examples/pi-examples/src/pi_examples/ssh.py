@@ -92,7 +92,6 @@ class RemoteShell:
         return self.local.exec(remote_command, self.remote.local_cwd, options)
 
 
-_remote: Remote | None = None
 LOCAL = {"read": create_read_tool(), "write": create_write_tool(), "edit": create_edit_tool(),
          "bash": create_bash_tool()}
 
@@ -107,59 +106,57 @@ def remote_tool(name: str, remote: Remote) -> Tool:
     return create_bash_tool(BashOptions(operations=RemoteShell(remote)))
 
 
-def dispatching(local: Tool) -> Tool:
-    """``local`` as the model sees it, running remotely whenever ``--ssh`` is in effect."""
+class Ssh:
+    """A class plugin: the remote chosen by ``--ssh`` is this session's (one instance per session)."""
 
-    def execute(args: dict[str, Any], ctx: ToolContext) -> Any:
-        tool = local if _remote is None else remote_tool(local.name, _remote)
-        return tool.execute(args, ctx)
+    def __init__(self) -> None:
+        self.remote: Remote | None = None
+        self.tools = [self.dispatching(tool) for tool in LOCAL.values()]
 
-    return dataclasses.replace(local, execute=execute)
+    def dispatching(self, local: Tool) -> Tool:
+        """``local`` as the model sees it, running remotely whenever ``--ssh`` is in effect."""
 
+        def execute(args: dict[str, Any], ctx: ToolContext) -> Any:
+            tool = local if self.remote is None else remote_tool(local.name, self.remote)
+            return tool.execute(args, ctx)
 
-TOOLS = [dispatching(tool) for tool in LOCAL.values()]
+        return dataclasses.replace(local, execute=execute)
 
+    @hookimpl
+    def pi_flags(self) -> list[Flag]:
+        return [Flag("ssh", "SSH remote: user@host or user@host:/path", type="string")]
 
-@hookimpl
-def pi_flags() -> list[Flag]:
-    return [Flag("ssh", "SSH remote: user@host or user@host:/path", type="string")]
+    @hookimpl
+    def pi_tools(self) -> list[Tool]:
+        return self.tools
 
-
-@hookimpl
-def pi_tools() -> list[Tool]:
-    return TOOLS
-
-
-@hookimpl
-async def pi_session_start(ctx: ExtensionContext) -> None:
-    global _remote
-    _remote = None
-    target = ctx.get_flag("ssh")
-    if not isinstance(target, str) or not target:
-        return
-    if ":" in target:
-        host, remote_cwd = target.split(":", 1)
-    else:
-        host = target
-        found = await ctx.exec("ssh", [host, "pwd"])
-        if found.code != 0:
-            ctx.ui.notify(f"SSH failed ({found.code}): {found.stderr}", "error")
+    @hookimpl
+    async def pi_session_start(self, ctx: ExtensionContext) -> None:
+        self.remote = None
+        target = ctx.get_flag("ssh")
+        if not isinstance(target, str) or not target:
             return
-        remote_cwd = found.stdout.strip()
-    _remote = Remote(host, remote_cwd, str(ctx.cwd))
-    ctx.ui.set_status("ssh", ctx.ui.theme.fg("accent", f"SSH: {host}:{remote_cwd}"))
-    ctx.ui.notify(f"SSH mode: {host}:{remote_cwd}", "info")
+        if ":" in target:
+            host, remote_cwd = target.split(":", 1)
+        else:
+            host = target
+            found = await ctx.exec("ssh", [host, "pwd"])
+            if found.code != 0:
+                ctx.ui.notify(f"SSH failed ({found.code}): {found.stderr}", "error")
+                return
+            remote_cwd = found.stdout.strip()
+        self.remote = Remote(host, remote_cwd, str(ctx.cwd))
+        ctx.ui.set_status("ssh", ctx.ui.theme.fg("accent", f"SSH: {host}:{remote_cwd}"))
+        ctx.ui.notify(f"SSH mode: {host}:{remote_cwd}", "info")
 
+    @hookimpl
+    def pi_user_bash(self, command: str, cwd: Path) -> UserBash | None:
+        return UserBash(operations=RemoteShell(self.remote)) if self.remote is not None else None
 
-@hookimpl
-def pi_user_bash(command: str, cwd: Path) -> UserBash | None:
-    return UserBash(operations=RemoteShell(_remote)) if _remote is not None else None
-
-
-@hookimpl
-def pi_before_agent_start(system_prompt: str) -> BeforeAgentStart | None:
-    if _remote is None:
-        return None
-    return BeforeAgentStart(system_prompt=system_prompt.replace(
-        f"Current working directory: {_remote.local_cwd}",
-        f"Current working directory: {_remote.cwd} (via SSH: {_remote.host})"))
+    @hookimpl
+    def pi_before_agent_start(self, system_prompt: str) -> BeforeAgentStart | None:
+        if self.remote is None:
+            return None
+        return BeforeAgentStart(system_prompt=system_prompt.replace(
+            f"Current working directory: {self.remote.local_cwd}",
+            f"Current working directory: {self.remote.cwd} (via SSH: {self.remote.host})"))

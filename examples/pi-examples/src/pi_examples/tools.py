@@ -18,47 +18,14 @@ class ToolsState:
     enabled: set[str] = field(default_factory=set)
 
 
-_state = ToolsState()
-
-
-def _persist(ctx: ExtensionContext) -> None:
-    ctx.append_entry(ENTRY_TYPE, {"enabledTools": sorted(_state.enabled)})
-
-
-def restore(ctx: ExtensionContext) -> None:
-    """The last saved selection on this branch (tools that no longer exist dropped), else the active tools."""
-    saved: list[str] | None = None
-    for entry in ctx.session_manager.get_branch():
-        if isinstance(entry, CustomEntry) and entry.custom_type == ENTRY_TYPE:
-            data = entry.data
-            if isinstance(data, dict) and isinstance(data.get("enabledTools"), list):
-                saved = [str(name) for name in data["enabledTools"]]
-    if saved is None:
-        _state.enabled = set(ctx.get_active_tools())
-        return
-    known = {tool.name for tool in ctx.get_all_tools()}
-    _state.enabled = {name for name in saved if name in known}
-    ctx.set_active_tools(sorted(_state.enabled))
-
-
-@hookimpl
-def pi_session_start(ctx: ExtensionContext) -> None:
-    restore(ctx)
-
-
-@hookimpl
-def pi_session_tree(ctx: ExtensionContext) -> None:
-    restore(ctx)
-
-
 class ToolsPanel:
     """"Tool Configuration" over a settings list with one enabled/disabled row per tool."""
 
-    def __init__(self, ctx: ExtensionContext, tui: Any, theme: Any, keybindings: Any,
+    def __init__(self, ctx: ExtensionContext, state: ToolsState, tui: Any, theme: Any, keybindings: Any,
                  done: Callable[[Any], None]) -> None:
-        self.ctx, self.tui = ctx, tui
+        self.ctx, self.state, self.tui = ctx, state, tui
         tools = ctx.get_all_tools()
-        items = [SettingItem(t.name, t.name, "enabled" if t.name in _state.enabled else "disabled",
+        items = [SettingItem(t.name, t.name, "enabled" if t.name in state.enabled else "disabled",
                              ["enabled", "disabled"]) for t in tools]
         self.list = SettingsList(items, min(len(items) + 2, 15), SettingsListTheme.from_theme(theme), self._changed,
                                  lambda: done(None), keybindings=keybindings)
@@ -67,11 +34,11 @@ class ToolsPanel:
 
     def _changed(self, name: str, value: str) -> None:
         if value == "enabled":
-            _state.enabled.add(name)
+            self.state.enabled.add(name)
         else:
-            _state.enabled.discard(name)
-        self.ctx.set_active_tools(sorted(_state.enabled))
-        _persist(self.ctx)
+            self.state.enabled.discard(name)
+        self.ctx.set_active_tools(sorted(self.state.enabled))
+        self.ctx.append_entry(ENTRY_TYPE, {"enabledTools": sorted(self.state.enabled)})
 
     def render(self, width: int) -> list[str]:
         return self.container.render(width)
@@ -86,13 +53,42 @@ class ToolsPanel:
             request()
 
 
-async def configure(args: str, ctx: CommandContext) -> None:
-    if ctx.mode != "interactive":
-        ctx.ui.notify("/tools requires TUI mode", "error")
-        return
-    await ctx.ui.custom(lambda tui, theme, keybindings, done: ToolsPanel(ctx, tui, theme, keybindings, done))
+class ToolsConfig:
+    """A class plugin: the enabled set is this session's (one instance per session)."""
 
+    def __init__(self) -> None:
+        self.state = ToolsState()
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand(name="tools", description="Enable/disable tools", handler=configure)]
+    def restore(self, ctx: ExtensionContext) -> None:
+        """The last saved selection on this branch (tools that no longer exist dropped), else the active tools."""
+        saved: list[str] | None = None
+        for entry in ctx.session_manager.get_branch():
+            if isinstance(entry, CustomEntry) and entry.custom_type == ENTRY_TYPE:
+                data = entry.data
+                if isinstance(data, dict) and isinstance(data.get("enabledTools"), list):
+                    saved = [str(name) for name in data["enabledTools"]]
+        if saved is None:
+            self.state.enabled = set(ctx.get_active_tools())
+            return
+        known = {tool.name for tool in ctx.get_all_tools()}
+        self.state.enabled = {name for name in saved if name in known}
+        ctx.set_active_tools(sorted(self.state.enabled))
+
+    @hookimpl
+    def pi_session_start(self, ctx: ExtensionContext) -> None:
+        self.restore(ctx)
+
+    @hookimpl
+    def pi_session_tree(self, ctx: ExtensionContext) -> None:
+        self.restore(ctx)
+
+    async def configure(self, args: str, ctx: CommandContext) -> None:
+        if ctx.mode != "interactive":
+            ctx.ui.notify("/tools requires TUI mode", "error")
+            return
+        await ctx.ui.custom(lambda tui, theme, keybindings, done:
+                            ToolsPanel(ctx, self.state, tui, theme, keybindings, done))
+
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand(name="tools", description="Enable/disable tools", handler=self.configure)]

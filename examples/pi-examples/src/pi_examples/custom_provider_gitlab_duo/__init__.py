@@ -73,14 +73,8 @@ class DirectAccess:
     expires_at: float
 
 
-_cached: DirectAccess | None = None
-
-
-async def direct_access(gitlab_token: str) -> DirectAccess:
-    """The gateway token, fetched again once it is 25 minutes old."""
-    global _cached
-    if _cached is not None and _cached.expires_at > time.monotonic():
-        return _cached
+async def fetch_direct_access(gitlab_token: str) -> DirectAccess:
+    """A fresh gateway token from GitLab, good for ``DIRECT_ACCESS_TTL`` seconds."""
     async with httpx2.AsyncClient(timeout=30) as client:
         response = await client.post(f"{gitlab_url()}/api/v4/ai/third_party_agents/direct_access",
                                      headers={"Authorization": f"Bearer {gitlab_token}"},
@@ -91,8 +85,7 @@ async def direct_access(gitlab_token: str) -> DirectAccess:
     if response.status_code >= 400:
         raise RuntimeError(f"Failed to get direct access token: {response.status_code} {response.text}")
     data = response.json()
-    _cached = DirectAccess(str(data["token"]), dict(data.get("headers") or {}), time.monotonic() + DIRECT_ACCESS_TTL)
-    return _cached
+    return DirectAccess(str(data["token"]), dict(data.get("headers") or {}), time.monotonic() + DIRECT_ACCESS_TTL)
 
 
 class GitLabDuoProvider:
@@ -100,6 +93,13 @@ class GitLabDuoProvider:
 
     def __init__(self) -> None:
         self.anthropic, self.openai = ANTHROPIC, RESPONSES
+        self.cached: DirectAccess | None = None
+
+    async def direct_access(self, gitlab_token: str) -> DirectAccess:
+        """The gateway token, fetched again once it is 25 minutes old."""
+        if self.cached is None or self.cached.expires_at <= time.monotonic():
+            self.cached = await fetch_direct_access(gitlab_token)
+        return self.cached
 
     async def stream(self, model: Model, context: Context, options: StreamOptions) -> AsyncIterator[AssistantMessageEvent]:
         try:
@@ -109,7 +109,7 @@ class GitLabDuoProvider:
             duo = BY_ID.get(model.id)
             if duo is None:
                 raise RuntimeError(f"Unknown model: {model.id}")
-            access = await direct_access(options.api_key)
+            access = await self.direct_access(options.api_key)
         except Exception as exc:  # noqa: BLE001 - the provider contract: a failure is one error event
             yield MessageBuilder(model).error(exc)
             return
@@ -122,19 +122,23 @@ class GitLabDuoProvider:
             yield event
 
 
-@hookimpl
-def pi_providers() -> list[ApiProvider]:
-    return [GitLabDuoProvider()]
+class GitLabDuo:
+    """A class plugin: the provider, and with it the cached gateway token, are this session's."""
 
+    def __init__(self) -> None:
+        self.provider = GitLabDuoProvider()
 
-@hookimpl
-def pi_models() -> list[Model]:
-    return [Model(id=m.id, name=m.name, api=API, provider=PROVIDER, base_url=gateway_url(), reasoning=True,
-                  thinking_level_map=XHIGH if m.backend == "anthropic" else None, input=["text", "image"],
-                  cost=ModelCost(input=m.cost[0], output=m.cost[1], cache_read=m.cost[2], cache_write=m.cost[3]),
-                  context_window=m.context_window, max_tokens=m.max_tokens) for m in MODELS]
+    @hookimpl
+    def pi_providers(self) -> list[ApiProvider]:
+        return [self.provider]
 
+    @hookimpl
+    def pi_models(self) -> list[Model]:
+        return [Model(id=m.id, name=m.name, api=API, provider=PROVIDER, base_url=gateway_url(), reasoning=True,
+                      thinking_level_map=XHIGH if m.backend == "anthropic" else None, input=["text", "image"],
+                      cost=ModelCost(input=m.cost[0], output=m.cost[1], cache_read=m.cost[2], cache_write=m.cost[3]),
+                      context_window=m.context_window, max_tokens=m.max_tokens) for m in MODELS]
 
-@hookimpl
-def pi_provider_presets() -> dict[str, ProviderPreset]:
-    return {PROVIDER: ProviderPreset(api=API, base_url=gateway_url(), api_key="GITLAB_TOKEN")}
+    @hookimpl
+    def pi_provider_presets(self) -> dict[str, ProviderPreset]:
+        return {PROVIDER: ProviderPreset(api=API, base_url=gateway_url(), api_key="GITLAB_TOKEN")}
