@@ -28,6 +28,14 @@ def kinds(body: dict[str, Any]) -> list[str]:
     return [item.get("type") or item.get("role") for item in body["input"]]
 
 
+
+def recorded_closes(server: FakeModelServer, count: int) -> list[int | None]:
+    """The server's close records once ``count`` are in: its socket thread notes a close after pi may have exited."""
+    deadline = time.monotonic() + 10
+    while len(server.websocket_closes) < count and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return server.websocket_closes
+
 def test_a_tool_run_goes_over_one_socket_and_continues_with_only_the_new_items(
         tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
     env, token = signed_in(tmp_path, pi_fake_server, None)
@@ -50,7 +58,7 @@ def test_a_tool_run_goes_over_one_socket_and_continues_with_only_the_new_items(
     assert headers["session-id"] == headers["x-client-request-id"] == first.body["prompt_cache_key"]
     assert "accept" not in headers and "content-type" not in headers
     # -p closed its socket at the session's end (a close frame, not a dropped connection)
-    assert pi_fake_server.websocket_closes == [1000]
+    assert recorded_closes(pi_fake_server, 1) == [1000]
 
 
 def test_websocket_sends_the_whole_context_each_time_on_the_same_socket(
@@ -170,7 +178,7 @@ def test_json_mode_runs_two_prompts_over_one_socket(tmp_path: Path, pi_fake_serv
     assert (first.socket, second.socket) == (1, 1)
     assert second.body["previous_response_id"] == "resp_fake_1"
     assert kinds(second.body) == ["user"]
-    assert pi_fake_server.websocket_closes == [1000]
+    assert recorded_closes(pi_fake_server, 1) == [1000]
 
 
 def test_an_error_event_with_a_status_reads_as_over_sse(tmp_path: Path, pi_fake_server: FakeModelServer) -> None:
@@ -246,7 +254,7 @@ def test_rpc_an_idle_socket_closes_and_the_next_prompt_opens_a_fresh_one(
     assert (first.socket, second.socket) == (1, 2)
     assert "previous_response_id" not in second.body
     assert kinds(second.body) == ["developer", "user", "message", "user"]  # the first answer is an output message
-    assert pi_fake_server.websocket_closes == [1000, 1000]
+    assert recorded_closes(pi_fake_server, 2) == [1000, 1000]
 
 
 def test_a_message_that_is_not_json_is_the_backends_fault_not_a_reason_for_sse(
