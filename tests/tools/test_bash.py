@@ -95,17 +95,16 @@ def test_registered_by_plugin_and_overridable_by_name(tmp_path: Path) -> None:
     plugins = load_plugins(load_entry_points=False, discover_extensions=False)
     register_module(plugins, bash_module, "bash", layer="builtin")
 
-    class Replacement:
+    from pi_core import hookimpl
+
+    class Replacement:  # a class plugin: pi registers one instance of it
         tool = Tool(name="bash", description="remote bash", parameters=bash_module.PARAMETERS,
                     execute=lambda args, ctx: "ran remotely")
 
-        @staticmethod
-        def pi_tools() -> list[Tool]:
+        @hookimpl
+        def pi_tools(self) -> list[Tool]:
             return [Replacement.tool]
 
-    from pi_core import hookimpl
-
-    Replacement.pi_tools = hookimpl(Replacement.pi_tools)  # type: ignore[method-assign]
     assert build_registry(plugins).tools.items["bash"] is TOOL
     register_module(plugins, Replacement, "remote-bash")
     registry = build_registry(plugins)
