@@ -125,11 +125,16 @@ AssistantContent = Annotated[
 # --- usage ----------------------------------------------------------------------------------------
 
 
-class Cost(PiModel):
+class PerTokenKind(PiModel):
+    """A USD figure for each kind of token: what a request cost (``Cost``) or a model's price (``ModelCost``)."""
+
     input: float = 0
     output: float = 0
     cache_read: float = 0
     cache_write: float = 0
+
+
+class Cost(PerTokenKind):
     total: float = 0
 
 
@@ -249,13 +254,9 @@ class CostTier(PiModel):
     cache_write: float = 0
 
 
-class ModelCost(PiModel):
+class ModelCost(PerTokenKind):
     """USD per million tokens; ``tiers`` replace these prices for long requests (Pi's tiered pricing)."""
 
-    input: float = 0
-    output: float = 0
-    cache_read: float = 0
-    cache_write: float = 0
     tiers: list[CostTier] | None = None
 
 

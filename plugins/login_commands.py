@@ -81,14 +81,7 @@ def _label(registry: ModelRegistry, provider: str) -> str:
 
 async def login_command(args: str, ctx: ExtensionContext) -> None:
     from pi_core import config_paths
-    from pi_core.models.login import (
-        LoginUnavailable,
-        choose_login,
-        is_known,
-        login,
-        login_providers,
-        saved_text,
-    )
+    from pi_core.models.login import LoginUnavailable, choose_login, is_known, login, login_providers, saved_text
     from pi_core.models.oauth import LoginCancelled, OAuthError
 
     registry = _registry(ctx)

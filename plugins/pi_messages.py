@@ -16,16 +16,10 @@ from typing import Any
 from pi_core import hookimpl
 from pi_core.errors import ProviderError
 from pi_core.providers import StreamOptions
-from pi_core.types import (
-    AssistantMessage,
-    AssistantMessageEvent,
-    Context,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    Usage,
-)
+from pi_core.types import AssistantMessage, AssistantMessageEvent, Context, Model
+
+# isort: split
+from pi_core.types import TextContent, ThinkingContent, ToolCall, Usage
 
 _STARTS = ("text_start", "thinking_start", "toolcall_start")
 _CONTENT_EVENTS = frozenset({*_STARTS, "text_delta", "text_end", "thinking_delta", "thinking_end", "toolcall_delta",

@@ -303,14 +303,7 @@ def _print_credential(registry: ModelRegistry, command: str, options: Options) -
 def _login(args: list[str], pi_options: Args | None) -> int:
     from pi_core import config_paths
     from pi_core.app.login_terminal import TerminalLoginUI, is_interactive
-    from pi_core.models.login import (
-        LoginUnavailable,
-        choose_login,
-        is_known,
-        login,
-        login_providers,
-        saved_text,
-    )
+    from pi_core.models.login import LoginUnavailable, choose_login, is_known, login, login_providers, saved_text
     from pi_core.models.oauth import LoginCancelled, OAuthError
 
     provider, api_key, browser = "", False, True

@@ -22,17 +22,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from pi_core.types import (
-    AssistantMessage,
-    ImageContent,
-    Message,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-    UserMessage,
-)
+from pi_core.types import AssistantMessage, ImageContent, Message, Model, TextContent
+
+# isort: split
+from pi_core.types import ThinkingContent, ToolCall, ToolResultMessage, UserMessage
 
 IdNormalizer = Callable[[str, Model, AssistantMessage], str]
 

@@ -136,6 +136,19 @@ def auto_candidates(files: Iterable[Path], scope: Scope, base_dir: Path, entries
     return [Candidate(f, "auto", scope, base_dir, enabled_by_overrides(f, entries, base_dir)) for f in files]
 
 
+def scoped_candidates(settings: ResourceSettings, kind: str, collect: Collector,
+                      project: tuple[Path, list[Path]] | None, user: tuple[Path, list[Path]]) -> list[Candidate]:
+    """The ``kind`` entries of both settings scopes, then the files discovered in each, in precedence order. A
+    scope is its base directory and its discovered files; ``project`` None (an untrusted project) leaves it out."""
+    scopes: list[tuple[Scope, Path, list[Path]]] = [("project", *project)] if project else []
+    scopes.append(("user", *user))
+    entries = {scope: settings.entries(scope, kind) for scope, _, _ in scopes}
+    return order_candidates([
+        *(c for scope, base, _ in scopes for c in settings_candidates(entries[scope], scope, base, collect)),
+        *(c for scope, base, found in scopes for c in auto_candidates(found, scope, base, entries[scope])),
+    ])
+
+
 def order_candidates(candidates: Iterable[Candidate]) -> list[Candidate]:
     """First mention of a path keeps its labels; then by precedence rank (stable); then one per
     real file; disabled ones dropped."""

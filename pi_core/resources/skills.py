@@ -11,22 +11,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from pi_core.resources.diagnostics import (
-    Diagnostic,
-    FirstByName,
-    Scope,
-    SourceInfo,
-    canonical,
-    expand_user_path,
-    is_under,
-)
-from pi_core.resources.selection import (
-    Candidate,
-    ResourceSettings,
-    auto_candidates,
-    order_candidates,
-    settings_candidates,
-)
+from pi_core.resources.diagnostics import Diagnostic, FirstByName, Scope, SourceInfo
+
+# isort: split
+from pi_core.resources.diagnostics import canonical, expand_user_path, is_under
+from pi_core.resources.selection import Candidate, ResourceSettings, scoped_candidates
 
 if TYPE_CHECKING:
     from pi_core.resources.ignore import IgnoreMatcher
@@ -191,16 +180,8 @@ class SkillSet:
     diagnostics: list[Diagnostic]
 
 
-def load_skills(
-    *,
-    cwd: Path,
-    agent_dir: Path,
-    skill_paths: Iterable[str] = (),
-    include_defaults: bool = True,
-    home: Path | None = None,
-    settings: ResourceSettings | None = None,
-    project: bool = True,
-) -> SkillSet:
+def load_skills(*, cwd: Path, agent_dir: Path, home: Path | None = None, skill_paths: Iterable[str] = (),
+                include_defaults: bool = True, settings: ResourceSettings | None = None, project: bool = True) -> SkillSet:
     """Skills in precedence order: project settings entries, project discovery (``.pi/skills``,
     ``.agents/skills`` walk), user settings entries, user discovery (agent dir, ``~/.agents/skills``),
     then explicit ``--skill`` paths. ``include_defaults=False`` (``--no-skills``) keeps only the
@@ -250,17 +231,11 @@ def _default_candidates(cwd: Path, project_base: Path, user_base: Path, home: Pa
     def pi_dir(directory: Path) -> list[Path]:
         return collect_skill_files(directory, "pi")
 
-    project_entries = settings.entries("project", "skills") if project else []
-    user_entries = settings.entries("user", "skills")
     project_auto = pi_dir(project_base / "skills") + [
         f for d in ancestor_agents_skill_dirs(cwd, home) for f in collect_skill_files(d, "agents")] if project else []
     user_auto = pi_dir(user_base / "skills") + collect_skill_files(home / ".agents" / "skills", "agents")
-    return order_candidates([
-        *settings_candidates(project_entries, "project", project_base, pi_dir),
-        *settings_candidates(user_entries, "user", user_base, pi_dir),
-        *auto_candidates(project_auto, "project", project_base, project_entries),
-        *auto_candidates(user_auto, "user", user_base, user_entries),
-    ])
+    return scoped_candidates(settings, "skills", pi_dir, (project_base, project_auto) if project else None,
+                             (user_base, user_auto))
 
 
 def _explicit_origin(path: Path, user_skills: Path, project_skills: Path) -> SkillOrigin:

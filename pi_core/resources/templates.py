@@ -10,21 +10,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pi_core.resources.diagnostics import (
-    Diagnostic,
-    FirstByName,
-    Scope,
-    SourceInfo,
-    canonical,
-    expand_user_path,
-    is_under,
-)
-from pi_core.resources.selection import (
-    ResourceSettings,
-    auto_candidates,
-    order_candidates,
-    settings_candidates,
-)
+from pi_core.resources.diagnostics import Diagnostic, FirstByName, Scope, SourceInfo
+
+# isort: split
+from pi_core.resources.diagnostics import canonical, expand_user_path, is_under
+from pi_core.resources.selection import ResourceSettings, scoped_candidates
 
 DESCRIPTION_FALLBACK_CHARS = 60
 
@@ -190,15 +180,8 @@ class TemplateSet:
     diagnostics: list[Diagnostic]
 
 
-def load_templates(
-    *,
-    cwd: Path,
-    agent_dir: Path,
-    template_paths: Iterable[str] = (),
-    include_defaults: bool = True,
-    settings: ResourceSettings | None = None,
-    project: bool = True,
-) -> TemplateSet:
+def load_templates(*, cwd: Path, agent_dir: Path, template_paths: Iterable[str] = (), include_defaults: bool = True,
+                   settings: ResourceSettings | None = None, project: bool = True) -> TemplateSet:
     """Templates in precedence order: project settings entries, ``.pi/prompts``, user settings
     entries, ``<agent_dir>/prompts``, then explicit paths (files or directories).
     ``include_defaults=False`` (``--no-prompt-templates``) keeps only the explicit paths.
@@ -221,16 +204,9 @@ def load_templates(
             diagnostics.append(Diagnostic("warning", f"prompt template skipped: {err}", path))
 
     if include_defaults:
-        settings = settings or ResourceSettings()
-        project_entries = settings.entries("project", "prompts") if project else []
-        user_entries = settings.entries("user", "prompts")
-        project_files = collect_template_files(project_dir) if project else []
-        for c in order_candidates([
-            *settings_candidates(project_entries, "project", project_base, collect_markdown_tree),
-            *settings_candidates(user_entries, "user", user_base, collect_markdown_tree),
-            *auto_candidates(project_files, "project", project_base, project_entries),
-            *auto_candidates(collect_template_files(user_dir), "user", user_base, user_entries),
-        ]):
+        for c in scoped_candidates(settings or ResourceSettings(), "prompts", collect_markdown_tree,
+                                   (project_base, collect_template_files(project_dir)) if project else None,
+                                   (user_base, collect_template_files(user_dir))):
             add(c.path, SourceInfo(c.path, c.source, c.scope, base_dir=c.base_dir))
 
     for raw in template_paths:

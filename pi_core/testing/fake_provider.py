@@ -12,15 +12,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_core.providers import StreamOptions
-from pi_core.types import (
-    AssistantMessage,
-    AssistantMessageEvent,
-    Context,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-)
+from pi_core.types import AssistantMessage, AssistantMessageEvent, Context, Model
+
+# isort: split
+from pi_core.types import TextContent, ThinkingContent, ToolCall
 
 _ids = itertools.count(1)
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pi_core.testing.fake_script import Reply
+    from pi_core.testing.fake_script import Reply, ToolUse
 
 WIRES = ("anthropic-messages", "openai-completions", "openai-responses", "google-generative-ai")
 
@@ -164,14 +164,12 @@ def render_anthropic(reply: Reply, n: int, model: str, body: dict[str, Any]) -> 
 # --- OpenAI Chat Completions ----------------------------------------------------------------------
 
 
-def render_openai_completions(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
-    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
-
-    base = {"id": reply.response_id or f"chatcmpl-fake-{n}", "object": "chat.completion.chunk",
-            "created": int(time.time()), "model": model, "system_fingerprint": None}
-
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        return _data({**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]})
+def _chat_deltas(reply: Reply, chunk: Callable[[dict[str, Any]], bytes], thinking: Callable[[str], dict[str, Any]],
+                 tool_deltas: Callable[[int, int, ToolUse], list[dict[str, Any]]]) -> list[bytes]:
+    """A Chat Completions stream's delta chunks (OpenAI's and Mistral's): the assistant role, then each block's
+    pieces; ``thinking`` and ``tool_deltas`` (tool index, block index, call) write what the two wires write
+    differently. Redacted thinking has no form on either wire."""
+    from pi_core.testing.fake_script import Text, Thinking, ToolUse
 
     frames = [chunk({"role": "assistant", "content": ""})]
     tool_index = 0
@@ -179,17 +177,27 @@ def render_openai_completions(reply: Reply, n: int, model: str, body: dict[str, 
         if isinstance(block, Text):
             frames.extend(chunk({"content": p}) for p in chunks(block.text, reply.chunk_size))
         elif isinstance(block, Thinking):
-            frames.extend(chunk({"reasoning_content": p}) for p in chunks(block.thinking, reply.chunk_size))
-        elif isinstance(block, RedactedThinking):
-            continue  # no such thing on this wire
-        else:
-            assert isinstance(block, ToolUse)
-            call_id = block.id or f"call_fake_{n}_{index}"
-            frames.append(chunk({"tool_calls": [{"index": tool_index, "id": call_id, "type": "function",
-                                                 "function": {"name": block.name, "arguments": ""}}]}))
-            frames.extend(chunk({"tool_calls": [{"index": tool_index, "function": {"arguments": p}}]})
-                          for p in chunks(block.arguments_json(), reply.chunk_size))
+            frames.extend(chunk(thinking(p)) for p in chunks(block.thinking, reply.chunk_size))
+        elif isinstance(block, ToolUse):
+            frames.extend(chunk({"tool_calls": [delta]}) for delta in tool_deltas(tool_index, index, block))
             tool_index += 1
+    return frames
+
+
+def render_openai_completions(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
+    base = {"id": reply.response_id or f"chatcmpl-fake-{n}", "object": "chat.completion.chunk",
+            "created": int(time.time()), "model": model, "system_fingerprint": None}
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        return _data({**base, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}]})
+
+    def tool_deltas(tool_index: int, index: int, block: ToolUse) -> list[dict[str, Any]]:
+        opening = {"index": tool_index, "id": block.id or f"call_fake_{n}_{index}", "type": "function",
+                   "function": {"name": block.name, "arguments": ""}}
+        return [opening, *({"index": tool_index, "function": {"arguments": p}}
+                           for p in chunks(block.arguments_json(), reply.chunk_size))]
+
+    frames = _chat_deltas(reply, chunk, lambda p: {"reasoning_content": p}, tool_deltas)
     tail = [chunk({}, wire_stop_reason("openai-completions", reply))]
     if (body.get("stream_options") or {}).get("include_usage"):
         read, write = reply.cache_read_tokens, reply.cache_write_tokens
@@ -330,8 +338,6 @@ def render_google(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Ren
 def render_mistral(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Rendering:  # open: a provider's JSON request or response body
     """Mistral's chat stream: thinking as ``thinking`` content chunks, 9-character tool call ids, usage on
     the chunk that carries the finish reason."""
-    from pi_core.testing.fake_script import RedactedThinking, Text, Thinking, ToolUse
-
     base = {"id": reply.response_id or f"mistral-fake-{n}", "object": "chat.completion.chunk",
             "created": int(time.time()), "model": model}
 
@@ -341,22 +347,14 @@ def render_mistral(reply: Reply, n: int, model: str, body: dict[str, Any]) -> Re
             data["usage"] = usage
         return _data(data)
 
-    frames = [chunk({"role": "assistant", "content": ""})]
-    tool_index = 0
-    for index, block in enumerate(reply.content_blocks()):
-        if isinstance(block, Text):
-            frames.extend(chunk({"content": p}) for p in chunks(block.text, reply.chunk_size))
-        elif isinstance(block, Thinking):
-            frames.extend(chunk({"content": [{"type": "thinking", "thinking": [{"type": "text", "text": p}]}]})
-                          for p in chunks(block.thinking, reply.chunk_size))
-        elif isinstance(block, RedactedThinking):
-            continue
-        else:
-            assert isinstance(block, ToolUse)
-            call_id = block.id or f"T{n:04d}{index:04d}"
-            frames.append(chunk({"tool_calls": [{"index": tool_index, "id": call_id, "type": "function",
-                                                 "function": {"name": block.name, "arguments": block.arguments_json()}}]}))
-            tool_index += 1
+    def tool_deltas(tool_index: int, index: int, block: ToolUse) -> list[dict[str, Any]]:
+        return [{"index": tool_index, "id": block.id or f"T{n:04d}{index:04d}", "type": "function",
+                 "function": {"name": block.name, "arguments": block.arguments_json()}}]
+
+    def thinking(piece: str) -> dict[str, Any]:
+        return {"content": [{"type": "thinking", "thinking": [{"type": "text", "text": piece}]}]}
+
+    frames = _chat_deltas(reply, chunk, thinking, tool_deltas)
     read = reply.cache_read_tokens
     prompt = reply.input_tokens + read
     usage = {"prompt_tokens": prompt, "completion_tokens": reply.output_tokens,

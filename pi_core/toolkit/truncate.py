@@ -8,7 +8,10 @@ them a large string, and the work stays proportional to what is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 DEFAULT_MAX_LINES = 2000
 DEFAULT_MAX_BYTES = 51200
@@ -76,19 +79,25 @@ def _fixed1(value: float) -> str:
     return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
 
 
-def _untruncated(content: str, total_lines: int, total_bytes: int, max_lines: int, max_bytes: int) -> TruncationResult:
-    return TruncationResult(content, False, None, total_lines, total_bytes, total_lines, total_bytes,
-                            False, False, max_lines, max_bytes)
+def _truncate(content: str, max_lines: int, max_bytes: int,
+              cut: Callable[[str, int, int, int, int], TruncationResult]) -> TruncationResult:
+    """``content`` whole when it is within both limits, else what ``cut`` keeps of it (called with the content,
+    its total lines and bytes, and the two limits)."""
+    total_bytes = utf8_len(content)
+    total_lines = content.count("\n") + 1
+    if total_lines <= max_lines and total_bytes <= max_bytes:
+        return TruncationResult(content, False, None, total_lines, total_bytes, total_lines, total_bytes,
+                                False, False, max_lines, max_bytes)
+    return cut(content, total_lines, total_bytes, max_lines, max_bytes)
 
 
 def truncate_head(content: str, max_lines: int = DEFAULT_MAX_LINES,
                   max_bytes: int = DEFAULT_MAX_BYTES) -> TruncationResult:
     """Keep whole lines from the top; never return a partial line."""
-    total_bytes = utf8_len(content)
-    total_lines = content.count("\n") + 1
-    if total_lines <= max_lines and total_bytes <= max_bytes:
-        return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)
+    return _truncate(content, max_lines, max_bytes, _cut_head)
 
+
+def _cut_head(content: str, total_lines: int, total_bytes: int, max_lines: int, max_bytes: int) -> TruncationResult:
     first_end = content.find("\n")
     first_line = content if first_end < 0 else content[:first_end]
     if utf8_len(first_line) > max_bytes:
@@ -120,11 +129,10 @@ def truncate_head(content: str, max_lines: int = DEFAULT_MAX_LINES,
 def truncate_tail(content: str, max_lines: int = DEFAULT_MAX_LINES,
                   max_bytes: int = DEFAULT_MAX_BYTES) -> TruncationResult:
     """Keep whole lines from the bottom; a single last line over the byte limit keeps its tail end."""
-    total_bytes = utf8_len(content)
-    total_lines = content.count("\n") + 1
-    if total_lines <= max_lines and total_bytes <= max_bytes:
-        return _untruncated(content, total_lines, total_bytes, max_lines, max_bytes)
+    return _truncate(content, max_lines, max_bytes, _cut_tail)
 
+
+def _cut_tail(content: str, total_lines: int, total_bytes: int, max_lines: int, max_bytes: int) -> TruncationResult:
     if max_lines <= 0:
         return TruncationResult("", True, "lines", total_lines, total_bytes, 0, 0, False, False, max_lines, max_bytes)
     # What is kept fits in max_bytes, so in max_bytes characters: only this window needs encoding.

@@ -18,19 +18,10 @@ from pi_core.models.thinking import (
     mapped_level,
 )
 from pi_core.providers import StreamOptions
-from pi_core.types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Message,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolDefinition,
-    ToolResultMessage,
-    UserMessage,
-)
+from pi_core.types import AssistantMessage, Context, ImageContent, Message, Model, TextContent
+
+# isort: split
+from pi_core.types import ThinkingContent, ToolCall, ToolDefinition, ToolResultMessage, UserMessage
 
 ADAPTIVE_MARKERS = ("opus-4-6", "opus-4.6", "opus-4-7", "opus-4.7", "sonnet-4-6", "sonnet-4.6")
 INTERLEAVED_BETA = "interleaved-thinking-2025-05-14"

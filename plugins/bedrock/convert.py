@@ -18,16 +18,10 @@ from pi_core.models.thinking import (
     thinking_budget,
 )
 from pi_core.providers import StreamOptions
-from pi_core.types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-)
+from pi_core.types import AssistantMessage, Context, ImageContent, Model
+
+# isort: split
+from pi_core.types import TextContent, ThinkingContent, ToolCall, ToolResultMessage
 
 EMPTY_TEXT = "<empty>"
 INTERLEAVED_BETA = "interleaved-thinking-2025-05-14"

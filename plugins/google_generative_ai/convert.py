@@ -11,18 +11,10 @@ from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import tool_result_text, transform_messages
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
-from pi_core.types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Message,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolDefinition,
-    ToolResultMessage,
-)
+from pi_core.types import AssistantMessage, Context, ImageContent, Message, Model
+
+# isort: split
+from pi_core.types import TextContent, ThinkingContent, ToolCall, ToolDefinition, ToolResultMessage
 
 SKIP_SIGNATURE = "skip_thought_signature_validator"
 TOOL_IMAGE_TEXT = "Tool result image:"

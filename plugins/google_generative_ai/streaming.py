@@ -9,15 +9,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import quote
 
-from pi_plugins._streaming import (
-    DeltaStream,
-    StreamAborted,
-    StreamRun,
-    apply_payload_hook,
-    new_builder,
-    required_key,
-    without_client_retries,
-)
+from pi_plugins._streaming import DeltaStream, StreamAborted, StreamRun, apply_payload_hook
+
+# isort: split
+from pi_plugins._streaming import new_builder, required_key, without_client_retries
 from pi_plugins.google_generative_ai.convert import build_body
 
 from pi_core.errors import ProviderError

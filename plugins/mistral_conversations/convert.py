@@ -12,16 +12,10 @@ from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import transform_messages
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
-from pi_core.types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolResultMessage,
-)
+from pi_core.types import AssistantMessage, Context, ImageContent, Model
+
+# isort: split
+from pi_core.types import TextContent, ThinkingContent, ToolCall, ToolResultMessage
 
 IMAGE_OMITTED = "(image omitted: model does not support images)"
 

@@ -2,21 +2,9 @@
 
 from __future__ import annotations
 
-from pi_plugins.oauth._common import (
-    browser_round_trip,
-    oauth_credential,
-    refresh_grant,
-    start_callback,
-    token_fields,
-)
+from pi_plugins.oauth._common import browser_round_trip, oauth_credential, refresh_grant, start_callback, token_fields
 
-from pi_core.models.oauth import (
-    Credential,
-    LoginMethod,
-    LoginUI,
-    OAuthError,
-    OAuthFlow,
-)
+from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthError, OAuthFlow
 from pi_core.models.oauth.callback import parse_pasted
 from pi_core.models.oauth.http import endpoint, request, with_query
 from pi_core.models.oauth.pkce import generate_pkce, random_state

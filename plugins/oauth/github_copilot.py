@@ -15,15 +15,7 @@ from urllib.parse import urlsplit
 
 from pi_plugins.oauth._common import token_fields
 
-from pi_core.models.oauth import (
-    Credential,
-    LoginMethod,
-    LoginUI,
-    OAuthError,
-    OAuthFlow,
-    RefreshRejected,
-    RequestAuth,
-)
+from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthError, OAuthFlow, RefreshRejected, RequestAuth
 from pi_core.models.oauth.device import Poll, poll_device_flow, still_waiting
 from pi_core.models.oauth.http import Reply, endpoint, request, trusted_url
 from pi_core.models.oauth.tokens import now_ms

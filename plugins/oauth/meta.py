@@ -8,14 +8,7 @@ from __future__ import annotations
 
 from pi_plugins.oauth._device_grant import DeviceGrant
 
-from pi_core.models.oauth import (
-    Credential,
-    LoginMethod,
-    LoginUI,
-    OAuthError,
-    OAuthFlow,
-    RefreshRejected,
-)
+from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthError, OAuthFlow, RefreshRejected
 from pi_core.models.oauth.http import endpoint, request, trusted_url
 from pi_core.models.oauth.tokens import now_ms
 

@@ -4,21 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pi_plugins.oauth._common import (
-    browser_round_trip,
-    jwt_claims,
-    start_callback,
-    token_fields,
-)
+from pi_plugins.oauth._common import browser_round_trip, jwt_claims, start_callback, token_fields
 
-from pi_core.models.oauth import (
-    Credential,
-    LoginMethod,
-    LoginUI,
-    OAuthError,
-    OAuthFlow,
-    RequestAuth,
-)
+from pi_core.models.oauth import Credential, LoginMethod, LoginUI, OAuthError, OAuthFlow, RequestAuth
 from pi_core.models.oauth.device import Poll, poll_device_flow
 from pi_core.models.oauth.http import endpoint, request, with_query
 from pi_core.models.oauth.pkce import generate_pkce, random_state

@@ -20,14 +20,10 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from pi_plugins._openai_common import cache_retention
-from pi_plugins._streaming import (
-    StreamAborted,
-    StreamRun,
-    apply_payload_hook,
-    new_builder,
-    required_key,
-    without_client_retries,
-)
+from pi_plugins._streaming import StreamAborted, StreamRun, apply_payload_hook
+
+# isort: split
+from pi_plugins._streaming import new_builder, required_key, without_client_retries
 from pi_plugins.openai_codex_responses import PROMPT_CACHE_KEY_MAX
 from pi_plugins.openai_responses.convert import convert_input
 from pi_plugins.openai_responses.streaming import EventReader

@@ -16,19 +16,10 @@ from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import tool_result_text, transform_messages
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
-from pi_core.types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Message,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolDefinition,
-    ToolResultMessage,
-    UserMessage,
-)
+from pi_core.types import AssistantMessage, Context, ImageContent, Message, Model, TextContent
+
+# isort: split
+from pi_core.types import ThinkingContent, ToolCall, ToolDefinition, ToolResultMessage, UserMessage
 
 BRIDGE_TEXT = "I have processed the tool results."
 SEE_IMAGE_TEXT = "(see attached image)"

@@ -14,19 +14,10 @@ from pi_core.llm.stream import sanitize_surrogates
 from pi_core.llm.transform import transform_messages
 from pi_core.models.thinking import base_max_tokens, clamp_thinking_level
 from pi_core.providers import StreamOptions
-from pi_core.types import (
-    AssistantMessage,
-    Context,
-    ImageContent,
-    Message,
-    Model,
-    TextContent,
-    ThinkingContent,
-    ToolCall,
-    ToolDefinition,
-    ToolResultMessage,
-    UserMessage,
-)
+from pi_core.types import AssistantMessage, Context, ImageContent, Message, Model, TextContent
+
+# isort: split
+from pi_core.types import ThinkingContent, ToolCall, ToolDefinition, ToolResultMessage, UserMessage
 
 SEE_IMAGE_TEXT = "(see attached image)"
 
