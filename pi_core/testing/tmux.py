@@ -109,7 +109,7 @@ class PiCommand(Protocol):
     """How ``TmuxPi`` starts pi: the arguments after ``pi`` for a plugin, the environment and the directory."""
 
     @property
-    def cwd(self) -> object: ...  # shown with str()
+    def cwd(self) -> object: ...  # where pi starts, read with str()
     def args(self, plugin: str | None, *args: str) -> list[str]: ...
     def env(self) -> Mapping[str, str]: ...
 
