@@ -82,7 +82,7 @@ class Args:
     # (a message, an @file, -p/--print, --mode, --export): where a sub-command may start.
     command_at: int | None = None
 
-    def __init__(self, **values: Any) -> None:
+    def __init__(self, **values: object) -> None:
         self.extensions = []
         self.disable_plugins = []
         self.skills = []
@@ -100,7 +100,7 @@ class Args:
                 raise TypeError(f"Args() got an unexpected keyword argument {name!r}")
             setattr(self, name, value)
 
-    def replace(self, **changes: Any) -> Args:
+    def replace(self, **changes: object) -> Args:
         """A copy with ``changes`` applied (lists and dicts copied, so the copy can grow on its own)."""
         values = {name: getattr(self, name) for name in _FIELDS}
         values.update({name: value.copy() for name, value in values.items() if isinstance(value, (list, dict))})

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pi_core.app.settings import Settings
     from pi_core.app.trust import TrustDecision
     from pi_core.models.registry import ModelRegistry
     from pi_core.registry import PluginSet, Registry
+    from pi_core.resources import Resources
 
 
 @dataclass
@@ -19,9 +21,9 @@ class Startup:
     agent_dir: Path
     plugins: PluginSet
     registry: Registry
-    settings: Any = None
+    settings: Settings
     models: ModelRegistry | None = None
-    resources: Any = None
+    resources: Resources | None = None  # what the session's prompt source read last (PromptSources.reload)
     warnings: list[str] = field(default_factory=list)
     trust: TrustDecision | None = None  # None: not decided, so nothing of the project's was loaded
 

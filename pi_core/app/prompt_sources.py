@@ -6,6 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
     from pi_core.app.args import Args
     from pi_core.app.environment import Startup
     from pi_core.hookspecs.results import SystemPromptOptions
@@ -47,7 +50,8 @@ class PromptSources:
         self.texts = load_prompt_texts(env.cwd, env.agent_dir, system_prompt=args.system_prompt,
                                        append_system_prompt=args.append_system_prompt, project=env.project_trusted)
 
-    def add_resource_paths(self, owner: str, skills: list[Any], prompts: list[Any], themes: list[Any]) -> None:
+    def add_resource_paths(self, owner: str, skills: Sequence[str | Path], prompts: Sequence[str | Path],
+                           themes: Sequence[str | Path]) -> None:
         self.plugin_paths[owner] = {"skills": [str(p) for p in skills], "prompts": [str(p) for p in prompts],
                                     "themes": [str(p) for p in themes]}
         self.reload()

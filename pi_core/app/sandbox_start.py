@@ -17,6 +17,7 @@ from pi_core.toolkit.sandbox import (
 )
 
 if TYPE_CHECKING:
+    from pi_core.app.settings import Settings
     from pi_core.registry import PluginSet
     from pi_core.toolkit.sandbox import Network, Sandbox
 
@@ -71,7 +72,7 @@ def _network(value: Any, where: str) -> Network:
     raise SandboxError(f'{where}: sandbox.network must be "off", "on" or a list of hosts, not {value!r}')
 
 
-def user_policy(settings: Any, cwd: Path, agent_dir: Path, mode: str | None = None) -> SandboxPolicy:
+def user_policy(settings: Settings, cwd: Path, agent_dir: Path, mode: str | None = None) -> SandboxPolicy:
     """The policy the user asked for: the global settings' ``sandbox`` table, met with a trusted project's
     (a project can only tighten), then ``mode`` from ``--sandbox`` for this run."""
     workspace = os.path.realpath(cwd)
@@ -93,7 +94,7 @@ def user_policy(settings: Any, cwd: Path, agent_dir: Path, mode: str | None = No
     return policy
 
 
-def resolve_sandbox(plugins: PluginSet, settings: Any, cwd: Path, agent_dir: Path,
+def resolve_sandbox(plugins: PluginSet, settings: Settings, cwd: Path, agent_dir: Path,
                     mode: str | None = None) -> tuple[Sandbox, str] | None:
     """The sandbox this run asks for (not started) and the plugin that built it: the user's policy, tightened
     by ``pi_sandbox_policy``, built by ``pi_sandbox``. None when the result confines nothing. ``SandboxError``

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         SettingsFile,
         TerminalTable,
     )
+    from pi_core.types import CompactionSettings, Model
 
 DEFAULT_HTTP_IDLE_TIMEOUT_MS = 300_000
 
@@ -281,7 +282,7 @@ class Settings:
         return self.values.enable_skill_commands
 
     @property
-    def packages(self) -> list[Any]:
+    def packages(self) -> list[Any]:  # open: package sources, each a string or an object as settings.json has it
         return self.values.packages
 
     def resource_paths(self, kind: str) -> list[str]:
@@ -289,10 +290,10 @@ class Settings:
         return list(getattr(self.values, kind))
 
     @property
-    def compaction(self) -> Any:
+    def compaction(self) -> CompactionSettings:
         return self.compaction_for(None)
 
-    def compaction_for(self, model: Any) -> Any:
+    def compaction_for(self, model: Model | None) -> CompactionSettings:
         """The compaction settings for ``model`` (a Model or None): each token value from
         ``compaction.modelOverrides["provider/modelId"]``, else the ordinary setting, else the default."""
         from pi_core.types import CompactionSettings

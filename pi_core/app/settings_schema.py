@@ -18,10 +18,13 @@ import json
 import types
 import typing
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
+
+if TYPE_CHECKING:
+    from pi_core.types import AssistantMessage
 
 ThinkingLevel = Literal["off", "minimal", "low", "medium", "high", "xhigh", "max"]
 NonNegative = Annotated[int, Field(ge=0)]
@@ -73,7 +76,7 @@ class RetryTable(Table):
     max_agent_delay_ms: NonNegative = 60000
     provider: ProviderRetryTable = _empty(ProviderRetryTable)
 
-    def should_retry(self, message: Any) -> bool:
+    def should_retry(self, message: "AssistantMessage") -> bool:
         """Whether an error reply is worth another attempt (AgentSession's auto-retry asks)."""
         from pi_core.llm.retry import is_retryable_error
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     _T = TypeVar("_T")
 
 Scope = str  # "global" | "project"
-MISSING: Any = object()
+MISSING: object = object()
 
 
 class SettingsError(SlotRecord):

@@ -16,7 +16,7 @@ from pi_core.types import AssistantMessage, ImageContent, Message, ToolCall, Use
 
 S = TypeVar("S")  # what one converted segment hands the next (renamed tool-call ids, a running index...)
 
-Convert = Callable[[Sequence[Message], S, list[Any]], None]
+Convert = Callable[[Sequence[Message], S, list[Any]], None]  # open: the wire's message items, its JSON
 
 
 class JsonTexts:
@@ -37,11 +37,11 @@ class SharedItems(list[Any]):
 
     __slots__ = ("end", "json", "start")
 
-    def __init__(self, items: list[Any], start: int, end: int, json: JsonTexts) -> None:
+    def __init__(self, items: list[Any], start: int, end: int, json: JsonTexts) -> None:  # open: wire items, JSON
         super().__init__(items)
         self.start, self.end, self.json = start, end, json
 
-    def after(self, head: list[Any]) -> SharedItems:
+    def after(self, head: list[Any]) -> SharedItems:  # open: wire items, JSON
         """``head`` (this request's own items) followed by these."""
         return SharedItems([*head, *self], self.start + len(head), self.end + len(head), self.json)
 

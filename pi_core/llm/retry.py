@@ -64,7 +64,7 @@ def is_retryable_error(message: AssistantMessage) -> bool:
     return bool(re.search(RETRYABLE_ERROR_PATTERN, without_origin(message.error_message), re.IGNORECASE))
 
 
-def retry_after_from_headers(headers: Mapping[str, str] | Any) -> float | None:
+def retry_after_from_headers(headers: Mapping[str, str]) -> float | None:
     """Seconds a server asks us to wait: ``retry-after-ms`` (OpenAI, Anthropic) before ``retry-after``."""
     for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
         value = headers.get(name)

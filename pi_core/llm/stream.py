@@ -26,8 +26,9 @@ from __future__ import annotations
 import json
 import re
 import weakref
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import ProviderError
 from pi_core.llm.tool_json import parse_partial_json
@@ -43,6 +44,10 @@ from pi_core.types import (
     ThinkingContent,
     ToolCall,
 )
+
+if TYPE_CHECKING:
+    from pi_core.providers import ApiProvider, StreamOptions
+    from pi_core.types import Context
 
 ABORTED_TEXT = "Request was aborted"
 UNKNOWN_ERROR_TEXT = "An unknown error occurred"
@@ -74,7 +79,7 @@ def _remember(message: AssistantMessage, info: FailureInfo) -> None:
     _FAILURES[key] = info
 
 
-def error_text(exc: BaseException | Any) -> str:
+def error_text(exc: BaseException | object) -> str:
     """An exception's message; a non-exception value is shown as JSON (Pi's rule)."""
     if isinstance(exc, BaseException):
         return str(exc) or type(exc).__name__
@@ -86,7 +91,7 @@ def error_text(exc: BaseException | Any) -> str:
         return repr(exc)
 
 
-def error_event(message: AssistantMessage, exc: BaseException | Any, aborted: bool,
+def error_event(message: AssistantMessage, exc: BaseException | object, aborted: bool,
                 info: FailureInfo | None = None) -> AssistantMessageEvent:
     """Finish ``message`` as failed and return the terminal ``error`` event (partial content kept)."""
     message.stop_reason = "aborted" if aborted else "error"
@@ -134,7 +139,7 @@ class MessageBuilder:
         self.message.stop_reason = reason
         return AssistantMessageEvent(type="done", reason=reason, message=self.message)
 
-    def error(self, exc: BaseException | Any, aborted: bool = False,
+    def error(self, exc: BaseException | object, aborted: bool = False,
               info: FailureInfo | None = None) -> AssistantMessageEvent:
         return error_event(self.message, exc, aborted, info)
 
@@ -250,7 +255,8 @@ class MessageBuilder:
         return AssistantMessageEvent(type=kind, content_index=index, partial=self.message, **fields)
 
 
-async def safe_stream(provider: Any, model: Model, context: Any, options: Any) -> Any:
+async def safe_stream(provider: ApiProvider, model: Model, context: Context, options: StreamOptions
+                      ) -> AsyncGenerator[AssistantMessageEvent, None]:
     """``provider.stream(...)`` with the provider contract enforced: a plugin that raises anyway (or
     ends without a terminal event) still produces exactly one terminal ``error`` event."""
     last: AssistantMessageEvent | None = None

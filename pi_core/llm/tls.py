@@ -15,7 +15,10 @@ import ssl
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import socket
 
 _LOCK = threading.Lock()
 
@@ -44,13 +47,19 @@ class DeferredTrustContext(ssl.SSLContext):
                     self._pi_load = load  # the next connection tries again and raises the same error
                     raise
 
-    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
+    def wrap_bio(self, incoming: ssl.MemoryBIO, outgoing: ssl.MemoryBIO, server_side: bool = False,
+                 server_hostname: str | bytes | None = None, session: ssl.SSLSession | None = None) -> ssl.SSLObject:
         self._ensure_trust()
-        return super().wrap_bio(*args, **kwargs)
+        return super().wrap_bio(incoming, outgoing, server_side=server_side, server_hostname=server_hostname,
+                                session=session)
 
-    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
+    def wrap_socket(self, sock: socket.socket, server_side: bool = False, do_handshake_on_connect: bool = True,
+                    suppress_ragged_eofs: bool = True, server_hostname: str | bytes | None = None,
+                    session: ssl.SSLSession | None = None) -> ssl.SSLSocket:
         self._ensure_trust()
-        return super().wrap_socket(*args, **kwargs)
+        return super().wrap_socket(sock, server_side=server_side, do_handshake_on_connect=do_handshake_on_connect,
+                                   suppress_ragged_eofs=suppress_ragged_eofs, server_hostname=server_hostname,
+                                   session=session)
 
 
 def default_context() -> ssl.SSLContext:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
@@ -11,6 +11,7 @@ from pi_core.types import AssistantMessage, Context, Model, TextContent, UserMes
 
 if TYPE_CHECKING:
     from pi_core.session.parts import ModelSource, StreamFn
+    from pi_core.types import Message
 
 
 class SessionModels:
@@ -31,7 +32,7 @@ class SessionModels:
         provider = model if isinstance(model, str) else model.provider
         return self._api_key() is not None or (self._models is not None and self._models.has_auth(provider))
 
-    async def complete(self, model: Model, messages: list[Any], *, system_prompt: str | None = None,
+    async def complete(self, model: Model, messages: Sequence[str | Message], *, system_prompt: str | None = None,
                        reasoning: str | None = None, max_tokens: int | None = None,
                        signal: AbortSignal | None = None) -> AssistantMessage:
         """One model call outside the conversation (strings become user messages); the final message,

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from pi_core.loader.plugins import PluginSet
     from pi_core.models.oauth import OAuthFlow, RequestAuth
     from pi_core.providers import VirtualModel
+    from pi_core.session.parts import SettingsStore
 
 DISCOVERY_TIMEOUT_S = 0.8
 
@@ -145,7 +146,7 @@ class ModelRegistry:
             self._table = self._table.replaced({provider for provider, _id in virtual}, dict.fromkeys(virtual),
                                                [ModelEntry.of(m) for m in virtual.values()])
 
-    def discover(self, settings: Any = None, timeout_s: float = DISCOVERY_TIMEOUT_S) -> None:
+    def discover(self, settings: SettingsStore | None = None, timeout_s: float = DISCOVERY_TIMEOUT_S) -> None:
         """Ask ``pi_discover_models`` plugins (local servers) what they serve now, and rebuild the list."""
         if self.plugins is None or not hasattr(self.plugins.pm.hook, "pi_discover_models"):
             return

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.providers import VirtualModel
 from pi_core.signals import AbortSignal
-from pi_core.types import THINKING_LEVELS, Model
+from pi_core.types import THINKING_LEVELS, Message, Model
 
 if TYPE_CHECKING:
     from pi_core.sessions.manager import SessionManager
@@ -32,9 +32,9 @@ class ModelRouteRequest:
     model: Model
     thinking_level: str
     reason: str
-    messages: list[Any]
+    messages: list[Message]
     find: Callable[[str, str], Model | None]  # a catalog model by provider and id
-    state: Any = None
+    state: Any = None  # open: the router plugin's own JSON
     signal: AbortSignal = field(default_factory=AbortSignal)
 
 
@@ -44,7 +44,7 @@ class ModelRoute:
 
     model: Model
     thinking_level: str = "off"
-    state: Any = None
+    state: Any = None  # open: the router plugin's own JSON
 
 
 class Catalog(Protocol):
@@ -62,7 +62,7 @@ def catalog_entry(virtual: VirtualModel) -> Model:
                  input=["text", "image"], context_window=virtual.context_window, max_tokens=virtual.max_tokens)
 
 
-def branch_state(store: SessionManager, model: Model) -> Any:
+def branch_state(store: SessionManager, model: Model) -> Any:  # open: the router plugin's own JSON
     """The router state last stored for ``model`` on the current branch (None when there is none): the JSON
     the router plugin chose to keep, open by nature."""
     for entry in reversed(store.get_branch()):

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.errors import PiError
 from pi_core.resources.colors import (
@@ -23,6 +23,9 @@ from pi_core.resources.colors import (
     parse_color,
     xterm_to_rgb,
 )
+
+if TYPE_CHECKING:
+    from os import PathLike
 
 REQUIRED_COLORS: tuple[str, ...] = (
     "accent", "border", "borderAccent", "borderMuted", "success", "error", "warning", "muted", "dim", "text",
@@ -291,7 +294,32 @@ def setting_theme_paths(global_settings: Mapping[str, Any], project_settings: Ma
     return paths
 
 
-def session_theme(session: Any, args: Any = None, name: str | None = None) -> tuple[Theme, ThemeSet, list[str]]:
+class SessionDirectory(Protocol):
+    """Where a session works (its ``SessionConfig``)."""
+
+    @property
+    def cwd(self) -> str | PathLike[str]: ...
+
+
+class ThemedSession(Protocol):
+    """What ``session_theme`` reads of a running session (``pi_core.session.AgentSession``); its ``settings``
+    too, when it has them."""
+
+    @property
+    def config(self) -> SessionDirectory:
+        """Relative theme paths resolve from its ``cwd``."""
+
+    @property
+    def prompt_source(self) -> object:
+        """Its ``theme_paths`` (what plugins contributed), when it has them."""
+
+    @property
+    def project_trusted(self) -> bool:
+        """Whether the project's themes count."""
+
+
+def session_theme(session: ThemedSession, args: object = None, name: str | None = None
+                  ) -> tuple[Theme, ThemeSet, list[str]]:
     """The theme a running session's front end uses: ``name``, else ``--use-theme``, else the ``theme``
     setting; found among the built-ins, ``--theme`` paths, the ``themes`` setting and what plugins contributed."""
     from pi_core.config_paths import agent_dir

@@ -15,8 +15,11 @@ import subprocess
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import TYPE_CHECKING, Self
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    import ssl
 
 
 class _Handler(socketserver.StreamRequestHandler):
@@ -105,7 +108,7 @@ class Certificates:
     cert: Path  # the server's certificate (for 127.0.0.1 and localhost), signed by the CA
     key: Path
 
-    def server_context(self) -> Any:
+    def server_context(self) -> ssl.SSLContext:
         import ssl
 
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

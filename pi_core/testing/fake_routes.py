@@ -15,7 +15,7 @@ class RecordedRequest:
     path: str
     query: dict[str, str]
     headers: dict[str, str]  # lower-case names
-    body: Any  # parsed JSON, or None
+    body: Any  # open: the request body, parsed JSON (None when it was none)
     raw: bytes
     wire: str | None
     arrived: float = 0.0  # time.perf_counter() when the request was read (bench: spawn → first request)

@@ -35,6 +35,7 @@ from pi_core.testing.fake_wires import (
 
 if TYPE_CHECKING:
     import threading
+    from email.message import Message
     from io import BufferedIOBase
     from socket import socket
 
@@ -64,7 +65,7 @@ class Handler(Protocol):
     """The fake server's request handler, as far as a socket needs it."""
 
     close_connection: bool
-    headers: Any
+    headers: Message
     path: str
     requestline: str
     rfile: BufferedIOBase
@@ -78,7 +79,7 @@ class Handler(Protocol):
 WIRE = "openai-codex-responses"
 
 
-def is_upgrade(headers: Any) -> bool:
+def is_upgrade(headers: Message) -> bool:
     return str(headers.get("upgrade", "")).lower() == "websocket"
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import pytest
 
@@ -40,8 +40,11 @@ if TYPE_CHECKING:
     from pi_core.agent import Agent
     from pi_core.events import AgentEvent
     from pi_core.hookspecs.entries import SessionEntry
+    from pi_core.hookspecs.results import SystemPromptOptions
+    from pi_core.session.parts import LoadedResources
     from pi_core.testing.fake_provider import FakeProvider
-    from pi_core.types import AgentMessage
+    from pi_core.testing.fake_server import FakeModelServer
+    from pi_core.types import AgentMessage, AssistantMessage
 
 FAKE_MODEL_ID = "fake-model"
 
@@ -102,14 +105,14 @@ def _fake_model() -> Any:
 class StaticPromptSource:
     """A session's prompt source for tests and embedders: a fixed system prompt and fixed resources."""
 
-    resources: Any = None
+    resources: LoadedResources | None = None
     text: str = ""
 
-    def build(self, tools: list[Tool], options: Any = None) -> str:
+    def build(self, tools: list[Tool], options: SystemPromptOptions | None = None) -> str:
         return self.text + ("".join(f"\n\n<{k}>\n{v}\n</{k}>" for k, v in options.sections.items())
                             if options is not None else "")
 
-    def options(self, tools: list[Tool]) -> Any:
+    def options(self, tools: list[Tool]) -> SystemPromptOptions:
         from pi_core.hookspecs.results import SystemPromptOptions
 
         return SystemPromptOptions(selected_tools=[t.name for t in tools])
@@ -117,7 +120,8 @@ class StaticPromptSource:
     def reload(self) -> None:
         return None
 
-    def add_resource_paths(self, owner: str, skills: list[Any], prompts: list[Any], themes: list[Any]) -> None:
+    def add_resource_paths(self, owner: str, skills: Sequence[str | Path], prompts: Sequence[str | Path],
+                           themes: Sequence[str | Path]) -> None:
         return None
 
 
@@ -184,7 +188,14 @@ class Conversation:
         return [t.name for t in self.provider.contexts[request].tools or []]
 
 
-async def run_conversation_async(source: Registry | LoadedPlugins | Iterable[Tool], replies: Sequence[Any],
+class ConversationOptions(TypedDict, total=False):
+    """``run_conversation``'s keywords, passed on to ``run_conversation_async``."""
+
+    system_prompt: str
+    extras: dict[str, Any] | None  # open: values passed by key to ToolContext.extras
+
+
+async def run_conversation_async(source: Registry | LoadedPlugins | Iterable[Tool], replies: Sequence[AssistantMessage],
                                  prompt: str, cwd: str | Path, *, system_prompt: str = "",
                                  extras: dict[str, Any] | None = None) -> Conversation:  # open: values passed by key to ToolContext.extras
     """Prompt an ``Agent`` whose model is a ``FakeProvider`` replaying ``replies`` (``fake_provider.reply``)."""
@@ -204,15 +215,15 @@ async def run_conversation_async(source: Registry | LoadedPlugins | Iterable[Too
     return convo
 
 
-def run_conversation(source: Registry | LoadedPlugins | Iterable[Tool], replies: Sequence[Any], prompt: str,
-                     cwd: str | Path, **kwargs: Any) -> Conversation:
+def run_conversation(source: Registry | LoadedPlugins | Iterable[Tool], replies: Sequence[AssistantMessage],
+                     prompt: str, cwd: str | Path, **kwargs: Unpack[ConversationOptions]) -> Conversation:
     return asyncio.run(run_conversation_async(source, replies, prompt, cwd, **kwargs))
 
 
 # --- the real ``pi`` command against FakeModelServer ------------------------------------------------
 
 
-def write_fake_models(agent_dir: str | Path, server: Any, api: str = "google-generative-ai") -> Path:
+def write_fake_models(agent_dir: str | Path, server: FakeModelServer, api: str = "google-generative-ai") -> Path:
     """Write ``models.json`` so ``pi --provider fake --model fake-model`` talks to ``server`` on ``api``.
 
     The Google wire is the default because pi speaks it without importing a vendor SDK (fast start).

@@ -9,10 +9,11 @@ pointing at a ``FakeModelServer``.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypedDict, Unpack
 
 from pi_core.providers import StreamOptions
+from pi_core.signals import AbortSignal
 from pi_core.testing.fake_server import FakeModelServer
 from pi_core.types import (
     AssistantMessage,
@@ -20,11 +21,12 @@ from pi_core.types import (
     Context,
     Model,
     ModelCost,
+    ToolDefinition,
     UserMessage,
 )
 
 
-def model_for(server: FakeModelServer, api: str, **fields: Any) -> Model:
+def model_for(server: FakeModelServer, api: str, **fields: object) -> Model:
     """A Model served by ``server`` on ``api``'s wire (id ``test-model``, costs 3/15/0.3/3.75 per million)."""
     values: dict[str, Any] = {"id": "test-model", "name": "Test Model", "api": api, "provider": "test",
                               "base_url": server.base_url_for(api), "max_tokens": 16384,
@@ -33,17 +35,52 @@ def model_for(server: FakeModelServer, api: str, **fields: Any) -> Model:
     return Model(**values)
 
 
-def anthropic_model(server: FakeModelServer, **fields: Any) -> Model:
+def anthropic_model(server: FakeModelServer, **fields: object) -> Model:
     fields.setdefault("id", "claude-test")
     fields.setdefault("provider", "anthropic")
     return model_for(server, "anthropic-messages", **fields)
 
 
-def user_context(text: str = "Hello", **fields: Any) -> Context:
+
+class ContextFields(TypedDict, total=False):
+    """``Context``'s fields besides its messages, by keyword (``user_context``)."""
+
+    system_prompt: str | None
+    tools: list[ToolDefinition] | None
+
+
+class StreamOptionsFields(TypedDict, total=False):
+    """``StreamOptions``' fields by keyword (``options``); each has the type its field has there."""
+
+    signal: AbortSignal
+    api_key: str | None
+    reasoning: str | None
+    thinking_budgets: dict[str, int] | None
+    max_tokens: int | None
+    temperature: float | None
+    session_id: str | None
+    cache_retention: str | None
+    headers: dict[str, str] | None
+    timeout_s: float | None
+    idle_timeout_s: float | None
+    max_retries: int | None
+    transport: str | None
+    websocket_connect_timeout_s: float | None
+    tool_choice: Any  # open: the provider's own tool_choice JSON
+    metadata: dict[str, Any] | None  # open: request metadata, JSON the provider sends as given
+    on_payload: Callable[[dict[str, Any], Model], object] | None  # open: the provider's JSON request body
+    on_response: Callable[[dict[str, Any], Model], object] | None  # open: the response's status and headers, JSON
+    on_headers: Callable[[dict[str, str | None], Model], object] | None
+    on_stream_event: Callable[[Any, Model], object] | None  # open: one decoded wire event, the provider's JSON
+    http_client: object  # an injected httpx2.AsyncClient (tests use MockTransport)
+    env: dict[str, str] | None
+
+
+def user_context(text: str = "Hello", **fields: Unpack[ContextFields]) -> Context:
     return Context(messages=[UserMessage(content=text)], **fields)
 
 
-def options(**fields: Any) -> StreamOptions:
+def options(**fields: Unpack[StreamOptionsFields]) -> StreamOptions:
     """StreamOptions with a dummy key and the SDK's own retries off (tests script every attempt)."""
     fields.setdefault("api_key", "test-key")
     fields.setdefault("max_retries", 0)

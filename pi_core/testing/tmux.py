@@ -12,10 +12,10 @@ import shlex
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 WIDTH, HEIGHT = 110, 40
 PI = [sys.executable, "-c", "from pi_core.app.cli import cli; cli()"]
@@ -105,12 +105,21 @@ class Tmux:
         raise AssertionError(f"{text!r} never was the pane title (last: {self.pane_title()!r})")
 
 
+class PiCommand(Protocol):
+    """How ``TmuxPi`` starts pi: the arguments after ``pi`` for a plugin, the environment and the directory."""
+
+    @property
+    def cwd(self) -> object: ...  # where pi starts, read with str()
+    def args(self, plugin: str | None, *args: str) -> list[str]: ...
+    def env(self) -> Mapping[str, str]: ...
+
+
 @dataclass
 class TmuxPi:
     """pi running in a tmux session for one test; ``start`` (re)starts it, ``EXITED=<code>`` shows its end."""
 
     tmux: Tmux
-    runner: Any  # has args(plugin, *args) -> list[str], env() -> dict, cwd
+    runner: PiCommand
 
     def start(self, plugin: str | None, *args: str, env: dict[str, str] | None = None, width: int = WIDTH,
               height: int = HEIGHT, tui_mode: str | None = "regular") -> None:
@@ -136,7 +145,7 @@ class TmuxPi:
 
 
 @contextmanager
-def tmux_pi(runner: Any, name: str) -> Iterator[TmuxPi]:
+def tmux_pi(runner: PiCommand, name: str) -> Iterator[TmuxPi]:
     """A TmuxPi on its own tmux server (socket named after ``name`` and this process), killed at the end."""
     tmux = Tmux(f"pi-{name}-{os.getpid()}-{id(runner)}", "pi")
     try:

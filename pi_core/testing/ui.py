@@ -12,7 +12,7 @@ from pi_core.ui import UI, ComponentFactory, NotifyLevel, WidgetPlacement
 class RecordedUI(UI):
     """A UI for tests and embedders: records every call, answers dialogs from ``answers`` (in order)."""
 
-    answers: list[Any] = field(default_factory=list)
+    answers: list[object] = field(default_factory=list)
     calls: list[tuple[str, tuple[object, ...]]] = field(default_factory=list)
     has_ui: bool = True
 

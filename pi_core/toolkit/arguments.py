@@ -19,7 +19,7 @@ class PiArguments:
 
         return check_call(tool, call)
 
-    def build(self, tool: Tool, validated: dict[str, Any]) -> Any:
+    def build(self, tool: Tool, validated: dict[str, Any]) -> Any:  # open: tool arguments: JSON in, a model or JSON out
         from pi_core.toolkit.validation import tool_args
 
         return tool_args(tool, validated)

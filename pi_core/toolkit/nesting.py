@@ -3,12 +3,10 @@ them recursively (settings files, models.json and models.toml)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 MAX_NESTING = 64
 
 
-def nesting_depth(value: Any) -> int:
+def nesting_depth(value: object) -> int:
     """How deep lists and tables nest (a scalar is 0), without recursing; counting stops past MAX_NESTING."""
     deepest, stack = 0, [(value, 0)]
     while stack:

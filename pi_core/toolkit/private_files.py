@@ -9,7 +9,6 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 
 @contextlib.contextmanager
@@ -32,7 +31,7 @@ def lock_path(path: Path) -> Path:
     return path.with_name(path.name + ".lock")
 
 
-def write_private_json(path: Path, data: Any) -> None:
+def write_private_json(path: Path, data: object) -> None:
     """Replace ``path`` with ``data`` as indented JSON, mode 0600, atomically (a temp file renamed over it)."""
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".json", dir=path.parent)

@@ -91,7 +91,7 @@ def redact(text: str) -> str:
     return re.sub(SECRET_PATTERN, REDACTED, text)
 
 
-def redact_value(value: Any) -> Any:
+def redact_value(value: Any) -> Any:  # open: a JSON-like value, given back in the same shape
     """A copy of JSON-like ``value`` with every string (keys included) redacted."""
     if isinstance(value, str):
         return redact(value)

@@ -7,14 +7,17 @@ or ``invalidate()`` changes, so treat a returned list as read-only (copy before 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.tui.width import truncate_to_width, visible_width, wrap_ansi
+
+if TYPE_CHECKING:
+    from pi_core.ui import Component
 
 Style = Callable[[str], str]
 
 
-def render_child(child: Any, width: int) -> list[str]:
+def render_child(child: Component, width: int) -> list[str]:
     """A child's lines at ``width``, each cut to ``width`` whatever the child returned."""
     return [truncate_to_width(str(line), width) for line in child.render(max(1, width)) or []]
 
@@ -106,13 +109,13 @@ class Container:
     """Children drawn one below the other. Keys go nowhere by default: a parent routes them to the child
     that should have them."""
 
-    def __init__(self, *children: Any) -> None:
+    def __init__(self, *children: Component) -> None:
         self.children: list[Any] = list(children)
 
-    def add_child(self, component: Any) -> None:
+    def add_child(self, component: Component) -> None:
         self.children.append(component)
 
-    def remove_child(self, component: Any) -> None:
+    def remove_child(self, component: Component) -> None:
         if component in self.children:
             self.children.remove(component)
 

@@ -8,14 +8,19 @@ feeding the keys it translates (``super().handle_input("\\x1b[D")`` moves left).
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from pi_core.tui.keys import KeyMatcher
+    from pi_core.ui import Theme, TuiHandle
 
 
 class EditorHost(Protocol):
     """What the interactive UI gives a custom editor: pi's own editing and drawing."""
 
     def default_input(self, data: str) -> None: ...
-    def default_render(self, width: int, border: Any = None) -> list[str]: ...
+    def default_render(self, width: int, border: Callable[[str], str] | None = None) -> list[str]: ...
     def get_text(self) -> str: ...
     def set_text(self, text: str) -> None: ...
 
@@ -23,7 +28,8 @@ class EditorHost(Protocol):
 class CustomEditor:
     """Keys (``handle_input(data)``, Pi's terminal key data) and lines (``render(width)``) of the editor."""
 
-    def __init__(self, tui: Any, theme: Any, keybindings: Any, options: dict[str, Any] | None = None) -> None:
+    def __init__(self, tui: TuiHandle, theme: Theme, keybindings: KeyMatcher,
+                 options: dict[str, Any] | None = None) -> None:  # open: the plugin's own editor options, kept as given
         self.tui = tui
         self.theme = theme
         self.keybindings = keybindings

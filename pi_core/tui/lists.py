@@ -12,7 +12,7 @@ from pi_core.tui.keys import KeyMatcher, as_keybindings
 from pi_core.tui.width import truncate_to_width, visible_width, wrap_ansi
 
 if TYPE_CHECKING:
-    from pi_core.ui import Theme
+    from pi_core.ui import Component, Theme
 
 Style = Callable[[str], str]
 
@@ -162,7 +162,7 @@ class SettingItem:
     current_value: str
     values: list[str] = field(default_factory=list)
     description: str | None = None
-    submenu: Callable[[str, Callable[[str | None], None]], Any] | None = None
+    submenu: Callable[[str, Callable[[str | None], None]], Component] | None = None
 
 
 @dataclass

@@ -6,12 +6,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.signals import AbortSignal
 from pi_core.tui.components import Container, DynamicBorder, Spacer, Text
 from pi_core.tui.keys import KeyMatcher, as_keybindings, key_hint
 from pi_core.ui import WorkingIndicator
+
+if TYPE_CHECKING:
+    from pi_core.ui import Theme, TuiHandle
 
 SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 INTERVAL_MS = 80
@@ -23,8 +26,9 @@ class Loader(Text):
     loop runs (``start()`` is called for you), asking ``tui.request_render()`` each time; ``stop()`` ends it.
     A custom ``indicator`` is drawn verbatim (not coloured); ``[]`` frames draw the message alone."""
 
-    def __init__(self, tui: Any = None, spinner_style: Style | None = None, message_style: Style | None = None,
-                 message: str = "Loading...", indicator: WorkingIndicator | None = None) -> None:
+    def __init__(self, tui: TuiHandle | None = None, spinner_style: Style | None = None,
+                 message_style: Style | None = None, message: str = "Loading...",
+                 indicator: WorkingIndicator | None = None) -> None:
         super().__init__("", 1, 0)
         self.tui = tui
         self.spinner_style = spinner_style or (lambda s: s)
@@ -92,9 +96,9 @@ class CancellableLoader(Loader):
     """A loader whose ``signal`` fires when the user presses Escape (``tui.select.cancel``); ``on_abort``
     is called then too. Pass ``loader.signal`` to the work (``ctx.model_registry.complete(..., signal=)``)."""
 
-    def __init__(self, tui: Any = None, spinner_style: Style | None = None, message_style: Style | None = None,
-                 message: str = "Loading...", indicator: WorkingIndicator | None = None, *,
-                 keybindings: KeyMatcher | None = None) -> None:
+    def __init__(self, tui: TuiHandle | None = None, spinner_style: Style | None = None,
+                 message_style: Style | None = None, message: str = "Loading...",
+                 indicator: WorkingIndicator | None = None, *, keybindings: KeyMatcher | None = None) -> None:
         self.signal = AbortSignal()
         self.on_abort: Callable[[], Any] | None = None
         self.keybindings = as_keybindings(keybindings)
@@ -114,7 +118,7 @@ class CancellableLoader(Loader):
 class BorderedLoader(Container):
     """A loader between two rules, with a cancel hint when ``cancellable`` (Escape aborts ``signal``)."""
 
-    def __init__(self, tui: Any, theme: Any, message: str, *, cancellable: bool = True,
+    def __init__(self, tui: TuiHandle | None, theme: Theme, message: str, *, cancellable: bool = True,
                  keybindings: KeyMatcher | None = None) -> None:
         super().__init__()
         self.cancellable = cancellable

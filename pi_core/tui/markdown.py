@@ -33,7 +33,7 @@ class Markdown:
     """Markdown with ``padding_x`` columns each side and ``padding_y`` blank lines above and below; headings,
     code, links, quotes and bullets take the theme's ``md*`` colours when ``theme`` has ``colors``."""
 
-    def __init__(self, text: str = "", padding_x: int = 1, padding_y: int = 0, theme: Any = None) -> None:
+    def __init__(self, text: str = "", padding_x: int = 1, padding_y: int = 0, theme: object = None) -> None:
         self.text = text
         self.padding_x = padding_x
         self.padding_y = padding_y

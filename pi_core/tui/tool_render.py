@@ -10,9 +10,12 @@ A renderer built with ``with_context=True`` is drawn as ``call(args, theme, cont
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.render import Renderer, RenderOptions
+
+if TYPE_CHECKING:
+    from pi_core.ui import Theme
 
 __all__ = ["ToolRenderContext", "draw_call", "draw_result"]
 
@@ -38,14 +41,14 @@ class ToolRenderContext:
         return RenderOptions(expanded=self.expanded, is_partial=self.is_partial, is_error=self.is_error)
 
 
-def draw_call(renderer: Renderer, theme: Any, context: ToolRenderContext) -> Any:
+def draw_call(renderer: Renderer, theme: Theme, context: ToolRenderContext) -> object:
     """The call slot: what the renderer returns (a str, a rich renderable or a component)."""
     if renderer.with_context:
         return renderer.call(context.args, theme, context)
     return renderer.call(context.args)
 
 
-def draw_result(renderer: Renderer, result: Any, theme: Any, context: ToolRenderContext) -> Any:
+def draw_result(renderer: Renderer, result: object, theme: Theme, context: ToolRenderContext) -> object:
     """The result slot for ``result`` (final or partial); None when the renderer draws no result."""
     if renderer.result is None:
         return None

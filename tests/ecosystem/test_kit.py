@@ -111,3 +111,21 @@ def test_run_pi_against_the_fake_server(tmp_path: Path) -> None:
         assert result.returncode == 0, result.stderr
         assert result.stdout == "hello from the fake\n"
         assert server.requests[0].path.startswith("/v1beta/models/fake-model:streamGenerateContent")
+
+
+def test_the_kits_keyword_types_name_the_fields_they_fill() -> None:
+    """``options(**fields)``, ``user_context(**fields)`` and ``run_conversation(**kwargs)`` are typed by TypedDicts
+    that repeat the fields of what they build: a field added there and not here would go untyped for callers."""
+    import dataclasses
+    import inspect
+
+    from pi_core.providers import StreamOptions
+    from pi_core.testing.kit import ConversationOptions, run_conversation_async
+    from pi_core.testing.streams import ContextFields, StreamOptionsFields
+    from pi_core.types import Context
+
+    assert set(StreamOptionsFields.__annotations__) == {f.name for f in dataclasses.fields(StreamOptions)}
+    assert set(ContextFields.__annotations__) == set(Context.model_fields) - {"messages"}
+    keywords = [p.name for p in inspect.signature(run_conversation_async).parameters.values()
+                if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    assert set(ConversationOptions.__annotations__) == set(keywords)

@@ -23,7 +23,7 @@ class Poll:
     """One answer of the token endpoint: ``complete`` (with ``value``), ``pending``, ``slow_down`` or ``failed``."""
 
     status: Literal["complete", "pending", "slow_down", "failed"]
-    value: Any = None
+    value: Any = None  # open: what the token endpoint answered, as the sign-in flow reads it (JSON or parts of it)
     message: str = ""
     interval_s: float | None = None
 
@@ -41,7 +41,7 @@ def still_waiting(body: dict[str, Any]) -> Poll | None:  # open: the OAuth serve
     return None
 
 async def poll_device_flow(poll: Callable[[], Awaitable[Poll]], *, interval_s: float | None,
-                           expires_in_s: float | None, wait_first: bool = True) -> Any:
+                           expires_in_s: float | None, wait_first: bool = True) -> Any:  # open: the answer (Poll.value)
     """Call ``poll`` until it completes; raises OAuthError when it fails or the code expires."""
     deadline = time.monotonic() + expires_in_s if expires_in_s else float("inf")
     interval = max(MINIMUM_INTERVAL_S, interval_s if interval_s is not None else DEFAULT_INTERVAL_S)
