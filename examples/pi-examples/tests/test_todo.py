@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from pi_examples.todo import Todo, TodoListComponent, render_result
 
 from pi_core import ToolResult
+from pi_core.sdk import create_session
 from pi_core.testing.fake_script import Reply
 from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
@@ -68,7 +71,7 @@ def test_the_todos_panel_counts_and_closes_on_escape() -> None:
 def test_tool_rows_say_what_changed() -> None:
     result = ToolResult(content=[TextContent(text="Added todo #1: milk")],
                         details={"action": "add", "todos": [{"id": 1, "text": "milk", "done": False}], "nextId": 2})
-    assert strip_ansi(render_result(result, False, False)) == "✓ Added #1 milk"
+    assert strip_ansi(render_result(result, False, False, PlainTheme())) == "✓ Added #1 milk"
 
 
 @needs_tmux
@@ -88,3 +91,25 @@ def test_the_tool_rows_and_the_todos_panel_on_screen(example) -> None:
         assert "✓ #1 milk" in rows and "○ #2 eggs" in rows and any(r.startswith("─── Todos ─") for r in rows)
         tui.tmux.keys("Escape")
         tui.tmux.wait_gone("1/2 completed")
+
+
+def test_two_sessions_in_one_process_keep_their_own_lists(example, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The list is the session's (a class plugin instance each): one SDK process, two sessions, no crosstalk.
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(example.home))
+    asyncio.run(_two_sessions(example))
+
+
+async def _two_sessions(example) -> None:
+    first = await create_session(cwd=example.cwd, model="fake/fake-model", plugins=["plugin:todo"])
+    second = await create_session(cwd=example.cwd, model="fake/fake-model", plugins=["plugin:todo"])
+    example.server.add(Reply(tool_calls=[("todo", {"action": "add", "text": "milk"})]), Reply(text="added"),
+                       Reply(tool_calls=[("todo", {"action": "list"})]), Reply(text="listed"),
+                       Reply(tool_calls=[("todo", {"action": "list"})]), Reply(text="listed"))
+    await first.prompt("add milk")
+    await second.prompt("list")
+    await first.prompt("list")
+    assert example.tool_results(1) == ["Added todo #1: milk"]
+    assert example.tool_results(3) == ["No todos"]
+    assert example.tool_results(5) == ["[ ] #1: milk"]
+    await first.dispose()
+    await second.dispose()
