@@ -8,7 +8,6 @@ import pytest
 from pi_examples.todo import Todo, TodoListComponent, render_result
 
 from pi_core import ToolResult
-from pi_core.sdk import create_session
 from pi_core.testing.fake_script import Reply
 from pi_core.testing.tmux import tmux_available, tmux_pi
 from pi_core.tui import strip_ansi
@@ -93,23 +92,18 @@ def test_the_tool_rows_and_the_todos_panel_on_screen(example) -> None:
         tui.tmux.wait_gone("1/2 completed")
 
 
-def test_two_sessions_in_one_process_keep_their_own_lists(example, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The list is the session's (a class plugin instance each): one SDK process, two sessions, no crosstalk.
-    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(example.home))
-    asyncio.run(_two_sessions(example))
+def test_two_sessions_in_one_process_keep_their_own_lists(example, sdk_sessions) -> None:
+    asyncio.run(_two_sessions(example, sdk_sessions))
 
 
-async def _two_sessions(example) -> None:
-    first = await create_session(cwd=example.cwd, model="fake/fake-model", plugins=["plugin:todo"])
-    second = await create_session(cwd=example.cwd, model="fake/fake-model", plugins=["plugin:todo"])
+async def _two_sessions(example, sdk_sessions) -> None:
     example.server.add(Reply(tool_calls=[("todo", {"action": "add", "text": "milk"})]), Reply(text="added"),
                        Reply(tool_calls=[("todo", {"action": "list"})]), Reply(text="listed"),
                        Reply(tool_calls=[("todo", {"action": "list"})]), Reply(text="listed"))
-    await first.prompt("add milk")
-    await second.prompt("list")
-    await first.prompt("list")
+    async with sdk_sessions("todo") as (first, second):
+        await first.prompt("add milk")
+        await second.prompt("list")
+        await first.prompt("list")
     assert example.tool_results(1) == ["Added todo #1: milk"]
     assert example.tool_results(3) == ["No todos"]
     assert example.tool_results(5) == ["[ ] #1: milk"]
-    await first.dispose()
-    await second.dispose()
