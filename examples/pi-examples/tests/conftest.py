@@ -7,11 +7,12 @@ pi sent (``server.requests``). The project folder is ``example.cwd``, the agent 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 import pytest
 
 from pi_core.modes.rpc.client import RpcClient
+from pi_core.sdk import Session, create_session
 from pi_core.testing.fake_server import FakeModelServer
 from pi_core.testing.pi_home import write_models
 
@@ -188,3 +190,27 @@ def example(tmp_path: Path) -> Iterator[ExamplePi]:
         yield runner
         for client in runner.clients:
             client.stop()
+
+
+SdkSessions = Callable[..., contextlib.AbstractAsyncContextManager[list[Session]]]
+
+
+@pytest.fixture
+def sdk_sessions(example: ExamplePi, monkeypatch: pytest.MonkeyPatch) -> SdkSessions:
+    """``async with sdk_sessions("todo") as (first, second):`` two SDK sessions in this one process, each with the
+    example on, in ``example.cwd`` with ``example.home`` as the agent dir: what one session's plugin keeps must
+    not show in the other (a class plugin has an instance per session; a module global would be shared)."""
+    monkeypatch.setenv("PI_CODING_AGENT_DIR", str(example.home))
+
+    @contextlib.asynccontextmanager
+    async def sessions(name: str, count: int = 2) -> AsyncIterator[list[Session]]:
+        made: list[Session] = []
+        try:
+            for _ in range(count):
+                made.append(await create_session(cwd=example.cwd, model="fake/fake-model", plugins=[f"plugin:{name}"]))
+            yield made
+        finally:
+            for session in made:
+                await session.dispose()
+
+    return sessions

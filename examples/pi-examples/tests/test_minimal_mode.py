@@ -2,14 +2,38 @@
 
 from __future__ import annotations
 
-import pytest
+from types import SimpleNamespace
 
+import pytest
+from pi_examples.minimal_mode import MinimalMode
+
+from pi_core import ToolResult
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.tmux import tmux_available, tmux_pi
+from pi_core.types import TextContent
+from pi_core.ui import PlainTheme
 
-pytestmark = pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
+
+class Marking(PlainTheme):
+    """Colours shown as ``<colour:text>``, so a test sees which theme drew a row."""
+
+    def fg(self, color: str, text: str) -> str:
+        return f"<{color}:{text}>"
 
 
+def test_the_rows_use_the_theme_of_their_own_session() -> None:
+    marked, plain = MinimalMode(), MinimalMode()
+    marked.pi_session_start(SimpleNamespace(ui=SimpleNamespace(theme=Marking())), "startup")  # type: ignore[arg-type]
+    draw = {r.tool_name: r for r in marked.pi_renderers()}
+    assert draw["ls"].call({"path": "src", "limit": 5}) == "<toolTitle:ls> <accent:src><toolOutput: (limit 5)>"
+    assert draw["grep"].call({"pattern": "x", "glob": "*.py", "limit": 2}) == (
+        "<toolTitle:grep> <accent:/x/><toolOutput: in .><toolOutput: (*.py)><toolOutput: limit 2>")
+    listing = ToolResult(content=[TextContent(text="a.py\nb.py\n")])
+    assert draw["find"].result(listing, False, False) == "<muted: → 2 files>"
+    assert {r.tool_name: r for r in plain.pi_renderers()}["ls"].call({"path": "src"}) == "ls src"
+
+
+@pytest.mark.skipif(not tmux_available(), reason="tmux is not installed")
 def test_call_lines_only(example) -> None:
     (example.cwd / "notes.txt").write_text("first secret line\nsecond line\n")
     for name in ("a.py", "b.py", "c.py"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -212,3 +213,17 @@ def test_stay_refine_and_toggling_off(example, ui) -> None:
     mark = client.event_count()
     assert client.new_session() == {"cancelled": False}
     ui(client, "setStatus", after=mark, statusKey="plan-mode", statusText=PLANNING)
+
+
+def test_two_sessions_in_one_process_keep_their_own_mode(example, sdk_sessions) -> None:
+    asyncio.run(_two_sessions(example, sdk_sessions))
+
+
+async def _two_sessions(example, sdk_sessions) -> None:
+    example.server.add(Reply(text="normal"), Reply(text="planning"))
+    async with sdk_sessions("plan_mode") as (first, second):
+        assert await first.prompt("/plan") == "handled"
+        await second.prompt("hello")
+        await first.prompt("make a plan")
+    assert MARKER not in texts(example, 0) and tools(example, 0) == ["read", "bash", "edit", "write"]
+    assert MARKER in texts(example, 1) and "edit" not in tools(example, 1)

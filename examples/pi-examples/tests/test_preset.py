@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -70,10 +71,9 @@ def test_the_project_file_wins_and_an_unknown_flag_warns(example) -> None:
 
 
 def test_the_selector_lists_presets_and_none() -> None:
-    example_preset._state.presets = {"plan": PLAN}
-    example_preset._state.active = "plan"
+    state = example_preset.PresetState(presets={"plan": PLAN}, active="plan")
     chosen: list[object] = []
-    selector = example_preset.PresetSelector(PlainTheme(), None, chosen.append)
+    selector = example_preset.PresetSelector(state, PlainTheme(), None, chosen.append)
     lines = [strip_ansi(line).rstrip() for line in selector.render(100)]
     assert lines[0] == "─" * 100 and " Select Preset" in lines
     row = next(line for line in lines if line.startswith("→ plan (active)"))
@@ -107,3 +107,18 @@ def test_the_selector_and_the_shortcut_on_screen(example) -> None:
         tui.command("hi")
         tui.tmux.wait_for("ok")
     assert example.system_prompt(0).endswith("PROJECT-WINS")
+
+
+def test_two_sessions_in_one_process_keep_their_own_preset(example, sdk_sessions) -> None:
+    setup(example)
+    asyncio.run(_two_sessions(example, sdk_sessions))
+
+
+async def _two_sessions(example, sdk_sessions) -> None:
+    example.server.add(Reply(text="one"), Reply(text="two"))
+    async with sdk_sessions("preset") as (first, second):
+        assert await first.prompt("/preset other") == "handled"
+        await second.prompt("hi")
+        await first.prompt("hi")
+    assert not example.system_prompt(0).endswith("PROJECT-WINS")  # the second session has no preset active
+    assert example.system_prompt(1).endswith("\n\nPROJECT-WINS")

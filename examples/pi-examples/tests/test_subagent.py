@@ -6,6 +6,7 @@ Every child is a full pi start-up, so each test runs at most three of them.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
@@ -19,9 +20,11 @@ from pi_core.testing.fake_server import RecordedRequest, Reply
 from pi_core.tools import ToolResult
 from pi_core.tui import strip_ansi
 from pi_core.types import TextContent
+from pi_core.ui import PlainTheme
 
 SCOUT = "You are SCOUT-7, a test scout."
 PLANNER = "You are PLANNER-9, a test planner."
+PLAIN = PlainTheme()  # the rows drawn uncoloured
 
 
 def write_agent(folder: Path, name: str, prompt: str, extra: str = "") -> Path:
@@ -105,15 +108,15 @@ def test_single_agent_streams_and_returns_the_child_reply(example: Any) -> None:
     assert first["stderr"] == "" and first["model"] == "fake/fake-model"
 
     # The renderer gets the final result as the end event carries it (a dict) and partials as ToolResults.
-    collapsed = strip_ansi(render.render_result(end["result"], False, False))
+    collapsed = strip_ansi(render.render_result(end["result"], False, False, PLAIN))
     result = ToolResult(content=[TextContent(text=end["result"]["content"][0]["text"])], details=details)
     assert collapsed.splitlines()[0] == "✓ scout (user)"
     assert collapsed.splitlines()[-1] == "1 turn ↑10 ↓5 $0.0001 ctx:15 fake/fake-model"
-    expanded = [strip_ansi(line).strip() for line in render.render_result(result, False, True).render(80)]
+    expanded = [strip_ansi(line).strip() for line in render.render_result(result, False, True, PLAIN).render(80)]
     assert "─── Task ───" in expanded and "find the parser" in expanded
     assert any(line.startswith("Found") for line in expanded)  # the heading drawn as Markdown, not as "## Found"
     assert not any(line.startswith("##") for line in expanded)
-    assert strip_ansi(render.render_call({"agent": "scout", "task": "find the parser"})) == \
+    assert strip_ansi(render.render_call({"agent": "scout", "task": "find the parser"}, PLAIN)) == \
         "subagent scout [user]\n  find the parser"
 
 
@@ -141,7 +144,7 @@ def test_parallel_tasks_return_every_output(example: Any) -> None:
     assert sorted(last_user_text(c) for c in children) == ["Task: alpha", "Task: beta"]
     events = [json.loads(line) for line in done.stdout.splitlines()]
     ends = [e["result"] for e in events if e["type"] == "tool_execution_end"]
-    lines = strip_ansi(render.render_result(ends[2], False, False)).splitlines()
+    lines = strip_ansi(render.render_result(ends[2], False, False, PLAIN)).splitlines()
     assert lines[0] == "✓ parallel 2/2 tasks"
     assert "Total: 2 turns ↑20 ↓10 $0.0002" in lines  # the children's usage summed, as Pi shows it
     progress = [e["partialResult"]["content"][0]["text"] for e in events if e["type"] == "tool_execution_update"]
@@ -232,3 +235,29 @@ def test_project_agents_are_confirmed_and_abort_kills_the_child(example: Any, ui
     assert _pids_with(marker) == []
     assert len(example.ui_requests(client, "confirm")) == 1
     assert own.exists()
+
+
+def test_a_session_that_ends_kills_its_own_children_only(example: Any, sdk_sessions: Any) -> None:
+    write_agent(example.home / "agents", "scout", SCOUT)
+    marker = f"stall-{os.getpid()}-{time.monotonic_ns()}"
+    route(example, [Reply(tool_calls=[("subagent", {"agent": "scout", "task": marker})]), Reply(text="stopped")],
+          {"SCOUT-7": lambda _: Reply(text="partial", stall_after=1, stall_s=60)})
+    asyncio.run(_two_sessions(example, sdk_sessions, marker))
+
+
+async def _two_sessions(example: Any, sdk_sessions: Any, marker: str) -> None:
+    async with sdk_sessions("subagent") as (first, second):
+        run = asyncio.ensure_future(first.prompt("go"))
+        deadline = time.monotonic() + 60  # until the child has asked the model (it then stalls)
+        while not split_requests(example, SCOUT)[1] and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert _pids_with(marker), "the first session's child pi should be running"
+        await second.dispose()  # the other session's shutdown leaves this child alone
+        await asyncio.sleep(0.5)
+        assert _pids_with(marker)
+        await first.dispose()  # ending its own session aborts the call, which takes the child down
+        await run
+    deadline = time.monotonic() + 10
+    while _pids_with(marker) and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert _pids_with(marker) == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from pi_examples.todo import Todo, TodoListComponent, render_result
 
@@ -68,7 +70,7 @@ def test_the_todos_panel_counts_and_closes_on_escape() -> None:
 def test_tool_rows_say_what_changed() -> None:
     result = ToolResult(content=[TextContent(text="Added todo #1: milk")],
                         details={"action": "add", "todos": [{"id": 1, "text": "milk", "done": False}], "nextId": 2})
-    assert strip_ansi(render_result(result, False, False)) == "✓ Added #1 milk"
+    assert strip_ansi(render_result(result, False, False, PlainTheme())) == "✓ Added #1 milk"
 
 
 @needs_tmux
@@ -88,3 +90,20 @@ def test_the_tool_rows_and_the_todos_panel_on_screen(example) -> None:
         assert "✓ #1 milk" in rows and "○ #2 eggs" in rows and any(r.startswith("─── Todos ─") for r in rows)
         tui.tmux.keys("Escape")
         tui.tmux.wait_gone("1/2 completed")
+
+
+def test_two_sessions_in_one_process_keep_their_own_lists(example, sdk_sessions) -> None:
+    asyncio.run(_two_sessions(example, sdk_sessions))
+
+
+async def _two_sessions(example, sdk_sessions) -> None:
+    example.server.add(Reply(tool_calls=[("todo", {"action": "add", "text": "milk"})]), Reply(text="added"),
+                       Reply(tool_calls=[("todo", {"action": "list"})]), Reply(text="listed"),
+                       Reply(tool_calls=[("todo", {"action": "list"})]), Reply(text="listed"))
+    async with sdk_sessions("todo") as (first, second):
+        await first.prompt("add milk")
+        await second.prompt("list")
+        await first.prompt("list")
+    assert example.tool_results(1) == ["Added todo #1: milk"]
+    assert example.tool_results(3) == ["No todos"]
+    assert example.tool_results(5) == ["[ ] #1: milk"]

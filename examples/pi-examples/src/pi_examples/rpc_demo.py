@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from pi_core import BeforeToolCall, Cancel, SlashCommand, hookimpl
 from pi_core.events import AgentEvent
@@ -12,57 +11,6 @@ from pi_core.tools import ToolCallInfo
 
 STATUS = "rpc-demo"
 DANGEROUS = (re.compile(r"\brm\s+(-rf?|--recursive)", re.IGNORECASE), re.compile(r"\bsudo\b", re.IGNORECASE))
-
-
-@dataclass
-class Turns:
-    count: int = 0
-
-
-TURNS = Turns()
-
-
-@hookimpl
-def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
-    TURNS.count = 0
-    ctx.ui.set_title("pi RPC Demo (new session)" if reason == "new" else "pi RPC Demo")
-    ctx.ui.set_widget("rpc-demo", ["--- RPC Extension UI Demo ---", "Loaded and ready."])
-    ctx.ui.set_status(STATUS, f"Turns: {TURNS.count}")
-
-
-@hookimpl
-def pi_agent_event(ctx: ExtensionContext, event: AgentEvent) -> None:
-    if event.type == "turn_start":
-        TURNS.count += 1
-        ctx.ui.set_status(STATUS, f"Turn {TURNS.count} running...")
-    elif event.type == "turn_end":
-        ctx.ui.set_status(STATUS, f"Turn {TURNS.count} done")
-
-
-@hookimpl
-async def pi_before_tool_call(ctx: ExtensionContext, call: ToolCallInfo) -> BeforeToolCall | None:
-    if call.tool_name != "bash":
-        return None
-    command = str(call.args.get("command", ""))
-    if not any(pattern.search(command) for pattern in DANGEROUS):
-        return None
-    if not ctx.has_ui:
-        return BeforeToolCall(block=True, reason="Dangerous command blocked (no UI)")
-    if await ctx.ui.select(f"Dangerous command: {command}", ["Allow", "Block"]) != "Allow":
-        ctx.ui.notify("Command blocked by user", "warning")
-        return BeforeToolCall(block=True, reason="Blocked by user")
-    ctx.ui.notify("Command allowed", "info")
-    return None
-
-
-@hookimpl
-async def pi_session_before_switch(ctx: ExtensionContext, reason: str) -> Cancel | None:
-    if reason != "new" or not ctx.has_ui:
-        return None
-    if not await ctx.ui.confirm("Clear session?", "All messages will be lost."):
-        ctx.ui.notify("Clear cancelled", "info")
-        return Cancel()
-    return None
 
 
 async def rpc_input(args: str, ctx: CommandContext) -> None:
@@ -84,14 +32,59 @@ def rpc_prefill(args: str, ctx: CommandContext) -> None:
     ctx.ui.notify("Editor prefilled", "info")
 
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [
-        SlashCommand(name="rpc-input", description="Prompt for text input (demonstrates ctx.ui.input in RPC)",
-                     handler=rpc_input),
-        SlashCommand(name="rpc-editor", description="Open multi-line editor (demonstrates ctx.ui.editor in RPC)",
-                     handler=rpc_editor),
-        SlashCommand(name="rpc-prefill",
-                     description="Prefill the input editor (demonstrates ctx.ui.setEditorText in RPC)",
-                     handler=rpc_prefill),
-    ]
+class RpcDemo:
+    """A class plugin: the turn count is this session's (one instance per session)."""
+
+    def __init__(self) -> None:
+        self.turns = 0
+
+    @hookimpl
+    def pi_session_start(self, ctx: ExtensionContext, reason: str) -> None:
+        self.turns = 0
+        ctx.ui.set_title("pi RPC Demo (new session)" if reason == "new" else "pi RPC Demo")
+        ctx.ui.set_widget("rpc-demo", ["--- RPC Extension UI Demo ---", "Loaded and ready."])
+        ctx.ui.set_status(STATUS, f"Turns: {self.turns}")
+
+    @hookimpl
+    def pi_agent_event(self, ctx: ExtensionContext, event: AgentEvent) -> None:
+        if event.type == "turn_start":
+            self.turns += 1
+            ctx.ui.set_status(STATUS, f"Turn {self.turns} running...")
+        elif event.type == "turn_end":
+            ctx.ui.set_status(STATUS, f"Turn {self.turns} done")
+
+    @hookimpl
+    async def pi_before_tool_call(self, ctx: ExtensionContext, call: ToolCallInfo) -> BeforeToolCall | None:
+        if call.tool_name != "bash":
+            return None
+        command = str(call.args.get("command", ""))
+        if not any(pattern.search(command) for pattern in DANGEROUS):
+            return None
+        if not ctx.has_ui:
+            return BeforeToolCall(block=True, reason="Dangerous command blocked (no UI)")
+        if await ctx.ui.select(f"Dangerous command: {command}", ["Allow", "Block"]) != "Allow":
+            ctx.ui.notify("Command blocked by user", "warning")
+            return BeforeToolCall(block=True, reason="Blocked by user")
+        ctx.ui.notify("Command allowed", "info")
+        return None
+
+    @hookimpl
+    async def pi_session_before_switch(self, ctx: ExtensionContext, reason: str) -> Cancel | None:
+        if reason != "new" or not ctx.has_ui:
+            return None
+        if not await ctx.ui.confirm("Clear session?", "All messages will be lost."):
+            ctx.ui.notify("Clear cancelled", "info")
+            return Cancel()
+        return None
+
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [
+            SlashCommand(name="rpc-input", description="Prompt for text input (demonstrates ctx.ui.input in RPC)",
+                         handler=rpc_input),
+            SlashCommand(name="rpc-editor", description="Open multi-line editor (demonstrates ctx.ui.editor in RPC)",
+                         handler=rpc_editor),
+            SlashCommand(name="rpc-prefill",
+                         description="Prefill the input editor (demonstrates ctx.ui.setEditorText in RPC)",
+                         handler=rpc_prefill),
+        ]

@@ -42,92 +42,68 @@ class Todo:
 class TodoState:
     todos: list[Todo] = field(default_factory=list)
     next_id: int = 1
-    theme: Any = field(default_factory=PlainTheme)
 
 
-_state = TodoState()
-
-
-def _details(action: str, error: str | None = None) -> dict[str, Any]:
-    details: dict[str, Any] = {"action": action, "todos": [t.to_json() for t in _state.todos],
-                               "nextId": _state.next_id}
+def _details(state: TodoState, action: str, error: str | None = None) -> dict[str, Any]:
+    details: dict[str, Any] = {"action": action, "todos": [t.to_json() for t in state.todos],
+                               "nextId": state.next_id}
     if error is not None:
         details["error"] = error
     return details
 
 
-def _result(text: str, action: str, error: str | None = None) -> ToolResult:
-    return ToolResult(content=[TextContent(text=text)], details=_details(action, error))
+def _result(state: TodoState, text: str, action: str, error: str | None = None) -> ToolResult:
+    return ToolResult(content=[TextContent(text=text)], details=_details(state, action, error))
 
 
-def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+def execute(state: TodoState, args: dict[str, Any]) -> ToolResult:
+    """One ``todo`` call on ``state``; the result's details carry the whole list afterwards."""
     action = args.get("action")
     if action == "list":
-        text = "\n".join(f"[{'x' if t.done else ' '}] #{t.id}: {t.text}" for t in _state.todos)
-        return _result(text or "No todos", "list")
+        text = "\n".join(f"[{'x' if t.done else ' '}] #{t.id}: {t.text}" for t in state.todos)
+        return _result(state, text or "No todos", "list")
     if action == "add":
         if not args.get("text"):
-            return _result("Error: text required for add", "add", "text required")
-        todo = Todo(_state.next_id, str(args["text"]))
-        _state.next_id += 1
-        _state.todos.append(todo)
-        return _result(f"Added todo #{todo.id}: {todo.text}", "add")
+            return _result(state, "Error: text required for add", "add", "text required")
+        todo = Todo(state.next_id, str(args["text"]))
+        state.next_id += 1
+        state.todos.append(todo)
+        return _result(state, f"Added todo #{todo.id}: {todo.text}", "add")
     if action == "toggle":
         if args.get("id") is None:
-            return _result("Error: id required for toggle", "toggle", "id required")
+            return _result(state, "Error: id required for toggle", "toggle", "id required")
         wanted = args["id"]
-        found = next((t for t in _state.todos if t.id == wanted), None)
+        found = next((t for t in state.todos if t.id == wanted), None)
         shown = int(wanted) if isinstance(wanted, float) and wanted.is_integer() else wanted
         if found is None:
-            return _result(f"Todo #{shown} not found", "toggle", f"#{shown} not found")
+            return _result(state, f"Todo #{shown} not found", "toggle", f"#{shown} not found")
         found.done = not found.done
-        return _result(f"Todo #{found.id} {'completed' if found.done else 'uncompleted'}", "toggle")
+        return _result(state, f"Todo #{found.id} {'completed' if found.done else 'uncompleted'}", "toggle")
     if action == "clear":
-        count = len(_state.todos)
-        _state.todos, _state.next_id = [], 1
-        return _result(f"Cleared {count} todos", "clear")
-    return _result(f"Unknown action: {action}", "list", f"unknown action: {action}")
-
-
-TOOL = Tool(name="todo", label="Todo", description="Manage a todo list. Actions: list, add (text), toggle (id), clear",
-            parameters=PARAMETERS, execute=execute)
+        count = len(state.todos)
+        state.todos, state.next_id = [], 1
+        return _result(state, f"Cleared {count} todos", "clear")
+    return _result(state, f"Unknown action: {action}", "list", f"unknown action: {action}")
 
 
 # --- state from the branch ---------------------------------------------------------------------------------
 
-def rebuild(ctx: ExtensionContext) -> None:
+def rebuild(state: TodoState, ctx: ExtensionContext) -> None:
     """The list as the last ``todo`` result on the current branch left it."""
-    _state.todos, _state.next_id = [], 1
+    state.todos, state.next_id = [], 1
     for entry in ctx.session_manager.get_branch():
         message = entry.message if isinstance(entry, MessageEntry) else None
         if not isinstance(message, ToolResultMessage) or message.tool_name != "todo":
             continue
         details = message.details
         if isinstance(details, dict) and isinstance(details.get("todos"), list):
-            _state.todos = [Todo(int(t["id"]), str(t["text"]), bool(t.get("done"))) for t in details["todos"]]
-            _state.next_id = int(details.get("nextId", len(_state.todos) + 1))
-
-
-@hookimpl
-def pi_session_start(ctx: ExtensionContext) -> None:
-    _state.theme = ctx.ui.theme
-    rebuild(ctx)
-
-
-@hookimpl
-def pi_session_tree(ctx: ExtensionContext) -> None:
-    rebuild(ctx)
-
-
-@hookimpl
-def pi_tools() -> list[Tool]:
-    return [TOOL]
+            state.todos = [Todo(int(t["id"]), str(t["text"]), bool(t.get("done"))) for t in details["todos"]]
+            state.next_id = int(details.get("nextId", len(state.todos) + 1))
 
 
 # --- drawing ---------------------------------------------------------------------------------------------
 
-def render_call(args: dict[str, Any]) -> str:
-    th = _state.theme
+def render_call(args: dict[str, Any], th: Any) -> str:
     text = th.fg("toolTitle", th.bold("todo ")) + th.fg("muted", str(args.get("action", "")))
     if args.get("text"):
         text += " " + th.fg("dim", f'"{args["text"]}"')
@@ -142,8 +118,7 @@ def _first_text(result: Any) -> str:
     return str(getattr(first, "text", "") or "")
 
 
-def render_result(result: Any, is_error: bool, expanded: bool) -> str:
-    th = _state.theme
+def render_result(result: Any, is_error: bool, expanded: bool, th: Any) -> str:
     details = getattr(result, "details", None)
     if not isinstance(details, dict):
         return _first_text(result)
@@ -170,11 +145,6 @@ def render_result(result: Any, is_error: bool, expanded: bool) -> str:
     if action == "clear":
         return th.fg("success", "✓ ") + th.fg("muted", "Cleared all todos")
     return th.fg("error", _first_text(result))
-
-
-@hookimpl
-def pi_renderers() -> list[Renderer]:
-    return [Renderer(tool_name="todo", call=render_call, result=render_result)]
 
 
 # --- /todos ----------------------------------------------------------------------------------------------
@@ -211,13 +181,51 @@ class TodoListComponent:
         return [truncate_to_width(line, width) for line in lines]
 
 
-async def show_todos(args: str, ctx: CommandContext) -> None:
-    if ctx.mode != "interactive":
-        ctx.ui.notify("/todos requires interactive mode", "error")
-        return
-    await ctx.ui.custom(lambda tui, theme, keybindings, done: TodoListComponent(_state.todos, theme, lambda: done(None)))
+# --- the plugin ------------------------------------------------------------------------------------------
 
+class TodoTool:
+    """A class plugin: the list and the theme its rows are drawn with are this session's (one instance per
+    session)."""
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand(name="todos", description="Show all todos on the current branch", handler=show_todos)]
+    def __init__(self) -> None:
+        self.state = TodoState()
+        self.theme: Any = PlainTheme()
+
+    def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return execute(self.state, args)
+
+    @hookimpl
+    def pi_tools(self) -> list[Tool]:
+        return [Tool(name="todo", label="Todo",
+                     description="Manage a todo list. Actions: list, add (text), toggle (id), clear",
+                     parameters=PARAMETERS, execute=self.execute)]
+
+    @hookimpl
+    def pi_session_start(self, ctx: ExtensionContext) -> None:
+        self.theme = ctx.ui.theme
+        rebuild(self.state, ctx)
+
+    @hookimpl
+    def pi_session_tree(self, ctx: ExtensionContext) -> None:
+        rebuild(self.state, ctx)
+
+    def render_call(self, args: dict[str, Any]) -> str:
+        return render_call(args, self.theme)
+
+    def render_result(self, result: Any, is_error: bool, expanded: bool) -> str:
+        return render_result(result, is_error, expanded, self.theme)
+
+    @hookimpl
+    def pi_renderers(self) -> list[Renderer]:
+        return [Renderer(tool_name="todo", call=self.render_call, result=self.render_result)]
+
+    async def show_todos(self, args: str, ctx: CommandContext) -> None:
+        if ctx.mode != "interactive":
+            ctx.ui.notify("/todos requires interactive mode", "error")
+            return
+        await ctx.ui.custom(lambda tui, theme, keybindings, done:
+                            TodoListComponent(self.state.todos, theme, lambda: done(None)))
+
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand(name="todos", description="Show all todos on the current branch", handler=self.show_todos)]

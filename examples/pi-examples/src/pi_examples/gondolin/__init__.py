@@ -78,7 +78,7 @@ def guest_cwd_line(host_cwd: str) -> str:
     return f"Current working directory: {GUEST_WORKSPACE} (Gondolin VM; host workspace mounted from {host_cwd})"
 
 
-class Gondolin:
+class GondolinVm:
     """The session's VM: started once (concurrent callers wait for the same start), closed at session end."""
 
     def __init__(self) -> None:
@@ -137,33 +137,34 @@ class Gondolin:
             ctx.ui.set_status(STATUS_KEY, None)
 
 
-STATE = Gondolin()
-
-Build = Callable[[VmClient, str], Tool]
+Build = Callable[[VmClient, str, str], Tool]  # (the VM, the host workspace, the guest shell) -> the tool
 
 BUILDERS: dict[str, Build] = {
-    "read": lambda vm, cwd: create_read_tool(VmFiles(vm, cwd)),
-    "write": lambda vm, cwd: create_write_tool(VmFiles(vm, cwd)),
-    "edit": lambda vm, cwd: create_edit_tool(VmFiles(vm, cwd)),
-    "bash": lambda vm, cwd: create_bash_tool(BashOptions(operations=VmShell(vm, cwd, STATE.shell_path))),
-    "ls": lambda vm, cwd: create_ls_tool(VmFiles(vm, cwd)),
-    "find": lambda vm, cwd: create_find_tool(FindOptions(operations=VmFind(vm, cwd))),
+    "read": lambda vm, cwd, shell: create_read_tool(VmFiles(vm, cwd)),
+    "write": lambda vm, cwd, shell: create_write_tool(VmFiles(vm, cwd)),
+    "edit": lambda vm, cwd, shell: create_edit_tool(VmFiles(vm, cwd)),
+    "bash": lambda vm, cwd, shell: create_bash_tool(BashOptions(operations=VmShell(vm, cwd, shell))),
+    "ls": lambda vm, cwd, shell: create_ls_tool(VmFiles(vm, cwd)),
+    "find": lambda vm, cwd, shell: create_find_tool(FindOptions(operations=VmFind(vm, cwd))),
 }
+LOCAL_TOOLS = {"read": create_read_tool(), "write": create_write_tool(), "edit": create_edit_tool(),
+               "bash": create_bash_tool(), "ls": create_ls_tool(), "find": create_find_tool(),
+               "grep": create_grep_tool()}
 
 
-async def _vm_for_tool(ctx: ToolContext) -> VmClient:
+async def _vm_for_tool(state: GondolinVm, ctx: ToolContext) -> VmClient:
     try:
-        return await STATE.ensure(ctx.pi)
+        return await state.ensure(ctx.pi)
     except GondolinError as err:
         raise ToolError(str(err)) from err
 
 
-def in_vm(local: Tool, build: Build) -> Tool:
+def in_vm(local: Tool, build: Build, state: GondolinVm) -> Tool:
     """``local`` as the model sees it, run by the same tool built on the VM's operations with /workspace as cwd."""
 
     async def execute(args: dict[str, Any], ctx: ToolContext) -> Any:
-        vm = await _vm_for_tool(ctx)
-        tool = build(vm, STATE.host_cwd or str(ctx.cwd))
+        vm = await _vm_for_tool(state, ctx)
+        tool = build(vm, state.host_cwd or str(ctx.cwd), state.shell_path)
         guest_ctx = dataclasses.replace(ctx, cwd=Path(GUEST_WORKSPACE))
         try:
             if inspect.iscoroutinefunction(tool.execute):
@@ -175,64 +176,66 @@ def in_vm(local: Tool, build: Build) -> Tool:
     return dataclasses.replace(local, execute=execute)
 
 
-async def grep_in_vm(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-    vm = await _vm_for_tool(ctx)
-    try:
-        return await asyncio.to_thread(vm_grep, vm, STATE.host_cwd or str(ctx.cwd), args, ctx.signal)
-    except GondolinError as err:
-        raise ToolError(str(err)) from err
+def grep_in_vm(state: GondolinVm) -> Tool:
+    """pi's grep as the model sees it, searching the VM's workspace."""
+
+    async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        vm = await _vm_for_tool(state, ctx)
+        try:
+            return await asyncio.to_thread(vm_grep, vm, state.host_cwd or str(ctx.cwd), args, ctx.signal)
+        except GondolinError as err:
+            raise ToolError(str(err)) from err
+
+    return dataclasses.replace(LOCAL_TOOLS["grep"], execute=execute)
 
 
-LOCAL_TOOLS = {"read": create_read_tool(), "write": create_write_tool(), "edit": create_edit_tool(),
-               "bash": create_bash_tool(), "ls": create_ls_tool(), "find": create_find_tool()}
-TOOLS = [*(in_vm(LOCAL_TOOLS[name], build) for name, build in BUILDERS.items()),
-         dataclasses.replace(create_grep_tool(), execute=grep_in_vm)]
+class Gondolin:
+    """A class plugin: the VM is this session's (one instance per session), started at its start, closed at its
+    end; the tools the instance contributes run in it."""
 
+    def __init__(self) -> None:
+        self.state = GondolinVm()
+        self.tools = [*(in_vm(LOCAL_TOOLS[name], build, self.state) for name, build in BUILDERS.items()),
+                      grep_in_vm(self.state)]
 
-async def show_status(args: str, ctx: CommandContext) -> None:
-    vm = await STATE.ensure(ctx)
-    ctx.ui.notify("\n".join([f"Gondolin VM: {vm.id}", f"Host workspace: {STATE.host_cwd}",
-                             f"Guest workspace: {GUEST_WORKSPACE}", f"Shell: {STATE.shell_path}"]), "info")
+    async def show_status(self, args: str, ctx: CommandContext) -> None:
+        state = self.state
+        vm = await state.ensure(ctx)
+        ctx.ui.notify("\n".join([f"Gondolin VM: {vm.id}", f"Host workspace: {state.host_cwd}",
+                                 f"Guest workspace: {GUEST_WORKSPACE}", f"Shell: {state.shell_path}"]), "info")
 
+    @hookimpl
+    def pi_flags(self) -> list[Flag]:
+        return [Flag("gondolin-bridge", "Command that runs the Gondolin VM bridge (default: gondolin)", type="string")]
 
-@hookimpl
-def pi_flags() -> list[Flag]:
-    return [Flag("gondolin-bridge", "Command that runs the Gondolin VM bridge (default: gondolin)", type="string")]
+    @hookimpl
+    def pi_tools(self) -> list[Tool]:
+        return self.tools
 
+    @hookimpl
+    def pi_commands(self) -> list[SlashCommand]:
+        return [SlashCommand("gondolin", "Show Gondolin VM status", self.show_status)]
 
-@hookimpl
-def pi_tools() -> list[Tool]:
-    return TOOLS
+    @hookimpl
+    async def pi_session_start(self, ctx: ExtensionContext) -> None:
+        bridge = ctx.get_flag("gondolin-bridge")
+        self.state.reset(str(ctx.cwd), bridge if isinstance(bridge, str) and bridge else None)
+        await self.state.ensure(ctx)
 
+    @hookimpl
+    async def pi_session_shutdown(self, ctx: ExtensionContext) -> None:
+        await self.state.stop(ctx)
 
-@hookimpl
-def pi_commands() -> list[SlashCommand]:
-    return [SlashCommand("gondolin", "Show Gondolin VM status", show_status)]
+    @hookimpl
+    async def pi_user_bash(self, ctx: ExtensionContext) -> UserBash:
+        vm = await self.state.ensure(ctx)
+        return UserBash(operations=VmShell(vm, self.state.host_cwd, self.state.shell_path))
 
-
-@hookimpl
-async def pi_session_start(ctx: ExtensionContext) -> None:
-    bridge = ctx.get_flag("gondolin-bridge")
-    STATE.reset(str(ctx.cwd), bridge if isinstance(bridge, str) and bridge else None)
-    await STATE.ensure(ctx)
-
-
-@hookimpl
-async def pi_session_shutdown(ctx: ExtensionContext) -> None:
-    await STATE.stop(ctx)
-
-
-@hookimpl
-async def pi_user_bash(ctx: ExtensionContext) -> UserBash:
-    vm = await STATE.ensure(ctx)
-    return UserBash(operations=VmShell(vm, STATE.host_cwd, STATE.shell_path))
-
-
-@hookimpl
-async def pi_before_agent_start(ctx: ExtensionContext, system_prompt: str) -> BeforeAgentStart:
-    await STATE.ensure(ctx)
-    local_line = f"Current working directory: {STATE.host_cwd}"
-    guest_line = guest_cwd_line(STATE.host_cwd)
-    if local_line in system_prompt:
-        return BeforeAgentStart(system_prompt=system_prompt.replace(local_line, guest_line, 1))
-    return BeforeAgentStart(system_prompt=f"{system_prompt}\n\n{guest_line}")
+    @hookimpl
+    async def pi_before_agent_start(self, ctx: ExtensionContext, system_prompt: str) -> BeforeAgentStart:
+        await self.state.ensure(ctx)
+        local_line = f"Current working directory: {self.state.host_cwd}"
+        guest_line = guest_cwd_line(self.state.host_cwd)
+        if local_line in system_prompt:
+            return BeforeAgentStart(system_prompt=system_prompt.replace(local_line, guest_line, 1))
+        return BeforeAgentStart(system_prompt=f"{system_prompt}\n\n{guest_line}")

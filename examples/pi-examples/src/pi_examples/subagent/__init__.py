@@ -10,8 +10,9 @@ dispatching session's model and thinking level unless its agent names a model.
 
 Where this port differs from Pi's example: a child runs as the leader of its own process group, so an abort
 (Ctrl-C, RPC ``abort``) signals the child and whatever it started (SIGTERM, SIGKILL after 5 s) and a terminal's
-Ctrl-C reaches the children only through the parent; children still running when the session shuts down are
-killed with it; agent files are read in name order; a failed spawn names the OS error and the path.
+Ctrl-C reaches the children only through the parent; children still running when their session shuts down are
+killed with it (another session's are left alone); agent files are read in name order; a failed spawn names the OS
+error and the path.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pi_core.toolkit.truncate import (
     utf8_len,
 )
 from pi_core.types import TextContent
+from pi_core.ui import PlainTheme
 from pi_examples.subagent import render
 from pi_examples.subagent.agents import (
     PROJECT_CONFIG_DIR,
@@ -43,6 +45,7 @@ from pi_examples.subagent.agents import (
 )
 from pi_examples.subagent.runner import (
     DispatchDefaults,
+    LiveChildren,
     ResolvedAgent,
     SingleResult,
     final_output,
@@ -188,7 +191,8 @@ async def _project_agents_approved(ctx: ToolContext, session: ExtensionContext, 
         f"Sources:\n{sources}\n\nProject agents are repo-controlled. Only continue for trusted repositories.")
 
 
-async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+async def execute(args: dict[str, Any], ctx: ToolContext, live: LiveChildren) -> ToolResult:
+    """One ``subagent`` call; its children are in ``live`` (the session's) while they run."""
     scope: AgentScope = args.get("agentScope") or "user"
     session = ctx.pi
     model = session.model if session is not None else ctx.model
@@ -209,19 +213,19 @@ async def execute(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         if not await _project_agents_approved(ctx, session, discovery.project_agents_dir, selected):
             return _result("Canceled: project-local agents not approved.", Details(mode, []))
     if chain:
-        return await _run_chain(ctx, defaults, chain, resolved_chain)
+        return await _run_chain(ctx, defaults, chain, resolved_chain, live)
     if tasks:
-        return await _run_parallel(ctx, defaults, tasks, resolved_tasks)
+        return await _run_parallel(ctx, defaults, tasks, resolved_tasks, live)
     assert resolved_single is not None
-    return await _run_single(ctx, defaults, args["agent"], args["task"], resolved_single)
+    return await _run_single(ctx, defaults, args["agent"], args["task"], resolved_single, live)
 
 
 async def _run_single(ctx: ToolContext, defaults: DispatchDefaults, agent: str, task: str,
-                      resolved: ResolvedAgent) -> ToolResult:
+                      resolved: ResolvedAgent, live: LiveChildren) -> ToolResult:
     def on_update(current: SingleResult) -> None:
         _update(ctx, final_output(current.messages) or "(running...)", Details("single", [current]))
 
-    result = await run_single_agent(defaults, resolved, agent, task, None, ctx.signal, on_update)
+    result = await run_single_agent(defaults, resolved, agent, task, None, ctx.signal, on_update, live)
     details = Details("single", [result])
     if result.failed:
         return _result(truncate_model_output(f"Agent {result.stop_reason or result.status}: "
@@ -230,7 +234,7 @@ async def _run_single(ctx: ToolContext, defaults: DispatchDefaults, agent: str, 
 
 
 async def _run_chain(ctx: ToolContext, defaults: DispatchDefaults, chain: list[dict[str, Any]],
-                     resolved: list[ResolvedAgent]) -> ToolResult:
+                     resolved: list[ResolvedAgent], live: LiveChildren) -> ToolResult:
     results: list[SingleResult] = []
     previous = ""
     for index, step in enumerate(chain):
@@ -239,7 +243,7 @@ async def _run_chain(ctx: ToolContext, defaults: DispatchDefaults, chain: list[d
 
         task = step["task"].replace("{previous}", previous)
         result = await run_single_agent(defaults, resolved[index], step["agent"], task, index + 1, ctx.signal,
-                                        on_update)
+                                        on_update, live)
         results.append(result)
         if result.failed:
             text = f"Chain stopped at step {index + 1} ({step['agent']}): {result_output(result)}"
@@ -250,7 +254,7 @@ async def _run_chain(ctx: ToolContext, defaults: DispatchDefaults, chain: list[d
 
 
 async def _run_parallel(ctx: ToolContext, defaults: DispatchDefaults, tasks: list[dict[str, Any]],
-                        resolved: list[ResolvedAgent]) -> ToolResult:
+                        resolved: list[ResolvedAgent], live: LiveChildren) -> ToolResult:
     if len(tasks) > MAX_PARALLEL_TASKS:
         return _result(f"Too many parallel tasks ({len(tasks)}). Max is {MAX_PARALLEL_TASKS}.",
                        Details("parallel", [], force_error=True))
@@ -269,7 +273,7 @@ async def _run_parallel(ctx: ToolContext, defaults: DispatchDefaults, tasks: lis
             emit()
 
         result = await run_single_agent(defaults, resolved[index], task["agent"], task["task"], None, ctx.signal,
-                                        on_update)
+                                        on_update, live)
         board[index] = result
         emit()
         return result
@@ -284,36 +288,50 @@ async def _run_parallel(ctx: ToolContext, defaults: DispatchDefaults, tasks: lis
     return _result(text, Details("parallel", results))
 
 
-def make_tool() -> Tool:
+def make_tool(run: Callable[[dict[str, Any], ToolContext], Awaitable[ToolResult]]) -> Tool:
+    """The ``subagent`` tool, calling ``run`` (a plugin instance's ``execute``)."""
     description = " ".join([
         "Delegate tasks to specialized subagents with isolated context.",
         "Modes: single (agent + task), parallel (tasks array), chain (sequential with {previous} placeholder).",
         f'Default agent scope is "user" (from {user_agents_dir()}).',
         f'To enable project-local agents in {PROJECT_CONFIG_DIR}/agents, set agentScope: "both" (or "project").',
     ])
-    return Tool(name="subagent", label="Subagent", description=description, parameters=PARAMETERS, execute=execute)
+    return Tool(name="subagent", label="Subagent", description=description, parameters=PARAMETERS, execute=run)
 
 
-@hookimpl
-def pi_tools() -> list[Tool]:
-    return [make_tool()]
+class Subagent:
+    """A class plugin: the children still running and the theme the rows are drawn with are this session's (one
+    instance per session), so a session that shuts down kills its own children only."""
 
+    def __init__(self) -> None:
+        self.live: LiveChildren = set()
+        self.theme: Any = PlainTheme()
 
-@hookimpl
-def pi_renderers() -> list[Renderer]:
-    return [Renderer(tool_name="subagent", call=render.render_call, result=render.render_result)]
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        return await execute(args, ctx, self.live)
 
+    @hookimpl
+    def pi_tools(self) -> list[Tool]:
+        return [make_tool(self.execute)]
 
-@hookimpl
-def pi_resources_discover() -> ResourcePaths:
-    return ResourcePaths(prompt_paths=sorted((HERE / "prompts").glob("*.md")))
+    def render_call(self, args: dict[str, Any]) -> str:
+        return render.render_call(args, self.theme)
 
+    def render_result(self, result: Any, is_error: bool, expanded: bool) -> Any:
+        return render.render_result(result, is_error, expanded, self.theme)
 
-@hookimpl
-def pi_session_start(ctx: ExtensionContext) -> None:
-    render.use_theme(ctx.ui.theme)
+    @hookimpl
+    def pi_renderers(self) -> list[Renderer]:
+        return [Renderer(tool_name="subagent", call=self.render_call, result=self.render_result)]
 
+    @hookimpl
+    def pi_resources_discover(self) -> ResourcePaths:
+        return ResourcePaths(prompt_paths=sorted((HERE / "prompts").glob("*.md")))
 
-@hookimpl
-def pi_session_shutdown() -> None:
-    terminate_all()
+    @hookimpl
+    def pi_session_start(self, ctx: ExtensionContext) -> None:
+        self.theme = ctx.ui.theme
+
+    @hookimpl
+    def pi_session_shutdown(self) -> None:
+        terminate_all(self.live)

@@ -7,19 +7,12 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from pi_core.ui import PlainTheme
-
 if TYPE_CHECKING:
     from pi_core.tui import Container, Text
 
 COLLAPSED_ITEM_COUNT = 10
-# The components and the stats helpers are imported when a result is first drawn (interactive UI only).
-_theme: Any = PlainTheme()
-
-
-def use_theme(theme: Any) -> None:
-    global _theme
-    _theme = theme
+# The components and the stats helpers are imported when a result is first drawn (interactive UI only). Every
+# drawing function is handed the theme (``th``): the session's, which the plugin instance keeps.
 
 
 def format_usage_stats(usage: dict[str, Any], model: str | None = None) -> str:
@@ -66,9 +59,9 @@ def _line_range(offset: Any, limit: Any) -> str:
     return f":{start}" if limit is None else f":{start}-{start + limit - 1}"
 
 
-def format_tool_call(name: str, args: dict[str, Any]) -> str:
+def format_tool_call(name: str, args: dict[str, Any], th: Any) -> str:
     """A child's tool call the way the built-in tools show theirs (``$ cmd``, ``read ~/a.py:1-10``...)."""
-    fg = _theme.fg
+    fg = th.fg
     path = _short(str(args.get("file_path") or args.get("path") or "..."))
     if name == "bash":
         command = str(args.get("command") or "...")
@@ -123,10 +116,10 @@ def _active(r: dict[str, Any]) -> bool:
     return r.get("status") in ("pending", "running")
 
 
-def _icon(r: dict[str, Any]) -> str:
+def _icon(r: dict[str, Any], th: Any) -> str:
     if _active(r):
-        return _theme.fg("warning", "⏳")
-    return _theme.fg("error", "✗") if _failed(r) else _theme.fg("success", "✓")
+        return th.fg("warning", "⏳")
+    return th.fg("error", "✗") if _failed(r) else th.fg("success", "✓")
 
 
 def _failure_summary(r: dict[str, Any]) -> str:
@@ -136,8 +129,8 @@ def _failure_summary(r: dict[str, Any]) -> str:
             or "(no output)")
 
 
-def _items_text(items: list[tuple[str, Any]], expanded: bool, limit: int | None = None) -> str:
-    fg = _theme.fg
+def _items_text(items: list[tuple[str, Any]], expanded: bool, th: Any, limit: int | None = None) -> str:
+    fg = th.fg
     shown = items[-limit:] if limit else items
     lines = []
     if limit and len(items) > limit:
@@ -146,7 +139,7 @@ def _items_text(items: list[tuple[str, Any]], expanded: bool, limit: int | None 
         if kind == "text":
             lines.append(fg("toolOutput", value if expanded else "\n".join(str(value).split("\n")[:3])))
         else:
-            lines.append(fg("muted", "→ ") + format_tool_call(*value))
+            lines.append(fg("muted", "→ ") + format_tool_call(value[0], value[1], th))
     return "\n".join(lines).rstrip()
 
 
@@ -156,8 +149,8 @@ def _text(text: str) -> Text:
     return Text(text, 0, 0)
 
 
-def _diagnostics(r: dict[str, Any], into: Container) -> None:
-    fg = _theme.fg
+def _diagnostics(r: dict[str, Any], into: Container, th: Any) -> None:
+    fg = th.fg
     if _failed(r) and r.get("errorMessage"):
         into.add_child(_text(fg("error", f"Error: {r['errorMessage']}")))
     if r.get("terminationSignal"):
@@ -166,21 +159,20 @@ def _diagnostics(r: dict[str, Any], into: Container) -> None:
         into.add_child(_text(fg("error", f"stderr: {r['stderr'].strip()}")))
 
 
-def _calls_and_output(r: dict[str, Any], into: Container) -> None:
+def _calls_and_output(r: dict[str, Any], into: Container, th: Any) -> None:
     from pi_core.tui import Markdown, Spacer
 
     messages = r.get("messages") or []
     for kind, value in display_items(messages):
         if kind == "toolCall":
-            into.add_child(_text(_theme.fg("muted", "→ ") + format_tool_call(*value)))
+            into.add_child(_text(th.fg("muted", "→ ") + format_tool_call(value[0], value[1], th)))
     output = _last_text_of_last_assistant(messages)
     if output:
         into.add_child(Spacer(1))
-        into.add_child(Markdown(output.strip(), 0, 0, _theme))
+        into.add_child(Markdown(output.strip(), 0, 0, th))
 
 
-def render_call(args: dict[str, Any]) -> str:
-    th = _theme
+def render_call(args: dict[str, Any], th: Any) -> str:
     scope = th.fg("muted", f" [{args.get('agentScope') or 'user'}]")
     title = th.fg("toolTitle", th.bold("subagent "))
     chain, tasks = args.get("chain") or [], args.get("tasks") or []
@@ -212,28 +204,27 @@ def _content_text(result: Any) -> str:
     return str((_field(content[0], "text") if content else "") or "(no output)")
 
 
-def render_result(result: Any, is_error: bool, expanded: bool) -> Any:
+def render_result(result: Any, is_error: bool, expanded: bool, th: Any) -> Any:
     details = _field(result, "details")
     results = details.get("results") if isinstance(details, dict) else None
     if not isinstance(details, dict) or not results:
         return _content_text(result)
     mode = details.get("mode")
     if mode == "single" and len(results) == 1:
-        return _render_single(results[0], expanded)
+        return _render_single(results[0], expanded, th)
     if mode == "chain":
-        return _render_group(results, expanded, chain=True)
+        return _render_group(results, expanded, th, chain=True)
     if mode == "parallel":
-        return _render_group(results, expanded, chain=False)
+        return _render_group(results, expanded, th, chain=False)
     return _content_text(result)
 
 
-def _render_single(r: dict[str, Any], expanded: bool) -> Any:
+def _render_single(r: dict[str, Any], expanded: bool, th: Any) -> Any:
     from pi_core.tui import Container, Spacer
 
-    th = _theme
     items = display_items(r.get("messages") or [])
     source = th.fg("muted", f" ({r.get('agentSource')})")
-    header = f"{_icon(r)} {th.fg('toolTitle', th.bold(str(r.get('agent'))))}{source}"
+    header = f"{_icon(r, th)} {th.fg('toolTitle', th.bold(str(r.get('agent'))))}{source}"
     if _active(r):
         header += " " + th.fg("warning", f"[{r.get('status')}]")
     elif _failed(r):
@@ -241,7 +232,7 @@ def _render_single(r: dict[str, Any], expanded: bool) -> Any:
     usage = format_usage_stats(r.get("usage") or {}, r.get("model"))
     if expanded:
         box = Container(_text(header))
-        _diagnostics(r, box)
+        _diagnostics(r, box, th)
         box.add_child(Spacer(1))
         box.add_child(_text(th.fg("muted", "─── Task ───")))
         box.add_child(_text(th.fg("dim", str(r.get("task") or ""))))
@@ -250,7 +241,7 @@ def _render_single(r: dict[str, Any], expanded: bool) -> Any:
         if not items:
             box.add_child(_text(th.fg("muted", "(no output)")))
         else:
-            _calls_and_output(r, box)
+            _calls_and_output(r, box, th)
         if usage:
             box.add_child(Spacer(1))
             box.add_child(_text(th.fg("dim", usage)))
@@ -261,7 +252,7 @@ def _render_single(r: dict[str, Any], expanded: bool) -> Any:
     elif not items:
         text += "\n" + th.fg("muted", "(no output)")
     else:
-        text += "\n" + _items_text(items, expanded, COLLAPSED_ITEM_COUNT)
+        text += "\n" + _items_text(items, expanded, th, COLLAPSED_ITEM_COUNT)
         if len(items) > COLLAPSED_ITEM_COUNT:
             text += "\n" + th.fg("muted", "(Ctrl+O to expand)")
     if usage:
@@ -269,10 +260,9 @@ def _render_single(r: dict[str, Any], expanded: bool) -> Any:
     return text
 
 
-def _render_group(results: list[dict[str, Any]], expanded: bool, *, chain: bool) -> Any:
+def _render_group(results: list[dict[str, Any]], expanded: bool, th: Any, *, chain: bool) -> Any:
     from pi_core.tui import Container, Spacer
 
-    th = _theme
     running = sum(r.get("status") == "running" for r in results)
     pending = sum(r.get("status") == "pending" for r in results)
     succeeded = sum(r.get("status") == "completed" for r in results)
@@ -291,7 +281,7 @@ def _render_group(results: list[dict[str, Any]], expanded: bool, *, chain: bool)
 
     def title(r: dict[str, Any]) -> str:
         lead = f"─── Step {r.get('step')}: " if chain else "─── "
-        return th.fg("muted", lead) + th.fg("accent", str(r.get("agent"))) + " " + _icon(r)
+        return th.fg("muted", lead) + th.fg("accent", str(r.get("agent"))) + " " + _icon(r, th)
 
     if expanded and (chain or not active):
         box = Container(_text(header))
@@ -299,8 +289,8 @@ def _render_group(results: list[dict[str, Any]], expanded: bool, *, chain: bool)
             box.add_child(Spacer(1))
             box.add_child(_text(title(r)))
             box.add_child(_text(th.fg("muted", "Task: ") + th.fg("dim", str(r.get("task") or ""))))
-            _diagnostics(r, box)
-            _calls_and_output(r, box)
+            _diagnostics(r, box, th)
+            _calls_and_output(r, box, th)
             usage = format_usage_stats(r.get("usage") or {}, r.get("model"))
             if usage:
                 box.add_child(_text(th.fg("dim", usage)))
@@ -313,7 +303,7 @@ def _render_group(results: list[dict[str, Any]], expanded: bool, *, chain: bool)
         text += "\n\n" + title(r)
         items = display_items(r.get("messages") or [])
         if items:
-            text += "\n" + _items_text(items, expanded, 5)
+            text += "\n" + _items_text(items, expanded, th, 5)
             continue
         summary = "(no output)"
         if _failed(r):

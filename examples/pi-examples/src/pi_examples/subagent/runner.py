@@ -22,8 +22,9 @@ ChildStatus = Literal["pending", "running", "completed", "failed", "aborted"]
 KILL_GRACE_S = 5.0
 _READ_CHUNK = 1 << 16
 
-# Children still running, so a session that shuts down mid-call can take them with it.
-LIVE: set[asyncio.subprocess.Process] = set()
+# A session's children still running (the plugin instance keeps one set), so a session that shuts down mid-call
+# takes its own children with it and no other session's.
+LiveChildren = set[asyncio.subprocess.Process]
 
 
 @dataclass
@@ -205,15 +206,16 @@ def _signal_group(proc: asyncio.subprocess.Process, sig: int) -> None:
             os.killpg(proc.pid, sig)
 
 
-def terminate_all() -> None:
-    for proc in list(LIVE):
+def terminate_all(live: LiveChildren) -> None:
+    for proc in list(live):
         _signal_group(proc, signals.SIGKILL if os.name != "nt" else signals.SIGTERM)
 
 
 async def run_single_agent(defaults: DispatchDefaults, resolved: ResolvedAgent, agent_name: str, task: str,
-                           step: int | None, signal: AbortSignal, on_update: Callable[[SingleResult], None]
-                           ) -> SingleResult:
-    """Run one task to its end; never raises for a child that fails (the result says how it failed)."""
+                           step: int | None, signal: AbortSignal, on_update: Callable[[SingleResult], None],
+                           live: LiveChildren) -> SingleResult:
+    """Run one task to its end; never raises for a child that fails (the result says how it failed). The child
+    is in ``live`` while it runs."""
     if signal.aborted:
         return SingleResult(agent_name, task, status="aborted", step=step,
                             error_message="Subagent was aborted before starting")
@@ -233,7 +235,7 @@ async def run_single_agent(defaults: DispatchDefaults, resolved: ResolvedAgent, 
         on_update(result)
         from pi_core.modes.rpc.client import default_command  # this interpreter's pi
 
-        await _run_child([*default_command(), *args], resolved.cwd, result, signal, lambda: on_update(result))
+        await _run_child([*default_command(), *args], resolved.cwd, result, signal, lambda: on_update(result), live)
         return result
     finally:
         if prompt_path is not None:
@@ -241,7 +243,7 @@ async def run_single_agent(defaults: DispatchDefaults, resolved: ResolvedAgent, 
 
 
 async def _run_child(command: list[str], cwd: Path, result: SingleResult, signal: AbortSignal,
-                     on_change: Callable[[], None]) -> None:
+                     on_change: Callable[[], None], live: LiveChildren) -> None:
     try:
         proc = await asyncio.create_subprocess_exec(
             *command, cwd=cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
@@ -252,7 +254,7 @@ async def _run_child(command: list[str], cwd: Path, result: SingleResult, signal
         if err.filename:
             result.error_message += f": {err.filename}"
         return
-    LIVE.add(proc)
+    live.add(proc)
     loop = asyncio.get_running_loop()
     aborted = False
     kill_timer: asyncio.TimerHandle | None = None
@@ -276,7 +278,7 @@ async def _run_child(command: list[str], cwd: Path, result: SingleResult, signal
         code = await proc.wait()
     finally:
         remove()
-        LIVE.discard(proc)
+        live.discard(proc)
         if kill_timer is not None:
             kill_timer.cancel()
         if proc.returncode is None:  # cancelled while running: nothing may outlive the call
