@@ -17,8 +17,10 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 PRODUCT = ("pi_core", "plugins", "builtin_tools")
 # 109 before issue 32.4; lower it when a change removes pairs. A pair the tool lists is a place to look, not
-# a verdict: CONTRIBUTING.md#duplicates says which kinds are left on purpose.
-CEILING = 70
+# a verdict: CONTRIBUTING.md#duplicates says which kinds are left on purpose. 72 with issue 32.7: typing
+# SessionEntries' store (a SessionLog) took the ``type: ignore`` comments off its forwarding properties, which
+# now have the shape of Settings' and ExtensionContext's.
+CEILING = 72
 
 
 def _product_files() -> list[str]:
