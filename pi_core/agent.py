@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pi_core.events import AgentEvent
 from pi_core.loop import (
@@ -31,6 +31,7 @@ from pi_core.types import (
     AgentMessage,
     AssistantMessage,
     ImageContent,
+    Message,
     Model,
     TextContent,
     UserMessage,
@@ -55,9 +56,9 @@ class AgentState:
     pending_tool_calls: frozenset[str] = frozenset()
     error_message: str | None = None
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         if name in ("tools", "messages"):
-            value = list(value)  # assigning stores a shallow copy (docs/loop.md#agent)
+            value = list(cast("Iterable[object]", value))  # assigning stores a shallow copy (docs/loop.md#agent)
         object.__setattr__(self, name, value)
 
 
@@ -71,7 +72,7 @@ class Agent:
         thinking_level: str = "off",
         tools: list[Tool] | None = None,
         messages: list[AgentMessage] | None = None,
-        convert_to_llm: Callable[[list[AgentMessage]], list[Any]] = default_convert_to_llm,
+        convert_to_llm: Callable[[list[AgentMessage]], list[Message]] = default_convert_to_llm,
         transform_context: Callable[..., object] | None = None,
         steering_mode: QueueMode = "one-at-a-time",
         follow_up_mode: QueueMode = "one-at-a-time",

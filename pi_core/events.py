@@ -35,17 +35,17 @@ class AgentEvent:
 
     __slots__ = ("fields", "type")
 
-    def __init__(self, type: str, **fields: Any) -> None:
+    def __init__(self, type: str, **fields: Any) -> None:  # open: each type has its own fields, plugins' events too
         self.type = type
         self.fields = fields
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # open: each type has its own fields, plugins' events too
         try:
             return self.fields[name]
         except KeyError:
             raise AttributeError(name) from None
 
-    def get(self, name: str, default: Any = None) -> Any:
+    def get(self, name: str, default: Any = None) -> Any:  # open: each type has its own fields, plugins' events too
         return self.fields.get(name, default)
 
     def to_json(self) -> dict[str, Any]:  # open: JSON

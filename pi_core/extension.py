@@ -28,10 +28,20 @@ from pi_core.session_host import (  # noqa: F401 - NoModels re-exported: its hom
 from pi_core.ui import UI
 
 if TYPE_CHECKING:
-    from pi_core.hookspecs.entries import SessionEntries
-    from pi_core.hookspecs.results import CommandInfo, SystemPromptOptions
+    from pi_core.hookspecs.entries import SessionEntries, SessionLog
+    from pi_core.hookspecs.results import (
+        CommandInfo,
+        CompactionResult,
+        SystemPromptOptions,
+    )
     from pi_core.signals import AbortSignal
-    from pi_core.types import ImageContent, Model, ScopedModel, TextContent
+    from pi_core.types import (
+        AgentMessage,
+        ImageContent,
+        Model,
+        ScopedModel,
+        TextContent,
+    )
 
 T = TypeVar("T")
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
@@ -161,7 +171,8 @@ class ExtensionContext:
     def get_context_usage(self) -> ContextUsage | None:
         return self.session.context_usage()
 
-    def compact(self, custom_instructions: str | None = None, *, on_complete: Callable[[Any], object] | None = None,
+    def compact(self, custom_instructions: str | None = None, *,
+                on_complete: Callable[[CompactionResult], object] | None = None,
                 on_error: Callable[[BaseException], object] | None = None) -> asyncio.Task[object]:
         """Start a compaction and return at once; ``on_complete(result)`` / ``on_error(error)`` follow."""
         return self.session.compact_later(custom_instructions, on_complete, on_error)
@@ -207,7 +218,7 @@ class ExtensionContext:
         callable."""
         self.session.remove_tools(names)
 
-    def get_messages(self) -> list[Any]:
+    def get_messages(self) -> list[AgentMessage]:
         """The conversation on the current branch, oldest first (e.g. to restore what earlier tool calls loaded)."""
         return list(self.session.messages)
 
@@ -307,7 +318,8 @@ class CommandContext(ExtensionContext):
         """Return once the agent is idle: runs, retries, compaction and queued continuations done."""
         await self.session.wait_for_idle()
 
-    async def new_session(self, *, parent_session: str | None = None, setup: Callable[[Any], object] | None = None,
+    async def new_session(self, *, parent_session: str | None = None,
+                          setup: Callable[[SessionLog], object] | None = None,
                           with_session: Callable[[CommandContext], object] | None = None) -> SessionChange:
         """A fresh session (``pi_session_before_switch`` may veto). ``setup(store)`` may append entries to it
         before it starts; ``with_session(ctx)`` runs after ``pi_session_start``."""

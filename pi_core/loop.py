@@ -314,7 +314,7 @@ async def execute_tool_calls(context: AgentContext, assistant: AssistantMessage,
     return messages, terminate
 
 
-async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantMessage, config: LoopConfig,
+async def _prepare(call: ToolCall, tools: dict[str, Tool], assistant: AssistantMessage | None, config: LoopConfig,
                    emit: Emit, signal: AbortSignal) -> _Prepared:
     await emit(AgentEvent("tool_execution_start", tool_call_id=call.id, tool_name=call.name, args=call.arguments))
     prepared = _Prepared(call)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from pi_core.signals import AbortSignal
 
 if TYPE_CHECKING:
+    import httpx2
+
     from pi_core.types import AssistantMessageEvent, Context, Model
 
 
@@ -50,11 +52,11 @@ class StreamOptions:
     on_response: Callable[[dict[str, Any], Model], object] | None = None  # open: the provider's JSON request body and response headers/status
     on_headers: Callable[[dict[str, str | None], Model], object] | None = None
     on_stream_event: Callable[[Any, Model], object] | None = None  # open: one decoded wire event, the provider's JSON
-    http_client: Any = None  # an injected httpx2.AsyncClient (tests use MockTransport)
+    http_client: httpx2.AsyncClient | None = None  # injected (tests use MockTransport)
     env: dict[str, str] | None = None  # the provider's settings from its stored credential (over the environment)
 
 
-async def resolved(value: Any) -> Any:
+async def resolved(value: Any) -> Any:  # open: a plugin callback's result (a replaced JSON body, ...) as it returned it
     """A StreamOptions callback's result, awaited when the callback was async (plugin hooks may be)."""
     return await value if inspect.isawaitable(value) else value
 

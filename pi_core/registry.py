@@ -16,15 +16,21 @@ import contextlib
 import functools
 import inspect
 import weakref
-from collections.abc import Callable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Generic, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
 
 import pluggy
 
 from pi_core.hookspecs.markers import Policy
+
+if TYPE_CHECKING:
+    from pi_core.hookspecs.results import Flag
+    from pi_core.mode import Mode
+    from pi_core.providers import ApiProvider
+    from pi_core.render import Renderer
 
 T = TypeVar("T")
 Layer = Literal["builtin", "installed", "project", "explicit"]
@@ -292,12 +298,12 @@ class PluginSet:
         return chained if kind == "chain" else None
 
 
-def run_blocking(awaitable: Any) -> Any:
+def run_blocking(awaitable: Awaitable[T]) -> T:
     """Resolve an awaitable from synchronous code: on a fresh loop, or in a helper thread when this thread
     already runs one (a sync caller inside async code must not deadlock its own loop)."""
     import asyncio  # here: ``pi --help`` reads plugin entry points without an event loop
 
-    async def wait() -> Any:
+    async def wait() -> T:
         return await awaitable
 
     try:
@@ -333,10 +339,10 @@ class Contributions(Generic[T]):
 class Registry:
     plugins: PluginSet
     tools: Contributions[Any] = field(default_factory=Contributions)
-    providers: Contributions[Any] = field(default_factory=Contributions)
-    renderers: Contributions[Any] = field(default_factory=Contributions)
-    modes: Contributions[Any] = field(default_factory=Contributions)
-    flags: Contributions[Any] = field(default_factory=Contributions)
+    providers: Contributions[ApiProvider] = field(default_factory=Contributions)
+    renderers: Contributions[Renderer] = field(default_factory=Contributions)
+    modes: Contributions[Mode] = field(default_factory=Contributions)
+    flags: Contributions[Flag] = field(default_factory=Contributions)
     overrides: list[Override] = field(default_factory=list)
     tool_overrides: dict[str, str] = field(default_factory=dict)  # settings ``toolOverrides``: tool -> plugin
 
@@ -350,7 +356,8 @@ class Registry:
 
 
 def keyed(plugins: PluginSet, contributions: list[Contribution], kind: str, key: str,
-          overrides: list[Override] | None = None, chosen: dict[str, str] | None = None) -> Contributions[Any]:
+          overrides: list[Override] | None = None,
+          chosen: dict[str, str] | None = None) -> Contributions[Any]:  # open: what the hook returned, as pluggy does
     """Index collected lists by ``key``: a higher layer replaces a lower one; inside a layer the first
     contribution wins (or the plugin ``chosen`` names). Every replacement is appended to ``overrides``."""
     target: Contributions[Any] = Contributions()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from pi_core.hookspecs.entries import CustomEntry
     from pi_core.types import CustomMessage
+    from pi_core.ui import Theme
 
 
 @dataclass
@@ -48,7 +49,7 @@ class MessageRenderer:
     """Draws custom messages of one type: ``render(message, options, theme)`` (message: ``CustomMessage``)."""
 
     custom_type: str
-    render: Callable[[CustomMessage, RenderOptions, Any], object]
+    render: Callable[[CustomMessage, RenderOptions, Theme], object]
 
 
 @dataclass
@@ -57,4 +58,4 @@ class EntryRenderer:
     ``pi_core.hookspecs.entries.CustomEntry``, its plugin's data in ``entry.data``)."""
 
     custom_type: str
-    render: Callable[[CustomEntry, RenderOptions, Any], object]
+    render: Callable[[CustomEntry, RenderOptions, Theme], object]

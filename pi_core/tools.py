@@ -16,7 +16,14 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from pi_core.extension import ExtensionContext
-    from pi_core.types import ImageContent, Model, TextContent, ToolCall, ToolDefinition
+    from pi_core.types import (
+        AssistantMessage,
+        ImageContent,
+        Model,
+        TextContent,
+        ToolCall,
+        ToolDefinition,
+    )
 
 
 @dataclass
@@ -327,5 +334,5 @@ class ToolCallInfo:
     args: Any  # open: the tool's arguments, as built: a pydantic model or JSON
     raw_arguments: dict[str, Any]  # open: the model's tool arguments, JSON
     tool: Tool | None = None
-    assistant_message: Any = None
+    assistant_message: AssistantMessage | None = None
     context: ToolContext | None = None

@@ -230,7 +230,7 @@ class UI:
 
     async def custom(self, factory: ComponentFactory, *, overlay: bool = False,
                      overlay_options: OverlayOptions | None = None,
-                     on_handle: Callable[[OverlayHandle], None] | None = None) -> Any:
+                     on_handle: Callable[[OverlayHandle], None] | None = None) -> Any:  # open: what the plugin's component passes to done()
         """Show ``factory(tui, theme, keybindings, done)`` with the keyboard until it calls ``done(value)``;
         returns that value. Inline it replaces the editor; ``overlay=True`` floats it over the screen.
         Interactive only: None elsewhere (check ``ctx.mode == "interactive"``)."""

@@ -443,7 +443,7 @@ def choose_mode(env: Startup, name: str) -> Mode:
         known = ", ".join(sorted(env.registry.modes.items)) or "none"
         raise PiError(f'Unknown mode "{name}" (available: {known}). A mode comes from a plugin; '
                       "check `pi plugins` for a disabled or failed one.")
-    return mode  # type: ignore[no-any-return]
+    return mode
 
 
 def session_picker(env: Startup) -> Picker | None:

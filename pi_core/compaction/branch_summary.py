@@ -173,7 +173,7 @@ async def navigate_tree(
     replace_instructions: bool = False,
     label: str | None = None,
     signal: AbortSignal | None = None,
-    summary: tuple[str, Any] | None = None,
+    summary: tuple[str, Any] | None = None,  # open: a plugin's text and its details, stored in the session JSON
 ) -> NavigationResult:
     """Move to ``target_id`` in the same file, optionally leaving a summary of the abandoned branch.
 

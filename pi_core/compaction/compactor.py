@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,7 @@ from pi_core.compaction.tokens import (
 from pi_core.errors import AbortedError
 from pi_core.hookspecs.results import CompactionResult
 from pi_core.sessions.errors import SessionError
-from pi_core.sessions.format import Entry, message_to_dict, ms_from_iso
+from pi_core.sessions.format import Entry, MessageLike, message_to_dict, ms_from_iso
 from pi_core.types import CompactionSettings
 
 if TYPE_CHECKING:
@@ -30,12 +30,15 @@ if TYPE_CHECKING:
 
     from pi_core.compaction.branch_summary import NavigationResult
     from pi_core.compaction.summarize import Summarize
+    from pi_core.events import AgentEvent
     from pi_core.hookspecs.results import TreePreparation
     from pi_core.providers import StreamOptions
+    from pi_core.registry import PluginSet
+    from pi_core.session.parts import CompactingSession, CompactionHook
     from pi_core.session_host import ContextUsage
     from pi_core.sessions.manager import SessionManager
     from pi_core.signals import AbortSignal
-    from pi_core.types import AssistantMessage, Context, Model
+    from pi_core.types import AssistantMessage, AssistantMessageEvent, Context, Model
 
 log = logging.getLogger("pi.sessions")
 
@@ -63,8 +66,8 @@ class CompactionOutcome:
     will_retry: bool = False
 
 
-Emit = Callable[[Any], object]
-Hook = Callable[..., Any]
+Emit = Callable[["AgentEvent"], object]
+Hook = Callable[..., object]
 
 
 def _event(kind: str, **fields: Any) -> Any:
@@ -86,8 +89,8 @@ class Compactor:
         settings: Callable[[Model | None], CompactionSettings] | CompactionSettings | None = None,
         emit: Emit | None = None,
         hook: Hook | None = None,
-        plugins: Any = None,
-        is_context_overflow: Callable[[Any, int], bool] | None = None,
+        plugins: PluginSet | None = None,
+        is_context_overflow: Callable[[dict[str, Any], int], bool] | None = None,  # open: the reply as Pi's JSON
         on_hook_error: Callable[[BaseException], None] | None = None,
     ) -> None:
         self.manager = manager
@@ -96,13 +99,13 @@ class Compactor:
         self._listeners: list[Emit] = [emit] if emit is not None else []
         self._hook = hook
         self._plugins = plugins
-        self._session_hook: Hook | None = None
+        self._session_hook: CompactionHook | None = None
         self._is_overflow = is_context_overflow
         self._on_hook_error = on_hook_error
         self.overflow_recovery_attempted = False
         self.running = False  # a compaction (or the check for one) is under way: the session is not idle
 
-    def use_hook(self, hook: Hook) -> None:
+    def use_hook(self, hook: CompactionHook) -> None:
         """The session's ``pi_session_before_compact`` caller (it owns the plugin context)."""
         self._session_hook = hook
 
@@ -200,6 +203,7 @@ class Compactor:
         args = {"preparation": preparation, "branch_entries": path, "custom_instructions": custom_instructions,
                 "signal": signal}
         if self._hook is None:
+            assert self._plugins is not None  # _from_hook comes here with a hook or with plugins
             def cancelled(_plugin: str, err: BaseException) -> None:
                 if isinstance(err, CompactionCancelled):
                     raise err
@@ -223,7 +227,7 @@ class Compactor:
 
     # --- what plugins ask of the session ---------------------------------------------------------
 
-    def context_usage(self, messages: list[Any], model: Model) -> ContextUsage:
+    def context_usage(self, messages: Sequence[MessageLike], model: Model) -> ContextUsage:
         """``ctx.get_context_usage()``: the last reply's usage plus estimates of what followed it."""
         from pi_core.session_host import ContextUsage
 
@@ -339,9 +343,9 @@ class Compactor:
 
     def auto_reason(
         self,
-        assistant_message: Any,
+        assistant_message: MessageLike,
         model: Model | None,
-        agent_messages: list[Any],
+        agent_messages: Sequence[MessageLike],
         *,
         skip_aborted: bool = True,
     ) -> str | None:
@@ -385,7 +389,7 @@ class Compactor:
             return "threshold"
         return None
 
-    async def after_turn(self, session: Any, *, skip_aborted: bool) -> bool:
+    async def after_turn(self, session: CompactingSession, *, skip_aborted: bool) -> bool:
         """Auto-compaction for an ``AgentSession``: after a reply (``skip_aborted``) or before a prompt. When it
         compacted, the session's messages are rebuilt from the store; True when the run should continue now (a
         retry after an overflow, or queued messages), the failed reply taken off the end first."""
@@ -408,9 +412,9 @@ class Compactor:
 
     async def check(
         self,
-        assistant_message: Any,
+        assistant_message: MessageLike,
         model: Model | None,
-        agent_messages: list[Any],
+        agent_messages: Sequence[MessageLike],
         *,
         thinking_level: str | None = None,
         skip_aborted: bool = True,
@@ -426,7 +430,7 @@ class Compactor:
         return await self.run_auto(model, reason, thinking_level=thinking_level, signal=signal, retry=not completed)
 
 
-def llm_summarizer(stream_fn: Callable[[Model, Context, StreamOptions], AsyncIterator[Any]],
+def llm_summarizer(stream_fn: Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]],
                    api_key_for: Callable[[Model], str | None] | None = None) -> Summarize:
     """A ``Summarize`` that makes one complete LLM call through ``stream_fn`` (the session's providers)."""
 

@@ -8,12 +8,12 @@ depend on provider code.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from pi_core.compaction.plan import CompactionPreparation, CompactionResult
 from pi_core.sessions.errors import SessionError
-from pi_core.sessions.format import message_to_dict
+from pi_core.sessions.format import MessageLike, message_to_dict
 from pi_core.sessions.jsonfmt import js_dumps
 from pi_core.sessions.messages import Message, convert_to_llm
 
@@ -103,7 +103,7 @@ def _texts(content: Any, joiner: str = "") -> str:
     return joiner.join(b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
 
 
-def serialize_conversation(messages: list[Any]) -> str:
+def serialize_conversation(messages: Sequence[MessageLike]) -> str:
     """LLM messages as labelled plain-text blocks, so the summariser reads them instead of continuing them."""
     parts: list[str] = []
     for raw in messages:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pi_core.sessions.format import message_to_dict
+from pi_core.sessions.format import MessageLike, message_to_dict
 from pi_core.sessions.jsonfmt import js_dumps
 
 IMAGE_CHARS = 4800  # an image counts as 4800 characters (1200 tokens)
@@ -23,7 +24,7 @@ def calculate_context_tokens(usage: dict[str, Any]) -> int:  # open: session ent
     )
 
 
-def assistant_usage(message: Any) -> dict[str, Any] | None:
+def assistant_usage(message: MessageLike) -> dict[str, Any] | None:  # open: the reply's usage, Pi's JSON
     """Usage of an assistant message, None for other roles and for aborted/error replies."""
     data = message_to_dict(message)
     if data.get("role") != "assistant" or data.get("stopReason") in ("aborted", "error"):
@@ -61,7 +62,7 @@ def _js_len(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2 if not text.isascii() else len(text)
 
 
-def estimate_tokens(message: Any) -> int:
+def estimate_tokens(message: MessageLike) -> int:
     """chars/4, rounded up, of what the message puts in the context."""
     data = message_to_dict(message)
     role = data.get("role")
@@ -97,7 +98,7 @@ class ContextUsageEstimate:
     last_usage_index: int | None
 
 
-def estimate_context_tokens(messages: list[Any]) -> ContextUsageEstimate:
+def estimate_context_tokens(messages: Sequence[MessageLike]) -> ContextUsageEstimate:
     """Last valid assistant usage plus estimates of the messages after it; else the sum of estimates."""
     for index in range(len(messages) - 1, -1, -1):
         usage = assistant_usage(messages[index])

@@ -3,9 +3,12 @@ id cursor, and the tree with its labels."""
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pi_core.errors import PiError
+
+if TYPE_CHECKING:
+    from pi_core.sessions.branching import TreeNode
 
 
 class EntryStore(Protocol):
@@ -15,7 +18,7 @@ class EntryStore(Protocol):
     def leaf_id(self) -> str | None: ...
 
     def get_entries(self) -> list[dict[str, Any]]: ...  # open: session entries and RPC answers, JSON
-    def get_tree(self) -> list[Any]: ...
+    def get_tree(self) -> list[TreeNode]: ...
 
 
 def entries_since(store: EntryStore, since: str | None = None) -> dict[str, Any]:  # open: session entries and RPC answers, JSON

@@ -21,13 +21,14 @@ from pi_core.types import clamp_level
 
 if TYPE_CHECKING:
     from pi_core.session import AgentSession
+    from pi_core.session.parts import SessionStore, TreeMove
 
 
 class SessionFiles:
     """Session-file operations over whichever AgentSession calls them (one instance may serve several)."""
 
     async def new_session(self, session: AgentSession, parent_session: str | None = None, *,
-                          setup: Callable[[Any], object] | None = None) -> bool:
+                          setup: Callable[[SessionStore], object] | None = None) -> bool:
         """Start an empty session; False when a plugin vetoed (``pi_session_before_switch``)."""
         if await _vetoed(session, "pi_session_before_switch", reason="new"):
             return False
@@ -92,7 +93,7 @@ class SessionFiles:
 
     async def navigate_tree(self, session: AgentSession, target_id: str | None, *, summarize: bool = False,
                             custom_instructions: str | None = None, replace_instructions: bool = False,
-                            label: str | None = None) -> Any:
+                            label: str | None = None) -> TreeMove | None:
         """Move the leaf (``/tree``): ``pi_session_before_tree`` may veto or supply the summary; returns the
         compactor's NavigationResult (``editor_text`` for the editor), or None when vetoed or cancelled."""
         if not session.is_idle:
@@ -134,7 +135,7 @@ class SessionFiles:
         return result
 
     def compact_later(self, session: AgentSession, custom_instructions: str | None,
-                      on_complete: Callable[[Any], object] | None,
+                      on_complete: Callable[[CompactionResult], object] | None,
                       on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]:
         """``ctx.compact``: compaction as a task (shutdown waits for it); the callbacks report its outcome."""
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core.sessions.usage import UsageTotals
-from pi_core.types import AssistantMessage, ToolResultMessage, UserMessage
+from pi_core.types import AgentMessage, AssistantMessage, ToolResultMessage, UserMessage
 
 if TYPE_CHECKING:
     from pi_core.session import AgentSession
@@ -21,7 +22,7 @@ class Totals(UsageTotals):
     tool_results: int = 0
 
 
-def session_totals(messages: list[Any]) -> Totals:
+def session_totals(messages: Sequence[AgentMessage]) -> Totals:
     """Message counts and usage summed over ``messages`` (the RPC stats, the footer and /session)."""
     totals = Totals()
     for message in messages:

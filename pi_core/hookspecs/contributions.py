@@ -73,7 +73,7 @@ def pi_provider_presets() -> dict[str, ProviderPreset] | None:
 
 
 @spec("collect")
-def pi_discover_models(settings: Any, timeout_s: float) -> list[Model] | None:
+def pi_discover_models(settings: Any, timeout_s: float) -> list[Model] | None:  # open: the settings (JSON), read with get(key)
     """Return the models that servers listing their own models (local Ollama, llama.cpp, ...) answer with.
 
     Called when the user asks for the model list (``--list-models``, ``/model``, RPC ``get_available_models``),

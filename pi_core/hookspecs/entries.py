@@ -9,7 +9,7 @@ Field names are Pi's, in snake case (``parentId`` is ``parent_id``); docs/plugin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import (
     BeforeValidator,
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = ["BranchSummaryEntry", "CompactionEntry", "CustomEntry", "CustomMessageEntry", "LabelEntry", "MessageEntry",
-           "ModelChangeEntry", "SessionEntries", "SessionEntry", "SessionHeader", "SessionInfoEntry",
+           "ModelChangeEntry", "SessionEntries", "SessionEntry", "SessionHeader", "SessionInfoEntry", "SessionLog",
            "ThinkingLevelChangeEntry", "UnknownEntry", "entry_from_json"]
 
 
@@ -72,6 +72,7 @@ class MessageEntry(_Entry):
     if TYPE_CHECKING:
         message: AgentMessage
     else:  # validated once, by the message's own model (a union would try each role's model in turn)
+        # open: to pydantic only, the entry's JSON (message_from_json validates it); type checkers read AgentMessage
         message: Annotated[Any, BeforeValidator(lambda v: message_from_json(v) if isinstance(v, dict) else v)]
 
 
@@ -177,11 +178,41 @@ def entry_from_json(data: dict[str, Any]) -> SessionEntry:  # open: a session en
     return entry
 
 
+class SessionLog(Protocol):
+    """The session file underneath (``pi_core.sessions.SessionManager``: the sessions wing is above the kernel),
+    its entries as the dicts of Pi's JSONL; what ``SessionEntries`` reads and a ``new_session`` ``setup`` appends."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def session_file(self) -> Path | None: ...
+    @property
+    def session_name(self) -> str | None: ...
+    @property
+    def leaf_id(self) -> str | None: ...
+    @property
+    def header(self) -> dict[str, Any]: ...  # open: session entries as Pi's JSONL records
+
+    def get_entries(self) -> list[dict[str, Any]]: ...  # open: session entries as Pi's JSONL records
+    def get_entry(self, entry_id: str) -> dict[str, Any] | None: ...  # open: session entries as Pi's JSONL records
+    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]: ...  # open: session entries as Pi's JSONL records
+    def get_children(self, parent_id: str) -> list[dict[str, Any]]: ...  # open: session entries as Pi's JSONL records
+    def get_label(self, entry_id: str) -> str | None: ...
+    def leaf_entry(self) -> dict[str, Any] | None: ...  # open: session entries as Pi's JSONL records
+    def append_message(self, message: AgentMessage | dict[str, Any]) -> str: ...  # open: or a message as Pi's JSON (bashExecution)
+    def append_model_change(self, provider: str, model_id: str) -> str: ...
+    def append_thinking_level_change(self, level: str) -> str: ...
+    def append_custom_entry(self, custom_type: str, data: Any = None) -> str: ...  # open: plugin-defined data, stored in the session JSON
+    def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str: ...  # open: plugin-defined data, stored in the session JSON
+    def append_session_info(self, name: str) -> str: ...
+    def append_label_change(self, target_id: str, label: str | None) -> str: ...
+
+
 class SessionEntries:
     """``ctx.session_manager``: the session file read-only, its entries typed (``pi_core.sessions.SessionManager``
     underneath, whose dicts stay the source of truth). Each entry is converted once, when first asked for."""
 
-    def __init__(self, store: Any) -> None:  # a SessionManager: the sessions wing is above the kernel
+    def __init__(self, store: SessionLog) -> None:
         self.store = store
         self._typed: dict[int, tuple[dict[str, Any], SessionEntry]] = {}
 
@@ -200,15 +231,15 @@ class SessionEntries:
 
     @property
     def session_file(self) -> Path | None:
-        return self.store.session_file  # type: ignore[no-any-return]
+        return self.store.session_file
 
     @property
     def session_name(self) -> str | None:
-        return self.store.session_name  # type: ignore[no-any-return]
+        return self.store.session_name
 
     @property
     def leaf_id(self) -> str | None:
-        return self.store.leaf_id  # type: ignore[no-any-return]
+        return self.store.leaf_id
 
     @property
     def header(self) -> SessionHeader:
@@ -232,7 +263,7 @@ class SessionEntries:
         return self._typed_all(self.store.get_children(parent_id))
 
     def get_label(self, entry_id: str) -> str | None:
-        return self.store.get_label(entry_id)  # type: ignore[no-any-return]
+        return self.store.get_label(entry_id)
 
     def leaf_entry(self) -> SessionEntry | None:
         raw = self.store.leaf_entry()

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pi_core.hookspecs.markers import spec
 
 __all__ = ["pi_sandbox", "pi_sandbox_policy"]
 
 
 @spec("chain", chain="policy")
-def pi_sandbox_policy(policy: Any) -> Any:
+def pi_sandbox_policy(policy: object) -> object:
     """Tighten the sandbox policy (a ``pi_core.toolkit.sandbox.SandboxPolicy``): once per start, before any
     session exists, with the user's (``--sandbox``, the ``sandbox`` settings). Return a changed copy
     (``dataclasses.replace``) or None.
@@ -23,7 +21,7 @@ def pi_sandbox_policy(policy: Any) -> Any:
 
 
 @spec("first")
-def pi_sandbox(policy: Any) -> Any:
+def pi_sandbox(policy: object) -> object:
     """Return the ``pi_core.toolkit.sandbox.Sandbox`` that enforces a confining ``policy``: once per start,
     after ``pi_sandbox_policy``.
 

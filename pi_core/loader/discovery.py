@@ -74,7 +74,7 @@ class CachedEntryPoint(_Slots):
         return {"name": self.name, "value": self.value, "group": self.group,
                 "dist": {"name": self.dist.name, "version": self.dist.version} if self.dist else None}
 
-    def load(self) -> Any:
+    def load(self) -> object:
         """Import the module the value names (and follow ``:attr`` when given)."""
         import re
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import traceback
 from dataclasses import dataclass, field
-from typing import Any
 
 from pi_core.registry import ExtensionError, PluginFailure, PluginInfo, PluginSet
 
@@ -27,7 +26,7 @@ class ClassPluginInfo(PluginInfo):
     """A plugin loaded from a class: ``factory`` makes its instance for each session."""
 
     factory: type | None = None
-    owner: Any = field(default=None, compare=False, repr=False)  # the session its live instance belongs to
+    owner: object = field(default=None, compare=False, repr=False)  # the session its live instance belongs to
 
 
 def instantiate(plugins: PluginSet, target: type, info: PluginInfo, *, fatal: bool) -> tuple[object, PluginInfo] | None:

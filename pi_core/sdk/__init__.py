@@ -10,17 +10,18 @@ objects JSON mode prints (``event.to_json()`` is that line). Several sessions ma
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Self
+from typing import TYPE_CHECKING, Literal, Self, TypedDict, TypeVar, Unpack
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent
 from pi_core.tools import Tool
-from pi_core.types import ImageContent
+from pi_core.types import AgentMessage, ImageContent
 
 if TYPE_CHECKING:
+    from pi_core.hookspecs.results import CompactionResult
     from pi_core.session import AgentSession
 
 __all__ = ["ImageContent", "SdkError", "Session", "SessionState", "SyncSession", "create_session",
@@ -40,7 +41,7 @@ class SessionState:
     model: str | None  # "provider/id"
     thinking_level: str
     tools: tuple[str, ...]
-    messages: tuple[Any, ...]
+    messages: tuple[AgentMessage, ...]
     is_streaming: bool
 
 
@@ -61,7 +62,7 @@ class Session:
         for queue in self._queues:
             queue.put_nowait(event)
 
-    def _live(self) -> Any:
+    def _live(self) -> AgentSession:
         if self._disposed:
             raise SdkError("This session was disposed")
         return self._session
@@ -117,7 +118,7 @@ class Session:
 
     # --- session operations --------------------------------------------------------------------
 
-    async def compact(self, instructions: str | None = None) -> Any:
+    async def compact(self, instructions: str | None = None) -> CompactionResult:
         return await self._live().compact(instructions)
 
     def fork_points(self) -> list[tuple[str, str]]:
@@ -188,6 +189,26 @@ def image_from_file(path: str | Path) -> ImageContent:
 
 
 SessionStorage = Literal["memory", "disk"]
+T = TypeVar("T")
+
+
+class SessionOptions(TypedDict, total=False):
+    """The keyword arguments of :func:`create_session`, which :func:`create_session_sync` passes on."""
+
+    cwd: str | Path | None
+    model: str | None
+    provider: str | None
+    thinking: str | None
+    tools: Sequence[str] | None
+    custom_tools: Iterable[Tool]
+    plugins: Sequence[str | Path]
+    no_plugins: bool
+    storage: SessionStorage
+    session_dir: str | Path | None
+    session_file: str | Path | None
+    system_prompt: str | None
+    api_key: str | None
+    trust_project: bool
 
 
 async def create_session(
@@ -236,7 +257,7 @@ class SyncSession:
         self._loop = loop
         self.session = session
 
-    def _run(self, awaitable: Any) -> Any:
+    def _run(self, awaitable: Awaitable[T]) -> T:
         return self._loop.run_until_complete(awaitable)
 
     def prompt(self, text: str, images: Sequence[ImageContent] = ()) -> str:
@@ -252,7 +273,7 @@ class SyncSession:
             unsubscribe()
         return iter(seen)
 
-    def compact(self, instructions: str | None = None) -> Any:
+    def compact(self, instructions: str | None = None) -> CompactionResult:
         return self._run(self.session.compact(instructions))
 
     def fork(self, entry_id: str) -> str:
@@ -284,7 +305,7 @@ class SyncSession:
         self.dispose()
 
 
-def create_session_sync(**options: Any) -> SyncSession:
+def create_session_sync(**options: Unpack[SessionOptions]) -> SyncSession:
     """:func:`create_session` for code without an event loop (takes the same keyword arguments)."""
     loop = asyncio.new_event_loop()
     try:

@@ -10,15 +10,31 @@ a hook no plugin implements costs nothing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from pi_core.errors import ToolError
 from pi_core.extension import ExtensionContext
-from pi_core.hookspecs.results import AfterToolCall, BeforeToolCall, SystemPromptOptions
+from pi_core.hookspecs.results import (
+    AfterToolCall,
+    BeforeToolCall,
+    Cancel,
+    CompactionPreparation,
+    CompactionResult,
+    SystemPromptOptions,
+)
 from pi_core.registry import PluginSet
 from pi_core.signals import AbortSignal
 from pi_core.tools import ToolCallInfo, ToolResult
 from pi_core.types import AgentMessage, CustomMessage, ImageContent, Model
+
+
+class ProviderHooks(TypedDict, total=False):
+    """The ``StreamOptions`` callbacks ``LoopHooks.stream_options`` sets: those some plugin implements."""
+
+    on_payload: Callable[[dict[str, Any], Model], object]  # open: the provider's JSON request body
+    on_headers: Callable[[dict[str, str | None], Model], object]
+    on_response: Callable[[dict[str, Any], Model], object]  # open: the provider's response status and headers
+    on_stream_event: Callable[[Any, Model], object]  # open: one decoded wire event, the provider's JSON
 
 
 class LoopHooks:
@@ -118,13 +134,14 @@ class LoopHooks:
             return messages
         return await self._call("pi_context", messages=list(messages))  # type: ignore[no-any-return]
 
-    def stream_options(self) -> dict[str, Any]:
+    def stream_options(self) -> ProviderHooks:
         """The StreamOptions callbacks for the provider hooks some plugin implements (none: no cost)."""
         hooks = {"on_payload": ("pi_before_provider_request", self.on_payload),
                  "on_headers": ("pi_before_provider_headers", self.on_headers),
                  "on_response": ("pi_after_provider_response", self.on_response),
                  "on_stream_event": ("pi_provider_stream_event", self.on_stream_event)}
-        return {option: callback for option, (hook, callback) in hooks.items() if self.plugins.has(hook)}
+        return cast("ProviderHooks", {option: callback for option, (hook, callback) in hooks.items()
+                                      if self.plugins.has(hook)})
 
     async def on_payload(self, payload: dict[str, Any], model: Model) -> dict[str, Any] | None:  # open: the provider's JSON request body
         replaced = await self._call("pi_before_provider_request", payload=payload, model=model)
@@ -140,14 +157,16 @@ class LoopHooks:
     async def on_stream_event(self, data: Any, model: Model) -> None:  # open: one decoded wire event, the provider's JSON
         await self._call("pi_provider_stream_event", data=data, model=model)
 
-    async def before_compact(self, preparation: Any, branch_entries: list[dict[str, Any]],
-                             custom_instructions: str | None, reason: str, signal: AbortSignal) -> Any:
+    async def before_compact(self, preparation: CompactionPreparation,
+                             branch_entries: list[dict[str, Any]],  # open: session entries as Pi's JSONL records
+                             custom_instructions: str | None, reason: str,
+                             signal: AbortSignal) -> CompactionResult | Cancel | None:
         if not self.plugins.has("pi_session_before_compact"):
             return None
         from pi_core.hookspecs.entries import entry_from_json
 
         typed = [entry_from_json(entry) for entry in branch_entries]
-        return await self._call("pi_session_before_compact", preparation=preparation, branch_entries=typed,
+        return await self._call("pi_session_before_compact", preparation=preparation, branch_entries=typed,  # type: ignore[no-any-return]
                                 custom_instructions=custom_instructions, reason=reason,
                                 will_retry=reason == "overflow", signal=signal)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from pi_core.hookspecs.entries import SessionLog
 from pi_core.providers import ApiProvider, StreamOptions
 from pi_core.tools import Tool, ToolPolicy, ToolSettings
 from pi_core.types import (
@@ -25,16 +26,25 @@ from pi_core.types import (
 )
 
 if TYPE_CHECKING:
+    from pi_core.agent import Agent
     from pi_core.events import AgentEvent
     from pi_core.hookspecs.results import (
+        Cancel,
         CommandInfo,
+        CompactionPreparation,
         CompactionResult,
         SystemPromptOptions,
         TreePreparation,
     )
     from pi_core.registry import PluginSet, Registry
+    from pi_core.resources.context_files import ContextFile
+    from pi_core.resources.diagnostics import Diagnostic
+    from pi_core.resources.skills import Skill
+    from pi_core.resources.templates import PromptTemplate
     from pi_core.session_host import ContextUsage, ExecResult, ModelAccess
+    from pi_core.sessions.branching import ForkResult, TreeNode
     from pi_core.signals import AbortSignal
+    from pi_core.types import Message
 
 StreamFn = Callable[[Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
 RequestFn = Callable[[ApiProvider, Model, Context, StreamOptions], AsyncIterator[AssistantMessageEvent]]
@@ -50,38 +60,18 @@ class RebuiltContext(Protocol):
     def typed_messages(self) -> list[AgentMessage]: ...
 
 
-class SessionStore(Protocol):
+class SessionStore(SessionLog, Protocol):
     """Where a session is recorded: ``pi_core.sessions.SessionManager`` (a JSONL file, or memory only)."""
 
     @property
-    def session_id(self) -> str: ...
-    @property
-    def session_file(self) -> Path | None: ...
-    @property
     def is_persisted(self) -> bool: ...
-    @property
-    def session_name(self) -> str | None: ...
-    @property
-    def leaf_id(self) -> str | None: ...
-    @property
-    def header(self) -> dict[str, Any]: ...  # open: session entries as Pi's JSONL records
 
-    def get_entries(self) -> list[dict[str, Any]]: ...  # open: session entries as Pi's JSONL records
-    def get_entry(self, entry_id: str) -> dict[str, Any] | None: ...  # open: session entries as Pi's JSONL records
-    def get_branch(self, from_id: str | None = None) -> list[dict[str, Any]]: ...  # open: session entries as Pi's JSONL records
-    def get_tree(self) -> list[Any]: ...
+    def get_tree(self) -> list[TreeNode]: ...
     def build_session_context(self) -> RebuiltContext: ...
-    def append_message(self, message: Any) -> str: ...
-    def append_model_change(self, provider: str, model_id: str) -> str: ...
-    def append_thinking_level_change(self, level: str) -> str: ...
-    def append_custom_entry(self, custom_type: str, data: Any = None) -> str: ...  # open: plugin-defined data, stored in the session JSON
-    def append_custom_message_entry(self, custom_type: str, content: Any, display: bool, details: Any = None) -> str: ...  # open: plugin-defined data, stored in the session JSON
-    def append_session_info(self, name: str) -> str: ...
-    def append_label_change(self, target_id: str, label: str | None) -> str: ...
     def new_session(self, id: str | None = None, parent_session: str | None = None) -> Path | None: ...
     def set_session_file(self, session_file: str | Path) -> None: ...
-    def fork(self, entry_id: str) -> Any: ...
-    def clone(self) -> Any: ...
+    def fork(self, entry_id: str) -> ForkResult: ...
+    def clone(self) -> Path | None: ...
 
 
 class ModelSource(Protocol):
@@ -111,15 +101,15 @@ class LoadedResources(Protocol):
     (``pi_core.resources.Resources`` is the one pi has; its item types belong to that wing)."""
 
     @property
-    def context_files(self) -> Sequence[Any]: ...
+    def context_files(self) -> Sequence[ContextFile]: ...
     @property
-    def skills(self) -> Sequence[Any]: ...
+    def skills(self) -> Sequence[Skill]: ...
     @property
-    def templates(self) -> Sequence[Any]: ...
+    def templates(self) -> Sequence[PromptTemplate]: ...
     @property
-    def diagnostics(self) -> Sequence[Any]: ...
-    def skill(self, name: str) -> Any: ...
-    def template(self, name: str) -> Any: ...
+    def diagnostics(self) -> Sequence[Diagnostic]: ...
+    def skill(self, name: str) -> Skill | None: ...
+    def template(self, name: str) -> PromptTemplate | None: ...
     def command_infos(self) -> list[CommandInfo]: ...
 
 
@@ -138,12 +128,54 @@ class PromptSource(Protocol):
         """The named sections of a prompt ``build`` made lately; None for another text."""
     def options(self, tools: list[Tool]) -> SystemPromptOptions: ...
     def reload(self) -> None: ...
-    def add_resource_paths(self, owner: str, skills: list[Any], prompts: list[Any], themes: list[Any]) -> None: ...
+    def add_resource_paths(self, owner: str, skills: list[str | Path], prompts: list[str | Path],
+                           themes: list[str | Path]) -> None: ...
 
 
 class CompactionHook(Protocol):
-    async def __call__(self, preparation: Any, branch_entries: list[dict[str, Any]], custom_instructions: str | None,
-                       reason: str, signal: AbortSignal) -> Any: ...
+    async def __call__(self, preparation: CompactionPreparation,
+                       branch_entries: list[dict[str, Any]],  # open: session entries as Pi's JSONL records
+                       custom_instructions: str | None, reason: str,
+                       signal: AbortSignal) -> CompactionResult | Cancel | None: ...
+
+
+class CompactionDone(Protocol):
+    """A compaction ``Compaction.compact`` stored (``pi_core.compaction.CompactionOutcome``)."""
+
+    @property
+    def result(self) -> CompactionResult: ...
+
+
+class TreeMove(Protocol):
+    """Where ``Compaction.navigate`` moved the leaf (``pi_core.compaction.NavigationResult``)."""
+
+    old_leaf_id: str | None
+    new_leaf_id: str | None
+    editor_text: str | None  # for the editor: the user message navigated to
+    summary_entry: dict[str, Any] | None  # open: the branch summary entry written, Pi's JSONL record
+    cancelled: bool
+
+
+class CompactingSession(Protocol):
+    """What auto-compaction reads and resets of the session it runs for (``AgentSession``)."""
+
+    agent: Agent
+
+    def last_assistant(self) -> AssistantMessage | None: ...
+    @property
+    def model(self) -> Model: ...
+    @property
+    def thinking_level(self) -> str: ...
+    @property
+    def messages(self) -> list[AgentMessage]: ...
+    def reload_messages(self) -> None: ...  # from the store, after compacting
+    def has_queued_messages(self) -> bool: ...
+
+
+class CacheWarming(Protocol):
+    """The session's prompt-cache warmer (``pi_core.llm.cache_warmer.CacheWarmer``)."""
+
+    def cancel(self) -> None: ...
 
 
 class Compaction(Protocol):
@@ -155,14 +187,15 @@ class Compaction(Protocol):
     def use_hook(self, hook: CompactionHook) -> None: ...
     def reset_overflow_guard(self) -> None: ...
     async def compact(self, model: Model | None, *, thinking_level: str | None = None,
-                      custom_instructions: str | None = None) -> Any: ...
-    async def after_turn(self, session: Any, *, skip_aborted: bool) -> bool:
+                      custom_instructions: str | None = None) -> CompactionDone: ...
+    async def after_turn(self, session: CompactingSession, *, skip_aborted: bool) -> bool:
         """Auto-compaction of ``session`` when due; True when its run should continue now."""
     def context_usage(self, messages: list[AgentMessage], model: Model) -> ContextUsage | None: ...
     def prepare_tree(self, target_id: str | None, *, summarize: bool, custom_instructions: str | None,
                      replace_instructions: bool, label: str | None) -> TreePreparation: ...
     async def navigate(self, preparation: TreePreparation, model: Model | None, *, summary: str | None = None,
-                       details: Any = None, signal: AbortSignal | None = None) -> Any: ...
+                       details: Any = None,  # open: plugin-defined details, stored in the session JSON
+                       signal: AbortSignal | None = None) -> TreeMove: ...
 
 
 class AutoRetry(Protocol):
@@ -180,15 +213,16 @@ class SessionFileOps(Protocol):
     (``pi_core.control.session_files.SessionFiles``); ``AgentSession`` delegates its methods of these names."""
 
     async def new_session(self, session: Any, parent_session: str | None = None, *,
-                          setup: Callable[[Any], object] | None = None) -> bool: ...
+                          setup: Callable[[SessionStore], object] | None = None) -> bool: ...
     async def switch_session(self, session: Any, session_path: str) -> bool: ...
     async def fork(self, session: Any, entry_id: str) -> tuple[str, bool]: ...
     async def clone(self, session: Any) -> bool: ...
     async def navigate_tree(self, session: Any, target_id: str | None, *, summarize: bool = False,
                             custom_instructions: str | None = None, replace_instructions: bool = False,
-                            label: str | None = None) -> Any: ...
+                            label: str | None = None) -> TreeMove | None: ...
     async def compact(self, session: Any, custom_instructions: str | None = None) -> CompactionResult: ...
-    def compact_later(self, session: Any, custom_instructions: str | None, on_complete: Callable[[Any], object] | None,
+    def compact_later(self, session: Any, custom_instructions: str | None,
+                      on_complete: Callable[[CompactionResult], object] | None,
                       on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]: ...
 
 
@@ -225,12 +259,12 @@ class SessionParts:
     retry: AutoRetry | None = None
     messages: list[AgentMessage] = field(default_factory=list)  # the history to continue
     expand_input: Callable[[str], str] | None = None  # prompt templates and skills
-    convert_to_llm: Callable[[list[AgentMessage]], list[Any]] | None = None
+    convert_to_llm: Callable[[list[AgentMessage]], list[Message]] | None = None
     exec: ExecFn | None = None  # ``ctx.exec``: pi_core.toolkit.exec.run_program
     model_access: ModelAccess | None = None  # ``ctx.model_registry``: pi_core.models.access.SessionModels
     files: SessionFileOps | None = None  # new/resume/fork/clone/tree/compact: pi_core.control.session_files
     reimport: Callable[[PluginSet], object] | None = None  # /reload: pi_core.app.plugin_reload.reload_plugins
-    cache_warmer: Any = None  # pi_core.llm.cache_warmer.CacheWarmer: bound by its builder, cancelled at the end
+    cache_warmer: CacheWarming | None = None  # pi_core.llm.cache_warmer.CacheWarmer: bound by its builder, cancelled at the end
 
 
 def provider_stream_fn(registry: Registry, request: RequestFn | None = None) -> StreamFn:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent, Listeners
 from pi_core.extension import ExtensionContext
-from pi_core.hookspecs.results import SystemPromptOptions
+from pi_core.hookspecs.results import CompactionResult, SystemPromptOptions
 from pi_core.registry import PluginSet
 from pi_core.session.parts import (
     Compaction,
@@ -27,6 +27,7 @@ from pi_core.session.parts import (
     SessionFileOps,
     SessionStore,
     SettingsStore,
+    TreeMove,
 )
 from pi_core.session_host import ContextUsage, ExecResult
 from pi_core.signals import AbortSignal
@@ -261,7 +262,7 @@ class SessionState:
         return self.files
 
     async def new_session(self, parent_session: str | None = None, *,
-                          setup: Callable[[Any], object] | None = None) -> bool:
+                          setup: Callable[[SessionStore], object] | None = None) -> bool:
         return await self._files().new_session(self, parent_session, setup=setup)
 
     async def switch_session(self, session_path: str) -> bool:
@@ -275,15 +276,15 @@ class SessionState:
 
     async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,
                             custom_instructions: str | None = None, replace_instructions: bool = False,
-                            label: str | None = None) -> Any:
+                            label: str | None = None) -> TreeMove | None:
         return await self._files().navigate_tree(self, target_id, summarize=summarize,
                                                  custom_instructions=custom_instructions,
                                                  replace_instructions=replace_instructions, label=label)
 
-    async def compact(self, custom_instructions: str | None = None) -> Any:
+    async def compact(self, custom_instructions: str | None = None) -> CompactionResult:
         return await self._files().compact(self, custom_instructions)
 
-    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[Any], object] | None,
+    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[CompactionResult], object] | None,
                       on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]:
         return self._files().compact_later(self, custom_instructions, on_complete, on_error)
 

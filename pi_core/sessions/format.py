@@ -11,10 +11,13 @@ import os
 import time
 from collections.abc import Container
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from pi_core.sessions.jsonfmt import js_dumps
 from pi_core.toolkit.redact import redact
+
+if TYPE_CHECKING:
+    from pi_core.types import AgentMessage
 
 CURRENT_SESSION_VERSION = 3
 
@@ -34,6 +37,8 @@ ENTRY_TYPES: frozenset[str] = frozenset(
 )
 
 Entry = dict[str, Any]  # open: a session entry, Pi's JSONL record
+# A message as the session code takes it: a pi_core.types model, or the dict of Pi's JSON (bashExecution has no model).
+MessageLike: TypeAlias = "AgentMessage | dict[str, Any]"  # open: or a message as Pi's JSON
 
 
 def iso_now() -> str:
@@ -218,7 +223,7 @@ def serialize_line(record: Entry) -> str:
     return redact(js_dumps(record)) + "\n"
 
 
-def message_to_dict(message: Any) -> dict[str, Any]:
+def message_to_dict(message: MessageLike) -> dict[str, Any]:  # open: a message as Pi's JSON
     """A message as a plain dict: dicts pass through, pi_core.types models go through ``to_json()``."""
     if isinstance(message, dict):
         return message

@@ -349,7 +349,7 @@ class SessionManager(BranchingMixin):
 
     # --- appending --------------------------------------------------------------------------------
 
-    def append_message(self, message: Any) -> str:
+    def append_message(self, message: fmt.MessageLike) -> str:
         """Append a user/assistant/toolResult/bashExecution/custom message (dict or pi_core.types model)."""
         data = fmt.message_to_dict(message)
         role = data.get("role")

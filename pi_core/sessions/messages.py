@@ -6,13 +6,15 @@ provider may see (docs/sessions.md#what-the-model-sees); ``to_typed`` gives pi_c
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from pi_core.sessions.describe import content_text
-from pi_core.sessions.format import ms_from_iso
+from pi_core.sessions.format import MessageLike, ms_from_iso
 
 if TYPE_CHECKING:
     from pi_core.types import AgentMessage
+    from pi_core.types import Message as LlmMessage
 
 Message = dict[str, Any]  # open: a message as Pi's JSON
 
@@ -79,7 +81,7 @@ def _block_images(content: Any) -> Any:
     return out
 
 
-def convert_to_llm(messages: list[Any], block_images: bool = False) -> list[Message]:
+def convert_to_llm(messages: Sequence[MessageLike], block_images: bool = False) -> list[Message]:
     """Keep user/assistant/toolResult, rewrite the session roles as user text, drop everything else.
 
     ``messages`` may hold dicts or pi_core.types models. With ``block_images`` (setting
@@ -131,7 +133,7 @@ def message_text(message: Message, joiner: str = "\n") -> str:
     return content_text(message.get("content"), joiner)
 
 
-def llm_converter(block_images: bool) -> Any:
+def llm_converter(block_images: bool) -> Callable[[list[AgentMessage]], list[LlmMessage]]:
     """Session messages to LLM messages. Typed user/assistant/toolResult messages pass through as they
     are (no per-turn re-validation of the whole history); only custom roles are rewritten."""
     from pi_core.types import CustomMessage

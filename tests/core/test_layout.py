@@ -252,8 +252,12 @@ def test_the_kernel_stays_small() -> None:
     # CustomEntry an EntryRenderer draws (issue 32 item 2; a TYPE_CHECKING import); 2,851: CompactionPreparation's
     # messages typed (AgentMessage joins results.py's types import, which ruff then wraps); 2,852: AfterToolCall's
     # content typed as ToolResult's (TextContent joins that import); 2,853: MessageRenderer.render names the
-    # CustomMessage it is given. This ceiling only ever comes down.
-    assert total <= 2853, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
+    # CustomMessage it is given; 2,918 with issue 32 item 7's types for what was ``Any``: the ``SessionLog`` protocol
+    # (hookspecs/entries.py: the session file ``SessionEntries`` reads and a new session's ``setup`` appends to, +24)
+    # and the TYPE_CHECKING imports naming the real types (the registry's contributions, render's Theme, the
+    # messages and compaction results of extension.py and session_host.py, ...), which ruff wraps one name a line.
+    # This ceiling only ever comes down.
+    assert total <= 2918, f"{total} lines of kernel code ({hookspec_code} of them hook specs)"
 
 
 def test_no_kernel_module_is_over_500_code_lines() -> None:
