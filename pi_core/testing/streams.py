@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 from pi_core.providers import StreamOptions
 from pi_core.signals import AbortSignal
@@ -24,6 +24,9 @@ from pi_core.types import (
     ToolDefinition,
     UserMessage,
 )
+
+if TYPE_CHECKING:
+    import httpx2
 
 
 def model_for(server: FakeModelServer, api: str, **fields: object) -> Model:
@@ -72,7 +75,7 @@ class StreamOptionsFields(TypedDict, total=False):
     on_response: Callable[[dict[str, Any], Model], object] | None  # open: the response's status and headers, JSON
     on_headers: Callable[[dict[str, str | None], Model], object] | None
     on_stream_event: Callable[[Any, Model], object] | None  # open: one decoded wire event, the provider's JSON
-    http_client: object  # an injected httpx2.AsyncClient (tests use MockTransport)
+    http_client: httpx2.AsyncClient | None  # injected (tests use MockTransport)
     env: dict[str, str] | None
 
 
