@@ -67,6 +67,7 @@ class AgentSession(SessionState):
         self.auto_compaction = True
         self.listeners = Listeners(self._to_plugins)
         self._shutdown_requests: list[Callable[[], None]] = []
+        self._ended: list[str] = []  # class plugins whose instance ended with the last session (``shutdown``)
         self._queue_texts: tuple[list[str], list[str]] = ([], [])
         self._save_failed = False
         self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
@@ -145,9 +146,11 @@ class AgentSession(SessionState):
 
     async def start(self, reason: str = "startup", previous_session_file: str | None = None) -> None:
         renewed = instances.start_session(self.plugins, self)  # class plugins: a fresh instance per session
+        ended, self._ended = self._ended, []
         if reason in ("startup", "reload"):  # after a reload, re-imported plugin files' handlers replace the old
             await self._bind_handlers()
-        elif renewed:  # the session was replaced: the new instances' tools, commands and handlers
+        elif renewed or ended:  # the session was replaced: the new instances' tools, commands and handlers,
+            # and none left of an instance that ended (also when its successor's constructor raised)
             await self._bind_handlers(set(renewed))
             self.plugin_commands.collect()
             await self.refresh_tools()
@@ -164,7 +167,8 @@ class AgentSession(SessionState):
 
     async def shutdown(self, reason: str = "quit", target_session_file: str | None = None) -> None:
         await self._call("pi_session_shutdown", reason=reason, target_session_file=target_session_file)
-        for plugin in instances.end_session(self.plugins, self):  # its hooks and handlers end with the session
+        self._ended = instances.end_session(self.plugins, self)  # its hooks and handlers end with the session
+        for plugin in self._ended:
             self.bus.drop_plugin(plugin)
         if self.cache_warmer is not None and reason != "reload":
             self.cache_warmer.cancel()
@@ -196,12 +200,21 @@ class AgentSession(SessionState):
 
     async def refresh_tools(self) -> list[str]:
         """Collect ``pi_tools`` again: new tools join (active unless ``active_by_default=False``), changed ones
-        are replaced; the system prompt is rebuilt. Returns the names added."""
+        are replaced, and a plugin's tool no plugin contributes now (its instance ended, its file changed) is
+        withdrawn; the system prompt is rebuilt. Returns the names added."""
         found = keyed(self.plugins, await self.plugins.call("pi_tools"), "tool", "name",
                       chosen=self.registry.tool_overrides)
+        listed = self.registry.tools
+        others = {name: owner for name, owner in listed.owner.items() if owner not in self.plugins.info}  # the SDK's
+        self.remove_tools([name for name in listed.items if name not in found.items and name not in others])
+        for name, owner in others.items():  # not collected: kept, as it won over a plugin's tool of its name
+            if name in found.owner:
+                found.by_plugin[found.owner[name]].remove(name)
+            found.items[name], found.owner[name] = listed.items[name], owner
+            found.by_plugin.setdefault(owner, []).append(name)
         new = [name for name in found.items if name not in self.config.all_tools]
         changed = [tool for tool in found.items.values() if self.config.all_tools.get(tool.name) is not tool]
-        self.registry.tools.items.update(found.items)
+        listed.items, listed.owner, listed.by_plugin = found.items, found.owner, found.by_plugin
         for tool in changed:  # registered but off: the user's selection and active_by_default decide
             if tool.name in new and not tool.active_by_default:
                 self.config.all_tools[tool.name] = tool
