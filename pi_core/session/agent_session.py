@@ -67,6 +67,7 @@ class AgentSession(SessionState):
         self.auto_compaction = True
         self.listeners = Listeners(self._to_plugins)
         self._shutdown_requests: list[Callable[[], None]] = []
+        self._renewal_handlers: list[Callable[[], None]] = []
         self._ended: list[str] = []  # class plugins whose instance ended with the last session (``shutdown``)
         self._queue_texts: tuple[list[str], list[str]] = ([], [])
         self._save_failed = False
@@ -119,6 +120,14 @@ class AgentSession(SessionState):
         """A mode that can quit on request (interactive, RPC) registers how; plugins ask via ``ctx.shutdown()``."""
         self._shutdown_requests.append(handler)
 
+    def on_plugins_renewed(self, handler: Callable[[], None]) -> Callable[[], None]:
+        """A front end that keeps what plugins contributed (renderers, shortcuts, a command menu) registers how
+        to collect it again: called when the session was replaced or reloaded and a plugin's contributions may
+        have changed (a class plugin's new instance), before the plugins' ``pi_session_start``. Returns the
+        call that removes ``handler``."""
+        self._renewal_handlers.append(handler)
+        return lambda: self._renewal_handlers.remove(handler)
+
     def request_shutdown(self) -> None:
         for handler in list(self._shutdown_requests):
             handler()
@@ -154,6 +163,11 @@ class AgentSession(SessionState):
             await self._bind_handlers(set(renewed))
             self.plugin_commands.collect()
             await self.refresh_tools()
+        if reason == "reload" or renewed or ended:  # what front ends draw with and bind: the live plugins' again
+            self.registry.renderers = keyed(self.plugins, await self.plugins.call("pi_renderers"), "renderer",
+                                            "tool_name")
+            for handler in list(self._renewal_handlers):
+                handler()
         await self._call("pi_session_start", reason=reason, previous_session_file=previous_session_file)
         if reason in ("startup", "reload"):
             await self._discover_resources(reason)
