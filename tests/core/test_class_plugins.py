@@ -252,6 +252,8 @@ async def _tools_follow_the_instance(server: FakeModelServer, toolbox: Path, how
     registry = session._session.registry.tools
     assert "alpha" not in registry.items and registry.owner["beta"] == "toolbox"
     assert "alpha" not in registry.by_plugin["toolbox"]
+    commands = [c.name for c in session._session.command_infos()]  # RPC get_commands, ctx.get_commands()
+    assert "reload-2" in commands and "reload-1" not in commands
     server.add(Reply(tool_calls=[("beta", {}), ("shared", {}), ("alpha", {})]), Reply(text="b"))
     await session.prompt("use them")
     assert tool_texts(session)[-3:] == ["beta from instance 2", "shared from instance 2", "Tool alpha not found"]
