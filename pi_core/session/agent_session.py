@@ -212,30 +212,6 @@ class AgentSession(SessionState):
         self._rebuild_prompt()
         await self.start("reload")
 
-    async def refresh_tools(self) -> list[str]:
-        """Collect ``pi_tools`` again: new tools join (active unless ``active_by_default=False``), changed ones
-        are replaced, and a plugin's tool no plugin contributes now (its instance ended, its file changed) is
-        withdrawn; the system prompt is rebuilt. Returns the names added."""
-        found = keyed(self.plugins, await self.plugins.call("pi_tools"), "tool", "name",
-                      chosen=self.registry.tool_overrides)
-        listed = self.registry.tools
-        others = {name: owner for name, owner in listed.owner.items() if owner not in self.plugins.info}  # the SDK's
-        self.remove_tools([name for name in listed.items if name not in found.items and name not in others])
-        for name, owner in others.items():  # not collected: kept, as it won over a plugin's tool of its name
-            if name in found.owner:
-                found.by_plugin[found.owner[name]].remove(name)
-            found.items[name], found.owner[name] = listed.items[name], owner
-            found.by_plugin.setdefault(owner, []).append(name)
-        new = [name for name in found.items if name not in self.config.all_tools]
-        changed = [tool for tool in found.items.values() if self.config.all_tools.get(tool.name) is not tool]
-        listed.items, listed.owner, listed.by_plugin = found.items, found.owner, found.by_plugin
-        for tool in changed:  # registered but off: the user's selection and active_by_default decide
-            if tool.name in new and not tool.active_by_default:
-                self.config.all_tools[tool.name] = tool
-        added = self.add_tools([t for t in changed if t.name not in new or t.active_by_default])
-        self._rebuild_prompt()
-        return [name for name in new if name in added or name in self.config.all_tools]
-
     # --- events -----------------------------------------------------------------------------------
 
     def subscribe(self, listener: SessionListener) -> Callable[[], None]:
