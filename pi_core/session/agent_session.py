@@ -163,9 +163,11 @@ class AgentSession(SessionState):
             await self._bind_handlers(set(renewed))
             self.plugin_commands.collect()
             await self.refresh_tools()
-        if reason == "reload" or renewed or ended:  # what front ends draw with and bind: the live plugins' again
-            self.registry.renderers = keyed(self.plugins, await self.plugins.call("pi_renderers"), "renderer",
-                                            "tool_name")
+        if reason == "reload" or renewed or ended:  # providers, and what front ends draw with: the live plugins'
+            self.renew(self.registry.providers, keyed(self.plugins, await self.plugins.call("pi_providers"),
+                                                      "provider", "api"))
+            self.renew(self.registry.renderers, keyed(self.plugins, await self.plugins.call("pi_renderers"),
+                                                      "renderer", "tool_name"))
             for handler in list(self._renewal_handlers):
                 handler()
         await self._call("pi_session_start", reason=reason, previous_session_file=previous_session_file)

@@ -16,7 +16,7 @@ from pi_core.errors import PiError
 from pi_core.events import AgentEvent, Listeners
 from pi_core.extension import ExtensionContext
 from pi_core.hookspecs.results import SystemPromptOptions
-from pi_core.registry import PluginSet, Registry, keyed
+from pi_core.registry import Contributions, PluginSet, Registry, keyed
 from pi_core.session.parts import (
     Compaction,
     ExecFn,
@@ -195,26 +195,31 @@ class SessionState:
         withdrawn; the system prompt is rebuilt. Returns the names added."""
         found = keyed(self.plugins, await self.plugins.call("pi_tools"), "tool", "name",
                       chosen=self.registry.tool_overrides)
-        listed = self.registry.tools
-        others = {name: owner for name in listed.items  # not a plugin's (the SDK's custom tools): kept as they are
-                  if not self._a_plugin(owner := listed.owner.get(name, ""))}
-        self.remove_tools([name for name in listed.items if name not in found.items and name not in others])
-        for name, owner in others.items():  # also where it won over a plugin's tool of its name
-            if name in found.owner:
-                found.by_plugin[found.owner.pop(name)].remove(name)
-            found.items[name] = listed.items[name]
-            if owner:
-                found.owner[name] = owner
-                found.by_plugin.setdefault(owner, []).append(name)
+        self.remove_tools(self.renew(self.registry.tools, found))
         new = [name for name in found.items if name not in self.config.all_tools]
         changed = [tool for tool in found.items.values() if self.config.all_tools.get(tool.name) is not tool]
-        listed.items, listed.owner, listed.by_plugin = found.items, found.owner, found.by_plugin
         for tool in changed:  # registered but off: the user's selection and active_by_default decide
             if tool.name in new and not tool.active_by_default:
                 self.config.all_tools[tool.name] = tool
         added = self.add_tools([t for t in changed if t.name not in new or t.active_by_default])
         self._rebuild_prompt()
         return [name for name in new if name in added or name in self.config.all_tools]
+
+    def renew(self, listed: Contributions[Any], found: Contributions[Any]) -> list[str]:
+        """``listed`` (a kind of the registry) becomes what the plugins contribute now, ``found``; an entry no
+        loaded plugin gave (the SDK's custom tools, an embedder's provider) stays as it is, also where it won
+        over a plugin's of its name. Returns the names withdrawn."""
+        kept = {name: owner for name in listed.items if not self._a_plugin(owner := listed.owner.get(name, ""))}
+        gone = [name for name in listed.items if name not in found.items and name not in kept]
+        for name, owner in kept.items():
+            if name in found.owner:
+                found.by_plugin[found.owner.pop(name)].remove(name)
+            found.items[name] = listed.items[name]
+            if owner:
+                found.owner[name] = owner
+                found.by_plugin.setdefault(owner, []).append(name)
+        listed.items, listed.owner, listed.by_plugin = found.items, found.owner, found.by_plugin
+        return gone
 
     def _a_plugin(self, name: str) -> bool:
         return bool(name) and (name in self.plugins.info or self.plugins.pm.get_plugin(name) is not None)

@@ -200,6 +200,12 @@ class Toolbox:
     def pi_commands(self):
         return [SlashCommand(name=f"reload-{self.number}", description="Reloads.", handler=self._reload)]
 
+    @hookimpl
+    def pi_providers(self):
+        return [self]  # serves api "toolbox" (no model uses it: the test looks at who is registered)
+
+    api = "toolbox"
+
     async def _reload(self, args, ctx):
         await ctx.reload()
 '''
@@ -254,6 +260,7 @@ async def _tools_follow_the_instance(server: FakeModelServer, toolbox: Path, how
     assert "alpha" not in registry.by_plugin["toolbox"]
     commands = [c.name for c in session._session.command_infos()]  # RPC get_commands, ctx.get_commands()
     assert "reload-2" in commands and "reload-1" not in commands
+    assert session._session.registry.providers.items["toolbox"].number == 2  # a model of api "toolbox" streams here
     server.add(Reply(tool_calls=[("beta", {}), ("shared", {}), ("alpha", {})]), Reply(text="b"))
     await session.prompt("use them")
     assert tool_texts(session)[-3:] == ["beta from instance 2", "shared from instance 2", "Tool alpha not found"]
