@@ -67,6 +67,8 @@ class AgentSession(SessionState):
         self.auto_compaction = True
         self.listeners = Listeners(self._to_plugins)
         self._shutdown_requests: list[Callable[[], None]] = []
+        self._renewal_handlers: list[Callable[[], None]] = []
+        self._ended: list[str] = []  # class plugins whose instance ended with the last session (``shutdown``)
         self._queue_texts: tuple[list[str], list[str]] = ([], [])
         self._save_failed = False
         self._next_turn: list[AgentMessage] = []  # custom messages attached to the next prompt
@@ -118,6 +120,14 @@ class AgentSession(SessionState):
         """A mode that can quit on request (interactive, RPC) registers how; plugins ask via ``ctx.shutdown()``."""
         self._shutdown_requests.append(handler)
 
+    def on_plugins_renewed(self, handler: Callable[[], None]) -> Callable[[], None]:
+        """A front end that keeps what plugins contributed (renderers, shortcuts, a command menu) registers how
+        to collect it again: called when the session was replaced or reloaded and a plugin's contributions may
+        have changed (a class plugin's new instance), before the plugins' ``pi_session_start``. Returns the
+        call that removes ``handler``."""
+        self._renewal_handlers.append(handler)
+        return lambda: self._renewal_handlers.remove(handler)
+
     def request_shutdown(self) -> None:
         for handler in list(self._shutdown_requests):
             handler()
@@ -145,12 +155,21 @@ class AgentSession(SessionState):
 
     async def start(self, reason: str = "startup", previous_session_file: str | None = None) -> None:
         renewed = instances.start_session(self.plugins, self)  # class plugins: a fresh instance per session
+        ended, self._ended = self._ended, []
         if reason in ("startup", "reload"):  # after a reload, re-imported plugin files' handlers replace the old
             await self._bind_handlers()
-        elif renewed:  # the session was replaced: the new instances' tools, commands and handlers
+        elif renewed or ended:  # the session was replaced: the new instances' tools, commands and handlers,
+            # and none left of an instance that ended (also when its successor's constructor raised)
             await self._bind_handlers(set(renewed))
             self.plugin_commands.collect()
             await self.refresh_tools()
+        if reason == "reload" or renewed or ended:  # providers, and what front ends draw with: the live plugins'
+            self.renew(self.registry.providers, keyed(self.plugins, await self.plugins.call("pi_providers"),
+                                                      "provider", "api"))
+            self.renew(self.registry.renderers, keyed(self.plugins, await self.plugins.call("pi_renderers"),
+                                                      "renderer", "tool_name"))
+            for handler in list(self._renewal_handlers):
+                handler()
         await self._call("pi_session_start", reason=reason, previous_session_file=previous_session_file)
         if reason in ("startup", "reload"):
             await self._discover_resources(reason)
@@ -164,7 +183,8 @@ class AgentSession(SessionState):
 
     async def shutdown(self, reason: str = "quit", target_session_file: str | None = None) -> None:
         await self._call("pi_session_shutdown", reason=reason, target_session_file=target_session_file)
-        for plugin in instances.end_session(self.plugins, self):  # its hooks and handlers end with the session
+        self._ended = instances.end_session(self.plugins, self)  # its hooks and handlers end with the session
+        for plugin in self._ended:
             self.bus.drop_plugin(plugin)
         if self.cache_warmer is not None and reason != "reload":
             self.cache_warmer.cancel()
@@ -193,21 +213,6 @@ class AgentSession(SessionState):
         await self.refresh_tools()
         self._rebuild_prompt()
         await self.start("reload")
-
-    async def refresh_tools(self) -> list[str]:
-        """Collect ``pi_tools`` again: new tools join (active unless ``active_by_default=False``), changed ones
-        are replaced; the system prompt is rebuilt. Returns the names added."""
-        found = keyed(self.plugins, await self.plugins.call("pi_tools"), "tool", "name",
-                      chosen=self.registry.tool_overrides)
-        new = [name for name in found.items if name not in self.config.all_tools]
-        changed = [tool for tool in found.items.values() if self.config.all_tools.get(tool.name) is not tool]
-        self.registry.tools.items.update(found.items)
-        for tool in changed:  # registered but off: the user's selection and active_by_default decide
-            if tool.name in new and not tool.active_by_default:
-                self.config.all_tools[tool.name] = tool
-        added = self.add_tools([t for t in changed if t.name not in new or t.active_by_default])
-        self._rebuild_prompt()
-        return [name for name in new if name in added or name in self.config.all_tools]
 
     # --- events -----------------------------------------------------------------------------------
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent, Listeners
 from pi_core.extension import ExtensionContext
 from pi_core.hookspecs.results import CompactionResult, SystemPromptOptions
-from pi_core.registry import PluginSet
+from pi_core.registry import Contributions, PluginSet, Registry, keyed
 from pi_core.session.parts import (
     Compaction,
     ExecFn,
@@ -45,10 +45,13 @@ if TYPE_CHECKING:
     from pi_core.agent import Agent
     from pi_core.session.retry import RetryingRuns
 
+Entry = TypeVar("Entry")  # a registry kind: tools, providers, renderers
+
 
 class SessionState:
     config: SessionConfig
     plugins: PluginSet
+    registry: Registry
     agent: Agent
     retries: RetryingRuns
     store: SessionStore
@@ -188,6 +191,41 @@ class SessionState:
             del self.config.all_tools[name]
         self.agent.state.tools = [t for t in self.agent.state.tools if t.name not in gone]
         self._rebuild_prompt()
+
+    async def refresh_tools(self) -> list[str]:
+        """Collect ``pi_tools`` again: new tools join (active unless ``active_by_default=False``), changed ones
+        are replaced, and a plugin's tool no plugin contributes now (its instance ended, its file changed) is
+        withdrawn; the system prompt is rebuilt. Returns the names added."""
+        found = keyed(self.plugins, await self.plugins.call("pi_tools"), "tool", "name",
+                      chosen=self.registry.tool_overrides)
+        self.remove_tools(self.renew(self.registry.tools, found))
+        new = [name for name in found.items if name not in self.config.all_tools]
+        changed = [tool for tool in found.items.values() if self.config.all_tools.get(tool.name) is not tool]
+        for tool in changed:  # registered but off: the user's selection and active_by_default decide
+            if tool.name in new and not tool.active_by_default:
+                self.config.all_tools[tool.name] = tool
+        added = self.add_tools([t for t in changed if t.name not in new or t.active_by_default])
+        self._rebuild_prompt()
+        return [name for name in new if name in added or name in self.config.all_tools]
+
+    def renew(self, listed: Contributions[Entry], found: Contributions[Entry]) -> list[str]:
+        """``listed`` (a kind of the registry) becomes what the plugins contribute now, ``found``; an entry no
+        loaded plugin gave (the SDK's custom tools, an embedder's provider) stays as it is, also where it won
+        over a plugin's of its name. Returns the names withdrawn."""
+        kept = {name: owner for name in listed.items if not self._a_plugin(owner := listed.owner.get(name, ""))}
+        gone = [name for name in listed.items if name not in found.items and name not in kept]
+        for name, owner in kept.items():
+            if name in found.owner:
+                found.by_plugin[found.owner.pop(name)].remove(name)
+            found.items[name] = listed.items[name]
+            if owner:
+                found.owner[name] = owner
+                found.by_plugin.setdefault(owner, []).append(name)
+        listed.items, listed.owner, listed.by_plugin = found.items, found.owner, found.by_plugin
+        return gone
+
+    def _a_plugin(self, name: str) -> bool:
+        return bool(name) and (name in self.plugins.info or self.plugins.pm.get_plugin(name) is not None)
 
     def set_model(self, model: Model, *, source: str = "set") -> None:
         """Switch model and record it; ``pi_model_select`` follows (scheduled: this may run outside a loop)."""

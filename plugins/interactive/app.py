@@ -44,6 +44,7 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.history import InMemoryHistory
+from prompt_toolkit.key_binding import DynamicKeyBindings
 from prompt_toolkit.layout import Layout
 from rich.console import Console
 
@@ -134,9 +135,12 @@ class InteractiveApp:
                                      lambda: self.chrome.autocomplete),
             complete_while_typing=Condition(lambda: completing_while_typing(self)),
         )
+        # rebuilt on /reload and when the session is replaced; prompt_toolkit keeps the bindings it was given
+        # per focused window, so a new set is only seen through this indirection
+        self.bindings = self._key_bindings()
         self.app: Application[int] = Application(
             layout=Layout(self.screen.build(), focused_element=self.buffer),
-            key_bindings=self._key_bindings(), full_screen=self.fullscreen, input=input, output=output,
+            key_bindings=DynamicKeyBindings(lambda: self.bindings), full_screen=self.fullscreen, input=input, output=output,
             color_depth=color_depth(depth), mouse_support=self.fullscreen, min_redraw_interval=0.03,
             erase_when_done=False,
         )
@@ -149,7 +153,13 @@ class InteractiveApp:
 
         self.view.custom = CustomRenderers(session, theme_for_plugins, self.width)
         self.entries = EntryWatcher(session, self.view.custom, self.show, lambda: self.view.expanded)
-        self.unsubscribe = session.subscribe(self._on_event)
+        off_events, off_renewal = session.subscribe(self._on_event), session.on_plugins_renewed(self.plugins_renewed)
+
+        def unsubscribe() -> None:
+            off_events()
+            off_renewal()
+
+        self.unsubscribe = unsubscribe
         self.load_theme()
         style.code_block_indent = str(self.setting("markdown.codeBlockIndent", "  "))
         from pi_plugins.interactive import diagrams
@@ -357,11 +367,20 @@ class InteractiveApp:
         self.shortcuts = found
         self.startup_notes += warnings
 
+    def plugins_renewed(self) -> None:
+        """The session was replaced or reloaded: draw with and bind what the live plugins contribute now (a
+        class plugin's new instance): tool, message and entry renderers, slash commands, shortcuts."""
+        self.view.renderers = resolve_renderers(dict(self.session.registry.renderers.items))
+        self.view.custom.collect()
+        self.refresh_commands()
+        self._collect_shortcuts()
+        self.bindings = self._key_bindings()
+
     def reload_ui(self) -> None:
         """/reload: keybindings.json and the theme files are read again."""
         self.keybindings = load_keybindings(self.agent_dir)
         self._collect_shortcuts()
-        self.app.key_bindings = self._key_bindings()
+        self.bindings = self._key_bindings()
         self.load_theme()
         for note in self.keybindings.diagnostics:
             self.notify(note, "yellow")

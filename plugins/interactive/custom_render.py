@@ -48,8 +48,13 @@ class CustomRenderers:
     def __init__(self, session: Any, theme: Callable[[], Any], width: Callable[[], int]) -> None:
         self.messages: dict[str, MessageRenderer] = {}
         self.entries: dict[str, EntryRenderer] = {}
-        self.theme, self.width = theme, width
-        plugins = session.plugins
+        self.session, self.theme, self.width = session, theme, width
+        self.collect()
+
+    def collect(self) -> None:
+        """Ask the plugins (again, when the session was replaced: a class plugin's renderers are its instance's)."""
+        self.messages, self.entries = {}, {}
+        plugins = self.session.plugins
         for _plugin, found in plugins.call_sync("pi_message_renderers"):
             for renderer in found or []:
                 self.messages.setdefault(renderer.custom_type, renderer)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,53 +17,69 @@ if TYPE_CHECKING:
     from pi_core.extension import ExtensionContext
     from pi_core.tools import ToolCallInfo
 
-# One manager per running session (a process may hold several, e.g. an embedding program).
-_managers: weakref.WeakKeyDictionary[Any, McpManager] = weakref.WeakKeyDictionary()
-# Sessions that started without any mcp.json: their (empty) manager is made when /mcp first asks for it,
-# so a run without MCP servers never imports the manager and its config code.
-_unconfigured: weakref.WeakKeyDictionary[Any, tuple[ExtensionContext, Path]] = weakref.WeakKeyDictionary()
+
+@dataclass(eq=False)
+class SessionMcp:
+    """What this plugin keeps for one session; it goes away with the session object (a process may hold several
+    sessions, e.g. an embedding program's, and each reaches only its own servers)."""
+
+    manager: McpManager | None = None  # the running session's servers
+    # a session that started without any mcp.json: its (empty) manager is made when /mcp first asks for it, so a
+    # run without MCP servers never imports the manager and its config code
+    unconfigured: tuple[ExtensionContext, Path] | None = None
+    client_servers: dict[str, dict[str, Any]] | None = None  # a client's (ACP ``session/new``): raw ``mcpServers``
 
 
-# MCP servers a client passed for a session (ACP ``session/new``): raw ``mcpServers`` entries by name.
-_client_servers: weakref.WeakKeyDictionary[Any, dict[str, dict[str, Any]]] = weakref.WeakKeyDictionary()
+_sessions: weakref.WeakKeyDictionary[Any, SessionMcp] = weakref.WeakKeyDictionary()
+
+
+def state_of(session: Any) -> SessionMcp:
+    """``session``'s MCP state (``ctx.session``), made on first use."""
+    state = _sessions.get(session)
+    if state is None:
+        state = _sessions[session] = SessionMcp()
+    return state
 
 
 def use_client_servers(session: Any, servers: dict[str, dict[str, Any]]) -> None:
     """Connect ``servers`` (``mcpServers`` entries) for ``session`` besides mcp.json's, from its next start on."""
-    _client_servers[session] = dict(servers)
+    state_of(session).client_servers = dict(servers)
 
 
 def manager_of(ctx: ExtensionContext) -> McpManager | None:
-    manager = _managers.get(ctx.session)
-    if manager is None and ctx.session in _unconfigured:
+    state = state_of(ctx.session)
+    if state.manager is None and state.unconfigured is not None:
         from pi_plugins.mcp.config import McpConfig
 
-        start_ctx, home = _unconfigured.pop(ctx.session)
-        manager = _start(start_ctx, home, McpConfig())  # what the session's start read: no file, no server
-    return manager
+        (start_ctx, home), state.unconfigured = state.unconfigured, None
+        _start(start_ctx, home, McpConfig())  # what the session's start read: no file, no server
+    return state.manager
 
 
 def _start(ctx: ExtensionContext, home: Path, config: Any = None) -> McpManager:
     from pi_plugins.mcp.manager import McpManager
 
-    manager = McpManager(agent_dir=home, cwd=Path(ctx.cwd))
-    _managers[ctx.session] = manager
+    manager = state_of(ctx.session).manager = McpManager(agent_dir=home, cwd=Path(ctx.cwd))
     manager.start(ctx, config)
     return manager
+
+
+async def _stop(state: SessionMcp) -> None:
+    manager, state.manager, state.unconfigured = state.manager, None, None
+    if manager is not None:
+        await manager.shutdown()
 
 
 @hookimpl
 async def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
     from pi_core.config_paths import agent_dir
 
-    previous = _managers.pop(ctx.session, None)
-    if previous is not None:
-        await previous.shutdown()
-    _unconfigured.pop(ctx.session, None)
+    state = state_of(ctx.session)
+    await _stop(state)  # a session replaced without a shutdown first
     home = agent_dir()
-    client = _client_servers.get(ctx.session)
+    client = state.client_servers
     if not client and not (home / "mcp.json").exists() and not (Path(ctx.cwd) / ".pi" / "mcp.json").exists():
-        _unconfigured[ctx.session] = (ctx, home)
+        state.unconfigured = (ctx, home)
         return
     config = None
     if client:
@@ -75,17 +92,14 @@ async def pi_session_start(ctx: ExtensionContext, reason: str) -> None:
 
 @hookimpl
 async def pi_session_shutdown(ctx: ExtensionContext, reason: str) -> None:
-    _unconfigured.pop(ctx.session, None)
-    manager = _managers.pop(ctx.session, None)
-    if manager is not None:
-        await manager.shutdown()
+    await _stop(state_of(ctx.session))
 
 
 @hookimpl
 async def pi_before_agent_start(ctx: ExtensionContext, prompt: str, system_prompt: str) -> BeforeAgentStart | None:
     """The first prompt waits for servers with direct tools and for servers whose tools this branch loaded;
     the ``mcp_servers`` list is added to the conversation when it changed."""
-    manager = _managers.get(ctx.session)  # none without an mcp.json: nothing to wait for, nothing to list
+    manager = state_of(ctx.session).manager  # none without an mcp.json: nothing to wait for, nothing to list
     if manager is None:
         return None
     from pi_plugins.mcp.manager import SECTION_TYPE, startup_wait
@@ -114,21 +128,22 @@ def pi_after_provider_response(ctx: ExtensionContext) -> None:
     """The first answer is arriving, so its request went out: start the servers that could wait until now.
 
     (Once per response, not per streamed event: a ``pi_agent_event`` here cost every delta a hook call.)"""
-    manager = _managers.get(ctx.session)
+    manager = state_of(ctx.session).manager
     if manager is not None and manager.starting_later:
         manager.start_later()
 
 
 @hookimpl
-async def pi_before_tool_call(call: ToolCallInfo) -> None:
-    """A tool that reaches other tools (tool_search) or the resource tools wait for every server to connect."""
+async def pi_before_tool_call(ctx: ExtensionContext, call: ToolCallInfo) -> None:
+    """A tool that reaches other tools (tool_search) or the resource tools wait for every server of the session
+    to connect."""
     from pi_core.app.tool_selection import MCP_RESOURCE_TOOLS
 
     tool = call.tool
-    if tool is None or not (tool.reaches_tools or tool.name in MCP_RESOURCE_TOOLS):
+    manager = state_of(ctx.session).manager
+    if manager is None or tool is None or not (tool.reaches_tools or tool.name in MCP_RESOURCE_TOOLS):
         return
-    for manager in list(_managers.values()):
-        await manager.wait([s for s in manager.servers if s.enabled])
+    await manager.wait([s for s in manager.servers if s.enabled])
 
 
 @hookimpl

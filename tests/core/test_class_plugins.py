@@ -168,3 +168,119 @@ def test_a_class_whose_constructor_raises_is_a_failure_not_a_crash(tmp_path: Pat
     failure = next(f for f in plugins.failures if f.name == "broken")
     assert failure.reason == "Broken() raised OSError: no" and not failure.fatal
     sys.modules.pop("acme_broken", None)
+
+
+TOOLBOX = '''
+from pathlib import Path
+
+from pi_core import SlashCommand, Tool, hookimpl
+
+MADE = []  # the test's window on the instances, in order
+
+
+class Toolbox:
+    """Offers the tools named in toolbox.txt (in the working directory) as it is when its session starts."""
+
+    def __init__(self):
+        self.names = Path("toolbox.txt").read_text().split()
+        if "broken" in self.names:
+            raise OSError("the toolbox is broken")
+        MADE.append(self)
+        self.number = len(MADE)
+
+    def _tool(self, name):
+        return Tool(name=name, description=f"The {name} tool.", parameters={"type": "object", "properties": {}},
+                    execute=lambda args, ctx: f"{name} from instance {self.number}")
+
+    @hookimpl
+    def pi_tools(self):
+        return [self._tool(name) for name in self.names]
+
+    @hookimpl
+    def pi_commands(self):
+        return [SlashCommand(name=f"reload-{self.number}", description="Reloads.", handler=self._reload)]
+
+    @hookimpl
+    def pi_providers(self):
+        return [self]  # serves api "toolbox" (no model uses it: the test looks at who is registered)
+
+    api = "toolbox"
+
+    async def _reload(self, args, ctx):
+        await ctx.reload()
+'''
+
+
+@pytest.fixture
+def toolbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The Toolbox class plugin installed as entry point ``toolbox``; yields its toolbox.txt (in the project,
+    the working directory once ``server`` is set up: request ``server`` first)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    make_dist(site, "acme-toolbox", "acme_toolbox", TOOLBOX, entry_name="toolbox", attr="Toolbox")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    listing = Path.cwd() / "toolbox.txt"
+    listing.write_text("alpha shared")
+    yield listing
+    sys.modules.pop("acme_toolbox", None)
+
+
+async def _replace(session: object, how: str) -> None:
+    """Replace the SDK session's session ``how``: "new", "fork", "resume" (its own file again) or "reload" (a
+    plugin command calling ``ctx.reload()``)."""
+    if how == "new":
+        assert await session.new_session()  # type: ignore[attr-defined]
+    elif how == "fork":
+        entry_id, _text = session.fork_points()[0]  # type: ignore[attr-defined]
+        await session.fork(entry_id)  # type: ignore[attr-defined]
+    elif how == "resume":
+        assert await session.switch_session(session.state.session_file)  # type: ignore[attr-defined]
+    else:
+        assert await session.prompt("/reload-1") == "handled"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("how", ["new", "fork", "resume", "reload"])
+def test_after_the_session_is_replaced_the_tools_are_the_new_instances(
+        server: FakeModelServer, toolbox: Path, how: str) -> None:
+    asyncio.run(_tools_follow_the_instance(server, toolbox, how))
+
+
+async def _tools_follow_the_instance(server: FakeModelServer, toolbox: Path, how: str) -> None:
+    session = await create_session(model="fake/fake-model", storage="disk")
+    assert {"alpha", "shared"} <= set(session.state.tools)
+    server.add(Reply(tool_calls=[("alpha", {})]), Reply(text="a"))
+    await session.prompt("use alpha")
+    toolbox.write_text("beta shared")
+    await _replace(session, how)
+    listed = set(session.state.tools)
+    assert "alpha" not in listed and {"beta", "shared"} <= listed  # what the live instance contributes, only
+    registry = session._session.registry.tools
+    assert "alpha" not in registry.items and registry.owner["beta"] == "toolbox"
+    assert "alpha" not in registry.by_plugin["toolbox"]
+    commands = [c.name for c in session._session.command_infos()]  # RPC get_commands, ctx.get_commands()
+    assert "reload-2" in commands and "reload-1" not in commands
+    assert session._session.registry.providers.items["toolbox"].number == 2  # a model of api "toolbox" streams here
+    server.add(Reply(tool_calls=[("beta", {}), ("shared", {}), ("alpha", {})]), Reply(text="b"))
+    await session.prompt("use them")
+    assert tool_texts(session)[-3:] == ["beta from instance 2", "shared from instance 2", "Tool alpha not found"]
+    await session.dispose()
+
+
+def test_a_tool_of_an_instance_that_could_not_be_renewed_is_withdrawn(server: FakeModelServer,
+                                                                      toolbox: Path) -> None:
+    asyncio.run(_not_renewed(server, toolbox))
+
+
+async def _not_renewed(server: FakeModelServer, toolbox: Path) -> None:
+    session = await create_session(model="fake/fake-model")
+    errors = []
+    session._session.subscribe(lambda event: errors.append(event) if event.type == "extension_error" else None)
+    toolbox.write_text("broken")
+    assert await session.new_session()
+    assert not {"alpha", "shared"} & set(session.state.tools)  # the old instance is gone, and its tools with it
+    assert [e.plugin for e in errors] == ["toolbox"]
+    server.add(Reply(tool_calls=[("alpha", {})]), Reply(text="gone"))
+    await session.prompt("use alpha")
+    assert tool_texts(session) == ["Tool alpha not found"]
+    await session.dispose()

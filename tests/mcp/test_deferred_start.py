@@ -26,7 +26,7 @@ def test_the_first_response_starts_the_deferred_servers_once(monkeypatch: pytest
     started: list[list[object]] = []
     manager._later = [object()]  # type: ignore[list-item]
     monkeypatch.setattr(manager, "start_later", lambda: (started.append(manager._later), setattr(manager, "_later", [])))
-    monkeypatch.setitem(mcp._managers, ctx.session, manager)
+    mcp.state_of(ctx.session).manager = manager
     mcp.pi_after_provider_response(ctx)  # type: ignore[arg-type]
     mcp.pi_after_provider_response(ctx)  # type: ignore[arg-type]
     assert len(started) == 1 and not manager.starting_later
