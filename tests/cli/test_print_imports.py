@@ -48,13 +48,15 @@ DEFERRED = (
 # the compaction summarizer and planner (only when compacting), virtual models (none registered), Vertex
 # credentials, the catalog builder (``pi update --models``), tool-argument validation and partial results (no
 # tool call), the skill/template file parsers (no such files), the local-model prober's thread pool (no local
-# servers), the typed session entries (no tree move, no compaction), the sandbox policy (none asked for).
+# servers), the typed session entries (no tree move, no compaction), the sandbox policy (none asked for), the
+# partial-JSON parser (no tool call), the session listings' helpers.
 # (uuid, secrets, hmac and sysconfig come with pydantic now.)
 DEFERRED_AT_START = (
     "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.compaction.plan", "pi_core.models.virtual",
     "pi_core.llm.routed", "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "pi_core.toolkit.validation",
     "pi_core.tool_updates", "pi_core.resources.frontmatter", "pi_core.resources.ignore", "concurrent.futures.thread",
-    "pi_core.hookspecs.entries", "pi_core.app.sandbox_start", "pi_core.toolkit.sandbox",
+    "pi_core.hookspecs.entries", "pi_core.app.sandbox_start", "pi_core.toolkit.sandbox", "pi_core.llm.tool_json",
+    "pi_core.sessions.describe",
 )
 
 
