@@ -79,8 +79,10 @@ class Settings:
         """The run trusts the project: read its settings file too."""
         if not self.project_trusted:
             self.project_trusted = True
-            self._scopes["project"].load(self._errors, keep_on_error=False)
-            self._remerge()
+            project = self._scopes["project"]
+            project.load(self._errors, keep_on_error=False)
+            if project.data:  # an empty or missing file changes nothing: keep the typed values already made
+                self._remerge()
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], cwd: str | Path = ".") -> Settings:  # open: settings JSON (settings.json), values as the file has them

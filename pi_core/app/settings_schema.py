@@ -55,7 +55,7 @@ class CompactionTable(Table):
     enabled: bool = True
     reserve_tokens: NonNegative = 16384
     keep_recent_tokens: NonNegative = 20000
-    model_overrides: dict[str, CompactionOverride] = Field(default_factory=dict)
+    model_overrides: dict[str, CompactionOverride] = {}
 
 
 class BranchSummaryTable(Table):
@@ -136,7 +136,7 @@ class SettingsFile(Table):
     default_provider: str | None = None
     default_model: str | None = None
     default_thinking_level: ThinkingLevel | None = None
-    model_thinking_levels: dict[str, ThinkingLevel] = Field(default_factory=dict)
+    model_thinking_levels: dict[str, ThinkingLevel] = {}
     thinking_budgets: ThinkingBudgets = _empty(ThinkingBudgets)
     enabled_models: list[str] | None = None
     hide_thinking_block: bool = False
@@ -184,11 +184,11 @@ class SettingsFile(Table):
     npm_command: list[str] | None = None
     self_update_command: list[str] | None = None
     # resources
-    packages: list[Any] = Field(default_factory=list)  # open: a package source: a string or an object, as settings.json has it
-    extensions: list[str] = Field(default_factory=list)
-    skills: list[str] = Field(default_factory=list)
-    prompts: list[str] = Field(default_factory=list)
-    themes: list[str] = Field(default_factory=list)
+    packages: list[Any] = []  # open: a package source: a string or an object, as settings.json has it
+    extensions: list[str] = []
+    skills: list[str] = []
+    prompts: list[str] = []
+    themes: list[str] = []
     enable_skill_commands: bool = True
     # updates, telemetry and warnings
     collapse_changelog: bool = False
@@ -197,16 +197,16 @@ class SettingsFile(Table):
     warnings: WarningsTable = _empty(WarningsTable)
     # Pi's bookkeeping (written by Pi, read by pi where it means the same)
     last_changelog_version: str | None = None
-    extension_changelog_versions: dict[str, Any] = Field(default_factory=dict)  # open: settings JSON, checked by its owner
+    extension_changelog_versions: dict[str, Any] = {}  # open: settings JSON, checked by its owner
     tracking_id: str | None = None
     device_id: str | None = None
     # pi's own
-    disabled_plugins: list[str] = Field(default_factory=list)
-    disabled_plugins_01: list[str] = Field(default_factory=list, alias="disabled_plugins")  # pi 0.1's spelling
-    enabled_plugins: list[str] = Field(default_factory=list)
-    tool_overrides: dict[str, str] = Field(default_factory=dict)
+    disabled_plugins: list[str] = []
+    disabled_plugins_01: list[str] = Field([], alias="disabled_plugins")  # pi 0.1's spelling
+    enabled_plugins: list[str] = []
+    tool_overrides: dict[str, str] = {}
     sandbox: dict[str, Any] | None = None  # open: settings JSON, checked by its owner; checked by the sandbox when it starts (a bad value stops pi)
-    plugins: dict[str, dict[str, Any]] = Field(default_factory=dict)  # open: settings JSON, checked by its owner; a plugin's own settings, by its name
+    plugins: dict[str, dict[str, Any]] = {}  # open: settings JSON, checked by its owner; a plugin's own settings, by its name
 
 
 # Keys Pi reads only from the agent directory's settings.json (a project must not set them).

@@ -166,6 +166,8 @@ def check_plugins(env: Startup) -> None:
 def start_sandbox(args: Args, env: Startup) -> None:
     """Confine what the model runs from here on (docs/sandbox.md), or refuse to start when that was asked for
     and cannot be done; with no sandbox asked for, nothing is imported."""
+    if args.sandbox is None and env.settings.get("sandbox") is None and not env.plugins.has("pi_sandbox_policy"):
+        return  # the common case (resolve_sandbox's first test, before its imports)
     from pi_core.app.sandbox_start import resolve_sandbox
     from pi_core.toolkit.sandbox import activate
 

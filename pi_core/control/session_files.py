@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import PiError
-from pi_core.hookspecs.entries import entry_from_json
 from pi_core.hookspecs.results import Cancel, CompactionResult
 from pi_core.signals import AbortSignal
 from pi_core.types import clamp_level
@@ -117,6 +116,9 @@ class SessionFiles:
         if result.cancelled:
             return None
         session.reload_messages()
+        # the typed entries (pydantic models): only a tree move needs them
+        from pi_core.hookspecs.entries import entry_from_json
+
         await _call(session, "pi_session_tree", new_leaf_id=result.new_leaf_id, old_leaf_id=result.old_leaf_id,
                     summary_entry=entry_from_json(result.summary_entry) if result.summary_entry else None,
                     from_plugin=summary is not None)

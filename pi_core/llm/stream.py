@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pi_core.errors import ProviderError
-from pi_core.llm.tool_json import parse_partial_json
 from pi_core.models.cost import calculate_cost, update_total_tokens
 from pi_core.toolkit.redact import redact, register_secret
 from pi_core.types import (
@@ -221,6 +220,9 @@ class MessageBuilder:
     def toolcall_delta(self, index: int, delta: str) -> AssistantMessageEvent:
         block = self._block(index, ToolCall)
         text = self._tool_json[index] = self._tool_json.get(index, "") + delta
+        # an answer without tool calls never needs the partial-JSON parser
+        from pi_core.llm.tool_json import parse_partial_json
+
         block.arguments = parse_partial_json(text)
         return self._event("toolcall_delta", index, delta=delta)
 
@@ -232,7 +234,11 @@ class MessageBuilder:
         """End a tool call; ``arguments`` (if the wire delivered a parsed object) wins over the deltas."""
         block = self._block(index, ToolCall)
         text = self._tool_json.pop(index, "")
-        block.arguments = arguments if arguments is not None else parse_partial_json(text)
+        if arguments is None:
+            from pi_core.llm.tool_json import parse_partial_json
+
+            arguments = parse_partial_json(text)
+        block.arguments = arguments
         self._open = None
         return AssistantMessageEvent(type="toolcall_end", content_index=index, tool_call=block, partial=self.message)
 

@@ -18,7 +18,7 @@ from pi_core.models.auth import resolve_config_value, resolve_headers
 from pi_core.types import Model
 
 if TYPE_CHECKING:
-    from pi_core.models.custom_schema import Problem
+    from pi_core.models.custom_check import Problem
 
 DEFAULT_CONTEXT_WINDOW = 128_000
 DEFAULT_MAX_TOKENS = 16_384
@@ -175,17 +175,24 @@ def upsert_custom_model(path: Path, provider: str, model_def: dict[str, Any],  #
 
 
 def load_custom_file(path: Path, defaults: Mapping[str, dict[str, Any]]) -> dict[str, Any]:  # open: the models file (models.json / models.toml), JSON
-    """Read and validate one file; raise ModelsFileError carrying every problem as ``path:line:col: message``."""
-    from pi_core.models.custom_schema import (  # pydantic: only with a file
-        Problem,
-        check_schema,
-        check_semantics,
-    )
+    """Read and validate one file; raise ModelsFileError carrying every problem as ``path:line:col: message``.
+
+    The schema check (pydantic) is skipped for content it accepted before (``custom_check``: a cache keyed by
+    the content's digest); Pi's semantic checks run every time."""
+    from pi_core.models import custom_check
 
     config = read_models_toml(path) if path.suffix == ".toml" else read_models_json(path)
-    schema = check_schema(config)
-    problems = [Problem(p.pointer, f"{p.pointer or '/'}: {p.message}") for p in schema] if schema \
-        else check_semantics(config, defaults)
+    digest = custom_check.schema_digest(config)
+    schema: list[Problem] = []
+    if not custom_check.known_valid(digest):
+        # pydantic: only for a file not yet seen valid
+        from pi_core.models.custom_schema import check_schema
+
+        schema = check_schema(config)
+        if not schema:
+            custom_check.remember_valid(digest)
+    problems = [custom_check.Problem(p.pointer, f"{p.pointer or '/'}: {p.message}") for p in schema] if schema \
+        else custom_check.check_semantics(config, defaults)
     if problems:
         raise ModelsFileError(_located(path, problems))
     providers: dict[str, Any] = config["providers"]  # the schema has made it an object

@@ -9,8 +9,6 @@ The validator is built on first use: only a run that has a models file pays for 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -23,13 +21,7 @@ from pydantic import (
 )
 from pydantic.alias_generators import to_camel
 
-
-@dataclass
-class Problem:
-    """One thing wrong in a models file: the JSON pointer it is about and Pi's message for it."""
-
-    pointer: str
-    message: str
+from pi_core.models.custom_check import Problem
 
 
 def _pi_error(message: str) -> ValueError:
@@ -172,45 +164,3 @@ def _problem(error: Any) -> Problem:
 
 def _pointer(path: list[str]) -> str:
     return "".join(f"/{part}" for part in path)
-
-
-def check_semantics(config: dict[str, Any], defaults: Mapping[str, dict[str, Any]]) -> list[Problem]:  # open: the models file (models.json / models.toml), JSON
-    """Pi's extra checks (docs/models.md#custom-models), each with Pi's message, on a schema-valid file.
-
-    ``defaults`` maps each built-in provider (and preset) to its api/baseUrl/apiKey defaults: such a
-    provider's custom models may leave those out.
-    """
-    problems: list[Problem] = []
-
-    def add(pointer: str, message: str) -> None:
-        problems.append(Problem(pointer, message))
-
-    for name, provider in config["providers"].items():
-        where = f"/providers/{name}"
-        models = provider.get("models") or []
-        builtin = name in defaults
-        preset = defaults.get(name, {})
-        if not models:
-            if not any(provider.get(k) for k in ("baseUrl", "headers", "compat", "modelOverrides")):
-                add(where, f'Provider {name}: must specify "baseUrl", "headers", "compat", '
-                           f'"modelOverrides", or "models".')
-        elif not builtin and not provider.get("baseUrl"):
-            # No "apiKey" is fine (a deliberate difference: Pi requires one): local servers need none.
-            add(where, f'Provider {name}: "baseUrl" is required when defining custom models.')
-        for i, model in enumerate(models):
-            if not model.get("id"):
-                add(f"{where}/models/{i}", f'Provider {name}: model missing "id"')
-                continue
-            if not (model.get("api") or provider.get("api") or preset.get("api")):
-                add(f"{where}/models/{i}", f'Provider {name}, model {model["id"]}: no "api" specified. '
-                                           f"Set at provider or model level.")
-            for key in ("contextWindow", "maxTokens"):
-                if key in model and model[key] <= 0:
-                    add(f"{where}/models/{i}/{key}", f"Provider {name}, model {model['id']}: invalid {key}")
-        patches = [(f"{where}/models/{i}", m) for i, m in enumerate(models)] + \
-            [(f"{where}/modelOverrides/{k}", m) for k, m in (provider.get("modelOverrides") or {}).items()]
-        for pointer, model in patches:
-            for tier, seconds in (model.get("promptCache") or {}).items():
-                if tier in ("short", "long") and seconds is not None and seconds <= 0:
-                    add(f"{pointer}/promptCache/{tier}", "must be > 0")
-    return problems

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from pi_core.sessions.describe import content_text
 from pi_core.sessions.format import MessageLike, ms_from_iso
 
 if TYPE_CHECKING:
@@ -130,6 +129,9 @@ def to_typed(messages: list[Message]) -> list[AgentMessage]:
 
 def message_text(message: Message, joiner: str = "\n") -> str:
     """The text blocks of a message's content joined by ``joiner`` (a string content is returned as is)."""
+    # describe's other helpers serve listings and exports, which a print run never makes
+    from pi_core.sessions.describe import content_text
+
     return content_text(message.get("content"), joiner)
 
 

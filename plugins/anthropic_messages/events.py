@@ -8,7 +8,6 @@ from typing import Any
 from pi_plugins.anthropic_messages.payload import from_wire_tool_name
 
 from pi_core.llm.stream import FailureInfo, MessageBuilder
-from pi_core.llm.tool_json import repair_json
 from pi_core.types import AssistantMessageEvent, StopReason, ToolDefinition
 
 STOP_REASONS: dict[str, StopReason] = {"end_turn": "stop", "pause_turn": "stop", "stop_sequence": "stop",
@@ -31,6 +30,9 @@ def parse_event_data(data: str) -> dict[str, Any]:
     try:
         value = json.loads(data)
     except ValueError:
+        # the repair: only for an event that is not strict JSON
+        from pi_core.llm.tool_json import repair_json
+
         try:
             value = json.loads(repair_json(data))
         except ValueError as err:

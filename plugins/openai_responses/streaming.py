@@ -26,7 +26,6 @@ from pi_plugins.openai_responses.convert import (
 )
 
 from pi_core.llm.stream import UNKNOWN_ERROR_TEXT, MessageBuilder
-from pi_core.llm.tool_json import parse_partial_json
 from pi_core.providers import StreamOptions
 from pi_core.types import (
     AssistantMessageEvent,
@@ -176,6 +175,9 @@ class EventReader:
             return [self.builder.text_end(index, encode_text_signature(item.get("id", ""), item.get("phase")))]
         if kind == "function_call" and isinstance(block, ToolCall):
             raw = self.builder.tool_json(index) or item.get("arguments") or "{}"
+            # the partial-JSON parser: only once a tool call ends
+            from pi_core.llm.tool_json import parse_partial_json
+
             block.id = f"{item.get('call_id')}|{item.get('id')}"
             return [self.builder.toolcall_end(index, parse_partial_json(raw))]
         return []

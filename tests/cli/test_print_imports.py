@@ -48,12 +48,15 @@ DEFERRED = (
 # the compaction summarizer and planner (only when compacting), virtual models (none registered), Vertex
 # credentials, the catalog builder (``pi update --models``), tool-argument validation and partial results (no
 # tool call), the skill/template file parsers (no such files), the local-model prober's thread pool (no local
-# servers).
+# servers), the typed session entries (no tree move, no compaction), the sandbox policy (none asked for), the
+# partial-JSON parser (no tool call), the session listings' helpers.
 # (uuid, secrets, hmac and sysconfig come with pydantic now.)
 DEFERRED_AT_START = (
     "pi_core.sessions.lookup", "pi_core.compaction.summarize", "pi_core.compaction.plan", "pi_core.models.virtual",
     "pi_core.llm.routed", "pi_plugins.google_vertex.auth", "pi_core.models.catalog_build", "pi_core.toolkit.validation",
     "pi_core.tool_updates", "pi_core.resources.frontmatter", "pi_core.resources.ignore", "concurrent.futures.thread",
+    "pi_core.hookspecs.entries", "pi_core.app.sandbox_start", "pi_core.toolkit.sandbox", "pi_core.llm.tool_json",
+    "pi_core.sessions.describe",
 )
 
 
@@ -83,6 +86,16 @@ def test_a_print_run_imports_no_ui_tool_or_mcp_internals(tmp_path: Path) -> None
         assert {"pi_plugins.interactive", "pi_builtin_tools.bash", "pi_builtin_tools.read", "pi_plugins.mcp"} <= loaded
         [request] = pi.server.requests
         assert [t["name"] for t in request.body["tools"]] == ["read", "bash", "edit", "write"]
+
+
+def test_a_models_file_seen_valid_is_not_schema_checked_again(tmp_path: Path) -> None:
+    """The runner's models.json: the first run checks it (or found it checked), the next skips pydantic's check."""
+    with pi_runner(tmp_path, "anthropic-messages") as pi:
+        pi.server.add(Reply(text="the answer"), Reply(text="the answer"))
+        _modules_after(pi, tmp_path, "-p", "hi")
+        loaded = _modules_after(pi, tmp_path, "-p", "hi")
+        assert "pi_core.models.custom_check" in loaded
+        assert "pi_core.models.custom_schema" not in loaded
 
 
 PYDANTIC = ("pydantic", "pydantic_core", "annotated_types", "typing_inspection")

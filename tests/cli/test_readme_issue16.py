@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pi_core.models.custom_schema import check_schema, check_semantics
+from pi_core.models.custom_check import check_semantics
+from pi_core.models.custom_schema import check_schema
 from pi_core.testing.fake_server import Reply
 from pi_core.testing.runner import CLI, pi_runner
 
