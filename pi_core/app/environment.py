@@ -13,8 +13,10 @@ if TYPE_CHECKING:
     from pi_core.registry import PluginSet, Registry
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Startup:
+    """What start-up loaded: the folders, the plugins and their registry, the settings and the models."""
+
     cwd: Path
     agent_dir: Path
     plugins: PluginSet

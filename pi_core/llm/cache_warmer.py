@@ -82,7 +82,7 @@ class WarmingClock:
         return asyncio.get_running_loop().call_later(max(0.0, delay_ms) / 1000 / self.scale, callback)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class _Run:
     """One warming run: the request to replay and its timing."""
 

@@ -68,6 +68,8 @@ def refresh_options(options: StreamOptions, signal: AbortSignal) -> StreamOption
 
 @dataclass(frozen=True)
 class Decision:
+    """Whether a cache refresh pays: its cost, the cost of a miss and the expected saving."""
+
     phase: Phase
     warm_cost: float  # what this refresh costs
     miss_cost: float  # what the next request costs extra if the entry is lost

@@ -24,7 +24,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Problem:
     """One thing wrong in a models file: the JSON pointer it is about and Pi's message for it."""
 

@@ -13,6 +13,8 @@ Scope = Literal["user", "project", "temporary"]
 
 @dataclass(frozen=True)
 class Collision:
+    """Two resources of one type with the same name: which file won."""
+
     resource_type: Literal["skill", "prompt"]
     name: str
     winner_path: Path

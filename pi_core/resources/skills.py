@@ -40,6 +40,8 @@ ScanMode = Literal["pi", "agents"]  # "pi" dirs also take top-level *.md files a
 
 @dataclass(frozen=True)
 class Skill:
+    """A skill: its name, description and SKILL.md file."""
+
     name: str
     description: str
     file_path: Path
@@ -185,8 +187,10 @@ def ancestor_agents_skill_dirs(cwd: Path, home: Path) -> list[Path]:
     return dirs
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SkillSet:
+    """The skills loaded, and what was wrong with the files."""
+
     skills: list[Skill]
     diagnostics: list[Diagnostic]
 

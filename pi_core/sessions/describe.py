@@ -32,6 +32,8 @@ def as_list(value: Any) -> list[Any]:  # open: session JSON: entries, content an
 
 @dataclass(frozen=True)
 class Piece:
+    """One styled piece of a description line."""
+
     style: str
     text: str
 
