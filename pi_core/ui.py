@@ -171,7 +171,7 @@ class ThemeInfo:
     path: str | None = None
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(eq=False)  # repr kept: a plugin prints what set_theme said (tests/rpc/test_extension_ui.py)
 class ThemeResult:
     """What switching the theme did: ``error`` says why it failed."""
 
