@@ -47,7 +47,7 @@ StreamFn = Callable[["Model", "Context", "StreamOptions"], AsyncIterator["Assist
 TIME_SCALE_ENV = "PI_CACHE_WARMING_TIME_SCALE"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class WarmingDecisionEvent:
     """What a ``cache_warming_decision`` handler sees: pi's estimates and its decision."""
 

@@ -11,7 +11,7 @@ DiagnosticType = Literal["warning", "error", "collision"]
 Scope = Literal["user", "project", "temporary"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Collision:
     """Two resources of one type with the same name: which file won."""
 
@@ -37,7 +37,7 @@ class Diagnostic:
         return f"{self.path}: {self.message}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SourceInfo:
     """Provenance of a resource, as RPC ``get_commands`` reports it (``sourceInfo``)."""
 

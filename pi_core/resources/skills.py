@@ -55,7 +55,7 @@ class Skill:
         return {"user": "user", "project": "project"}.get(self.source_info.scope, "path")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SkillOrigin:
     """How a found skill file is labelled: where it was discovered and under which scope."""
 
