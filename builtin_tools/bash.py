@@ -36,7 +36,7 @@ NUL_IN_COMMAND = ("The command contains a NUL character, which no shell command 
                   "to produce a NUL byte, write printf '\\0'.")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SpawnContext:
     """What a spawn hook may rewrite before the command starts."""
 
@@ -45,7 +45,7 @@ class SpawnContext:
     env: dict[str, str]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class BashOptions:
     """How bash runs: the backend, a prefix line (setting ``shellCommandPrefix``), a spawn hook, ``shellPath``."""
 

@@ -40,7 +40,7 @@ class FindOperations(Protocol):
         """Paths (absolute or relative to ``cwd``) matching ``pattern`` under ``cwd``."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class FindOptions:
     """``operations`` replaces the local ripgrep listing entirely."""
 

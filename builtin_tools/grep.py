@@ -68,13 +68,17 @@ class LocalGrepOperations:
         return Path(path).read_text(encoding="utf-8", errors="replace")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class GrepOptions:
+    """How grep runs: ``operations`` replaces the local search (a remote machine, a sandbox)."""
+
     operations: GrepOperations | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Match:
+    """One matching line."""
+
     path: str
     line_number: int
     text: str

@@ -44,8 +44,10 @@ Listener = Callable[[AgentEvent, AbortSignal | None], Awaitable[None] | None]
 QueueMode = Literal["one-at-a-time", "all"]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AgentState:
+    """The agent's state: prompt, model, tools, messages and the running turn."""
+
     system_prompt: str = ""
     model: Model = field(default_factory=lambda: PLACEHOLDER_MODEL)
     thinking_level: str = "off"

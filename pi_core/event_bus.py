@@ -62,7 +62,7 @@ class EventBus:
         self._plugins.report(ExtensionError(plugin, self._plugins.source_of(plugin), f"events:{channel}", err))
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PluginEvents:
     """The bus as one plugin sees it: subscriptions are made in its name."""
 

@@ -47,8 +47,10 @@ T = TypeVar("T")
 DeliverAs = Literal["steer", "followUp", "nextTurn"]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Shared:
+    """What all of a session's extension contexts share."""
+
     host: SessionHost
     ui: UI
     mode: str

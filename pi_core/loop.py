@@ -65,15 +65,19 @@ async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AgentContext:
+    """What the loop sends: the system prompt, the messages and the tools."""
+
     system_prompt: str
     messages: list[AgentMessage]
     tools: list[Tool] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LoopConfig:
+    """How the loop runs: the model, the stream function and the hooks between turns."""
+
     model: Model
     stream_fn: StreamFn
     convert_to_llm: Callable[[list[AgentMessage]], list[Message]] = default_convert_to_llm
@@ -249,8 +253,10 @@ async def _aborted_reply(context: AgentContext, config: LoopConfig, emit: Emit) 
 # --- tool execution -------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class _Prepared:
+    """One tool call of a batch, from its arguments to its result."""
+
     call: ToolCall
     tool: Tool | None = None
     args: Any = None

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 Session = TypeVar("Session")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ModeRequest(Generic[Session]):
     """What the CLI hands a mode: the ready session (a ``pi_core.session.AgentSession``: a mode annotates
     ``ModeRequest[AgentSession]``; the kernel does not import the runtime) and what the user asked for.
@@ -38,7 +38,7 @@ class ModeRequest(Generic[Session]):
     startup: Any = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Mode:
     """A mode a plugin returns from ``pi_modes``.
 

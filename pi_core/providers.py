@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pi_core.types import AssistantMessageEvent, Context, Model
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class StreamOptions:
     """Per-request options (docs/providers.md#request-options). ``reasoning`` is None when thinking is off."""
 
@@ -103,7 +103,7 @@ def _load(target: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class VirtualModel:
     """A selectable model (``pi_virtual_models``); ``route(ModelRouteRequest)`` returns a ``ModelRoute`` (or an
     awaitable of one) naming the physical model for each request (pi_core.models.virtual)."""

@@ -40,8 +40,10 @@ Merge = Callable[[Any, Any, dict[str, Any]], tuple[Any, bool]]  # open: each hoo
 Accept = Callable[[str, Any], bool]  # open: each hook's own arguments and result, as its spec says; (plugin, result) -> use it?
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PluginInfo:
+    """One loaded plugin: its name, its layer and where it came from."""
+
     name: str
     layer: Layer
     source: str  # module path, file path or "dist 1.0"
@@ -49,8 +51,10 @@ class PluginInfo:
     optional: bool = False  # from the opt-in group ``pi.optional``
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PluginFailure:
+    """A plugin that could not be loaded or registered, and why."""
+
     name: str
     source: str
     reason: str
@@ -59,7 +63,7 @@ class PluginFailure:
     details: str = ""  # the traceback of a failed import, shown under --verbose
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ExtensionError:
     """A hook implementation raised: which plugin, which hook, what it said."""
 
@@ -147,7 +151,7 @@ class HookManager(pluggy.PluginManager):
         super().add_hookspecs(module_or_class)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PluginSet:
     """The plugin manager plus what was learned while loading it."""
 
@@ -319,8 +323,10 @@ def run_blocking(awaitable: Awaitable[T]) -> T:
 # --- named contributions -------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Override:
+    """A name two plugins contributed (a tool, a provider, ...): whose contribution won."""
+
     kind: str  # "tool", "provider", "renderer", "mode", "command", ...
     name: str
     winner: str  # plugin name
@@ -328,15 +334,19 @@ class Override:
     same_layer: bool = False  # a clash inside one layer: decided by order (or toolOverrides), warned about
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Contributions(Generic[T]):
+    """One kind of named contribution: the items by name, who gave each, and each plugin's names."""
+
     items: dict[str, T] = field(default_factory=dict)
     owner: dict[str, str] = field(default_factory=dict)  # item name -> plugin name
     by_plugin: dict[str, list[str]] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Registry:
+    """The plugins and what they contributed by name: tools, providers, renderers, modes, flags."""
+
     plugins: PluginSet
     tools: Contributions[Any] = field(default_factory=Contributions)
     providers: Contributions[ApiProvider] = field(default_factory=Contributions)

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from pi_core.ui import Theme
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class RenderOptions:
     """How to draw: ``expanded`` follows Ctrl+O, ``is_partial`` while a result still streams."""
 
@@ -26,7 +26,7 @@ class RenderOptions:
     is_error: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Renderer:
     """Draws one tool. ``call`` gets the (possibly partial) arguments, ``result`` the ToolResult (or, while the
     tool streams, its partial result).
@@ -44,7 +44,7 @@ class Renderer:
     with_context: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class MessageRenderer:
     """Draws custom messages of one type: ``render(message, options, theme)`` (message: ``CustomMessage``)."""
 
@@ -52,7 +52,7 @@ class MessageRenderer:
     render: Callable[[CustomMessage, RenderOptions, Theme], object]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class EntryRenderer:
     """Draws custom session entries of one type: ``render(entry, options, theme)`` (entry: the typed
     ``pi_core.hookspecs.entries.CustomEntry``, its plugin's data in ``entry.data``)."""

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 # --- what context methods return -----------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ExecResult:
     """What ``ctx.exec`` returns: output, exit code (128 + signal when killed), and why it stopped early."""
 
@@ -46,14 +46,16 @@ class ExecResult:
     truncated: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ContextUsage:
+    """How full the model's context window is (``tokens``, ``percent``: None when unknown)."""
+
     tokens: int | None
     context_window: int
     percent: float | None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SessionChange:
     """What ``new_session`` / ``fork`` / ``switch_session`` report: vetoed by a plugin, or done."""
 

@@ -66,7 +66,7 @@ class ToolResult:
         return out
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ToolSettings:
     """Session settings the built-in tools read (``shellPath``, ``shellCommandPrefix``, ``images.autoResize``)."""
 
@@ -88,7 +88,7 @@ NestedCall = Callable[["Tool", dict[str, Any], AbortSignal], Awaitable[tuple[str
 _LEGACY_EXTRAS = ("model", "pi", "shell_path", "shell_command_prefix", "auto_resize_images")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ToolContext:
     """Everything a running tool needs besides its arguments.
 
@@ -172,7 +172,7 @@ ExecuteResult = ToolResult | str
 Execute = Callable[[Any, ToolContext], ExecuteResult | Awaitable[ExecuteResult]]  # open: the tool's arguments, as built: a pydantic model or JSON
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Tool:
     """A tool the model can call.
 
@@ -325,7 +325,7 @@ def merge_tools(active: list[Tool], available: dict[str, Tool], tools: list[Tool
     return [t for t in active if policy is None or policy.may_declare(t)], added
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ToolCallInfo:
     """What before/after-tool-call hooks see: the raw call, the validated args, the tool and context."""
 

@@ -324,7 +324,7 @@ def clamp_level(model: Model | None, level: str) -> str:
     return clamp_thinking_level(model, level)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ScopedModel:
     """One entry of ``--models`` / ``enabledModels``: a model to cycle to, with its own thinking level."""
 
@@ -386,15 +386,19 @@ class AssistantMessageEvent(PiModel):
 # --- compaction (docs/sessions.md#compaction): what is summarised and what is stored ---------------
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CompactionSettings:
+    """The ``compaction`` settings: whether to compact, the tokens to reserve and to keep."""
+
     enabled: bool = True
     reserve_tokens: int = 16384
     keep_recent_tokens: int = 20000
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class FileOperations:
+    """The files a session's tools read, wrote and edited (for compaction summaries)."""
+
     read: set[str] = field(default_factory=set)
     written: set[str] = field(default_factory=set)
     edited: set[str] = field(default_factory=set)

@@ -106,14 +106,16 @@ class FooterData(Protocol):
     def on_branch_change(self, callback: Callable[[str | None], None]) -> Callable[[], None]: ...
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Suggestion:
+    """One autocomplete suggestion: ``value`` is inserted, ``label`` and ``description`` are shown."""
+
     value: str
     label: str | None = None
     description: str | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Suggestions:
     """Completions for the text before the cursor: ``prefix`` is the part they replace."""
 
@@ -131,7 +133,7 @@ class AutocompleteProvider(Protocol):
                               signal: AbortSignal | None = None) -> Suggestions | None: ...
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class WorkingIndicator:
     """The frames of the working row's indicator, shown as given (colour them yourself); ``[]`` hides it."""
 
@@ -139,7 +141,7 @@ class WorkingIndicator:
     interval_ms: int = 80
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class OverlayOptions:
     """Where an overlay floats. Sizes and positions take a number of cells or a percentage string ("50%").
 
@@ -161,14 +163,18 @@ class OverlayOptions:
     non_capturing: bool = False
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ThemeInfo:
+    """A theme the UI can switch to, and the file it came from."""
+
     name: str
     path: str | None = None
 
 
-@dataclass
+@dataclass(eq=False)  # repr kept: a plugin prints what set_theme said (tests/rpc/test_extension_ui.py)
 class ThemeResult:
+    """What switching the theme did: ``error`` says why it failed."""
+
     success: bool
     error: str | None = None
 

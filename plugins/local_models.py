@@ -24,7 +24,7 @@ _DEFAULT_CONTEXT = 128_000
 _DEFAULT_MAX_TOKENS = 16_384
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LocalServer:
     """One kind of local server: where it listens by default and how it lists its models."""
 

@@ -15,8 +15,10 @@ if TYPE_CHECKING:
     from pi_core.resources import Resources
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Startup:
+    """What start-up loaded: the folders, the plugins and their registry, the settings and the models."""
+
     cwd: Path
     agent_dir: Path
     plugins: PluginSet

@@ -211,8 +211,10 @@ def _first_existing(*paths: Path) -> Path | None:
     return next((p for p in paths if p.exists()), None)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PromptTexts:
+    """The system prompt texts from files: a replacement base text and texts to append."""
+
     custom: str | None = None  # replaces the built-in base text when set
     append: list[str] = field(default_factory=list)
 

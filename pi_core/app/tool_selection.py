@@ -75,7 +75,7 @@ def check_tool_list(entries: list[str]) -> None:
         raise PiError(f"Invalid tools option: +name and -name entries take exact tool names, not patterns: {pattern}")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ToolPolicy:
     """The selection as rules, so tools that appear while the session runs (MCP) follow it too."""
 
@@ -99,8 +99,10 @@ class ToolPolicy:
         return tool.exposure != "direct" and self.tool_search_available
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ToolSelection:
+    """The tools of a run: those that exist, those the model sees, and the policy that chose."""
+
     available: dict[str, Tool]  # what exists this run (after --tools / --exclude-tools)
     active: list[Tool]  # what the model sees, in order
     policy: ToolPolicy = field(default_factory=ToolPolicy)

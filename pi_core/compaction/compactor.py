@@ -55,7 +55,7 @@ class CompactionCancelled(SessionError):
         super().__init__(message)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CompactionOutcome:
     """A stored compaction: the result, the new entry, whether a hook produced it and what the runtime should do."""
 

@@ -90,8 +90,10 @@ def estimate_tokens(message: MessageLike) -> int:
     return math.ceil(chars / 4)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ContextUsageEstimate:
+    """The context tokens: the last reported usage plus an estimate of what came after it."""
+
     tokens: int
     usage_tokens: int
     trailing_tokens: int

@@ -20,7 +20,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 PolicyKind = Literal["collect", "chain", "notify", "first"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Policy:
     """How ``PluginSet.call`` combines a hook's implementations; ``chain`` names the argument each result is
     passed on as."""

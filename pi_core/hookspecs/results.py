@@ -44,7 +44,7 @@ class InputResult:
     images: list[ImageContent] | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SystemPromptOptions:
     """The inputs of the system prompt (``pi_before_agent_start``'s ``options``, ``ctx.get_system_prompt_options``).
 
@@ -74,7 +74,7 @@ class BeforeAgentStart:
 # --- the session's life (pi_core/hookspecs/session.py) --------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ProjectTrustContext:
     """What ``pi_project_trust`` gets: the project folder, what in it needs trust, and a UI to ask with.
 
@@ -109,7 +109,7 @@ class Cancel:
     reason: str | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CompactionPreparation:
     """What a compaction would summarise: the typed messages (``pi_core.types``: ``UserMessage``,
     ``AssistantMessage``, ``ToolResultMessage``, a ``CustomMessage`` for the session roles such as
@@ -148,7 +148,7 @@ class CompactionResult:
         return out
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TreePreparation:
     """What ``pi_session_before_tree`` sees: where the leaf goes and what a branch summary would cover."""
 
@@ -274,7 +274,7 @@ class CompletionItem:
     description: str | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SlashCommand:
     """A ``/name`` command (interactive editor, RPC ``prompt``). ``handler(args, ctx)`` gets the text after the
     name; ``complete(prefix)`` offers argument completions in the interactive editor (None: none)."""
@@ -285,7 +285,7 @@ class SlashCommand:
     complete: Callable[[str], list[CompletionItem] | None] | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CommandInfo:
     """A command as ``ctx.get_commands()`` and RPC ``get_commands`` list it: a plugin's, a prompt template or a
     skill. ``source_info``: path, source, scope, origin (RPC's ``sourceInfo``)."""
@@ -303,7 +303,7 @@ class CommandInfo:
         return data
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Flag:
     """A command-line flag a plugin reads with ``ctx.get_flag(name)``: ``--name`` (boolean) or ``--name VALUE``
     / ``--name=VALUE`` (string). ``default`` is what ``get_flag`` returns when the flag is not given."""
@@ -323,7 +323,7 @@ class Flag:
         return {"name": self.name, "description": self.description, "type": self.type, "default": self.default}
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Shortcut:
     """A key of the interactive UI in Pi's key syntax (``"ctrl+shift+u"``, ``"alt+p"``, ``"f5"``) and what it
     does: ``handler(ctx)`` with a ``CommandContext``."""

@@ -47,7 +47,7 @@ StreamFn = Callable[["Model", "Context", "StreamOptions"], AsyncIterator["Assist
 TIME_SCALE_ENV = "PI_CACHE_WARMING_TIME_SCALE"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class WarmingDecisionEvent:
     """What a ``cache_warming_decision`` handler sees: pi's estimates and its decision."""
 
@@ -82,7 +82,7 @@ class WarmingClock:
         return asyncio.get_running_loop().call_later(max(0.0, delay_ms) / 1000 / self.scale, callback)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class _Run:
     """One warming run: the request to replay and its timing."""
 

@@ -66,8 +66,10 @@ def refresh_options(options: StreamOptions, signal: AbortSignal) -> StreamOption
     return dataclasses.replace(options, max_tokens=1, max_retries=0, signal=signal)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Decision:
+    """Whether a cache refresh pays: its cost, the cost of a miss and the expected saving."""
+
     phase: Phase
     warm_cost: float  # what this refresh costs
     miss_cost: float  # what the next request costs extra if the entry is lost
@@ -94,7 +96,7 @@ def evaluate(model: Model, prompt_tokens: int, phase: Phase) -> Decision:
 
 # --- texts ------------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class WarmingStatus:
     """What ``/session`` says of warming: ``inactive`` (with why), ``scheduled`` or ``refreshing``."""
 

@@ -125,7 +125,7 @@ class RetryPolicy:
         return min(self.base_delay_s * 2.0 ** (retry_number - 1), self.max_delay_s)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class RetryNotice:
     """Passed to ``on_retry`` before each wait."""
 

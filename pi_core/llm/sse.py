@@ -20,6 +20,8 @@ class SSEOverflow(ValueError):
 
 @dataclass(slots=True)
 class SSEEvent:
+    """One server-sent event: its type and its data."""
+
     event: str  # "" when the frame named no event type
     data: str
 

@@ -53,7 +53,7 @@ UNKNOWN_ERROR_TEXT = "An unknown error occurred"
 REDACTED_THINKING_TEXT = "[Reasoning redacted]"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class FailureInfo:
     """Why a request failed, for the retry layer. ``retryable`` None means "judge by the message text"."""
 

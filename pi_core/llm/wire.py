@@ -32,7 +32,7 @@ class WireError(ProviderError):
         self.body = body
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class WireRequest:
     """One request: ``provider`` (the model's provider, named in errors), URL, headers, JSON body."""
 

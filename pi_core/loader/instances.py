@@ -21,7 +21,7 @@ from pi_core.registry import ExtensionError, PluginFailure, PluginInfo, PluginSe
 __all__ = ["ClassPluginInfo", "end_session", "instantiate", "start_session"]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ClassPluginInfo(PluginInfo):
     """A plugin loaded from a class: ``factory`` makes its instance for each session."""
 

@@ -67,7 +67,7 @@ def clear_command_cache() -> None:
     _command_cache.clear()
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AuthStorage:
     """Credentials from ``auth.json``. ``warnings`` are plain texts; the caller prefixes ``Warning: ``."""
 

@@ -29,7 +29,7 @@ class ModelsFileError(Exception):
     """A models file could not be used; the message is shown to the user as is."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class CustomConfig:
     """The merged, validated ``providers`` table of the custom model files."""
 

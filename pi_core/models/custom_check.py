@@ -31,7 +31,7 @@ KEEP = 16  # digests remembered: a few agent dirs and projects, each with its ow
 _SCHEMA = Path(__file__).with_name("custom_schema.py")
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Problem:
     """One thing wrong in a models file: the JSON pointer it is about and Pi's message for it."""
 

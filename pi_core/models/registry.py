@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 DISCOVERY_TIMEOUT_S = 0.8
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ModelSources:
     """Where the registry's models come from: plugin models, provider defaults, and the user's files.
     ``builtin`` may be a ``LazyModels``: its models are then built only when a lookup returns them."""

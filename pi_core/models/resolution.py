@@ -116,8 +116,10 @@ def match_model(pattern: str, models: Sequence[M]) -> M | None:
     return _highest(aliases or hits)
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PatternMatch(Generic[M]):
+    """A model pattern's match (None: none), its thinking suffix and a warning."""
+
     model: M | None
     thinking: str | None = None
     warning: str | None = None
@@ -148,8 +150,10 @@ def parse_model_pattern(pattern: str, models: Sequence[M], *, strict: bool) -> P
     return inner
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ResolvedModel:
+    """A model named on the command line, its thinking level and the warnings."""
+
     model: Model
     thinking: str | None = None
     warnings: list[str] = field(default_factory=list)
@@ -278,8 +282,10 @@ def _glob(name: str, pattern: str) -> bool:
     return fnmatch.fnmatchcase(name.lower(), pattern.lower())
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class InitialModel:
+    """The model a session starts with, where it came from and what to tell the user."""
+
     model: Model | None
     thinking: str | None = None  # an explicit level from the chosen source, else None (caller's default)
     message: str | None = None  # "Could not restore model ..." fallback note

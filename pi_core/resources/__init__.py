@@ -38,8 +38,10 @@ __all__ = [
 ]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Resources:
+    """What a session loaded besides plugins: context files, skills, prompt templates, their problems."""
+
     context_files: list[ContextFile] = field(default_factory=list)
     skills: list[Skill] = field(default_factory=list)
     templates: list[PromptTemplate] = field(default_factory=list)

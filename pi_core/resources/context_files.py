@@ -18,6 +18,8 @@ Warn = Callable[[str], None]
 
 @dataclass(frozen=True)
 class ContextFile:
+    """A context file (AGENTS.md, CLAUDE.md) and its text."""
+
     path: Path
     content: str
 

@@ -11,8 +11,10 @@ DiagnosticType = Literal["warning", "error", "collision"]
 Scope = Literal["user", "project", "temporary"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Collision:
+    """Two resources of one type with the same name: which file won."""
+
     resource_type: Literal["skill", "prompt"]
     name: str
     winner_path: Path
@@ -35,7 +37,7 @@ class Diagnostic:
         return f"{self.path}: {self.message}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SourceInfo:
     """Provenance of a resource, as RPC ``get_commands`` reports it (``sourceInfo``)."""
 

@@ -22,7 +22,7 @@ from pi_core.resources.diagnostics import Scope, canonical, expand_user_path
 Collector = Callable[[Path], list[Path]]  # files of one kind under a directory
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Candidate:
     """A resource file and how it was found, before it is loaded."""
 
@@ -37,7 +37,7 @@ class Candidate:
         return (0 if self.scope == "project" else 2) + (0 if self.source == "local" else 1)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ResourceSettings:
     """The ``skills`` and ``prompts`` arrays of each settings scope (other keys are ignored)."""
 

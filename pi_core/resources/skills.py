@@ -29,6 +29,8 @@ ScanMode = Literal["pi", "agents"]  # "pi" dirs also take top-level *.md files a
 
 @dataclass(frozen=True)
 class Skill:
+    """A skill: its name, description and SKILL.md file."""
+
     name: str
     description: str
     file_path: Path
@@ -42,7 +44,7 @@ class Skill:
         return {"user": "user", "project": "project"}.get(self.source_info.scope, "path")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class SkillOrigin:
     """How a found skill file is labelled: where it was discovered and under which scope."""
 
@@ -174,8 +176,10 @@ def ancestor_agents_skill_dirs(cwd: Path, home: Path) -> list[Path]:
     return dirs
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SkillSet:
+    """The skills loaded, and what was wrong with the files."""
+
     skills: list[Skill]
     diagnostics: list[Diagnostic]
 

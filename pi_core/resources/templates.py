@@ -21,6 +21,8 @@ DESCRIPTION_FALLBACK_CHARS = 60
 
 @dataclass(frozen=True)
 class PromptTemplate:
+    """A prompt template: its name, description and text."""
+
     name: str
     description: str
     content: str
@@ -174,8 +176,10 @@ def collect_markdown_tree(directory: Path) -> list[Path]:
     return found
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TemplateSet:
+    """The prompt templates loaded, and what was wrong with the files."""
+
     templates: list[PromptTemplate]
     diagnostics: list[Diagnostic]
 

@@ -226,8 +226,10 @@ class SessionFileOps(Protocol):
                       on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]: ...
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SessionConfig:
+    """What a session is made with: folder, model, thinking level, tools and prompt."""
+
     cwd: Path
     model: Model | None
     thinking_level: str = "off"
@@ -244,7 +246,7 @@ class SessionConfig:
     flag_values: dict[str, Any] = field(default_factory=dict)  # open: plugin flag values, as each flag declares them; plugin flags (pi_flags): given or default
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SessionParts:
     """The collaborators a session is built from. Only the store is required; the rest default to
     "not available" (no key lookup, no settings file, no compaction, no agent-level retry, no ``ctx.exec``,

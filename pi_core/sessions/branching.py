@@ -16,14 +16,16 @@ from pi_core.sessions.messages import message_text
 from pi_core.sessions.store import write_file_atomically
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TreeNode:
+    """One entry of the session tree and its children."""
+
     entry: Entry
     children: list[TreeNode] = field(default_factory=list)
     label: str | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ForkResult:
     """Outcome of ``fork``: the user text to put back in the editor and the new file (None in memory)."""
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 _UNSET: Any = object()
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SessionContext:
     """What the agent resumes with: messages (dicts), thinking level and the model ``{provider, modelId}``."""
 

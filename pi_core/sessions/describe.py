@@ -30,8 +30,10 @@ def as_list(value: Any) -> list[Any]:  # open: session JSON: entries, content an
     return value if isinstance(value, list) else []
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Piece:
+    """One styled piece of a description line."""
+
     style: str
     text: str
 

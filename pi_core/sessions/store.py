@@ -53,7 +53,7 @@ _MESSAGE_PREFIX = (
 )
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LoadedFile:
     """Records parsed from a session file: ``records[0]`` is the header when the file is valid.
 
@@ -288,7 +288,7 @@ def find_most_recent_session(session_dir: str | Path) -> Path | None:
     return best[1] if best else None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SessionInfo:
     """One session for a picker or ``list``. Times are Unix ms."""
 

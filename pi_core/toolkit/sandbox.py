@@ -71,7 +71,7 @@ class SandboxError(PiError):
     """A sandbox that was asked for cannot run: a bad setting, no mechanism on this machine. pi does not start."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Spawn:
     """A process start as the sandbox rewrote it."""
 
