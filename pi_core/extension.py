@@ -28,12 +28,13 @@ from pi_core.session_host import (  # noqa: F401 - NoModels re-exported: its hom
 from pi_core.ui import UI
 
 if TYPE_CHECKING:
-    from pi_core.hookspecs.entries import SessionEntries, SessionLog
+    from pi_core.hookspecs.entries import SessionEntries
     from pi_core.hookspecs.results import (
         CommandInfo,
         CompactionResult,
         SystemPromptOptions,
     )
+    from pi_core.session_log import SessionLog
     from pi_core.signals import AbortSignal
     from pi_core.types import (
         AgentMessage,

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from pi_core.hookspecs.entries import SessionLog
     from pi_core.hookspecs.results import (
         CommandInfo,
         CompactionResult,
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
         SystemPromptOptions,
     )
     from pi_core.registry import PluginSet
+    from pi_core.session_log import SessionLog
     from pi_core.signals import AbortSignal
     from pi_core.types import (
         AgentMessage,

@@ -324,7 +324,7 @@ def clamp_level(model: Model | None, level: str) -> str:
     return clamp_thinking_level(model, level)
 
 
-@dataclass(eq=False, repr=False)
+@dataclass(repr=False)
 class ScopedModel:
     """One entry of ``--models`` / ``enabledModels``: a model to cycle to, with its own thinking level."""
 

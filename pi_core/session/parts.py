@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pi_core.hookspecs.entries import SessionLog
 from pi_core.providers import ApiProvider, StreamOptions
+from pi_core.session_log import SessionLog
 from pi_core.tools import Tool, ToolPolicy, ToolSettings
 from pi_core.types import (
     AgentMessage,
