@@ -18,7 +18,7 @@ from pi_core.signals import AbortSignal
 if TYPE_CHECKING:
     import httpx2
 
-    from pi_core.types import AssistantMessageEvent, Context, Model
+    from pi_core.types import AssistantMessageEvent, Context, Message, Model
 
 
 @dataclass(eq=False, repr=False)
@@ -103,6 +103,30 @@ def _load(target: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
+@dataclass
+class ModelRouteRequest:
+    """One request made with a virtual model (a ``VirtualModel.route`` gets it). ``reason``: "user" (first request after a user message),
+    "continuation" (after tool results) or "direct" (outside the agent loop: compaction, plugins).
+    ``state`` is the router state last stored on this session branch (None for "direct")."""
+
+    model: Model
+    thinking_level: str
+    reason: str
+    messages: list[Message]
+    find: Callable[[str, str], Model | None]  # a catalog model by provider and id
+    state: Any = None  # open: the router plugin's own JSON
+    signal: AbortSignal = field(default_factory=AbortSignal)
+
+
+@dataclass
+class ModelRoute:
+    """A physical model and thinking level for one request; ``state`` (JSON) is stored when not None."""
+
+    model: Model
+    thinking_level: str = "off"
+    state: Any = None  # open: the router plugin's own JSON
+
+
 @dataclass(eq=False, repr=False)
 class VirtualModel:
     """A selectable model (``pi_virtual_models``); ``route(ModelRouteRequest)`` returns a ``ModelRoute`` (or an
@@ -111,7 +135,7 @@ class VirtualModel:
     provider: str
     id: str
     name: str
-    route: Callable[[Any], object]
+    route: Callable[[ModelRouteRequest], object]
     thinking_levels: list[str] = field(default_factory=lambda: ["off"])
     context_window: int = 128_000
     max_tokens: int = 16_384

@@ -19,14 +19,13 @@ from pi_core.signals import AbortSignal
 from pi_core.types import clamp_level
 
 if TYPE_CHECKING:
-    from pi_core.session import AgentSession
-    from pi_core.session.parts import SessionStore, TreeMove
+    from pi_core.session.parts import RunningSession, SessionStore, TreeMove
 
 
 class SessionFiles:
     """Session-file operations over whichever AgentSession calls them (one instance may serve several)."""
 
-    async def new_session(self, session: AgentSession, parent_session: str | None = None, *,
+    async def new_session(self, session: RunningSession, parent_session: str | None = None, *,
                           setup: Callable[[SessionStore], object] | None = None) -> bool:
         """Start an empty session; False when a plugin vetoed (``pi_session_before_switch``)."""
         if await _vetoed(session, "pi_session_before_switch", reason="new"):
@@ -48,7 +47,7 @@ class SessionFiles:
         await session.start("new", previous)
         return True
 
-    async def switch_session(self, session: AgentSession, session_path: str) -> bool:
+    async def switch_session(self, session: RunningSession, session_path: str) -> bool:
         path = Path(session_path).expanduser()
         if not path.is_absolute():
             path = Path(session.cwd) / path
@@ -63,7 +62,7 @@ class SessionFiles:
         await session.start("resume", previous)
         return True
 
-    async def fork(self, session: AgentSession, entry_id: str) -> tuple[str, bool]:
+    async def fork(self, session: RunningSession, entry_id: str) -> tuple[str, bool]:
         """Fork before ``entry_id``; returns the user text to edit and whether a plugin vetoed."""
         if await _vetoed(session, "pi_session_before_fork", entry_id=entry_id, position="before"):
             return "", True
@@ -75,7 +74,7 @@ class SessionFiles:
         await session.start("fork", previous)
         return result.selected_text, False
 
-    async def clone(self, session: AgentSession) -> bool:
+    async def clone(self, session: RunningSession) -> bool:
         """Copy the current branch into a new session; False when a plugin vetoed."""
         store = session.store
         if store.leaf_id is None:
@@ -90,7 +89,7 @@ class SessionFiles:
         await session.start("fork", previous)
         return True
 
-    async def navigate_tree(self, session: AgentSession, target_id: str | None, *, summarize: bool = False,
+    async def navigate_tree(self, session: RunningSession, target_id: str | None, *, summarize: bool = False,
                             custom_instructions: str | None = None, replace_instructions: bool = False,
                             label: str | None = None) -> TreeMove | None:
         """Move the leaf (``/tree``): ``pi_session_before_tree`` may veto or supply the summary; returns the
@@ -124,7 +123,7 @@ class SessionFiles:
                     from_plugin=summary is not None)
         return result
 
-    async def compact(self, session: AgentSession, custom_instructions: str | None = None) -> CompactionResult:
+    async def compact(self, session: RunningSession, custom_instructions: str | None = None) -> CompactionResult:
         """Manual compaction (``/compact``, RPC ``compact``): stops the run, summarises, reloads the context."""
         compactor = session.compactor
         if compactor is None:
@@ -136,7 +135,7 @@ class SessionFiles:
         result: CompactionResult = outcome.result  # the Compactor protocol (session_parts) answers Any
         return result
 
-    def compact_later(self, session: AgentSession, custom_instructions: str | None,
+    def compact_later(self, session: RunningSession, custom_instructions: str | None,
                       on_complete: Callable[[CompactionResult], object] | None,
                       on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]:
         """``ctx.compact``: compaction as a task (shutdown waits for it); the callbacks report its outcome."""
@@ -159,21 +158,21 @@ class SessionFiles:
         return task
 
 
-async def _call(session: AgentSession, hook: str, /, **kwargs: Any) -> Any:
+async def _call(session: RunningSession, hook: str, /, **kwargs: Any) -> Any:
     return await session.plugins.call(hook, ctx=session.ext, **kwargs)
 
 
-async def _vetoed(session: AgentSession, hook: str, **kwargs: Any) -> bool:
+async def _vetoed(session: RunningSession, hook: str, **kwargs: Any) -> bool:
     return isinstance(await _call(session, hook, **kwargs), Cancel)
 
 
-def _file(session: AgentSession) -> str | None:
+def _file(session: RunningSession) -> str | None:
     store = session.store
     path = store.session_file
     return str(path) if path is not None and store.is_persisted else None
 
 
-def _restore_from_store(session: AgentSession) -> None:
+def _restore_from_store(session: RunningSession) -> None:
     """Messages, model and thinking level as the store's current branch recorded them."""
     context = session.store.build_session_context()
     session.reset_agent(context.typed_messages())

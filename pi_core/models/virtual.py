@@ -8,43 +8,20 @@ branch (custom entry ``pi.virtual-model-state``, so it follows the tree). The re
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pi_core.providers import VirtualModel
-from pi_core.signals import AbortSignal
-from pi_core.types import THINKING_LEVELS, Message, Model
+from pi_core.providers import ModelRoute, ModelRouteRequest, VirtualModel
+from pi_core.types import THINKING_LEVELS, Model
 
 if TYPE_CHECKING:
     from pi_core.sessions.manager import SessionManager
 
+# ModelRouteRequest and ModelRoute live in the kernel beside VirtualModel.route; routers still import them here.
+__all__ = ["STATE_ENTRY", "VIRTUAL_API", "Catalog", "ModelRoute", "ModelRouteRequest", "VirtualModel", "branch_state",
+           "catalog_entry"]
+
 STATE_ENTRY = "pi.virtual-model-state"
 VIRTUAL_API = "pi-virtual"  # the ``api`` of a virtual model's catalog entry: never sent to a wire
-
-
-@dataclass
-class ModelRouteRequest:
-    """One request made with a virtual model. ``reason``: "user" (first request after a user message),
-    "continuation" (after tool results) or "direct" (outside the agent loop: compaction, plugins).
-    ``state`` is the router state last stored on this session branch (None for "direct")."""
-
-    model: Model
-    thinking_level: str
-    reason: str
-    messages: list[Message]
-    find: Callable[[str, str], Model | None]  # a catalog model by provider and id
-    state: Any = None  # open: the router plugin's own JSON
-    signal: AbortSignal = field(default_factory=AbortSignal)
-
-
-@dataclass
-class ModelRoute:
-    """A physical model and thinking level for one request; ``state`` (JSON) is stored when not None."""
-
-    model: Model
-    thinking_level: str = "off"
-    state: Any = None  # open: the router plugin's own JSON
 
 
 class Catalog(Protocol):

@@ -15,7 +15,7 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pi_core.agent import Agent
 from pi_core.errors import PiError
@@ -44,6 +44,10 @@ from pi_core.types import (
     message_from_json,
 )
 from pi_core.ui import UI
+
+if TYPE_CHECKING:
+    from pi_core.hookspecs.results import CompactionResult
+    from pi_core.session.parts import SessionFileOps, SessionStore, TreeMove
 
 SessionListener = Listener
 
@@ -450,6 +454,40 @@ class AgentSession(SessionState):
     def reload_messages(self) -> None:
         """The agent's context again from the store's current branch (after it was rewritten)."""
         self.agent.state.messages = self.store.build_session_context().typed_messages()
+
+    # --- the session file: new, switch, fork, clone, tree, compact (pi_core.control.session_files) ----
+
+    def _files(self) -> SessionFileOps:
+        if self.files is None:
+            raise PiError("Session-file operations are not available in this session")
+        return self.files
+
+    async def new_session(self, parent_session: str | None = None, *,
+                          setup: Callable[[SessionStore], object] | None = None) -> bool:
+        return await self._files().new_session(self, parent_session, setup=setup)
+
+    async def switch_session(self, session_path: str) -> bool:
+        return await self._files().switch_session(self, session_path)
+
+    async def fork(self, entry_id: str) -> tuple[str, bool]:
+        return await self._files().fork(self, entry_id)
+
+    async def clone(self) -> bool:
+        return await self._files().clone(self)
+
+    async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,
+                            custom_instructions: str | None = None, replace_instructions: bool = False,
+                            label: str | None = None) -> TreeMove | None:
+        return await self._files().navigate_tree(self, target_id, summarize=summarize,
+                                                 custom_instructions=custom_instructions,
+                                                 replace_instructions=replace_instructions, label=label)
+
+    async def compact(self, custom_instructions: str | None = None) -> CompactionResult:
+        return await self._files().compact(self, custom_instructions)
+
+    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[CompactionResult], object] | None,
+                      on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]:
+        return self._files().compact_later(self, custom_instructions, on_complete, on_error)
 
 
 def _aborted(message: AssistantMessage | None) -> bool:

@@ -1,21 +1,21 @@
 """SessionState: what an AgentSession holds and the changes front ends and plugins make to it.
 
-The model, thinking level, tools, name and labels, the system prompt they are built into, and the operations
-on the session file (handed to ``SessionFileOps``). ``pi_core.session.AgentSession`` adds the runs: the input
-pipeline, queues, retries and compaction. The split is by job; the two are one object.
+The model, thinking level, tools, name and labels and the system prompt they are built into.
+``pi_core.session.AgentSession`` adds the runs: the input pipeline, queues, retries and compaction, and the
+operations on the session file (handed to ``SessionFileOps``, which stop the run and restart the lifecycle). The split is by job; the two are one object.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pi_core.errors import PiError
 from pi_core.events import AgentEvent, Listeners
 from pi_core.extension import ExtensionContext
-from pi_core.hookspecs.results import CompactionResult, SystemPromptOptions
+from pi_core.hookspecs.results import SystemPromptOptions
 from pi_core.registry import Contributions, PluginSet, Registry, keyed
 from pi_core.session.parts import (
     Compaction,
@@ -27,7 +27,6 @@ from pi_core.session.parts import (
     SessionFileOps,
     SessionStore,
     SettingsStore,
-    TreeMove,
 )
 from pi_core.session_host import ContextUsage, ExecResult
 from pi_core.signals import AbortSignal
@@ -291,40 +290,6 @@ class SessionState:
         if self._exec is None:
             raise PiError("ctx.exec is not available in this session (no process runner was configured)")
         return await self._exec(command, args, cwd=cwd or self.cwd, timeout=timeout, signal=signal)
-
-    # --- the session file: new, switch, fork, clone, tree, compact (pi_core.control.session_files) ----
-
-    def _files(self) -> SessionFileOps:
-        if self.files is None:
-            raise PiError("Session-file operations are not available in this session")
-        return self.files
-
-    async def new_session(self, parent_session: str | None = None, *,
-                          setup: Callable[[SessionStore], object] | None = None) -> bool:
-        return await self._files().new_session(self, parent_session, setup=setup)
-
-    async def switch_session(self, session_path: str) -> bool:
-        return await self._files().switch_session(self, session_path)
-
-    async def fork(self, entry_id: str) -> tuple[str, bool]:
-        return await self._files().fork(self, entry_id)
-
-    async def clone(self) -> bool:
-        return await self._files().clone(self)
-
-    async def navigate_tree(self, target_id: str | None, *, summarize: bool = False,
-                            custom_instructions: str | None = None, replace_instructions: bool = False,
-                            label: str | None = None) -> TreeMove | None:
-        return await self._files().navigate_tree(self, target_id, summarize=summarize,
-                                                 custom_instructions=custom_instructions,
-                                                 replace_instructions=replace_instructions, label=label)
-
-    async def compact(self, custom_instructions: str | None = None) -> CompactionResult:
-        return await self._files().compact(self, custom_instructions)
-
-    def compact_later(self, custom_instructions: str | None, on_complete: Callable[[CompactionResult], object] | None,
-                      on_error: Callable[[BaseException], object] | None) -> asyncio.Task[object]:
-        return self._files().compact_later(self, custom_instructions, on_complete, on_error)
 
 
 

@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[2]
 CORE = REPO / "pi_core"
 MARKER = re.compile(r"#\s*open:\s*\S")
 # Public annotations with Any and no marker, still to be typed or explained (issue 32.7): lower it as they go.
-CEILING = 22
+CEILING = 14
 
 
 def public_modules() -> Iterator[Path]:
